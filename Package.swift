@@ -1,0 +1,88 @@
+// swift-tools-version: 6.1
+//
+// Strata: an object-graph store engine for Swift on Linux and macOS.
+// Layers (see docs/Architecture.md): StrataCore (vocabulary) <- backends <- Strata (engine) <- strata (CLI).
+
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Strata",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Strata", targets: ["Strata"]),
+        .library(name: "StrataCore", targets: ["StrataCore"]),
+        .library(name: "StrataConformance", targets: ["StrataConformance"]),
+        .library(name: "StrataInMemory", targets: ["StrataInMemory"]),
+        .executable(name: "strata", targets: ["strata"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // MARK: Vocabulary
+        .target(name: "StrataCore", path: "Sources/StrataCore", swiftSettings: strictSettings),
+
+        // MARK: Backends (one folder each, with its C module beside it)
+        .target(
+            name: "StrataInMemory",
+            dependencies: ["StrataCore"],
+            path: "Backends/InMemory/StrataInMemory",
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Engine, conformance kit, tool
+        .target(
+            name: "Strata",
+            dependencies: ["StrataCore", "StrataInMemory"],
+            path: "Sources/Strata",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "StrataConformance",
+            dependencies: ["StrataCore"],
+            path: "Sources/StrataConformance",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "strata",
+            dependencies: [
+                "Strata",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/strata",
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Tests
+        .testTarget(
+            name: "StrataCoreTests",
+            dependencies: ["StrataCore"],
+            path: "Tests/StrataCoreTests",
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataInMemoryTests",
+            dependencies: ["StrataInMemory", "StrataConformance"],
+            path: "Tests/StrataInMemoryTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataConformanceTests",
+            dependencies: ["StrataConformance", "StrataInMemory"],
+            path: "Tests/StrataConformanceTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataTests",
+            dependencies: ["Strata"],
+            path: "Tests/StrataTests",
+            swiftSettings: strictSettings
+        ),
+    ]
+)
