@@ -97,19 +97,6 @@ struct PredicateLexer {
         return true
     }
 
-    /// All tokens of the text, ending with ``PredicateToken/Kind/end``.
-    ///
-    /// - Throws: ``StrataError`` with code ``StrataError/Code/predicateSyntax`` for an unterminated
-    ///   string, a bad escape, a malformed or out-of-range number, an unknown character or placeholder.
-    mutating func tokenize() throws -> [PredicateToken] {
-        var tokens: [PredicateToken] = []
-        while true {
-            let token = try next()
-            tokens.append(token)
-            if token.kind == .end { return tokens }
-        }
-    }
-
     // MARK: - Scanning
 
     private func peek(_ offset: Int = 0) -> Unicode.Scalar? {
@@ -134,7 +121,11 @@ struct PredicateLexer {
         return source(start, stop) + (stop < end ? "…" : "")
     }
 
-    private mutating func next() throws -> PredicateToken {
+    /// The next token; ``PredicateToken/Kind/end`` (again and again) at the end of the text.
+    ///
+    /// - Throws: ``StrataError`` with code ``StrataError/Code/predicateSyntax`` for an unterminated
+    ///   string, a bad escape, a malformed or out-of-range number, an unknown character or placeholder.
+    mutating func next() throws -> PredicateToken {
         while let scalar = peek(), scalar.properties.isWhitespace { index += 1 }
         let start = index
         guard let scalar = peek() else { return PredicateToken(kind: .end, position: start, text: "end of input") }

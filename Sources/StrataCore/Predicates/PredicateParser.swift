@@ -38,18 +38,24 @@ struct PredicateParser {
     static let maximumDepth = 128
 
     private let format: String
-    private let tokens: [PredicateToken]
     private let arguments: [any PredicateArgument]
-    private var index = 0
+    private var lexer: PredicateLexer
+    /// The token being looked at.
+    private var current: PredicateToken
+    /// The token before ``current``.
+    private var previous: PredicateToken?
+    /// The token after ``current``, once something peeked at it.
+    private var lookahead: PredicateToken?
     private var nextArgument = 0
     private var depth = 0
 
-    /// A parser of `format`; lexes it at once.
+    /// A parser of `format`. Tokens are read as the parser goes, so the first error in reading
+    /// order is the one reported.
     init(format: String, arguments: [any PredicateArgument]) throws {
         self.format = format
         self.arguments = arguments
-        var lexer = PredicateLexer(format)
-        self.tokens = try lexer.tokenize()
+        self.lexer = PredicateLexer(format)
+        self.current = try lexer.next()
     }
 
     /// A `predicateSyntax` error with the standard location keys.
@@ -79,11 +85,24 @@ struct PredicateParser {
 
     // MARK: - Tokens
 
-    private var current: PredicateToken { tokens[index] }
-    private var previous: PredicateToken? { index > 0 ? tokens[index - 1] : nil }
+    /// Moves to the next token; stays on the end.
+    private mutating func advance() throws {
+        guard current.kind != .end else { return }
+        previous = current
+        if let next = lookahead {
+            current = next
+            lookahead = nil
+        } else {
+            current = try lexer.next()
+        }
+    }
 
-    private mutating func advance() {
-        if index < tokens.count - 1 { index += 1 }
+    /// The token after ``current``.
+    private mutating func peekNext() throws -> PredicateToken {
+        if let lookahead { return lookahead }
+        let next = current.kind == .end ? current : try lexer.next()
+        lookahead = next
+        return next
     }
 
     private func error(_ message: String, at token: PredicateToken, underlying: String? = nil) -> StrataError {
@@ -102,7 +121,7 @@ struct PredicateParser {
         guard isSymbol(symbol) else {
             throw error("expected '\(symbol)' \(context) at position \(current.position), \(found)", at: current)
         }
-        advance()
+        try advance()
     }
 
     private mutating func nest(_ at: PredicateToken) throws {
@@ -117,7 +136,7 @@ struct PredicateParser {
     private mutating func parseOr() throws -> ObjectPredicate {
         var terms = [try parseAnd()]
         while isKeyword("OR") || isSymbol("||") {
-            advance()
+            try advance()
             terms.append(try parseAnd())
         }
         return terms.count == 1 ? terms[0] : .or(terms)
@@ -126,7 +145,7 @@ struct PredicateParser {
     private mutating func parseAnd() throws -> ObjectPredicate {
         var terms = [try parseNot()]
         while isKeyword("AND") || isSymbol("&&") {
-            advance()
+            try advance()
             terms.append(try parseNot())
         }
         return terms.count == 1 ? terms[0] : .and(terms)
@@ -137,7 +156,7 @@ struct PredicateParser {
         try nest(start)
         defer { depth -= 1 }
         if isKeyword("NOT") || isSymbol("!") {
-            advance()
+            try advance()
             if current.kind == .end {
                 throw error("expected a predicate after '\(start.text)' at position \(current.position), found end of input", at: current)
             }
@@ -150,33 +169,33 @@ struct PredicateParser {
         let start = current
         switch start.kind {
         case .symbol("("):
-            advance()
+            try advance()
             let inner = try parseOr()
             guard isSymbol(")") else {
                 throw error("expected ')' to close the '(' at position \(start.position), at position \(current.position) \(found)",
                             at: current)
             }
-            advance()
+            try advance()
             return inner
         case .keyword("TRUEPREDICATE"):
-            advance()
+            try advance()
             return .alwaysTrue
         case .keyword("FALSEPREDICATE"):
-            advance()
+            try advance()
             return .alwaysFalse
         case .keyword("AND"), .keyword("OR"):
             // Strata's prefix form `AND(p, ...)` / `OR(p, ...)`, which the printer uses for lists of
             // fewer than two predicates.
-            guard tokens[index + 1].kind == .symbol("(") else {
+            guard try peekNext().kind == .symbol("(") else {
                 throw error("expected a predicate at position \(start.position), found '\(start.text)'", at: start)
             }
-            advance()
-            advance()
+            try advance()
+            try advance()
             var terms: [ObjectPredicate] = []
             if !isSymbol(")") {
                 terms.append(try parseOr())
                 while isSymbol(",") {
-                    advance()
+                    try advance()
                     terms.append(try parseOr())
                 }
             }
@@ -199,23 +218,22 @@ struct PredicateParser {
         default: break
         }
         if modifier != .direct {
-            advance()
+            try advance()
         }
         let context = modifier == .direct ? nil : modifierToken
         let lhsStart = current
         let lhs = try parseOperand(after: context)
         let operatorToken = current
-        let lhsText = sourceText(from: lhsStart, to: operatorToken)
         guard let op = comparisonOperator(operatorToken.kind) else {
-            throw error("expected an operator after '\(lhsText)' at position \(operatorToken.position), \(found)", at: operatorToken)
+            throw error("expected an operator after '\(sourceText(from: lhsStart, to: operatorToken))' at position \(operatorToken.position), \(found)", at: operatorToken)
         }
-        advance()
+        try advance()
         let options = try parseOptions()
         let rhsStart = current
         let rhs = try parseOperand(after: operatorToken)
         if op == .between {
             guard case .list(let bounds) = rhs, bounds.count == 2 else {
-                throw error("BETWEEN at position \(operatorToken.position) needs a list of two bounds, like {1, 10}, found '\(sourceText(from: rhsStart, to: current))'",
+                throw error("BETWEEN needs a list of two bounds, like {1, 10}, at position \(rhsStart.position), found '\(sourceText(from: rhsStart, to: current))'",
                             at: rhsStart)
             }
         }
@@ -267,7 +285,7 @@ struct PredicateParser {
     private mutating func parseOptions() throws -> ObjectPredicate.Options {
         guard isSymbol("[") else { return [] }
         let open = current
-        advance()
+        try advance()
         guard case .identifier(let letters) = current.kind else {
             throw error("expected options c, d or cd inside '[' at position \(current.position), \(found)", at: current)
         }
@@ -286,7 +304,7 @@ struct PredicateParser {
             }
             options.insert(option)
         }
-        advance()
+        try advance()
         try expectSymbol("]", "to close the options opened at position \(open.position)")
         return options
     }
@@ -306,22 +324,22 @@ struct PredicateParser {
         }
         switch start.kind {
         case .identifier(let name):
-            advance()
+            try advance()
             return try parseKeyPathTail([name])
         case .keyword("SELF"):
-            advance()
+            try advance()
             guard isSymbol(".") else { return .evaluatedObject }
-            advance()
+            try advance()
             let first = try parseKeyComponent()
             return try parseKeyPathTail([first])
         case .keyword("NIL"), .keyword("NULL"):
-            advance()
+            try advance()
             return .constant(.null)
         case .keyword("TRUE"), .keyword("YES"):
-            advance()
+            try advance()
             return .constant(.bool(true))
         case .keyword("FALSE"), .keyword("NO"):
-            advance()
+            try advance()
             return .constant(.bool(false))
         case .keyword("CAST"):
             return try parseCast()
@@ -329,18 +347,18 @@ struct PredicateParser {
             throw error("'\(start.text)' at position \(start.position) is a reserved word that Strata does not support; write #\(start.text) for a key of that name",
                         at: start)
         case .integer(let value):
-            advance()
+            try advance()
             return .constant(.integer(value))
         case .double(let value):
-            advance()
+            try advance()
             return .constant(.double(value))
         case .string(let value):
-            advance()
+            try advance()
             return .constant(.string(value))
         case .symbol("{"):
             return try parseList()
         case .argument(let specifier):
-            advance()
+            try advance()
             return try parseArgument(specifier, token: start)
         default:
             throw expected()
@@ -351,9 +369,9 @@ struct PredicateParser {
     private mutating func parseKeyPathTail(_ components: [String]) throws -> ObjectPredicate.Operand {
         var components = components
         while isSymbol(".") {
-            advance()
+            try advance()
             if current.kind == .atCount {
-                advance()
+                try advance()
                 if isSymbol(".") {
                     throw error("@count must end a key path, found '.' at position \(current.position)", at: current)
                 }
@@ -372,30 +390,30 @@ struct PredicateParser {
             }
             throw error("expected a key after '.' at position \(current.position), \(found)", at: current)
         }
-        advance()
+        try advance()
         return name
     }
 
     /// `{a, b, ...}`.
     private mutating func parseList() throws -> ObjectPredicate.Operand {
         let open = current
-        advance()
+        try advance()
         var elements: [ObjectPredicate.Operand] = []
         if isSymbol("}") {
-            advance()
+            try advance()
             return .list(elements)
         }
         while true {
             elements.append(try parseOperand(after: previous))
             if isSymbol(",") {
-                advance()
+                try advance()
                 continue
             }
             guard isSymbol("}") else {
                 throw error("expected ',' or '}' in the list opened at position \(open.position), at position \(current.position) \(found)",
                             at: current)
             }
-            advance()
+            try advance()
             return .list(elements)
         }
     }
@@ -446,19 +464,19 @@ struct PredicateParser {
     /// object IDs, which have no literal of their own.
     private mutating func parseCast() throws -> ObjectPredicate.Operand {
         let castToken = current
-        advance()
+        try advance()
         try expectSymbol("(", "after CAST")
         let valueToken = current
-        let value = try parseOperand(after: tokens[index - 1])
+        let value = try parseOperand(after: previous)
         try expectSymbol(",", "between the value and the type of CAST")
         let typeToken = current
         guard case .string(let typeName) = typeToken.kind else {
             throw error("expected a type name string like 'NSDate' in CAST at position \(typeToken.position), \(found)", at: typeToken)
         }
-        advance()
+        try advance()
         try expectSymbol(")", "to close the CAST at position \(castToken.position)")
         func bad(_ wanted: String, underlying: String? = nil) -> StrataError {
-            error("CAST to '\(typeName)' at position \(castToken.position) needs \(wanted), found \(Self.describe(value))",
+            error("CAST to '\(typeName)' needs \(wanted) at position \(valueToken.position), found \(Self.describe(value))",
                   at: valueToken, underlying: underlying)
         }
         func number() -> Double? {
