@@ -27,14 +27,20 @@ extension ObjectPredicate {
             self.modifier = modifier
         }
 
-        /// The key path `path` (`"department.name"`).
-        public static func key(_ path: PropertyPath) -> Key { Key(.keyPath(path)) }
+        /// The key path `path` (`"department.name"`); a final `@count` component
+        /// (`"employees.@count"`) counts, as in the format language.
+        public static func key(_ path: PropertyPath) -> Key { Key(operand(path)) }
         /// `ANY path`: some value of a to-many key path satisfies the comparison.
-        public static func any(_ path: PropertyPath) -> Key { Key(.keyPath(path), modifier: .any) }
+        public static func any(_ path: PropertyPath) -> Key { Key(operand(path), modifier: .any) }
         /// `ALL path`: every value of a to-many key path satisfies the comparison.
-        public static func all(_ path: PropertyPath) -> Key { Key(.keyPath(path), modifier: .all) }
+        public static func all(_ path: PropertyPath) -> Key { Key(operand(path), modifier: .all) }
         /// `NONE path`: no value of a to-many key path satisfies the comparison.
-        public static func none(_ path: PropertyPath) -> Key { Key(.keyPath(path), modifier: .none) }
+        public static func none(_ path: PropertyPath) -> Key { Key(operand(path), modifier: .none) }
+
+        private static func operand(_ path: PropertyPath) -> Operand {
+            guard path.components.count > 1, path.components.last?.lowercased() == "@count" else { return .keyPath(path) }
+            return .count(PropertyPath(Array(path.components.dropLast())))
+        }
         /// `SELF`: the evaluated object (compare it with an ``ObjectID`` or test `IN` a list of them).
         public static var evaluatedObject: Key { Key(.evaluatedObject) }
 
