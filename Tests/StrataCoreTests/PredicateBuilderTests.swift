@@ -111,6 +111,14 @@ struct PredicateBuilderTests {
         #expect(ObjectPredicate.evaluatedObject.count.operand == .evaluatedObject)
     }
 
+    @Test func longBuilderExpressionsCombineAsTheTextDoes() throws {
+        let minimum = 1.8, initial = "l"
+        let p: ObjectPredicate = .key("height") > minimum && .key("name").beginsWith(initial, .caseInsensitive)
+            || !(.key("nickname") == nil) && .any("employees.name").in(["a", "b"]) && .key("employees").count >= 2
+        let text = "height > %@ AND name BEGINSWITH[c] %@ OR NOT nickname == nil AND ANY employees.name IN {'a', 'b'} AND employees.@count >= 2"
+        #expect(try ObjectPredicate(format: text, minimum, initial) == p)
+    }
+
     @Test func ordinarySwiftComparisonsAreUnaffected() {
         let a = 1, b = 2
         let flag: Bool = a < b && !(a == b) || a > b
