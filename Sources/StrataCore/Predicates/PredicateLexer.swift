@@ -89,6 +89,12 @@ struct PredicateLexer {
         }
     }
 
+    /// Whether `word` is a reserved word: ASCII letters matching one of ``reservedWords`` in any
+    /// case (so `ın`, whose upper case is `IN`, stays a key).
+    static func isReserved(_ word: String) -> Bool {
+        word.utf8.allSatisfy { $0 < 0x80 } && reservedWords.contains(word.uppercased())
+    }
+
     /// Whether `name` lexes as one plain identifier (it may still be a reserved word).
     static func isIdentifier(_ name: String) -> Bool {
         var iterator = name.unicodeScalars.makeIterator()
@@ -135,8 +141,7 @@ struct PredicateLexer {
         if Self.isIdentifierStart(scalar) {
             scanIdentifier()
             let word = source(start, index)
-            let upper = word.uppercased()
-            return token(Self.reservedWords.contains(upper) ? .keyword(upper) : .identifier(word))
+            return token(Self.isReserved(word) ? .keyword(word.uppercased()) : .identifier(word))
         }
         if scalar >= "0" && scalar <= "9" || (scalar == "-" && (peek(1).map { $0 >= "0" && $0 <= "9" } ?? false)) {
             return try scanNumber(start)
