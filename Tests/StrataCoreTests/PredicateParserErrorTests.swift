@@ -96,6 +96,8 @@ struct PredicateParserErrorTests {
         .init("a == 'x' + 'é", at: 9, "+"),
         .init("é == 'unterminated and much longer than forty characters in all", at: 5,
               "'unterminated and much longer than forty…"),
+        .init("a == 1 " + String(repeating: "x", count: 100), at: 7, String(repeating: "x", count: 40) + "…"),
+        .init("a == 1 1" + String(repeating: "0", count: 100) + ".5", at: 7, "1" + String(repeating: "0", count: 39) + "…"),
     ]
 
     @Test(arguments: malformed)
