@@ -133,6 +133,12 @@ struct PredicateParserErrorTests {
         #expect(error.message == "argument 2 for '%d' at position 17 must be an integer, found string \"x\"")
     }
 
+    @Test func longArgumentsAreCutInMessages() throws {
+        let error = try #require(throws: StrataError.self) { try ObjectPredicate(format: "a == %d", String(repeating: "x", count: 500)) }
+        #expect(error.message.count < 200)
+        #expect(error.message.hasSuffix("…"))
+    }
+
     @Test func badObjectIDURIsCarryTheUnderlyingReason() throws {
         let error = try #require(throws: StrataError.self) {
             try ObjectPredicate(format: "SELF == CAST('strata://S/Employee/x1', 'ObjectID')")
