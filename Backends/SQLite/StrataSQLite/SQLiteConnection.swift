@@ -13,6 +13,7 @@ final class SQLiteConnection: @unchecked Sendable {
     /// The file, for messages.
     let path: String
     private var statements: [String: SQLiteStatement] = [:]
+    private var slots: [SQLiteStatement?] = []
     private static let statementCacheLimit = 512
 
     /// Opens `path` with `flags`, sets the busy timeout and registers Strata's SQL functions.
@@ -34,6 +35,7 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Finalizes every cached statement and closes the handle.
     func close() {
         statements.removeAll()
+        slots.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -49,6 +51,22 @@ final class SQLiteConnection: @unchecked Sendable {
         if statements.count >= Self.statementCacheLimit { statements.removeAll(keepingCapacity: true) }
         statements[sql] = statement
         return statement
+    }
+
+    /// The cached statement of a table (see ``SQLiteEntityTable/Statement``): an array index
+    /// instead of hashing the SQL text, for the hot paths.
+    @inline(__always)
+    func prepare(_ statement: SQLiteEntityTable.Statement, of table: SQLiteEntityTable) throws -> SQLiteStatement {
+        let slot = table.slot(statement)
+        if slot < slots.count, let cached = slots[slot] { return cached }
+        var raw: OpaquePointer?
+        let sql = table.sql(statement)
+        let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+        guard code == SQLITE_OK, let raw else { throw error(code, "preparing a statement", sql: sql) }
+        let prepared = SQLiteStatement(handle: raw, sql: sql, connection: self)
+        if slot >= slots.count { slots += Array(repeating: nil, count: slot + 1 - slots.count) }
+        slots[slot] = prepared
+        return prepared
     }
 
     /// Runs one or more statements that return no rows (DDL, transaction control, pragmas).

@@ -23,8 +23,8 @@ struct SQLiteSchema: Sendable {
     init(model: Model) {
         var tables: [String: SQLiteEntityTable] = [:]
         var ordered: [SQLiteEntityTable] = []
-        for entity in model.entities {
-            let table = SQLiteEntityTable(entity: entity, model: model)
+        for (position, entity) in model.entities.enumerated() {
+            let table = SQLiteEntityTable(entity: entity, model: model, position: position)
             tables[entity.name] = table
             ordered.append(table)
         }
@@ -138,7 +138,16 @@ struct SQLiteJoinTable: Sendable {
 }
 
 /// The SQL layout of one entity and the statements the store runs on it.
-struct SQLiteEntityTable: Sendable {
+///
+/// A class so that the hot paths pass a reference rather than copying a dozen strings.
+final class SQLiteEntityTable: Sendable {
+    /// The statements every table has, cached per connection in slots (no hashing of SQL text).
+    enum Statement: Int, CaseIterable {
+        case insert, update, delete, selectAll, selectByKey, selectByKeys
+    }
+
+    /// The entity's position in the model, which numbers its statement slots.
+    let position: Int
     let entity: Entity
     let name: String
     let quotedName: String
@@ -175,7 +184,24 @@ struct SQLiteEntityTable: Sendable {
     /// Statements removing the join rows an object owns when it is deleted.
     let deleteJoinRowsSQL: [String]
 
-    init(entity: Entity, model: Model) {
+    /// The connection cache slot of `statement`.
+    @inline(__always)
+    func slot(_ statement: Statement) -> Int { position * Statement.allCases.count + statement.rawValue }
+
+    /// The SQL of `statement`.
+    func sql(_ statement: Statement) -> String {
+        switch statement {
+        case .insert: return insertSQL
+        case .update: return updateSQL
+        case .delete: return deleteSQL
+        case .selectAll: return selectAllSQL
+        case .selectByKey: return selectByKeySQL
+        case .selectByKeys: return selectByKeysSQL
+        }
+    }
+
+    init(entity: Entity, model: Model, position: Int) {
+        self.position = position
         self.entity = entity
         name = entity.name
         quotedName = q(entity.name)

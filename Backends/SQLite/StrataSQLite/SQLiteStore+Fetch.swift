@@ -80,7 +80,14 @@ extension SQLiteStore {
 
     private func plainFetch(_ request: FetchRequest, table: SQLiteEntityTable, on connection: SQLiteConnection) throws -> [Snapshot] {
         guard let ids = request.objectIDs else {
-            return try readSnapshots(try connection.prepare(table.selectAllSQL), table: table, on: connection)
+            return try readSnapshots(try connection.prepare(.selectAll, of: table), table: table, on: connection)
+        }
+        if ids.count == 1 {
+            let id = ids[0]
+            guard id.entityName == table.name, id.storeIdentifier == identifier, let key = id.primaryKey else { return [] }
+            let statement = try connection.prepare(.selectByKey, of: table)
+            statement.bind(1, key)
+            return try readSnapshots(statement, table: table, on: connection)
         }
         let keys = ids.compactMap { id -> Int64? in
             guard id.entityName == table.name, id.storeIdentifier == identifier else { return nil }
@@ -100,11 +107,11 @@ extension SQLiteStore {
         case 0:
             return []
         case 1:
-            let statement = try connection.prepare(table.selectByKeySQL)
+            let statement = try connection.prepare(.selectByKey, of: table)
             statement.bind(1, keys[0])
             return try readSnapshots(statement, table: table, on: connection)
         default:
-            let statement = try connection.prepare(table.selectByKeysSQL)
+            let statement = try connection.prepare(.selectByKeys, of: table)
             statement.bind(1, "[" + keys.map(String.init).joined(separator: ",") + "]")
             return try readSnapshots(statement, table: table, on: connection)
         }
@@ -151,12 +158,9 @@ extension SQLiteStore {
             let hasRelationships = !table.relationshipStorage.isEmpty
             while try statement.step() {
                 let key = statement.int64(0)
-                var attributes: [Value] = []
-                attributes.reserveCapacity(kinds.count)
-                var column: Int32 = 2
-                for kind in kinds {
-                    attributes.append(try SQLiteValueCoding.read(kind, at: column, from: statement))
-                    column += 1
+                var attributes = [Value](repeating: .null, count: kinds.count)
+                for i in 0..<kinds.count {
+                    attributes[i] = try SQLiteValueCoding.read(kinds[i], at: Int32(i) + 2, from: statement)
                 }
                 var relationships: [RelationshipValue] = []
                 if hasRelationships {

@@ -115,10 +115,10 @@ extension SQLiteStore {
         versions.reserveCapacity(request.inserts.count + request.updates.count)
 
         // Deletes, checked against their expected version.
-        var lastSQL = ""
+        var lastTable: SQLiteEntityTable?
         var statement: SQLiteStatement?
         for (delete, table) in zip(request.deletes, deleteTables) {
-            if table.deleteSQL != lastSQL { statement = try connection.prepare(table.deleteSQL); lastSQL = table.deleteSQL }
+            if table !== lastTable { statement = try connection.prepare(.delete, of: table); lastTable = table }
             let pk = delete.objectID.primaryKey!
             statement!.bind(1, pk)
             statement!.bind(2, delete.expectedVersion)
@@ -135,8 +135,9 @@ extension SQLiteStore {
         }
 
         // Updates, checked against their expected version.
+        lastTable = nil
         for (update, table) in zip(request.updates, updateTables) {
-            if table.updateSQL != lastSQL { statement = try connection.prepare(table.updateSQL); lastSQL = table.updateSQL }
+            if table !== lastTable { statement = try connection.prepare(.update, of: table); lastTable = table }
             let snapshot = update.snapshot
             let newVersion = update.expectedVersion &+ 1
             statement!.bind(1, newVersion)
@@ -151,6 +152,7 @@ extension SQLiteStore {
             }
         }
 
+        lastTable = nil
         if !conflicts.isEmpty {
             try connection.execute("ROLLBACK TO strata_save")
             throw try conflictError(conflicts, on: connection)
@@ -158,7 +160,7 @@ extension SQLiteStore {
 
         // Inserts at version 1.
         for (snapshot, table) in zip(request.inserts, insertTables) {
-            if table.insertSQL != lastSQL { statement = try connection.prepare(table.insertSQL); lastSQL = table.insertSQL }
+            if table !== lastTable { statement = try connection.prepare(.insert, of: table); lastTable = table }
             statement!.bind(1, snapshot.objectID.primaryKey!)
             statement!.bind(2, Int64(1))
             _ = bindColumns(of: snapshot, table: table, in: statement!, from: 3)

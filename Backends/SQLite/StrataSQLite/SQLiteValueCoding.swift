@@ -59,20 +59,53 @@ enum SQLiteValueCoding {
     }
 
     /// Reads column `index` of the current row as a value of `kind`.
+    ///
+    /// The storage class is only asked for when the fast accessor returns a zero (which is also
+    /// what SQLite returns for NULL): one C call per column for the common case.
     @inline(__always)
     static func read(_ kind: SQLiteColumnKind, at index: Int32, from statement: SQLiteStatement) throws -> Value {
-        let type = statement.columnType(index)
-        if type == SQLITE_NULL { return .null }
         switch kind {
-        case .integer: return .integer(statement.int64(index))
-        case .double: return type == SQLITE_TEXT ? .double(.nan) : .double(statement.double(index))
-        case .float: return type == SQLITE_TEXT ? .float(.nan) : .float(Float(statement.double(index)))
-        case .string: return .string(statement.string(index))
-        case .boolean: return .bool(statement.int64(index) != 0)
+        case .integer:
+            let v = statement.int64(index)
+            if v == 0 && statement.isNull(index) { return .null }
+            return .integer(v)
+        case .double:
+            let v = statement.double(index)
+            if v == 0 {
+                let type = statement.columnType(index)
+                if type == SQLITE_NULL { return .null }
+                if type == SQLITE_TEXT { return .double(.nan) }
+            }
+            return .double(v)
+        case .float:
+            let v = statement.double(index)
+            if v == 0 {
+                let type = statement.columnType(index)
+                if type == SQLITE_NULL { return .null }
+                if type == SQLITE_TEXT { return .float(.nan) }
+            }
+            return .float(Float(v))
+        case .string:
+            guard let text = sqlite3_column_text(statement.handle, index) else { return .null }
+            let count = Int(sqlite3_column_bytes(statement.handle, index))
+            return .string(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case .boolean:
+            let v = statement.int64(index)
+            if v == 0 && statement.isNull(index) { return .null }
+            return .bool(v != 0)
         case .date:
-            return .date(Date(timeIntervalSinceReferenceDate: type == SQLITE_TEXT ? .nan : statement.double(index)))
-        case .binary: return .binary(statement.data(index))
+            let v = statement.double(index)
+            if v == 0 {
+                let type = statement.columnType(index)
+                if type == SQLITE_NULL { return .null }
+                if type == SQLITE_TEXT { return .date(Date(timeIntervalSinceReferenceDate: .nan)) }
+            }
+            return .date(Date(timeIntervalSinceReferenceDate: v))
+        case .binary:
+            if statement.isNull(index) { return .null }
+            return .binary(statement.data(index))
         case .decimal:
+            if statement.isNull(index) { return .null }
             let text = statement.string(index)
             if text == nanMarker { return .decimal(.nan) }
             guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
@@ -80,12 +113,14 @@ enum SQLiteValueCoding {
             }
             return .decimal(decimal)
         case .uuid:
+            if statement.isNull(index) { return .null }
             let data = statement.data(index)
             guard data.count == 16 else { throw corrupt("a UUID has \(data.count) bytes, not 16", statement) }
             var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
             withUnsafeMutableBytes(of: &uuid) { $0.copyBytes(from: data) }
             return .uuid(UUID(uuid: uuid))
         case .uri:
+            if statement.isNull(index) { return .null }
             let text = statement.string(index)
             guard let url = URL(string: text) else { throw corrupt("'\(text)' is not a URI", statement) }
             return .uri(url)
