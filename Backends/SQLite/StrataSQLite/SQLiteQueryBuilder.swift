@@ -120,18 +120,23 @@ struct SQLiteQueryBuilder {
             throw decline("sort key \(sort.keyPath) is not an attribute")
         }
         let kind = SQLiteColumnKind(attribute.type)
+        let direction = sort.ascending ? " ASC" : " DESC"
         switch kind {
-        case .integer, .boolean, .date:
-            guard sort.options.isEmpty else { throw decline("string options on a non-string sort") }
         case .string:
-            break
-        case .double, .float:
-            throw decline("a sort on a floating-point attribute (NaN has no SQL order matching the evaluator's)")
-        case .decimal, .binary, .uuid, .uri:
-            throw decline("a sort on a \(attribute.type.rawValue) attribute")
+            let term = sort.options.isEmpty ? expression : "strata_fold(\(expression), \(sort.options.rawValue))"
+            return term + direction
+        case .decimal:
+            throw decline("a sort on a decimal attribute (decimal text does not order numerically in SQL)")
+        default:
+            guard sort.options.isEmpty else { throw decline("string options on a non-string sort") }
+            if kind == .double || kind == .float {
+                // The evaluator's sort order: null, then NaN (stored as text), then numbers.
+                return "(CASE WHEN \(expression) IS NULL THEN 0 WHEN typeof(\(expression)) = 'text' THEN 1 ELSE 2 END)\(direction), \(expression)\(direction)"
+            }
+            // Integers, Booleans (0/1), dates (REAL), and binaries, UUIDs (BLOB, memcmp then
+            // length) and URIs (TEXT, scalar order), as the evaluator's sort order compares them.
+            return expression + direction
         }
-        let term = sort.options.isEmpty ? expression : "strata_fold(\(expression), \(sort.options.rawValue))"
-        return term + (sort.ascending ? " ASC" : " DESC")
     }
 
     // MARK: Key paths
@@ -457,11 +462,10 @@ struct SQLiteQueryBuilder {
                 parameters.append(.text(StringFolding.fold(text, options)))
                 return "(\(notNull)instr(\(folded), ?) > 0)"
             case .like:
-                guard LikePattern.isUnambiguous(text) else { throw decline("a LIKE pattern ending in a lone backslash") }
-                parameters.append(.text(StringFolding.fold(text, options)))
-                return "(\(notNull)strata_like(\(folded), ?) = 1)"
+                parameters.append(.text(text))
+                return "(\(notNull)strata_like(\(expression), ?, \(options.rawValue)) = 1)"
             default:
-                guard RegexCache.shared.regex(text, caseInsensitive: options.contains(.caseInsensitive)) != nil else {
+                guard (try? StringMatching.matches("", text, options: options)) != nil else {
                     throw decline("an invalid regular expression")
                 }
                 parameters.append(.text(text))
