@@ -3,6 +3,9 @@
 //   strata-sqlite-probe write PATH COUNT TAG
 //       COUNT saves into the store at PATH, each inserting one Entry (tag TAG) and incrementing
 //       the Counter object (key 1) with optimistic locking, retrying on conflict. Prints "done".
+//   strata-sqlite-probe open PATH readonly|readwrite
+//       Drops root privileges (to uid/gid 65534) when it has them, opens the store and prints
+//       "opened N" (N Entries) or "error CODE". Lets permission tests run as root too.
 //   strata-sqlite-probe fill PATH BYTES
 //       Limits this process's file size to BYTES (RLIMIT_FSIZE, SIGXFSZ ignored), then tries to
 //       save 20,000 large Entries in one save. Prints the error code, e.g. "error io".
@@ -30,7 +33,7 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 4 else { fail("usage: strata-sqlite-probe write PATH COUNT TAG | fill PATH BYTES") }
+guard arguments.count >= 4 else { fail("usage: strata-sqlite-probe write PATH COUNT TAG | open PATH MODE | fill PATH BYTES") }
 let url = StoreURL(scheme: "sqlite", location: arguments[2])
 
 do {
@@ -58,6 +61,18 @@ do {
         }
         try store.close()
         print("done")
+    case "open":
+        if getuid() == 0 {
+            guard setgid(65534) == 0, setuid(65534) == 0 else { fail("cannot drop privileges") }
+        }
+        do {
+            let store = try SQLiteBackend().open(url, model: model, options: StoreOptions(readOnly: arguments[3] == "readonly", createIfMissing: false))
+            let count = try store.execute(FetchRequest(entityName: "Entry")).snapshots().count
+            try store.close()
+            print("opened \(count)")
+        } catch let error as StrataError {
+            print("error \(error.code) \(error.location["path"] ?? "")")
+        }
     case "fill":
         guard let bytes = UInt64(arguments[3]) else { fail("usage: fill PATH BYTES") }
         let store = try SQLiteBackend().open(url, model: model, options: StoreOptions())

@@ -87,6 +87,20 @@ enum SQLiteFileInspection {
         }
     }
 
+    /// Throws ``StrataError/Code/readOnly`` when a read-only open cannot work: a WAL database is
+    /// read through its `-shm` file, which SQLite must create beside the store when it is missing.
+    static func requireReadableInWALMode(_ path: String) throws {
+        let directory = directory(of: path)
+        if access(path + "-shm", F_OK) != 0 && access(directory, W_OK) != 0 {
+            let code = errno
+            throw StrataError(
+                .readOnly,
+                "the store '\(path)' cannot be read: its directory '\(directory)' is not writable (\(errnoText(code))) and SQLite needs to create the store's -shm file there to read a WAL database; make the directory writable, or copy the store",
+                location: ["path": path], underlying: errnoText(code)
+            )
+        }
+    }
+
     /// Creates an empty file readable and writable by its owner only (0600). Returns `false`
     /// when another process created it first.
     static func createFile(_ path: String) throws -> Bool {

@@ -21,6 +21,8 @@ extension SQLiteStore {
             state = try SQLiteFileInspection.inspect(path)
         } else if !options.readOnly {
             try SQLiteFileInspection.requireWritable(path, fileExists: true)
+        } else {
+            try SQLiteFileInspection.requireReadableInWALMode(path)
         }
 
         let flags = options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
