@@ -96,6 +96,11 @@ extension SQLiteStore {
         return try fetchSnapshots(table: table, keys: keys, on: connection)
     }
 
+    /// Every snapshot of `table`, in key order, read on `connection`.
+    func fetchAllSnapshots(table: SQLiteEntityTable, on connection: SQLiteConnection) throws -> [Snapshot] {
+        try readSnapshots(try connection.prepare(.selectAll, of: table), table: table, on: connection)
+    }
+
     /// The snapshots of the objects of `entity` with `keys` (missing ones skipped), in key order.
     func fetchSnapshots(entity: String, keys: [Int64], on connection: SQLiteConnection) throws -> [Snapshot] {
         guard let table = schema.tables[entity] else { return [] }
