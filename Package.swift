@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "StrataCore", targets: ["StrataCore"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
         .library(name: "StrataInMemory", targets: ["StrataInMemory"]),
+        .library(name: "StrataSQLite", targets: ["StrataSQLite"]),
         .executable(name: "strata", targets: ["strata"]),
     ],
     dependencies: [
@@ -32,6 +33,25 @@ let package = Package(
             name: "StrataInMemory",
             dependencies: ["StrataCore"],
             path: "Backends/InMemory/StrataInMemory",
+            swiftSettings: strictSettings
+        ),
+
+        .systemLibrary(
+            name: "CStrataSQLite",
+            path: "Backends/SQLite/CStrataSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "StrataSQLite",
+            dependencies: ["StrataCore", "CStrataSQLite"],
+            path: "Backends/SQLite/StrataSQLite",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "strata-sqlite-probe",
+            dependencies: ["StrataSQLite"],
+            path: "Backends/SQLite/Probe",
             swiftSettings: strictSettings
         ),
 
@@ -69,6 +89,12 @@ let package = Package(
             name: "StrataInMemoryTests",
             dependencies: ["StrataInMemory", "StrataConformance"],
             path: "Tests/StrataInMemoryTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataSQLiteTests",
+            dependencies: ["StrataSQLite", "StrataConformance", "strata-sqlite-probe"],
+            path: "Tests/StrataSQLiteTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
