@@ -58,7 +58,7 @@ let package = Package(
         // MARK: Engine, conformance kit, tool
         .target(
             name: "Strata",
-            dependencies: ["StrataCore", "StrataInMemory"],
+            dependencies: ["StrataCore", "StrataInMemory", "StrataSQLite"],
             path: "Sources/Strata",
             swiftSettings: strictSettings
         ),

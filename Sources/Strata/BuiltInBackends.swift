@@ -1,4 +1,5 @@
 import StrataInMemory
+import StrataSQLite
 
 /// The backends that ship with Strata, registered so that their URLs work with no setup.
 ///
@@ -6,9 +7,9 @@ import StrataInMemory
 /// let store = try BuiltInBackends.registry.open("sqlite:/var/data/app.sqlite", model: model)
 /// ```
 public enum BuiltInBackends {
-    /// Every built-in backend: `memory`.
+    /// Every built-in backend: `memory` and `sqlite`.
     public static var all: [any StoreBackend] {
-        [InMemoryBackend()]
+        [InMemoryBackend(), SQLiteBackend()]
     }
 
     /// ``StoreRegistry/shared`` with every built-in backend registered (third-party backends
