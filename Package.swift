@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
         .library(name: "StrataInMemory", targets: ["StrataInMemory"]),
         .executable(name: "strata", targets: ["strata"]),
+        .library(name: "StrataLMDB", targets: ["StrataLMDB"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -32,6 +33,25 @@ let package = Package(
             name: "StrataInMemory",
             dependencies: ["StrataCore"],
             path: "Backends/InMemory/StrataInMemory",
+            swiftSettings: strictSettings
+        ),
+
+        .systemLibrary(
+            name: "CStrataLMDB",
+            path: "Backends/LMDB/CStrataLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"])]
+        ),
+        .target(
+            name: "StrataLMDB",
+            dependencies: ["StrataCore", "CStrataLMDB"],
+            path: "Backends/LMDB/StrataLMDB",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "strata-lmdb-probe",
+            dependencies: ["StrataLMDB", "StrataCore"],
+            path: "Backends/LMDB/Probe",
             swiftSettings: strictSettings
         ),
 
@@ -76,6 +96,12 @@ let package = Package(
             name: "StrataConformanceTests",
             dependencies: ["StrataConformance", "StrataInMemory"],
             path: "Tests/StrataConformanceTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataLMDBTests",
+            dependencies: ["StrataLMDB", "CStrataLMDB", "StrataConformance", "strata-lmdb-probe"],
+            path: "Tests/StrataLMDBTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
