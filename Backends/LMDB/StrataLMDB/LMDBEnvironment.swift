@@ -115,6 +115,14 @@ final class LMDBEnvironment: @unchecked Sendable {
             try check(mdb_env_open(env, path, flags, 0o600), "mdb_env_open")
             var dead: Int32 = 0
             try check(mdb_reader_check(env, &dead), "mdb_reader_check")
+            // Opening the main database sets its key comparison, which lookups in it need.
+            var txn: OpaquePointer?
+            try check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin")
+            var main: MDB_dbi = 0
+            let opened = mdb_dbi_open(txn, nil, 0, &main)
+            if opened != MDB_SUCCESS { mdb_txn_abort(txn) }
+            try check(opened, "mdb_dbi_open")
+            try check(mdb_txn_commit(txn), "mdb_txn_commit")
         } catch let failure as LMDBFailure {
             mdb_env_close(env)
             throw StrataError.lmdb(failure, path: path, doing: "opening the environment")
