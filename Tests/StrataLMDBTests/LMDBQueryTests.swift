@@ -107,15 +107,29 @@ struct LMDBQueryTests {
         }
     }
 
-    @Test func unsupportedRequestsAreDeclined() throws {
-        try populated { store, _, _, _ in
-            let caseless = ObjectPredicate.comparison(.init(.keyPath("name"), .equal, .constant(.string("E1")), options: .caseInsensitive))
-            #expect(!store.canEvaluateNatively(FetchRequest(entityName: "Employee", predicate: caseless)))
-            let either = ObjectPredicate.or([.alwaysTrue])
-            #expect(!store.canEvaluateNatively(FetchRequest(entityName: "Employee", predicate: either)))
-            #expect(!store.canEvaluateNatively(FetchRequest(entityName: "Employee", sorts: [.ascending("height")])))
-            #expect(!store.canEvaluateNatively(FetchRequest(entityName: "Employee", resultType: .dictionaries, propertiesToFetch: ["name"])))
-            #expect(store.canEvaluateNatively(FetchRequest(entityName: "Employee")))
+    @Test func everyRequestIsAnsweredInStoreWithTheEvaluatorsAnswer() throws {
+        try populated { store, ids, d, _ in
+            let requests: [FetchRequest] = [
+                FetchRequest(entityName: "Employee", predicate: .comparison(.init(.keyPath("name"), .equal, .constant(.string("E1")), options: .caseInsensitive))),
+                FetchRequest(entityName: "Employee", predicate: .or([
+                    .comparison(.init(.keyPath("age"), .less, .constant(.integer(3)))),
+                    .not(.comparison(.init(.keyPath("level"), .equal, .constant(.null)))),
+                ])),
+                FetchRequest(entityName: "Employee", predicate: .comparison(.init(.keyPath("department.name"), .equal, .constant(.string("d")))), sorts: [.descending("name")], limit: 4),
+                FetchRequest(entityName: "Employee", predicate: .and([
+                    .comparison(.init(.keyPath("age"), .greaterOrEqual, .constant(.double(20.5)))),
+                    .comparison(.init(.keyPath("department"), .equal, .objectID(d))),
+                ]), resultType: .count),
+                FetchRequest(entityName: "Employee", sorts: [.ascending("department.name"), .descending("age")], offset: 5, resultType: .dictionaries, propertiesToFetch: ["name", "department.name"]),
+                FetchRequest(entityName: "Employee", predicate: .comparison(.init(.evaluatedObject, .in, .list([.objectID(ids[3]), .objectID(ids[1])])))),
+                FetchRequest(entityName: "Department", predicate: .comparison(.init(.keyPath("employees"), .contains, .objectID(ids[2])))),
+            ]
+            for request in requests {
+                #expect(store.canEvaluateNatively(request))
+                let native = try store.execute(request)
+                let reference = try store.fetchInMemory(request)
+                #expect(native == reference, "\(request)")
+            }
         }
     }
 }

@@ -219,7 +219,9 @@ extension LMDBStore {
     }
 }
 
-/// A save request checked against the model, with each object's entity layout resolved.
+/// A save request checked against the model (with the shared checks of
+/// ``SaveRequest/checkShape(against:storeIdentifier:)``, so every backend rejects bad input alike),
+/// with each object's entity layout resolved.
 struct SavePlan {
     var insertLayouts: [EntityLayout] = []
     var updateLayouts: [EntityLayout] = []
@@ -247,21 +249,21 @@ struct SavePlan {
         insertLayouts.reserveCapacity(request.inserts.count)
         for snapshot in request.inserts {
             let layout = try layout(snapshot.objectID.entityName)
-            try store.validate(snapshot, layout)
+            try snapshot.checkShape(against: store.model, storeIdentifier: store.identifier)
             try once(snapshot.objectID, layout)
             insertLayouts.append(layout)
         }
         updateLayouts.reserveCapacity(request.updates.count)
         for update in request.updates {
             let layout = try layout(update.snapshot.objectID.entityName)
-            try store.validate(update.snapshot, layout)
+            try update.snapshot.checkShape(against: store.model, storeIdentifier: store.identifier)
             try once(update.snapshot.objectID, layout)
             updateLayouts.append(layout)
         }
         deleteLayouts.reserveCapacity(request.deletes.count)
         for delete in request.deletes {
             let layout = try layout(delete.objectID.entityName)
-            try store.validateID(delete.objectID)
+            try delete.objectID.checkBelongs(to: store.identifier)
             try once(delete.objectID, layout)
             deleteLayouts.append(layout)
         }
