@@ -41,6 +41,7 @@ enum LMDBDirectory {
         }
         guard info.st_mode & S_IFMT == S_IFDIR else { return .notDirectory }
         if access(dataFile(path), F_OK) == 0 { return .environment }
+        if errno != ENOENT { throw failure(path, errno: errno, doing: "opening") }
         guard let dir = opendir(path) else { throw failure(path, errno: errno, doing: "listing") }
         defer { closedir(dir) }
         var entries = 0

@@ -71,6 +71,7 @@ extension LMDBStore {
                     guard try visit(pk, bytes) else { break }
                 }
             } else {
+                if predicate == nil && !keysOnly { snapshots.reserveCapacity(min(limit, try txn.count(layout.records))) }
                 let cursor = try txn.cursor(layout.records)
                 defer { cursor.close() }
                 var entry = try cursor.move(MDB_FIRST)

@@ -40,7 +40,8 @@ extension LMDBStore {
             throw StrataError(
                 .conflict,
                 "\(conflicts.count) object\(conflicts.count == 1 ? "" : "s") changed in the LMDB store at \(environment.path) since they were read; nothing was saved: "
-                    + conflicts.map(\.description).joined(separator: "; "),
+                    + conflicts.prefix(10).map(\.description).joined(separator: "; ")
+                    + (conflicts.count > 10 ? "; and \(conflicts.count - 10) more (see conflicts)" : ""),
                 location: ["path": environment.path], conflicts: conflicts)
         }
 
