@@ -40,7 +40,7 @@ enum LMDBLayout {
 }
 
 /// What the store knows about one entity: its databases and how to read its records.
-struct EntityLayout: Sendable {
+final class EntityLayout: Sendable {
     /// A secondary database and what it holds.
     struct Secondary: Sendable {
         enum Kind: Sendable, Equatable {

@@ -123,6 +123,11 @@ extension LMDBStore {
     /// The candidate primary keys, ascending, or `nil` to scan the entity.
     private func candidates(_ request: FetchRequest, _ layout: EntityLayout, _ txn: LMDBTransaction) throws -> [Int64]? {
         if let ids = request.objectIDs {
+            if ids.count == 1 {
+                let id = ids[0]
+                guard id.entityName == layout.entity.name, id.storeIdentifier == identifier, let pk = id.primaryKey else { return [] }
+                return [pk]
+            }
             var keys: [Int64] = []
             keys.reserveCapacity(ids.count)
             for id in ids where id.entityName == layout.entity.name && id.storeIdentifier == identifier {

@@ -77,13 +77,17 @@ extension LMDBStore {
             }
             versions[snapshot.objectID] = version
         }
-        var appendAfter: [MDB_dbi: Int64] = [:]
-        var highest: [String: Int64] = [:]
+        // The largest key of each entity written to so far: inserts above it are appended.
+        var highest: [ObjectIdentifier: (layout: EntityLayout, key: Int64)] = [:]
+        var current: (layout: EntityLayout, key: Int64)?
         for (i, snapshot) in request.inserts.enumerated() {
             let layout = plan.insertLayouts[i]
             let pk = snapshot.objectID.primaryKey!
-            let last: Int64
-            if let known = appendAfter[layout.records] { last = known } else { last = try lastKey(layout.records, txn) }
+            if current?.layout !== layout {
+                if let current { highest[ObjectIdentifier(current.layout)] = current }
+                if let known = highest[ObjectIdentifier(layout)] { current = known } else { current = (layout, try lastKey(layout.records, txn)) }
+            }
+            let last = current!.key
             writer.reset()
             RecordCodec.encode(snapshot, version: 1, entity: layout.entity, into: &writer)
             let appending = pk > last
@@ -98,10 +102,10 @@ extension LMDBStore {
                     "\(snapshot.objectID) is inserted but already exists in the LMDB store at \(environment.path); nothing was saved",
                     location: ["entity": layout.entity.name, "object": snapshot.objectID.description, "path": environment.path])
             }
-            appendAfter[layout.records] = max(last, pk)
-            if pk > highest[layout.entity.name, default: Int64.min] { highest[layout.entity.name] = pk }
+            current!.key = max(last, pk)
             versions[snapshot.objectID] = 1
         }
+        if let current { highest[ObjectIdentifier(current.layout)] = current }
 
         // 4. New secondary entries, with unique checks against the final state.
         for (i, update) in request.updates.enumerated() where !plan.updateLayouts[i].secondaries.isEmpty {
@@ -112,8 +116,8 @@ extension LMDBStore {
         }
 
         // 5. Sequences never fall behind an inserted key; user metadata.
-        for (entityName, pk) in highest where pk > (try sequence(txn, entityName)) {
-            try setSequence(txn, entityName, pk)
+        for (layout, pk) in highest.values where pk > (try sequence(txn, layout.entity.name)) {
+            try setSequence(txn, layout.entity.name, pk)
         }
         for (key, value) in request.metadataChanges {
             let name = LMDBLayout.userInfoPrefix + key
@@ -216,57 +220,6 @@ extension LMDBStore {
                         objectID: snapshot.objectID, property: names.joined(separator: ","),
                         reason: "duplicates \(other.objectID) (\(values.map(\.description).joined(separator: ", ")))")])
             }
-        }
-    }
-}
-
-/// A save request checked against the model (with the shared checks of
-/// ``SaveRequest/checkShape(against:storeIdentifier:)``, so every backend rejects bad input alike),
-/// with each object's entity layout resolved.
-struct SavePlan {
-    var insertLayouts: [EntityLayout] = []
-    var updateLayouts: [EntityLayout] = []
-    var deleteLayouts: [EntityLayout] = []
-
-    init(request: SaveRequest, store: LMDBStore) throws {
-        struct Key: Hashable {
-            var records: MDB_dbi
-            var pk: Int64
-        }
-        var seen = Set<Key>()
-        seen.reserveCapacity(request.inserts.count + request.updates.count + request.deletes.count)
-        func once(_ id: ObjectID, _ layout: EntityLayout) throws {
-            guard seen.insert(Key(records: layout.records, pk: id.primaryKey!)).inserted else {
-                throw StrataError(.invalidRequest, "\(id) appears more than once in one save", location: ["entity": id.entityName, "object": id.description])
-            }
-        }
-        var cached: EntityLayout?
-        func layout(_ name: String) throws -> EntityLayout {
-            if let cached, cached.entity.name == name { return cached }
-            let found = try store.layout(name)
-            cached = found
-            return found
-        }
-        insertLayouts.reserveCapacity(request.inserts.count)
-        for snapshot in request.inserts {
-            let layout = try layout(snapshot.objectID.entityName)
-            try snapshot.checkShape(against: store.model, storeIdentifier: store.identifier)
-            try once(snapshot.objectID, layout)
-            insertLayouts.append(layout)
-        }
-        updateLayouts.reserveCapacity(request.updates.count)
-        for update in request.updates {
-            let layout = try layout(update.snapshot.objectID.entityName)
-            try update.snapshot.checkShape(against: store.model, storeIdentifier: store.identifier)
-            try once(update.snapshot.objectID, layout)
-            updateLayouts.append(layout)
-        }
-        deleteLayouts.reserveCapacity(request.deletes.count)
-        for delete in request.deletes {
-            let layout = try layout(delete.objectID.entityName)
-            try delete.objectID.checkBelongs(to: store.identifier)
-            try once(delete.objectID, layout)
-            deleteLayouts.append(layout)
         }
     }
 }

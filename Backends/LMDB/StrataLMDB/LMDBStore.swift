@@ -29,6 +29,8 @@ public final class LMDBStore: NativeQueryEvaluating, @unchecked Sendable {
 
     let environment: LMDBEnvironment
     let layouts: [String: EntityLayout]
+    /// The layouts in model order (a linear search beats hashing the name for a few entities).
+    let layoutList: [EntityLayout]
     let metadataDBI: MDB_dbi
     let sequenceDBI: MDB_dbi
     private let closed = Atomic<Bool>(false)
@@ -46,6 +48,7 @@ public final class LMDBStore: NativeQueryEvaluating, @unchecked Sendable {
             layouts[entity.name] = EntityLayout(entity: entity, databases: databases, storeIdentifier: identifier)
         }
         self.layouts = layouts
+        layoutList = model.entities.map { layouts[$0.name]! }
     }
 
     deinit {
@@ -169,7 +172,11 @@ public final class LMDBStore: NativeQueryEvaluating, @unchecked Sendable {
     /// The layout of `entityName`, or ``StrataError/Code/unknownEntity``.
     @inline(__always)
     func layout(_ entityName: String) throws -> EntityLayout {
-        if let layout = layouts[entityName] { return layout }
+        if layoutList.count <= 8 {
+            for layout in layoutList where layout.entity.name == entityName { return layout }
+        } else if let layout = layouts[entityName] {
+            return layout
+        }
         _ = try model.requireEntity(entityName)
         throw StrataError(.unknownEntity, "the model has no entity '\(entityName)'", location: ["entity": entityName])
     }
