@@ -44,25 +44,33 @@ final class RawLMDB {
 
     private func encode(_ r: Record) {
         buffer.removeAll(keepingCapacity: true)
-        for v in [r.i1, r.i2, r.i3] { withUnsafeBytes(of: v.littleEndian) { buffer.append(contentsOf: $0) } }
-        for v in [r.d1, r.d2, r.d3] { withUnsafeBytes(of: v.bitPattern.littleEndian) { buffer.append(contentsOf: $0) } }
-        for s in [r.s1, r.s2, r.s3] {
-            buffer.append(UInt8(s.utf8.count))
-            buffer.append(contentsOf: s.utf8)
+        func int(_ v: Int64) { withUnsafeBytes(of: v.littleEndian) { buffer.append(contentsOf: $0) } }
+        func double(_ v: Double) { withUnsafeBytes(of: v.bitPattern.littleEndian) { buffer.append(contentsOf: $0) } }
+        func string(_ s: String) {
+            var s = s
+            s.withUTF8 { utf8 in
+                buffer.append(UInt8(utf8.count))
+                buffer.append(contentsOf: utf8)
+            }
         }
+        int(r.i1); int(r.i2); int(r.i3)
+        double(r.d1); double(r.d2); double(r.d3)
+        string(r.s1); string(r.s2); string(r.s3)
     }
 
+    @inline(__always)
     private func decode(_ id: Int64, _ bytes: UnsafeRawBufferPointer) -> Record {
-        func int(_ at: Int) -> Int64 { Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: Int64.self)) }
-        func double(_ at: Int) -> Double { Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self))) }
-        var offset = 48
-        func string() -> String {
-            let count = Int(bytes[offset])
-            let s = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(offset + 1)..<(offset + 1 + count)]), as: UTF8.self)
-            offset += 1 + count
-            return s
-        }
-        let s1 = string(), s2 = string(), s3 = string()
+        let base = bytes.baseAddress!
+        @inline(__always) func int(_ at: Int) -> Int64 { Int64(littleEndian: base.loadUnaligned(fromByteOffset: at, as: Int64.self)) }
+        @inline(__always) func double(_ at: Int) -> Double { Double(bitPattern: UInt64(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt64.self))) }
+        let c1 = Int(base.load(fromByteOffset: 48, as: UInt8.self))
+        let s1 = String(decoding: UnsafeRawBufferPointer(start: base + 49, count: c1), as: UTF8.self)
+        let o2 = 49 + c1
+        let c2 = Int(base.load(fromByteOffset: o2, as: UInt8.self))
+        let s2 = String(decoding: UnsafeRawBufferPointer(start: base + o2 + 1, count: c2), as: UTF8.self)
+        let o3 = o2 + 1 + c2
+        let c3 = Int(base.load(fromByteOffset: o3, as: UInt8.self))
+        let s3 = String(decoding: UnsafeRawBufferPointer(start: base + o3 + 1, count: c3), as: UTF8.self)
         return Record(id: id, i1: int(0), i2: int(8), i3: int(16), d1: double(24), d2: double(32), d3: double(40), s1: s1, s2: s2, s3: s3)
     }
 
