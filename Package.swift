@@ -83,7 +83,6 @@ let package = Package(
             name: "StrataCoreTests",
             dependencies: ["StrataCore"],
             path: "Tests/StrataCoreTests",
-            resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
         .testTarget(
