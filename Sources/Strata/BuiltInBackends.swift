@@ -1,4 +1,5 @@
 import StrataInMemory
+import StrataLMDB
 import StrataSQLite
 
 /// The backends that ship with Strata, registered so that their URLs work with no setup.
@@ -7,9 +8,9 @@ import StrataSQLite
 /// let store = try BuiltInBackends.registry.open("sqlite:/var/data/app.sqlite", model: model)
 /// ```
 public enum BuiltInBackends {
-    /// Every built-in backend: `memory` and `sqlite`.
+    /// Every built-in backend: `memory`, `sqlite` and `lmdb`.
     public static var all: [any StoreBackend] {
-        [InMemoryBackend(), SQLiteBackend()]
+        [InMemoryBackend(), SQLiteBackend(), LMDBBackend()]
     }
 
     /// ``StoreRegistry/shared`` with every built-in backend registered (third-party backends
