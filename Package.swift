@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "StrataCore", targets: ["StrataCore"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
         .library(name: "StrataInMemory", targets: ["StrataInMemory"]),
+        .library(name: "StrataXML", targets: ["StrataXML"]),
         .executable(name: "strata", targets: ["strata"]),
     ],
     dependencies: [
@@ -32,6 +33,19 @@ let package = Package(
             name: "StrataInMemory",
             dependencies: ["StrataCore"],
             path: "Backends/InMemory/StrataInMemory",
+            swiftSettings: strictSettings
+        ),
+
+        .systemLibrary(
+            name: "CStrataXML",
+            path: "Backends/XML/CStrataXML",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
+        .target(
+            name: "StrataXML",
+            dependencies: ["StrataCore", "CStrataXML"],
+            path: "Backends/XML/StrataXML",
             swiftSettings: strictSettings
         ),
 
@@ -76,6 +90,12 @@ let package = Package(
             name: "StrataConformanceTests",
             dependencies: ["StrataConformance", "StrataInMemory"],
             path: "Tests/StrataConformanceTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataXMLTests",
+            dependencies: ["StrataXML", "StrataConformance"],
+            path: "Tests/StrataXMLTests",
             swiftSettings: strictSettings
         ),
         .testTarget(

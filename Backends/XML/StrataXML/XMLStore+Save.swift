@@ -1,0 +1,222 @@
+import Foundation
+import StrataCore
+
+extension XMLStore {
+    /// Applies `request` atomically and rewrites the file.
+    ///
+    /// In order, before anything is written: every update's and delete's expected version is
+    /// checked (all conflicts are reported together, ``StrataError/Code/conflict``); every
+    /// snapshot is checked against the model (``StrataError/Code/unknownEntity``,
+    /// ``StrataError/Code/typeMismatch``, ``StrataError/Code/missingValue``,
+    /// ``StrataError/Code/invalidObjectID`` for a foreign or unknown ID or a reference to an
+    /// object that will not exist). Then, holding the writer lock, the file on disk is checked to
+    /// be the one this store loaded or last saved (``StrataError/Code/storeBusy`` otherwise), the
+    /// next version is written and renamed into place, and only then does memory change.
+    ///
+    /// References to deleted objects held by objects the request does not mention (a `noAction`
+    /// delete rule) are removed, so the file never refers to an object it does not hold.
+    @discardableResult
+    public func save(_ request: SaveRequest) throws -> SaveResult {
+        try saveLock.withLock { _ in
+            let (current, hook, fileLock) = try state.withLock { state in
+                try checkOpen(state)
+                return (state.image, state.beforeRename, state.fileLock)
+            }
+            guard !options.readOnly, let fileLock else {
+                throw StrataError(.readOnly, "the XML store \(path) was opened read-only", location: ["path": path])
+            }
+            if request.isEmpty { return SaveResult() }
+            var result = SaveResult()
+            let next = try apply(request, to: current, result: &result)
+
+            try fileLock.lock(timeoutMilliseconds: options.lockTimeoutMilliseconds, storePath: path)
+            defer { fileLock.unlock() }
+            let loaded = state.withLock { $0.fileIdentity }
+            let onDisk = XMLFileIdentity.of(path: path)
+            guard onDisk == loaded else {
+                throw StrataError(
+                    .storeBusy,
+                    "the XML store \(path) " + (onDisk == nil ? "was deleted or moved" : "was changed on disk by another process")
+                        + " since this store loaded it; nothing was written, so that change is not lost: reopen the store and save again",
+                    location: ["path": path])
+            }
+            let writer = XMLStoreWriter(layout: layout)
+            let identity = try XMLAtomicFile.replace(path, beforeRename: hook) { fd, temporary in
+                try writer.write(next, to: fd, path: temporary)
+            }
+            state.withLock { state in
+                // Keys handed out while the file was being written stay handed out.
+                var image = next
+                for e in image.nextKeys.indices { image.nextKeys[e] = max(image.nextKeys[e], state.image.nextKeys[e]) }
+                state.image = image
+                state.fileIdentity = identity
+            }
+            return result
+        }
+    }
+
+    /// The graph after `request`, or the first error found (nothing is changed on error).
+    func apply(_ request: SaveRequest, to current: XMLStoreImage, result: inout SaveResult) throws -> XMLStoreImage {
+        let entityCount = layout.entities.count
+
+        // 1. Optimistic locking: every conflict, at once.
+        var conflicts: [SaveConflict] = []
+        func checkVersion(_ id: ObjectID, expected: Int64) throws {
+            let e = try ownIndex(of: id)
+            let stored = current.tables[e].row(for: id.primaryKey!)
+            if stored?.version != expected {
+                conflicts.append(SaveConflict(objectID: id, expectedVersion: expected, storedSnapshot: stored.map { snapshot(e, id.primaryKey!, $0) }))
+            }
+        }
+        for update in request.updates { try checkVersion(update.snapshot.objectID, expected: update.expectedVersion) }
+        for delete in request.deletes { try checkVersion(delete.objectID, expected: delete.expectedVersion) }
+        if !conflicts.isEmpty {
+            throw StrataError(
+                .conflict,
+                "\(conflicts.count) object\(conflicts.count == 1 ? "" : "s") changed in the XML store \(path) since \(conflicts.count == 1 ? "it was" : "they were") read; nothing was saved",
+                location: ["path": path], conflicts: conflicts)
+        }
+
+        // 2. Values and IDs, grouped by entity.
+        var inserted = Array(repeating: [(Int64, StoredRow)](), count: entityCount)
+        var insertedKeys = Array(repeating: Set<Int64>(), count: entityCount)
+        var updated = Array(repeating: [Int64: StoredRow](), count: entityCount)
+        var deleted = Array(repeating: Set<Int64>(), count: entityCount)
+        for delete in request.deletes {
+            deleted[try ownIndex(of: delete.objectID)].insert(delete.objectID.primaryKey!)
+        }
+        for snapshot in request.inserts {
+            let e = try ownIndex(of: snapshot.objectID)
+            let key = snapshot.objectID.primaryKey!
+            guard current.tables[e].index(of: key) == nil, insertedKeys[e].insert(key).inserted else {
+                throw StrataError(.invalidObjectID, "cannot insert \(snapshot.objectID): an object with that ID already exists in \(path)", location: ["path": path, "entity": snapshot.objectID.entityName])
+            }
+            inserted[e].append((key, try row(from: snapshot, entity: e, version: 1)))
+            result.versions[snapshot.objectID] = 1
+        }
+        for update in request.updates {
+            let id = update.snapshot.objectID
+            let e = try ownIndex(of: id)
+            if deleted[e].contains(id.primaryKey!) { continue }
+            updated[e][id.primaryKey!] = try row(from: update.snapshot, entity: e, version: update.expectedVersion + 1)
+            result.versions[id] = update.expectedVersion + 1
+        }
+
+        // 3. The next graph.
+        var next = current
+        var anyDeleted = false
+        for e in 0..<entityCount where !inserted[e].isEmpty || !updated[e].isEmpty || !deleted[e].isEmpty {
+            next.tables[e] = current.tables[e].applying(deleted: deleted[e], updated: updated[e], inserted: inserted[e])
+            if let largest = inserted[e].map(\.0).max(), largest >= next.nextKeys[e] {
+                next.nextKeys[e] = largest == .max ? .max : largest + 1
+            }
+            if !deleted[e].isEmpty { anyDeleted = true }
+        }
+        if anyDeleted {
+            for (e, entityLayout) in layout.entities.enumerated() where !entityLayout.entity.relationships.isEmpty {
+                let destinations = entityLayout.destinations
+                guard destinations.contains(where: { !deleted[$0].isEmpty }) else { continue }
+                _ = next.tables[e].removeTargets { r, key in deleted[destinations[r]].contains(key) }
+            }
+        }
+
+        // 4. Every reference written must name an object of the next graph.
+        for e in 0..<entityCount {
+            let entityLayout = layout.entities[e]
+            for (key, row) in inserted[e].map({ ($0.0, $0.1) }) + updated[e].map({ ($0.key, $0.value) }) {
+                for (r, targets) in row.relationships.enumerated() {
+                    for target in targets.keys where next.tables[entityLayout.destinations[r]].index(of: target) == nil {
+                        let relationship = entityLayout.entity.relationships[r]
+                        throw StrataError(
+                            .invalidObjectID,
+                            "\(entityLayout.entity.name) p\(key).\(relationship.name) refers to \(relationship.destination) p\(target), which does not exist in \(path) (and is not inserted by this save)",
+                            location: ["path": path, "entity": entityLayout.entity.name, "key": relationship.name])
+                    }
+                }
+            }
+        }
+
+        for (key, value) in request.metadataChanges {
+            next.metadata.userInfo[key] = value
+        }
+        return next
+    }
+
+    /// The entity index of a permanent ID of this store, or the error saying why it is not one.
+    func ownIndex(of id: ObjectID) throws -> Int {
+        let e = try entityIndex(id.entityName)
+        guard id.primaryKey != nil else {
+            throw StrataError(.invalidObjectID, "\(id) is a temporary ID; a store only saves objects with permanent IDs (obtainPermanentIDs)", location: ["path": path, "entity": id.entityName])
+        }
+        guard id.storeIdentifier == identifier else {
+            throw StrataError(.invalidObjectID, "\(id) belongs to store '\(id.storeIdentifier)', not to this store '\(identifier)'", location: ["path": path, "entity": id.entityName])
+        }
+        return e
+    }
+
+    /// Checks `snapshot` against the model and turns it into a stored row.
+    func row(from snapshot: Snapshot, entity e: Int, version: Int64) throws -> StoredRow {
+        let entityLayout = layout.entities[e]
+        let entity = entityLayout.entity
+        let id = snapshot.objectID
+        func fail(_ code: StrataError.Code, _ key: String, _ message: String) -> StrataError {
+            StrataError(code, "\(id).\(key): \(message)", location: ["path": path, "entity": entity.name, "key": key])
+        }
+        guard snapshot.attributes.count == entity.attributes.count, snapshot.relationships.count == entity.relationships.count else {
+            throw StrataError(
+                .invalidRequest,
+                "the snapshot of \(id) has \(snapshot.attributes.count) attributes and \(snapshot.relationships.count) relationships; \(entity.name) has \(entity.attributes.count) and \(entity.relationships.count)",
+                location: ["path": path, "entity": entity.name])
+        }
+        for (a, attribute) in entity.attributes.enumerated() {
+            let value = snapshot.attributes[a]
+            if value.isNull {
+                if !attribute.isOptional { throw fail(.missingValue, attribute.name, "the required attribute has no value") }
+                continue
+            }
+            guard value.fits(attribute.type) else {
+                throw fail(.typeMismatch, attribute.name, "\(value) (\(value.typeName)) is not a valid \(attribute.type.rawValue)")
+            }
+            switch value {
+            case .string(let s) where s.utf8.count > XMLFormat.maximumValueLength / 2:
+                if s.utf8.count > XMLFormat.maximumValueLength || !XMLFormat.isXMLSafe(s.utf8) && (s.utf8.count + 2) / 3 * 4 > XMLFormat.maximumValueLength {
+                    throw fail(.unsupported, attribute.name, "a string of \(s.utf8.count) bytes is longer than the XML store's limit of \(XMLFormat.maximumValueLength) bytes of text per value")
+                }
+            case .binary(let d) where (d.count + 2) / 3 * 4 > XMLFormat.maximumValueLength:
+                throw fail(.unsupported, attribute.name, "\(d.count) bytes (base64: \((d.count + 2) / 3 * 4)) are more than the XML store's limit of \(XMLFormat.maximumValueLength) bytes of text per value")
+            default:
+                break
+            }
+        }
+        var relationships: [StoredRelationship] = []
+        relationships.reserveCapacity(entity.relationships.count)
+        for (r, relationship) in entity.relationships.enumerated() {
+            func key(of target: ObjectID) throws -> Int64 {
+                guard target.entityName == relationship.destination else {
+                    throw fail(.typeMismatch, relationship.name, "\(target) is not a \(relationship.destination)")
+                }
+                guard let key = target.primaryKey, target.storeIdentifier == identifier else {
+                    throw fail(.invalidObjectID, relationship.name, "\(target) is not a permanent ID of this store")
+                }
+                return key
+            }
+            switch (snapshot.relationships[r], relationship.isToMany) {
+            case (.toOne(let target), false):
+                relationships.append(.toOne(try target.map(key(of:))))
+            case (.toMany(let targets), true):
+                var keys = try targets.map(key(of:))
+                if !relationship.isOrdered {
+                    keys.sort()
+                    var unique: [Int64] = []
+                    unique.reserveCapacity(keys.count)
+                    for k in keys where unique.last != k { unique.append(k) }
+                    keys = unique
+                }
+                relationships.append(.toMany(keys))
+            default:
+                throw fail(.typeMismatch, relationship.name, relationship.isToMany ? "a to-many relationship needs a list of targets" : "a to-one relationship needs one target or none")
+            }
+        }
+        return StoredRow(version: version, attributes: snapshot.attributes, relationships: relationships)
+    }
+}
