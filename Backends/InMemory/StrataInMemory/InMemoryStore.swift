@@ -1,1 +1,231 @@
 import StrataCore
+import Synchronization
+
+/// A store that keeps its objects in memory. See ``InMemoryBackend`` for the URL forms.
+///
+/// Thread-safe: every operation takes the storage's lock briefly; fetches evaluate over a
+/// consistent copy of the data outside the lock, so readers never see part of a save and never
+/// hold up writers for long. It evaluates every request natively with the reference evaluator.
+public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchOperating {
+    /// Where the store lives.
+    public let url: StoreURL
+    /// The model it was opened with.
+    public let model: Model
+    /// The store's identifier.
+    public let identifier: String
+    private let storage: InMemoryStorage
+    private let readOnly: Bool
+    private let closed = Mutex(false)
+
+    init(url: StoreURL, model: Model, storage: InMemoryStorage, readOnly: Bool) {
+        self.url = url
+        self.model = model
+        self.storage = storage
+        self.readOnly = readOnly
+        self.identifier = storage.metadata().storeIdentifier
+    }
+
+    private func checkOpen() throws {
+        if closed.withLock({ $0 }) { throw StrataError(.storeClosed, "the store \(url) is closed", location: ["url": url.description]) }
+    }
+
+    private func checkWritable() throws {
+        try checkOpen()
+        if readOnly { throw StrataError(.readOnly, "the store \(url) was opened read-only", location: ["url": url.description]) }
+    }
+
+    /// The store's metadata.
+    public func metadata() throws -> StoreMetadata {
+        try checkOpen()
+        return storage.metadata()
+    }
+
+    /// Always `true`: this store evaluates everything with the reference evaluator.
+    public func canEvaluateNatively(_ request: FetchRequest) -> Bool { true }
+
+    /// Runs a fetch over a consistent copy of the data.
+    public func execute(_ request: FetchRequest) throws -> FetchResult {
+        try checkOpen()
+        let entity = try model.requireEntity(request.entityName)
+        var state = storage.state.withLock { $0 }
+        var candidates: [Snapshot]
+        if let ids = request.objectIDs {
+            let table = state.tables[entity.name]
+            candidates = ids.compactMap { id in
+                guard id.entityName == entity.name, id.storeIdentifier == identifier, let pk = id.primaryKey else { return nil }
+                return table?[pk]
+            }
+            var seen: Set<ObjectID> = []
+            candidates = candidates.filter { seen.insert($0.objectID).inserted }.sorted { $0.objectID < $1.objectID }
+        } else {
+            candidates = state.tables[entity.name]?.orderedSnapshots() ?? []
+        }
+        let isPlain = request.predicate == nil && request.sorts.isEmpty && request.limit == nil && request.offset == 0
+        if isPlain && request.resultType == .snapshots { return .snapshots(candidates) }
+        let tables = state.tables
+        let evaluator = PredicateEvaluator(model: model) { id in
+            guard let pk = id.primaryKey, id.storeIdentifier == self.identifier else { return nil }
+            return tables[id.entityName]?[pk]
+        }
+        var unrestricted = request
+        unrestricted.objectIDs = nil
+        return try QueryEvaluation.run(unrestricted, over: candidates, evaluator: evaluator)
+    }
+
+    /// Applies a save atomically: every check runs against the current state before anything
+    /// changes, and the new state replaces the old one in a single assignment.
+    @discardableResult
+    public func save(_ request: SaveRequest) throws -> SaveResult {
+        try checkWritable()
+        try request.checkShape(against: model, storeIdentifier: identifier)
+        return try storage.state.withLock { state in
+            var next = state
+            var conflicts: [SaveConflict] = []
+            for update in request.updates {
+                let id = update.snapshot.objectID
+                let stored = next.tables[id.entityName]?[id.primaryKey!]
+                if stored?.version != update.expectedVersion {
+                    conflicts.append(SaveConflict(objectID: id, expectedVersion: update.expectedVersion, storedSnapshot: stored))
+                }
+            }
+            for delete in request.deletes {
+                let stored = next.tables[delete.objectID.entityName]?[delete.objectID.primaryKey!]
+                if stored?.version != delete.expectedVersion {
+                    conflicts.append(SaveConflict(objectID: delete.objectID, expectedVersion: delete.expectedVersion, storedSnapshot: stored))
+                }
+            }
+            if !conflicts.isEmpty {
+                throw StrataError(.conflict, "\(conflicts.count) object(s) changed in the store since they were read; nothing was saved", conflicts: conflicts)
+            }
+            var versions: [ObjectID: Int64] = [:]
+            for delete in request.deletes {
+                next.tables[delete.objectID.entityName]?.remove(key: delete.objectID.primaryKey!)
+            }
+            for insert in request.inserts {
+                let pk = insert.objectID.primaryKey!
+                if next.tables[insert.objectID.entityName]?[pk] != nil {
+                    throw StrataError(.invalidObjectID, "\(insert.objectID) already exists; an insert needs a new ID", location: ["object": insert.objectID.uriRepresentation])
+                }
+                guard pk < (next.nextKeys[insert.objectID.entityName] ?? 1) else {
+                    throw StrataError(.invalidObjectID, "\(insert.objectID) was not handed out by this store", location: ["object": insert.objectID.uriRepresentation])
+                }
+                var stored = insert
+                stored.version = 1
+                next.tables[insert.objectID.entityName, default: InMemoryTable()].insert(stored, key: pk)
+                versions[insert.objectID] = 1
+            }
+            for update in request.updates {
+                var stored = update.snapshot
+                stored.version = update.expectedVersion + 1
+                next.tables[stored.objectID.entityName]?.update(stored, key: stored.objectID.primaryKey!)
+                versions[stored.objectID] = stored.version
+            }
+            try checkUniqueConstraints(in: next, touching: request.inserts.map(\.objectID) + request.updates.map(\.snapshot.objectID))
+            for (key, value) in request.metadataChanges { next.metadata.userInfo[key] = value }
+            state = next
+            return SaveResult(versions: versions)
+        }
+    }
+
+    private func checkUniqueConstraints(in state: InMemoryState, touching ids: [ObjectID]) throws {
+        let byEntity = Dictionary(grouping: ids, by: \.entityName)
+        for (entityName, changed) in byEntity {
+            let entity = try model.requireEntity(entityName)
+            guard !entity.uniqueConstraints.isEmpty, let table = state.tables[entityName] else { continue }
+            for constraint in entity.uniqueConstraints {
+                let indexes = constraint.map { entity.attributeIndex(named: $0)! }
+                var owners: [[Value]: ObjectID] = [:]
+                for snapshot in table.rows.values {
+                    let key = indexes.map { snapshot.attributes[$0] }
+                    if key.contains(where: \.isNull) { continue }
+                    if let other = owners[key], changed.contains(snapshot.objectID) || changed.contains(other) {
+                        throw StrataError(
+                            .uniqueConstraint,
+                            "\(snapshot.objectID) and \(other) both have \(constraint.joined(separator: ", ")) = \(key.map(\.description).joined(separator: ", ")); '\(entity.name)' requires it to be unique",
+                            location: ["entity": entity.name, "key": constraint.joined(separator: ","), "object": snapshot.objectID.uriRepresentation])
+                    }
+                    owners[key] = snapshot.objectID
+                }
+            }
+        }
+    }
+
+    /// Hands out new keys; keys only grow, so none is ever reused.
+    public func obtainPermanentIDs(for entityName: String, count: Int) throws -> [ObjectID] {
+        try checkWritable()
+        _ = try model.requireEntity(entityName)
+        guard count >= 0 else { throw StrataError(.invalidRequest, "cannot obtain \(count) IDs", location: ["entity": entityName]) }
+        let first = storage.state.withLock { state -> Int64 in
+            let first = state.nextKeys[entityName] ?? 1
+            state.nextKeys[entityName] = first + Int64(count)
+            return first
+        }
+        return (0..<Int64(count)).map { ObjectID(entityName: entityName, storeIdentifier: identifier, primaryKey: first + $0) }
+    }
+
+    /// Deletes every matching object, removes references to them from other objects (bumping
+    /// those objects' versions), and returns the deleted IDs.
+    public func batchDelete(entityName: String, predicate: ObjectPredicate?) throws -> BatchResult {
+        try checkWritable()
+        let doomed = try fetch(FetchRequest(entityName: entityName, predicate: predicate, resultType: .objectIDs)).objectIDs()
+        guard !doomed.isEmpty else { return BatchResult(objectIDs: []) }
+        let gone = Set(doomed)
+        storage.state.withLock { state in
+            for id in doomed { state.tables[entityName]?.remove(key: id.primaryKey!) }
+            for entity in model.entities where entity.relationships.contains(where: { $0.destination == entityName }) {
+                guard let table = state.tables[entity.name] else { continue }
+                for snapshot in table.rows.values {
+                    var changed = snapshot
+                    for (i, relationship) in entity.relationships.enumerated() where relationship.destination == entityName {
+                        switch snapshot.relationships[i] {
+                        case .toOne(let target?) where gone.contains(target): changed.relationships[i] = .toOne(nil)
+                        case .toMany(let targets) where targets.contains(where: gone.contains):
+                            changed.relationships[i] = .toMany(targets.filter { !gone.contains($0) })
+                        default: break
+                        }
+                    }
+                    if changed != snapshot {
+                        changed.version += 1
+                        state.tables[entity.name]?.update(changed, key: changed.objectID.primaryKey!)
+                    }
+                }
+            }
+        }
+        return BatchResult(objectIDs: doomed)
+    }
+
+    /// Sets `values` on every matching object, bumping versions, and returns the updated IDs.
+    public func batchUpdate(entityName: String, predicate: ObjectPredicate?, values: [String: Value]) throws -> BatchResult {
+        try checkWritable()
+        let entity = try model.requireEntity(entityName)
+        var assignments: [(Int, Value)] = []
+        for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+            guard let index = entity.attributeIndex(named: name) else {
+                throw StrataError(.unknownKey, "'\(entityName)' has no attribute '\(name)'", location: ["entity": entityName, "key": name])
+            }
+            let attribute = entity.attributes[index]
+            if value.isNull && !attribute.isOptional {
+                throw StrataError(.missingValue, "'\(entityName).\(name)' is required and cannot be set to nil", location: ["entity": entityName, "key": name])
+            }
+            guard value.fits(attribute.type) else {
+                throw StrataError(.typeMismatch, "'\(entityName).\(name)' is a \(attribute.type.rawValue) and cannot hold \(value)", location: ["entity": entityName, "key": name])
+            }
+            assignments.append((index, value))
+        }
+        let targets = try fetch(FetchRequest(entityName: entityName, predicate: predicate, resultType: .objectIDs)).objectIDs()
+        storage.state.withLock { state in
+            for id in targets {
+                guard var snapshot = state.tables[entityName]?[id.primaryKey!] else { continue }
+                for (index, value) in assignments { snapshot.attributes[index] = value }
+                snapshot.version += 1
+                state.tables[entityName]?.update(snapshot, key: id.primaryKey!)
+            }
+        }
+        return BatchResult(objectIDs: targets)
+    }
+
+    /// Marks this handle closed; the named storage stays for the next open.
+    public func close() throws {
+        closed.withLock { $0 = true }
+    }
+}

@@ -1,0 +1,114 @@
+import StrataCore
+import Synchronization
+
+/// The in-memory backend, scheme `memory`: the reference implementation of the store protocol
+/// and the test double.
+///
+/// - `memory:` opens a new, private store each time.
+/// - `memory:NAME` opens the store named `NAME`, shared by everyone in this process who opens
+///   the same name: closing and reopening it keeps its data until ``destroyStore(at:)`` or the
+///   end of the process.
+public struct InMemoryBackend: StoreBackend {
+    /// `"memory"`.
+    public let scheme = "memory"
+    /// Named stores keep their data across close and reopen within the process.
+    public let capabilities: BackendCapabilities = [.persistent, .readOnly]
+
+    /// The backend (stateless: named stores live in a process-wide table).
+    public init() {}
+
+    /// Opens (creating when allowed) the store at `url`.
+    public func open(_ url: StoreURL, model: Model, options: StoreOptions) throws -> any PersistentStore {
+        for key in options.values.keys.sorted() {
+            throw StrataError(.invalidOption, "the in-memory store has no option '\(key)'", location: ["url": url.description, "option": key])
+        }
+        let storage: InMemoryStorage
+        if url.location.isEmpty {
+            guard options.createIfMissing else { throw StrataError(.storeNotFound, "\(url) names no store", location: ["url": url.description]) }
+            storage = InMemoryStorage(metadata: .new(storeType: scheme, model: model))
+        } else {
+            storage = try InMemoryStorage.named(url.location, createWith: options.createIfMissing ? StoreMetadata.new(storeType: scheme, model: model) : nil, url: url)
+        }
+        try storage.metadata().checkCompatible(with: model, at: url)
+        return InMemoryStore(url: url, model: model, storage: storage, readOnly: options.readOnly)
+    }
+
+    /// The metadata of the named store, or `nil` when there is none.
+    public func metadata(at url: StoreURL) throws -> StoreMetadata? {
+        guard !url.location.isEmpty else { return nil }
+        return InMemoryStorage.existing(url.location)?.metadata()
+    }
+
+    /// Forgets the named store and its data.
+    public func destroyStore(at url: StoreURL) throws {
+        InMemoryStorage.remove(url.location)
+    }
+}
+
+/// The data of one in-memory store, shared by every ``InMemoryStore`` opened on it.
+final class InMemoryStorage: Sendable {
+    let state: Mutex<InMemoryState>
+
+    init(metadata: StoreMetadata) {
+        state = Mutex(InMemoryState(metadata: metadata))
+    }
+
+    func metadata() -> StoreMetadata { state.withLock { $0.metadata } }
+
+    private static let named = Mutex<[String: InMemoryStorage]>([:])
+
+    static func named(_ name: String, createWith metadata: StoreMetadata?, url: StoreURL) throws -> InMemoryStorage {
+        try Self.named.withLock { table in
+            if let existing = table[name] { return existing }
+            guard let metadata else { throw StrataError(.storeNotFound, "no in-memory store is named '\(name)'", location: ["url": url.description]) }
+            let storage = InMemoryStorage(metadata: metadata)
+            table[name] = storage
+            return storage
+        }
+    }
+
+    static func existing(_ name: String) -> InMemoryStorage? { Self.named.withLock { $0[name] } }
+
+    static func remove(_ name: String) { _ = Self.named.withLock { $0.removeValue(forKey: name) } }
+}
+
+/// Everything an in-memory store holds; replaced as a whole value at each save, so a save is
+/// atomic and readers holding the old value see a consistent state.
+struct InMemoryState: Sendable {
+    var metadata: StoreMetadata
+    var tables: [String: InMemoryTable] = [:]
+    var nextKeys: [String: Int64] = [:]
+}
+
+/// The objects of one entity, by primary key, with the key order kept for ordered scans.
+struct InMemoryTable: Sendable {
+    private(set) var rows: [Int64: Snapshot] = [:]
+    private var order: [Int64] = []
+    private var orderIsSorted = true
+
+    /// The snapshots in primary-key order. O(n), plus O(n log n) after out-of-order changes.
+    mutating func orderedSnapshots() -> [Snapshot] {
+        if !orderIsSorted {
+            order = rows.keys.sorted()
+            orderIsSorted = true
+        }
+        return order.map { rows[$0]! }
+    }
+
+    subscript(key: Int64) -> Snapshot? { rows[key] }
+
+    mutating func insert(_ snapshot: Snapshot, key: Int64) {
+        if rows.updateValue(snapshot, forKey: key) == nil {
+            if orderIsSorted, let last = order.last, key < last { orderIsSorted = false }
+            if orderIsSorted { order.append(key) }
+        }
+    }
+
+    mutating func update(_ snapshot: Snapshot, key: Int64) { rows[key] = snapshot }
+
+    mutating func remove(key: Int64) {
+        if rows.removeValue(forKey: key) != nil { orderIsSorted = false }
+    }
+
+    var count: Int { rows.count }
+}

@@ -1,0 +1,70 @@
+/// Checks every store runs on a save request before writing anything, so that all backends
+/// reject bad input the same way, with the same messages.
+extension SaveRequest {
+    /// Checks that every snapshot fits `model`: known entity, IDs of this store, values of the
+    /// right type, required values present, relationship targets of the right entity and kind.
+    ///
+    /// - Throws: ``StrataError/Code/unknownEntity``, ``StrataError/Code/invalidObjectID``,
+    ///   ``StrataError/Code/typeMismatch`` or ``StrataError/Code/missingValue``, naming the object
+    ///   and property.
+    public func checkShape(against model: Model, storeIdentifier: String) throws {
+        for snapshot in inserts { try snapshot.checkShape(against: model, storeIdentifier: storeIdentifier) }
+        for update in updates { try update.snapshot.checkShape(against: model, storeIdentifier: storeIdentifier) }
+        for delete in deletes {
+            _ = try model.requireEntity(delete.objectID.entityName)
+            try delete.objectID.checkBelongs(to: storeIdentifier)
+        }
+        var seen: Set<ObjectID> = []
+        for id in inserts.map(\.objectID) + updates.map(\.snapshot.objectID) + deletes.map(\.objectID) {
+            guard seen.insert(id).inserted else {
+                throw StrataError(.invalidRequest, "\(id) appears more than once in one save", location: ["object": id.uriRepresentation])
+            }
+        }
+    }
+}
+
+extension ObjectID {
+    /// Throws ``StrataError/Code/invalidObjectID`` unless this is a permanent ID of the store `storeIdentifier`.
+    public func checkBelongs(to storeIdentifier: String) throws {
+        guard !isTemporary else {
+            throw StrataError(.invalidObjectID, "\(self) is temporary; obtain a permanent ID from the store before saving", location: ["object": uriRepresentation])
+        }
+        guard self.storeIdentifier == storeIdentifier else {
+            throw StrataError(.invalidObjectID, "\(self) belongs to store \(self.storeIdentifier), not to \(storeIdentifier)", location: ["object": uriRepresentation])
+        }
+    }
+}
+
+extension Snapshot {
+    /// Checks this snapshot against its entity in `model` (see ``SaveRequest/checkShape(against:storeIdentifier:)``).
+    public func checkShape(against model: Model, storeIdentifier: String) throws {
+        let entity = try model.requireEntity(objectID.entityName)
+        try objectID.checkBelongs(to: storeIdentifier)
+        guard attributes.count == entity.attributes.count, relationships.count == entity.relationships.count else {
+            throw StrataError(.invalidRequest, "the snapshot of \(objectID) has \(attributes.count) attributes and \(relationships.count) relationships; '\(entity.name)' has \(entity.attributes.count) and \(entity.relationships.count)", location: ["object": objectID.uriRepresentation])
+        }
+        for (attribute, value) in zip(entity.attributes, attributes) {
+            if value.isNull {
+                guard attribute.isOptional else {
+                    throw StrataError(.missingValue, "\(objectID): the required attribute '\(entity.name).\(attribute.name)' has no value", location: ["object": objectID.uriRepresentation, "entity": entity.name, "key": attribute.name])
+                }
+            } else if !value.fits(attribute.type) {
+                throw StrataError(.typeMismatch, "\(objectID): '\(entity.name).\(attribute.name)' is a \(attribute.type.rawValue) and cannot hold \(value) (\(value.typeName))", location: ["object": objectID.uriRepresentation, "entity": entity.name, "key": attribute.name])
+            }
+        }
+        for (relationship, value) in zip(entity.relationships, relationships) {
+            let location = ["object": objectID.uriRepresentation, "entity": entity.name, "key": relationship.name]
+            switch value {
+            case .toOne where relationship.isToMany, .toMany where !relationship.isToMany:
+                throw StrataError(.typeMismatch, "\(objectID): '\(entity.name).\(relationship.name)' is a \(relationship.isToMany ? "to-many" : "to-one") relationship", location: location)
+            default: break
+            }
+            for target in value.targets {
+                guard target.entityName == relationship.destination else {
+                    throw StrataError(.typeMismatch, "\(objectID): '\(entity.name).\(relationship.name)' holds \(relationship.destination) objects, not \(target)", location: location)
+                }
+                try target.checkBelongs(to: storeIdentifier)
+            }
+        }
+    }
+}
