@@ -58,6 +58,7 @@ extension XMLStore {
     /// The graph after `request`, or the first error found (nothing is changed on error).
     func apply(_ request: SaveRequest, to current: XMLStoreImage, result: inout SaveResult) throws -> XMLStoreImage {
         let entityCount = layout.entities.count
+        try request.checkShape(against: model, storeIdentifier: identifier)
 
         // 1. Optimistic locking: every conflict, at once.
         var conflicts: [SaveConflict] = []
@@ -90,6 +91,9 @@ extension XMLStore {
             let key = snapshot.objectID.primaryKey!
             guard current.tables[e].index(of: key) == nil, insertedKeys[e].insert(key).inserted else {
                 throw StrataError(.invalidObjectID, "cannot insert \(snapshot.objectID): an object with that ID already exists in \(path)", location: ["path": path, "entity": snapshot.objectID.entityName])
+            }
+            guard key < current.nextKeys[e] else {
+                throw StrataError(.invalidObjectID, "\(snapshot.objectID) was not handed out by this store (obtainPermanentIDs)", location: ["path": path, "entity": snapshot.objectID.entityName])
             }
             inserted[e].append((key, try row(from: snapshot, entity: e, version: 1)))
             result.versions[snapshot.objectID] = 1
@@ -136,10 +140,43 @@ extension XMLStore {
             }
         }
 
+        try checkUniqueConstraints(in: next, inserted: inserted, updated: updated)
         for (key, value) in request.metadataChanges {
             next.metadata.userInfo[key] = value
         }
         return next
+    }
+
+    /// Throws ``StrataError/Code/uniqueConstraint`` when an inserted or updated object shares the
+    /// values of a unique constraint with another object of `image`. O(n) per constrained entity
+    /// touched by the save.
+    func checkUniqueConstraints(in image: XMLStoreImage, inserted: [[(Int64, StoredRow)]], updated: [[Int64: StoredRow]]) throws {
+        for (e, entityLayout) in layout.entities.enumerated() where !entityLayout.entity.uniqueConstraints.isEmpty {
+            guard !inserted[e].isEmpty || !updated[e].isEmpty else { continue }
+            let entity = entityLayout.entity
+            var changed = Set(updated[e].keys)
+            for (key, _) in inserted[e] { changed.insert(key) }
+            let table = image.tables[e]
+            for constraint in entity.uniqueConstraints {
+                let indexes = constraint.map { entity.attributeIndex(named: $0)! }
+                var owners: [[Value]: Int64] = [:]
+                owners.reserveCapacity(table.count)
+                for i in 0..<table.count {
+                    let values = indexes.map { table.rows[i].attributes[$0] }
+                    if values.contains(where: \.isNull) { continue }
+                    let key = table.keys[i]
+                    if let other = owners[values], changed.contains(key) || changed.contains(other) {
+                        let id = ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key)
+                        let otherID = ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: other)
+                        throw StrataError(
+                            .uniqueConstraint,
+                            "\(id) and \(otherID) both have \(constraint.joined(separator: ", ")) = \(values.map(\.description).joined(separator: ", ")); '\(entity.name)' requires it to be unique",
+                            location: ["path": path, "entity": entity.name, "key": constraint.joined(separator: ","), "object": id.uriRepresentation])
+                    }
+                    owners[values] = key
+                }
+            }
+        }
     }
 
     /// The entity index of a permanent ID of this store, or the error saying why it is not one.

@@ -145,7 +145,8 @@ private struct XMLWriterSession {
                 guard object(key: table.keys[i], row: table.rows[i], layout: entityLayout) else { return false }
             }
         }
-        return xmlTextWriterEndElement(writer) >= 0 && newline() && xmlTextWriterEndDocument(writer) >= 0
+        // xmlTextWriterEndDocument ends the file with the last line feed.
+        return xmlTextWriterEndElement(writer) >= 0 && xmlTextWriterEndDocument(writer) >= 0
     }
 
     mutating func object(key: Int64, row: StoredRow, layout: XMLEntityLayout) -> Bool {
@@ -189,6 +190,9 @@ private struct XMLWriterSession {
                 return raw(base64Name, Data(s.utf8).base64EncodedString())
             }
             return s.withUTF8 { escapedAttribute(name, $0) }
+        case .uri(let url):
+            var text = url.absoluteString
+            return text.withUTF8 { escapedAttribute(name, $0) }
         default:
             return raw(name, XMLFormat.text(of: value))
         }
