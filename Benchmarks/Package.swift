@@ -6,6 +6,9 @@
 
 import PackageDescription
 
+/// The root package's identity: the name of the folder holding it (`main` on the main checkout).
+let root = Context.packageDirectory.split(separator: "/").dropLast().last.map(String.init)?.lowercased() ?? "main"
+
 let package = Package(
     name: "StrataBenchmarks",
     platforms: [.macOS(.v15)],
@@ -20,5 +23,15 @@ let package = Package(
         ),
         // Backends add one executable target each below, named <Backend>Benchmarks,
         // in Sources/<Backend>Benchmarks.
+        .executableTarget(
+            name: "XMLBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "StrataXML", package: root),
+                .product(name: "StrataCore", package: root),
+            ],
+            path: "Sources/XMLBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
     ]
 )
