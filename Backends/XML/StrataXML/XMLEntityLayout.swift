@@ -56,6 +56,12 @@ final class XMLEntityLayout: @unchecked Sendable {
     let requiredAttributes: [Int]
     /// For each relationship, the index of its destination entity in the model.
     let destinations: [Int]
+    /// For each relationship, whether it is to-many.
+    let isToMany: [Bool]
+    /// For each relationship, whether it is an unordered to-many (kept sorted by key).
+    let isUnorderedToMany: [Bool]
+    /// The relationships of a new row: every to-one empty, every to-many empty.
+    let emptyTargets: [StoredRelationship]
     /// The NUL-terminated base64 names of string attributes (`name.b64`), indexed like ``Entity/attributes``.
     let base64Names: [UnsafeMutablePointer<UInt8>?]
 
@@ -77,6 +83,9 @@ final class XMLEntityLayout: @unchecked Sendable {
         attributeTypes = entity.attributes.map(\.type)
         requiredAttributes = entity.attributes.indices.filter { !entity.attributes[$0].isOptional }
         destinations = entity.relationships.map { entityIndexByName[$0.destination] ?? 0 }
+        isToMany = entity.relationships.map(\.isToMany)
+        isUnorderedToMany = entity.relationships.map { $0.isToMany && !$0.isOrdered }
+        emptyTargets = entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
         base64Names = entity.attributes.map { $0.type == .string ? Self.cString($0.name + XMLFormat.base64Suffix) : nil }
     }
 

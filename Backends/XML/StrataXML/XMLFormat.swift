@@ -86,8 +86,9 @@ extension XMLFormat {
     /// Parses the text of a value of `type`; `nil` when the text is not a valid value of that type.
     ///
     /// Integers are decimal with an optional `-`; doubles, floats and dates use Swift's shortest
-    /// round-trip form (`nan`, `inf`, `-inf` included), parsed with `strtod`/`strtof`, which round
-    /// correctly, so the value read is the value written, bit for bit.
+    /// round-trip form (`nan`, `inf`, `-inf` included), parsed with ``XMLDoubleParser`` or
+    /// `strtod`/`strtof`, which all round correctly, so the value read is the value written, bit
+    /// for bit.
     static func parseValue(_ text: UnsafeBufferPointer<UInt8>, as type: AttributeType) -> Value? {
         switch type {
         case .integer16, .integer32, .integer64:
@@ -163,6 +164,7 @@ extension XMLFormat {
 
     /// A double in Swift's `description` form.
     static func parseDouble(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+        if let fast = XMLDoubleParser.parse(text) { return fast }
         if let s = special(text) { return s }
         guard isNumberText(text), text.count < 64 else { return nil }
         return withTerminated(text) { pointer in

@@ -60,6 +60,8 @@ private final class XMLLoadState {
     var rows: [[StoredRow]] = []
     var lines: [[Int32]] = []
     var lastEntity = -1
+    /// ``XMLFormat/saxKeepsAmpersandReferences``, read once.
+    let keepsAmpersandReferences = XMLFormat.saxKeepsAmpersandReferences
 
     init(path: String, url: StoreURL, layout: XMLModelLayout?, model: Model?, headerOnly: Bool) {
         self.path = path
@@ -228,7 +230,7 @@ private final class XMLLoadState {
         let base = attributes + index * 5
         let start = base[3]!, end = base[4]!
         var value = UnsafeBufferPointer(start: start, count: end - start)
-        if XMLFormat.saxKeepsAmpersandReferences && memchr(start, 0x26, end - start) != nil {
+        if keepsAmpersandReferences && memchr(start, 0x26, end - start) != nil {
             value = decodeAmpersands(value)
         }
         return (base[0]!, value, base[1] != nil)
@@ -340,9 +342,10 @@ private final class XMLLoadState {
             lastEntity = e
         }
         let entityLayout = layout.entities[e]
-        let entity = entityLayout.entity
-        var values = [Value](repeating: .null, count: entity.attributes.count)
-        var targets: [StoredRelationship] = entity.relationships.isEmpty ? [] : entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
+        // The entity itself is only needed for messages: copying it costs a dozen retains.
+        var entity: Entity { entityLayout.entity }
+        var values = [Value](repeating: .null, count: entityLayout.attributeTypes.count)
+        var targets = entityLayout.emptyTargets
         var key: Int64?
         var version: Int64?
         var expected = 0
@@ -394,13 +397,13 @@ private final class XMLLoadState {
                 }
                 values[a] = value
             case .relationship(let r):
-                let relationship = entity.relationships[r]
-                guard let parsed = parseTargets(text, toMany: relationship.isToMany) else {
+                guard let parsed = parseTargets(text, toMany: entityLayout.isToMany[r]) else {
+                    let relationship = entity.relationships[r]
                     let shown = String(decoding: text.prefix(80), as: UTF8.self)
                     let expectation = relationship.isToMany ? "space-separated primary keys" : "one primary key"
                     return fail("\(entity.name).\(relationship.name) = \"\(shown)\" is not \(expectation) of \(relationship.destination)", entity: entity.name, key: relationship.name)
                 }
-                targets[r] = relationship.isToMany && !relationship.isOrdered ? .toMany(parsed.keys.sorted()) : parsed
+                targets[r] = entityLayout.isUnorderedToMany[r] ? .toMany(parsed.keys.sorted()) : parsed
             }
         }
         guard let key else { return fail("<\(entity.name)> has no _pk (primary key) attribute", entity: entity.name, key: "_pk") }
