@@ -111,7 +111,9 @@ extension XMLStore {
         var anyDeleted = false
         for e in 0..<entityCount where !inserted[e].isEmpty || !updated[e].isEmpty || !deleted[e].isEmpty {
             next.tables[e] = current.tables[e].applying(deleted: deleted[e], updated: updated[e], inserted: inserted[e])
-            if let largest = inserted[e].map(\.0).max(), largest >= next.nextKeys[e] {
+            var largest = Int64.min
+            for (key, _) in inserted[e] where key > largest { largest = key }
+            if !inserted[e].isEmpty, largest >= next.nextKeys[e] {
                 next.nextKeys[e] = largest == .max ? .max : largest + 1
             }
             if !deleted[e].isEmpty { anyDeleted = true }
@@ -125,9 +127,9 @@ extension XMLStore {
         }
 
         // 4. Every reference written must name an object of the next graph.
-        for e in 0..<entityCount {
+        for e in 0..<entityCount where !layout.entities[e].emptyTargets.isEmpty {
             let entityLayout = layout.entities[e]
-            for (key, row) in inserted[e].map({ ($0.0, $0.1) }) + updated[e].map({ ($0.key, $0.value) }) {
+            func check(_ key: Int64, _ row: StoredRow) throws {
                 for (r, targets) in row.relationships.enumerated() {
                     for target in targets.keys where next.tables[entityLayout.destinations[r]].index(of: target) == nil {
                         let relationship = entityLayout.entity.relationships[r]
@@ -138,6 +140,8 @@ extension XMLStore {
                     }
                 }
             }
+            for (key, row) in inserted[e] { try check(key, row) }
+            for (key, row) in updated[e] { try check(key, row) }
         }
 
         try checkUniqueConstraints(in: next, inserted: inserted, updated: updated)
@@ -189,14 +193,24 @@ extension XMLStore {
             _ = try model.requireEntity(delete.objectID.entityName)
             try delete.objectID.checkBelongs(to: identifier)
         }
-        var seen = Array(repeating: Set<Int64>(), count: layout.entities.count)
+        var keys = Array(repeating: [Int64](), count: layout.entities.count)
         var lastName = "", lastIndex = 0
-        for id in request.inserts.lazy.map(\.objectID) + request.updates.lazy.map(\.snapshot.objectID) + request.deletes.lazy.map(\.objectID) {
+        func collect(_ id: ObjectID) {
             if id.entityName != lastName {
                 lastName = id.entityName
                 lastIndex = layout.entityIndexByName[lastName]!
             }
-            guard seen[lastIndex].insert(id.primaryKey!).inserted else {
+            keys[lastIndex].append(id.primaryKey!)
+        }
+        for snapshot in request.inserts { collect(snapshot.objectID) }
+        for update in request.updates { collect(update.snapshot.objectID) }
+        for delete in request.deletes { collect(delete.objectID) }
+        for (e, entityKeys) in keys.enumerated() where entityKeys.count > 1 {
+            // Usually already ascending (keys are handed out in order): O(n), no sort.
+            var sorted = entityKeys
+            if !zip(entityKeys, entityKeys.dropFirst()).allSatisfy({ $0 < $1 }) { sorted.sort() }
+            for (a, b) in zip(sorted, sorted.dropFirst()) where a == b {
+                let id = ObjectID(entityName: layout.entities[e].entity.name, storeIdentifier: identifier, primaryKey: a)
                 throw StrataError(.invalidRequest, "\(id) appears more than once in one save", location: ["object": id.uriRepresentation])
             }
         }

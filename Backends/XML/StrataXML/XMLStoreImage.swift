@@ -129,7 +129,18 @@ struct EntityTable: Sendable {
             }
             return table
         }
-        let additions = inserted.sorted { $0.0 < $1.0 }
+        var additions = inserted
+        if !zip(additions, additions.dropFirst()).allSatisfy({ $0.0 < $1.0 }) { additions.sort { $0.0 < $1.0 } }
+        if deleted.isEmpty, additions.first.map({ $0.0 > (keys.last ?? .min) }) ?? false {
+            // The common case: new keys after every stored one. Copy and append.
+            var table = self
+            for (key, row) in updated {
+                if let i = table.index(of: key) { table.rows[i] = row }
+            }
+            table.reserveCapacity(keys.count + additions.count)
+            for (key, row) in additions { table.append(key: key, row: row) }
+            return table
+        }
         var result = EntityTable()
         result.reserveCapacity(keys.count - deleted.count + additions.count)
         var a = 0

@@ -62,7 +62,9 @@ func runMemoryChild(_ arguments: [String]) {
             try store.close()
             var times: [Double] = [], raw: [Double] = []
             for _ in 0..<10 {
-                times.append(try milliseconds { _ = try XMLBackend().openStore(url, model: benchmarkModel, options: StoreOptions(readOnly: true)) })
+                var opened: XMLStore?
+                times.append(try milliseconds { opened = try XMLBackend().openStore(url, model: benchmarkModel, options: StoreOptions(readOnly: true)) })
+                withExtendedLifetime(opened) { opened = nil }
                 raw.append(milliseconds { _ = RawXML.parse(arguments[2]) })
             }
             print("open \(median(times)) ms, SAX2 \(median(raw)) ms")
