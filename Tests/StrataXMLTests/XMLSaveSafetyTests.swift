@@ -180,3 +180,17 @@ final class Observations: @unchecked Sendable {
         #expect(error?.location["key"] == "blob")
     }
 }
+
+@Suite struct XMLReadOnlyTests {
+    @Test func aReadOnlyStoreHandsOutNoKeysAndWritesNothing() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        try openStore(dir.url()).close()
+        let before = contents(dir.file("store.xml"))
+        let store = try openStore(dir.url(), options: StoreOptions(readOnly: true))
+        #expect(strataError { _ = try store.obtainPermanentIDs(for: "Item", count: 1) }?.code == .readOnly)
+        #expect(strataError { try store.save(SaveRequest(metadataChanges: ["k": "v"])) }?.code == .readOnly)
+        #expect(contents(dir.file("store.xml")) == before)
+        #expect(strataError { _ = try openStore(dir.url("missing.xml"), options: StoreOptions(readOnly: true)) }?.code == .storeNotFound)
+    }
+}

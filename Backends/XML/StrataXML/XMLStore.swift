@@ -84,6 +84,9 @@ public final class XMLStore: PersistentStore, NativeQueryEvaluating {
         }
         let first: Int64 = try state.withLock { state in
             try checkOpen(state)
+            if options.readOnly {
+                throw StrataError(.readOnly, "the XML store \(path) was opened read-only", location: ["path": path])
+            }
             let first = state.image.nextKeys[e]
             let (next, overflow) = first.addingReportingOverflow(Int64(count))
             guard !overflow else {
