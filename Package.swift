@@ -77,7 +77,6 @@ let package = Package(
             name: "StrataCoreTests",
             dependencies: ["StrataCore"],
             path: "Tests/StrataCoreTests",
-            resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -79,3 +79,12 @@ extension Entity: Hashable {
         hasher.combine(relationships)
     }
 }
+
+extension Entity: CustomStringConvertible {
+    /// `Employee(name: string, height: double?, department -> Department)`.
+    public var description: String {
+        let attributes = self.attributes.map { "\($0.name): \($0.type.rawValue)\($0.isOptional ? "?" : "")" }
+        let relationships = self.relationships.map { "\($0.name) \($0.isToMany ? "->>" : "->") \($0.destination)" }
+        return "\(name)(\((attributes + relationships).joined(separator: ", ")))"
+    }
+}

@@ -73,7 +73,11 @@ public enum PredicateValidator {
             try checkComparable(lhs, rhs, op: c.op, fail: fail)
         }
         if c.op == .matches, case .value(.string(let pattern)) = rhs {
-            _ = try StringMatching.compiledRegex(pattern, caseInsensitive: c.options.contains(.caseInsensitive))
+            do { _ = try StringMatching.compiledRegex(pattern, caseInsensitive: c.options.contains(.caseInsensitive)) } catch var error as StrataError {
+                error.location["entity"] = entity.name
+                error.location["key"] = describe(c.lhs)
+                throw error
+            }
         }
     }
 
