@@ -50,5 +50,11 @@ let package = Package(
             path: "Sources/XMLBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        .executableTarget(
+            name: "EngineBenchmarks",
+            dependencies: ["BenchmarkSupport", .product(name: "Strata", package: root)],
+            path: "Sources/EngineBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
     ]
 )
