@@ -1,7 +1,6 @@
 import CStrataLMDB
 import Foundation
 import StrataCore
-import Synchronization
 
 /// One open LMDB environment (a directory with `data.mdb` and `lock.mdb`), shared by every
 /// ``LMDBStore`` of the process that opens the same directory.
@@ -51,7 +50,20 @@ final class LMDBEnvironment: @unchecked Sendable {
         var users: Int
     }
 
-    private static let table = Mutex<[String: Entry]>([:])
+    /// The open environments by real path. A POSIX mutex (`NSLock`), which ThreadSanitizer
+    /// understands, rather than `Mutex`, whose futex it does not see on Linux.
+    private final class Table: @unchecked Sendable {
+        private let lock = NSLock()
+        private var entries: [String: Entry] = [:]
+
+        func withLock<R>(_ body: (inout [String: Entry]) throws -> R) rethrows -> R {
+            lock.lock()
+            defer { lock.unlock() }
+            return try body(&entries)
+        }
+    }
+
+    private static let table = Table()
 
     /// Opens (or shares) the environment in the existing directory `path`.
     static func acquire(path: String, options: LMDBOptions) throws -> LMDBEnvironment {
