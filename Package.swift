@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "StrataCore", targets: ["StrataCore"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
         .library(name: "StrataInMemory", targets: ["StrataInMemory"]),
+        .library(name: "StrataSQLite", targets: ["StrataSQLite"]),
+        .library(name: "StrataXML", targets: ["StrataXML"]),
         .executable(name: "strata", targets: ["strata"]),
         .library(name: "StrataLMDB", targets: ["StrataLMDB"]),
     ],
@@ -37,6 +39,24 @@ let package = Package(
         ),
 
         .systemLibrary(
+            name: "CStrataSQLite",
+            path: "Backends/SQLite/CStrataSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "StrataSQLite",
+            dependencies: ["StrataCore", "CStrataSQLite"],
+            path: "Backends/SQLite/StrataSQLite",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "strata-sqlite-probe",
+            dependencies: ["StrataSQLite"],
+            path: "Backends/SQLite/Probe",
+            swiftSettings: strictSettings
+        ),
+        .systemLibrary(
             name: "CStrataLMDB",
             path: "Backends/LMDB/CStrataLMDB",
             pkgConfig: "lmdb",
@@ -54,11 +74,23 @@ let package = Package(
             path: "Backends/LMDB/Probe",
             swiftSettings: strictSettings
         ),
+        .systemLibrary(
+            name: "CStrataXML",
+            path: "Backends/XML/CStrataXML",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
+        .target(
+            name: "StrataXML",
+            dependencies: ["StrataCore", "CStrataXML"],
+            path: "Backends/XML/StrataXML",
+            swiftSettings: strictSettings
+        ),
 
         // MARK: Engine, conformance kit, tool
         .target(
             name: "Strata",
-            dependencies: ["StrataCore", "StrataInMemory"],
+            dependencies: ["StrataCore", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML"],
             path: "Sources/Strata",
             swiftSettings: strictSettings
         ),
@@ -92,6 +124,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "StrataSQLiteTests",
+            dependencies: ["StrataSQLite", "StrataConformance", "strata-sqlite-probe"],
+            path: "Tests/StrataSQLiteTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "StrataConformanceTests",
             dependencies: ["StrataConformance", "StrataInMemory"],
             path: "Tests/StrataConformanceTests",
@@ -101,6 +139,12 @@ let package = Package(
             name: "StrataLMDBTests",
             dependencies: ["StrataLMDB", "CStrataLMDB", "StrataConformance", "strata-lmdb-probe"],
             path: "Tests/StrataLMDBTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataXMLTests",
+            dependencies: ["StrataXML", "StrataConformance"],
+            path: "Tests/StrataXMLTests",
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -7,8 +7,8 @@
 import Foundation
 import PackageDescription
 
-/// The root package's identity: the name of its folder (`main`, a worktree, a CI checkout).
-let rootPackage = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent.lowercased()
+/// The root package's identity: the name of the folder holding it (`main` on the main checkout).
+let root = Context.packageDirectory.split(separator: "/").dropLast().last.map(String.init)?.lowercased() ?? "main"
 
 let package = Package(
     name: "StrataBenchmarks",
@@ -25,9 +25,29 @@ let package = Package(
         // Backends add one executable target each below, named <Backend>Benchmarks,
         // in Sources/<Backend>Benchmarks.
         .executableTarget(
+            name: "SQLiteBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "StrataSQLite", package: root),
+                .product(name: "StrataCore", package: root),
+            ],
+            path: "Sources/SQLiteBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
             name: "LMDBBenchmarks",
-            dependencies: ["BenchmarkSupport", .product(name: "StrataLMDB", package: rootPackage)],
+            dependencies: ["BenchmarkSupport", .product(name: "StrataLMDB", package: root)],
             path: "Sources/LMDBBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "XMLBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "StrataXML", package: root),
+                .product(name: "StrataCore", package: root),
+            ],
+            path: "Sources/XMLBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

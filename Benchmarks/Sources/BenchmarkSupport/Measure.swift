@@ -29,10 +29,10 @@ public func median(_ values: [Double]) -> Double {
 /// Peak resident set size of this process so far, in MiB (`getrusage`).
 public func peakResidentMiB() -> Double {
     var usage = rusage()
-    #if canImport(Glibc)
-    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-    #else
+    #if canImport(Darwin)
     getrusage(RUSAGE_SELF, &usage)
+    #else
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
     #endif
     #if canImport(Darwin)
     return Double(usage.ru_maxrss) / 1_048_576
