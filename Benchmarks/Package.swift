@@ -36,7 +36,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "LMDBBenchmarks",
-            dependencies: ["BenchmarkSupport", .product(name: "StrataLMDB", package: root)],
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "StrataLMDB", package: root),
+                .product(name: "StrataCore", package: root),
+            ],
             path: "Sources/LMDBBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
