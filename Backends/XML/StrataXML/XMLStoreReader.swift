@@ -135,25 +135,30 @@ private final class XMLLoadState {
             state.firstParserError = (message, Int(e.line))
         }
 
+        // The push parser, fed 256 KiB reads: libxml2's own I/O reads 4 KB at a time.
         let me = Unmanaged.passUnretained(self).toOpaque()
-        let readCallback: xmlInputReadCallback = { ioContext, buffer, length in
-            guard let ioContext, let buffer else { return -1 }
-            let state = Unmanaged<XMLLoadState>.fromOpaque(ioContext).takeUnretainedValue()
-            while true {
-                let n = read(state.fd, buffer, Int(length))
-                if n >= 0 { return Int32(n) }
-                if errno == EINTR { continue }
-                state.readErrno = errno
-                return -1
-            }
-        }
-        guard let ctxt = xmlCreateIOParserCtxt(&sax, me, readCallback, nil, me, XML_CHAR_ENCODING_NONE) else {
+        guard let ctxt = xmlCreatePushParserCtxt(&sax, me, nil, 0, path) else {
             throw StrataError(.io, "libxml2 could not create a parser for \(path)", location: ["path": path])
         }
         defer { xmlFreeParserCtxt(ctxt) }
         context = ctxt
         xmlCtxtUseOptions(ctxt, Int32(XML_PARSE_NONET.rawValue))
-        let status = withExtendedLifetime(self) { xmlParseDocument(ctxt) }
+        let chunkSize = 256 * 1024
+        let chunk = UnsafeMutablePointer<CChar>.allocate(capacity: chunkSize)
+        defer { chunk.deallocate() }
+        var status: Int32 = 0
+        withExtendedLifetime(self) {
+            while status == 0 && error == nil && !stoppedAfterHeader {
+                let n = read(fd, chunk, chunkSize)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    readErrno = errno
+                    return
+                }
+                status = xmlParseChunk(ctxt, chunk, Int32(n), n == 0 ? 1 : 0)
+                if n == 0 { return }
+            }
+        }
         context = nil
 
         if let error { throw error }
