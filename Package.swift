@@ -18,8 +18,10 @@ let package = Package(
         .library(name: "StrataCore", targets: ["StrataCore"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
         .library(name: "StrataInMemory", targets: ["StrataInMemory"]),
+        .library(name: "StrataSQLite", targets: ["StrataSQLite"]),
         .library(name: "StrataXML", targets: ["StrataXML"]),
         .executable(name: "strata", targets: ["strata"]),
+        .library(name: "StrataLMDB", targets: ["StrataLMDB"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -37,6 +39,42 @@ let package = Package(
         ),
 
         .systemLibrary(
+            name: "CStrataSQLite",
+            path: "Backends/SQLite/CStrataSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "StrataSQLite",
+            dependencies: ["StrataCore", "CStrataSQLite"],
+            path: "Backends/SQLite/StrataSQLite",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "strata-sqlite-probe",
+            dependencies: ["StrataSQLite"],
+            path: "Backends/SQLite/Probe",
+            swiftSettings: strictSettings
+        ),
+        .systemLibrary(
+            name: "CStrataLMDB",
+            path: "Backends/LMDB/CStrataLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"])]
+        ),
+        .target(
+            name: "StrataLMDB",
+            dependencies: ["StrataCore", "CStrataLMDB"],
+            path: "Backends/LMDB/StrataLMDB",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "strata-lmdb-probe",
+            dependencies: ["StrataLMDB", "StrataCore"],
+            path: "Backends/LMDB/Probe",
+            swiftSettings: strictSettings
+        ),
+        .systemLibrary(
             name: "CStrataXML",
             path: "Backends/XML/CStrataXML",
             pkgConfig: "libxml-2.0",
@@ -52,7 +90,7 @@ let package = Package(
         // MARK: Engine, conformance kit, tool
         .target(
             name: "Strata",
-            dependencies: ["StrataCore", "StrataInMemory"],
+            dependencies: ["StrataCore", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML"],
             path: "Sources/Strata",
             swiftSettings: strictSettings
         ),
@@ -86,9 +124,21 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "StrataSQLiteTests",
+            dependencies: ["StrataSQLite", "StrataConformance", "strata-sqlite-probe"],
+            path: "Tests/StrataSQLiteTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "StrataConformanceTests",
             dependencies: ["StrataConformance", "StrataInMemory"],
             path: "Tests/StrataConformanceTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataLMDBTests",
+            dependencies: ["StrataLMDB", "CStrataLMDB", "StrataConformance", "strata-lmdb-probe"],
+            path: "Tests/StrataLMDBTests",
             swiftSettings: strictSettings
         ),
         .testTarget(

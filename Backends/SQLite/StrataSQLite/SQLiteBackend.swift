@@ -1,0 +1,76 @@
+import CStrataSQLite
+import Foundation
+import StrataCore
+
+/// The SQLite backend: scheme `sqlite`, location a file path (`sqlite:/var/data/app.sqlite`).
+///
+/// ```swift
+/// let store = try SQLiteBackend().open(StoreURL.parse("sqlite:/tmp/app.sqlite"), model: model, options: StoreOptions())
+/// ```
+///
+/// Options (``StoreOptions/values``): `synchronous` = `normal` (default), `full` or `off`;
+/// `busyTimeout` = milliseconds (default 5000). See docs/SQLiteStore.md.
+public struct SQLiteBackend: StoreBackend {
+    /// The scheme, `"sqlite"`.
+    public static let schemeName = "sqlite"
+
+    /// Creates the backend.
+    public init() {}
+
+    /// `"sqlite"`.
+    public var scheme: String { Self.schemeName }
+
+    /// Persistent, shared between processes (WAL, busy timeout, immediate transactions), and
+    /// openable read-only.
+    public var capabilities: BackendCapabilities { [.persistent, .multiProcess, .readOnly] }
+
+    /// Opens (creating when missing and allowed) the store file at `url`.
+    ///
+    /// - Throws: ``StrataError`` with ``StrataError/Code/storeNotFound``, ``StrataError/Code/storeCorrupt``
+    ///   (not SQLite, truncated, damaged, a SQLite file that is not a Strata store),
+    ///   ``StrataError/Code/modelMismatch`` (both hashes in the message; the file is not touched),
+    ///   ``StrataError/Code/readOnly`` (file or directory not writable), ``StrataError/Code/io``,
+    ///   ``StrataError/Code/invalidOption``.
+    public func open(_ url: StoreURL, model: Model, options: StoreOptions) throws -> any PersistentStore {
+        try SQLiteStore.open(url, model: model, options: options)
+    }
+
+    /// The metadata of the store at `url`, or `nil` when no file is there.
+    public func metadata(at url: StoreURL) throws -> StoreMetadata? {
+        let path = try Self.path(of: url)
+        switch try SQLiteFileInspection.inspect(path) {
+        case .missing: return nil
+        case .empty:
+            throw StrataError(.storeCorrupt, "'\(path)' is an empty file, not a Strata store", location: ["path": path])
+        case .database:
+            let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY, busyTimeoutMilliseconds: 5000)
+            defer { connection.close() }
+            guard let metadata = try SQLiteMetadataTable.read(from: connection) else {
+                throw StrataError(.storeCorrupt, "'\(path)' is a SQLite database but not a Strata store (it has no _strata_metadata table)", location: ["path": path])
+            }
+            return metadata
+        }
+    }
+
+    /// Deletes the store file and its `-wal`, `-shm` and `-journal` companions.
+    public func destroyStore(at url: StoreURL) throws {
+        let path = try Self.path(of: url)
+        for file in [path, path + "-wal", path + "-shm", path + "-journal"] {
+            if unlink(file) != 0 && errno != ENOENT {
+                let code = errno
+                throw StrataError(.io, "cannot delete '\(file)': \(SQLiteFileInspection.errnoText(code))", location: ["path": file], underlying: SQLiteFileInspection.errnoText(code))
+            }
+        }
+    }
+
+    /// The file path of a `sqlite:` URL.
+    static func path(of url: StoreURL) throws -> String {
+        guard url.scheme == schemeName else {
+            throw StrataError(.invalidStoreURL, "'\(url)' is not a sqlite: URL", location: ["url": url.description])
+        }
+        guard !url.location.isEmpty else {
+            throw StrataError(.invalidStoreURL, "'\(url)' names no file; use sqlite:/path/to/store.sqlite", location: ["url": url.description])
+        }
+        return url.location
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import StrataCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Checks a store's file before SQLite touches it, so that bad input gets a precise error naming
+/// the path and the cause: missing, a directory, not SQLite, truncated, not writable.
+enum SQLiteFileInspection {
+    enum State {
+        case missing
+        case empty
+        case database
+    }
+
+    static func errnoText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
+
+    /// The state of `path`, or an error when it is not a usable SQLite file.
+    static func inspect(_ path: String) throws -> State {
+        var info = stat()
+        if stat(path, &info) != 0 {
+            let code = errno
+            if code == ENOENT { return .missing }
+            throw StrataError(.io, "cannot examine '\(path)': \(errnoText(code))", location: ["path": path], underlying: errnoText(code))
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            throw StrataError(.storeCorrupt, "'\(path)' is a directory, not a SQLite store file", location: ["path": path])
+        }
+        if info.st_size == 0 { return .empty }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            throw StrataError(code == EACCES ? .readOnly : .io, "cannot read '\(path)': \(errnoText(code))", location: ["path": path], underlying: errnoText(code))
+        }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 100)
+        let count = header.withUnsafeMutableBytes { read(fd, $0.baseAddress, 100) }
+        let magic = Array("SQLite format 3\0".utf8)
+        guard count >= 16, Array(header[0..<16]) == magic else {
+            throw StrataError(.storeCorrupt, "'\(path)' is not a SQLite database (its first bytes are not the SQLite header)", location: ["path": path])
+        }
+        guard count == 100 else {
+            throw StrataError(.storeCorrupt, "'\(path)' is truncated: its SQLite header is cut short at \(count) bytes", location: ["path": path])
+        }
+        func be32(_ at: Int) -> UInt32 { header[at..<(at + 4)].reduce(0) { $0 << 8 | UInt32($1) } }
+        let rawPageSize = UInt32(header[16]) << 8 | UInt32(header[17])
+        let pageSize = rawPageSize == 1 ? 65536 : Int64(rawPageSize)
+        let pages = Int64(be32(28))
+        let sizeIsValid = be32(24) == be32(92) && pages > 0
+        var walInfo = stat()
+        let walIsEmpty = stat(path + "-wal", &walInfo) != 0 || walInfo.st_size == 0
+        if sizeIsValid && walIsEmpty && pages * pageSize > Int64(info.st_size) {
+            throw StrataError(
+                .storeCorrupt,
+                "'\(path)' is truncated: its header says \(pages * pageSize) bytes, the file has \(info.st_size)",
+                location: ["path": path]
+            )
+        }
+        return .database
+    }
+
+    /// The directory holding `path`.
+    static func directory(of path: String) -> String {
+        let parent = (path as NSString).deletingLastPathComponent
+        return parent.isEmpty ? "." : parent
+    }
+
+    /// Throws ``StrataError/Code/readOnly`` unless the file and its directory are writable (SQLite
+    /// creates the `-wal` and `-shm` files beside the store).
+    static func requireWritable(_ path: String, fileExists: Bool) throws {
+        let directory = directory(of: path)
+        var info = stat()
+        if stat(directory, &info) != 0 {
+            let code = errno
+            throw StrataError(.io, "the directory '\(directory)' of the store '\(path)' cannot be used: \(errnoText(code))", location: ["path": path], underlying: errnoText(code))
+        }
+        if fileExists && access(path, W_OK) != 0 {
+            let code = errno
+            throw StrataError(.readOnly, "the store file '\(path)' is not writable (\(errnoText(code))); open it with readOnly: true to read it", location: ["path": path], underlying: errnoText(code))
+        }
+        if access(directory, W_OK) != 0 {
+            let code = errno
+            throw StrataError(.readOnly, "the directory '\(directory)' is not writable (\(errnoText(code))): SQLite needs to create the store's -wal and -shm files there; open with readOnly: true to read it", location: ["path": path], underlying: errnoText(code))
+        }
+    }
+
+    /// Throws ``StrataError/Code/readOnly`` when a read-only open cannot work: a WAL database is
+    /// read through its `-shm` file, which SQLite must create beside the store when it is missing.
+    static func requireReadableInWALMode(_ path: String) throws {
+        let directory = directory(of: path)
+        if access(path + "-shm", F_OK) != 0 && access(directory, W_OK) != 0 {
+            let code = errno
+            throw StrataError(
+                .readOnly,
+                "the store '\(path)' cannot be read: its directory '\(directory)' is not writable (\(errnoText(code))) and SQLite needs to create the store's -shm file there to read a WAL database; make the directory writable, or copy the store",
+                location: ["path": path], underlying: errnoText(code)
+            )
+        }
+    }
+
+    /// Creates an empty file readable and writable by its owner only (0600). Returns `false`
+    /// when another process created it first.
+    static func createFile(_ path: String) throws -> Bool {
+        let fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
+        if fd < 0 {
+            let code = errno
+            if code == EEXIST { return false }
+            let strataCode: StrataError.Code = (code == EACCES || code == EROFS || code == EPERM) ? .readOnly : .io
+            throw StrataError(strataCode, "cannot create the store file '\(path)': \(errnoText(code))", location: ["path": path], underlying: errnoText(code))
+        }
+        close(fd)
+        return true
+    }
+}

@@ -1,0 +1,76 @@
+import CStrataSQLite
+import Foundation
+import StrataCore
+import Synchronization
+
+/// The SQL functions Strata registers on every connection, so that string predicates run in SQL
+/// with exactly the in-memory evaluator's semantics: each calls the very function the evaluator
+/// uses (``StringFolding`` and ``StringMatching``).
+///
+/// - `strata_fold(text, options)`: ``StringFolding/fold(_:_:)`` (`options` is the raw value of
+///   ``ObjectPredicate/Options``); `NULL` for `NULL`.
+/// - `strata_like(text, pattern, options)`: ``StringMatching/like(_:_:options:)``; `NULL` when
+///   either side is `NULL`.
+/// - `strata_matches(text, pattern, options)`: ``StringMatching/matches(_:_:options:)``; `NULL`
+///   for a `NULL` text, an SQL error for an invalid expression (the query builder declines those
+///   before they reach SQL).
+///
+/// All three are deterministic, so SQLite may factor them out of loops.
+enum SQLiteFunctions {
+    static func register(on db: OpaquePointer) {
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
+        sqlite3_create_function_v2(db, "strata_fold", 2, flags, nil, foldFunction, nil, nil, nil)
+        sqlite3_create_function_v2(db, "strata_like", 3, flags, nil, likeFunction, nil, nil, nil)
+        sqlite3_create_function_v2(db, "strata_matches", 3, flags, nil, matchesFunction, nil, nil, nil)
+    }
+
+    /// The text of argument `index`, or `nil` for `NULL`.
+    static func text(_ argv: UnsafeMutablePointer<OpaquePointer?>?, _ index: Int) -> String? {
+        guard let value = argv?[index], sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+        guard let bytes = sqlite3_value_text(value) else { return "" }
+        let count = Int(sqlite3_value_bytes(value))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    static func options(_ argv: UnsafeMutablePointer<OpaquePointer?>?, _ index: Int) -> ObjectPredicate.Options {
+        ObjectPredicate.Options(rawValue: UInt8(truncatingIfNeeded: sqlite3_value_int(argv![index])))
+    }
+
+    static func resultText(_ context: OpaquePointer?, _ text: String) {
+        var text = text
+        text.withUTF8 { buffer in
+            if let base = buffer.baseAddress {
+                base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                    sqlite3_result_text(context, $0, Int32(buffer.count), cstrata_sqlite_transient())
+                }
+            } else {
+                sqlite3_result_text(context, "", 0, cstrata_sqlite_transient())
+            }
+        }
+    }
+
+    static let foldFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, argv in
+        guard let text = SQLiteFunctions.text(argv, 0) else { sqlite3_result_null(context); return }
+        SQLiteFunctions.resultText(context, StringFolding.fold(text, SQLiteFunctions.options(argv, 1)))
+    }
+
+    static let likeFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, argv in
+        guard let text = SQLiteFunctions.text(argv, 0), let pattern = SQLiteFunctions.text(argv, 1) else {
+            sqlite3_result_null(context)
+            return
+        }
+        sqlite3_result_int(context, StringMatching.like(text, pattern, options: SQLiteFunctions.options(argv, 2)) ? 1 : 0)
+    }
+
+    static let matchesFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, argv in
+        guard let text = SQLiteFunctions.text(argv, 0), let pattern = SQLiteFunctions.text(argv, 1) else {
+            sqlite3_result_null(context)
+            return
+        }
+        do {
+            sqlite3_result_int(context, try StringMatching.matches(text, pattern, options: SQLiteFunctions.options(argv, 2)) ? 1 : 0)
+        } catch {
+            sqlite3_result_error(context, "invalid regular expression for MATCHES", -1)
+        }
+    }
+}

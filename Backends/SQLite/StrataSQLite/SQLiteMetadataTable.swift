@@ -1,0 +1,70 @@
+import StrataCore
+
+/// Reads and writes `_strata_metadata`: one row per key. Strata's own keys are `storeIdentifier`,
+/// `storeType`, `modelVersionHash`, `modelVersionIdentifier` and `formatVersion`; the
+/// application's keys are stored as `user:<key>`.
+enum SQLiteMetadataTable {
+    static let userPrefix = "user:"
+    static let formatVersion = "1"
+
+    /// Whether the database has Strata's metadata table.
+    static func exists(in connection: SQLiteConnection) throws -> Bool {
+        let statement = try connection.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '_strata_metadata'")
+        defer { statement.reset() }
+        return try statement.step() && statement.int64(0) > 0
+    }
+
+    /// The number of tables in the database.
+    static func tableCount(in connection: SQLiteConnection) throws -> Int64 {
+        let statement = try connection.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
+        defer { statement.reset() }
+        return try statement.step() ? statement.int64(0) : 0
+    }
+
+    /// The metadata, or `nil` when the table does not exist.
+    static func read(from connection: SQLiteConnection) throws -> StoreMetadata? {
+        guard try exists(in: connection) else { return nil }
+        let statement = try connection.prepare("SELECT \(q("key")), \(q("value")) FROM \(q("_strata_metadata"))")
+        defer { statement.reset() }
+        var values: [String: String] = [:]
+        var user: [String: String] = [:]
+        while try statement.step() {
+            let key = statement.string(0), value = statement.string(1)
+            if key.hasPrefix(userPrefix) { user[String(key.dropFirst(userPrefix.count))] = value } else { values[key] = value }
+        }
+        guard let identifier = values["storeIdentifier"], let hash = values["modelVersionHash"] else {
+            throw StrataError(.storeCorrupt, "the metadata of the store at '\(connection.path)' lacks the store identifier or the model hash", location: ["path": connection.path])
+        }
+        return StoreMetadata(
+            storeIdentifier: identifier,
+            storeType: values["storeType"] ?? SQLiteBackend.schemeName,
+            modelVersionHash: hash,
+            modelVersionIdentifier: values["modelVersionIdentifier"] ?? "",
+            userInfo: user
+        )
+    }
+
+    /// Sets `key` to `value`, or removes it when `value` is `nil`.
+    static func set(_ key: String, _ value: String?, in connection: SQLiteConnection) throws {
+        if let value {
+            let statement = try connection.prepare("INSERT INTO \(q("_strata_metadata")) (\(q("key")), \(q("value"))) VALUES (?, ?) ON CONFLICT (\(q("key"))) DO UPDATE SET \(q("value")) = excluded.\(q("value"))")
+            statement.bind(1, key)
+            statement.bind(2, value)
+            try statement.run()
+        } else {
+            let statement = try connection.prepare("DELETE FROM \(q("_strata_metadata")) WHERE \(q("key")) = ?")
+            statement.bind(1, key)
+            try statement.run()
+        }
+    }
+
+    /// Writes the metadata of a new store.
+    static func initialize(_ metadata: StoreMetadata, in connection: SQLiteConnection) throws {
+        try set("storeIdentifier", metadata.storeIdentifier, in: connection)
+        try set("storeType", metadata.storeType, in: connection)
+        try set("modelVersionHash", metadata.modelVersionHash, in: connection)
+        try set("modelVersionIdentifier", metadata.modelVersionIdentifier, in: connection)
+        try set("formatVersion", formatVersion, in: connection)
+        for (key, value) in metadata.userInfo { try set(userPrefix + key, value, in: connection) }
+    }
+}

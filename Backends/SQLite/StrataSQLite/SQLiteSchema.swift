@@ -1,0 +1,325 @@
+import StrataCore
+
+/// How a model is laid out in SQL: one ``SQLiteEntityTable`` per entity, plus the store's own
+/// tables. Derived once per open from the model alone, so two processes with the same model agree.
+///
+/// Layout (see docs/SQLiteStore.md for an example):
+/// - a table per entity, named after it, with `_pk INTEGER PRIMARY KEY`, `_version`, a column per
+///   attribute and a column per to-one relationship that stores its side (named after it);
+/// - a to-one whose inverse is to-many stores the foreign key; when that to-many is ordered, the
+///   position lives beside the key in `_position_<to-one name>`;
+/// - a one-to-one stores the key on the side whose `Entity.relationship` name sorts first (a
+///   relationship that is its own inverse stores it on every object); the other side is derived;
+/// - a many-to-many lives in a join table `"<Entity>.<relationship>"` named after the side that
+///   sorts first, with columns `source`, `target` and, for ordered sides, `source_position` /
+///   `target_position`;
+/// - `_strata_metadata` (key, value) and `_strata_sequence` (entity, lastKey).
+struct SQLiteSchema: Sendable {
+    /// The tables by entity name.
+    let tables: [String: SQLiteEntityTable]
+    /// The tables in model order.
+    let orderedTables: [SQLiteEntityTable]
+
+    init(model: Model) {
+        var tables: [String: SQLiteEntityTable] = [:]
+        var ordered: [SQLiteEntityTable] = []
+        for (position, entity) in model.entities.enumerated() {
+            let table = SQLiteEntityTable(entity: entity, model: model, position: position)
+            tables[entity.name] = table
+            ordered.append(table)
+        }
+        self.tables = tables
+        self.orderedTables = ordered
+    }
+
+    /// Every statement that creates the schema, in order.
+    func creationStatements() -> [String] {
+        var statements = [
+            "CREATE TABLE \(q("_strata_metadata")) (\(q("key")) TEXT PRIMARY KEY NOT NULL, \(q("value")) TEXT NOT NULL)",
+            "CREATE TABLE \(q("_strata_sequence")) (\(q("entity")) TEXT PRIMARY KEY NOT NULL, \(q("lastKey")) INTEGER NOT NULL)",
+        ]
+        for table in orderedTables { statements += table.creationStatements() }
+        var joinTables: Set<String> = []
+        for table in orderedTables {
+            for storage in table.relationshipStorage {
+                guard case .joinTable(let join) = storage, join.isCanonical, joinTables.insert(join.table).inserted else { continue }
+                var columns = ["\(q("source")) INTEGER NOT NULL", "\(q("target")) INTEGER NOT NULL"]
+                if join.hasSourcePosition { columns.append("\(q("source_position")) INTEGER") }
+                if join.hasTargetPosition { columns.append("\(q("target_position")) INTEGER") }
+                columns.append("PRIMARY KEY (\(q("source")), \(q("target")))")
+                statements.append("CREATE TABLE \(q(join.table)) (\(columns.joined(separator: ", "))) WITHOUT ROWID")
+                statements.append("CREATE INDEX \(q(join.table + ".target")) ON \(q(join.table)) (\(q("target")), \(q("source")))")
+            }
+        }
+        return statements
+    }
+}
+
+/// Double-quotes an SQL identifier (doubling any quote inside, though model names never hold one).
+func q(_ identifier: String) -> String {
+    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}
+
+/// How an attribute's values are stored in their column.
+enum SQLiteColumnKind: Sendable {
+    case integer, double, float, decimal, string, boolean, date, binary, uuid, uri
+
+    init(_ type: AttributeType) {
+        switch type {
+        case .integer16, .integer32, .integer64: self = .integer
+        case .double: self = .double
+        case .float: self = .float
+        case .decimal: self = .decimal
+        case .string: self = .string
+        case .boolean: self = .boolean
+        case .date: self = .date
+        case .binary: self = .binary
+        case .uuid: self = .uuid
+        case .uri: self = .uri
+        }
+    }
+
+    /// The declared column type (its SQLite affinity).
+    var declaredType: String {
+        switch self {
+        case .integer, .boolean: return "INTEGER"
+        case .double, .float, .date: return "REAL"
+        case .decimal, .string, .uri: return "TEXT"
+        case .binary, .uuid: return "BLOB"
+        }
+    }
+
+    /// Whether the column can hold the text `'NaN'` (SQLite stores a NaN REAL as NULL, so NaN is
+    /// written as that text marker).
+    var mayHoldNaNMarker: Bool {
+        switch self {
+        case .double, .float, .date: return true
+        default: return false
+        }
+    }
+}
+
+/// Where one relationship's targets are stored.
+enum SQLiteRelationshipStorage: Sendable {
+    /// A to-one stored in this entity's column (named after the relationship).
+    case foreignKey(column: String)
+    /// A to-one derived from the other side's foreign key: the object whose `column` holds our key.
+    case derivedToOne(table: String, column: String)
+    /// A to-many derived from the targets' foreign key `column`; ordered ones keep the position
+    /// in `positionColumn` of the targets' table.
+    case foreignKeyToMany(table: String, column: String, positionColumn: String?)
+    /// A many-to-many in a join table.
+    case joinTable(SQLiteJoinTable)
+
+    var isToMany: Bool {
+        switch self {
+        case .foreignKey, .derivedToOne: return false
+        case .foreignKeyToMany, .joinTable: return true
+        }
+    }
+}
+
+/// One side of a many-to-many relationship's join table.
+struct SQLiteJoinTable: Sendable {
+    /// The join table's name (`Entity.relationship` of the canonical side).
+    let table: String
+    /// Whether this side is the canonical one (its objects are `source`).
+    let isCanonical: Bool
+    /// The column holding this side's objects.
+    let ownColumn: String
+    /// The column holding the targets.
+    let targetColumn: String
+    /// The column holding this side's order, when this side is ordered.
+    let positionColumn: String?
+    /// Whether the table has `source_position` (the canonical side is ordered).
+    let hasSourcePosition: Bool
+    /// Whether the table has `target_position` (the other side is ordered).
+    let hasTargetPosition: Bool
+}
+
+/// The SQL layout of one entity and the statements the store runs on it.
+///
+/// A class so that the hot paths pass a reference rather than copying a dozen strings.
+final class SQLiteEntityTable: Sendable {
+    /// The statements every table has, cached per connection in slots (no hashing of SQL text).
+    enum Statement: Int, CaseIterable {
+        case insert, update, delete, selectAll, selectByKey, selectByKeys
+    }
+
+    /// The entity's position in the model, which numbers its statement slots.
+    let position: Int
+    let entity: Entity
+    let name: String
+    let quotedName: String
+    /// Per attribute, how its column is stored.
+    let kinds: [SQLiteColumnKind]
+    /// Per relationship, where it is stored.
+    let relationshipStorage: [SQLiteRelationshipStorage]
+    /// The indexes (into ``relationshipStorage``) of the to-one relationships, in the order their
+    /// values follow the attributes in ``selectList``.
+    let toOneIndexes: [Int]
+    /// The indexes of the to-many relationships.
+    let toManyIndexes: [Int]
+    /// The indexes of the to-one relationships stored in this table's own columns, in column order.
+    let foreignKeyIndexes: [Int]
+    /// Position columns this table holds for ordered to-many relationships of other entities.
+    let positionColumns: [String]
+
+    /// The destination entity of each to-one in ``toOneIndexes``.
+    let toOneDestinations: [String]
+
+    /// `t0."_pk", t0."_version", t0."attr"..., <to-one values>` for alias `t0`.
+    let selectList: String
+    /// Every row, in key order.
+    let selectAllSQL: String
+    /// One row by key.
+    let selectByKeySQL: String
+    /// Rows by a JSON array of keys, in key order.
+    let selectByKeysSQL: String
+    let insertSQL: String
+    let updateSQL: String
+    let deleteSQL: String
+    /// Per to-many relationship index: the query listing the targets of one object, in order.
+    let toManySQL: [Int: String]
+    /// Statements removing the join rows an object owns when it is deleted.
+    let deleteJoinRowsSQL: [String]
+
+    /// The connection cache slot of `statement`.
+    @inline(__always)
+    func slot(_ statement: Statement) -> Int { position * Statement.allCases.count + statement.rawValue }
+
+    /// The SQL of `statement`.
+    func sql(_ statement: Statement) -> String {
+        switch statement {
+        case .insert: return insertSQL
+        case .update: return updateSQL
+        case .delete: return deleteSQL
+        case .selectAll: return selectAllSQL
+        case .selectByKey: return selectByKeySQL
+        case .selectByKeys: return selectByKeysSQL
+        }
+    }
+
+    init(entity: Entity, model: Model, position: Int) {
+        self.position = position
+        self.entity = entity
+        name = entity.name
+        quotedName = q(entity.name)
+        kinds = entity.attributes.map { SQLiteColumnKind($0.type) }
+
+        var storage: [SQLiteRelationshipStorage] = []
+        for relationship in entity.relationships {
+            storage.append(Self.storage(of: relationship, in: entity, model: model))
+        }
+        relationshipStorage = storage
+        toOneIndexes = storage.indices.filter { !storage[$0].isToMany }
+        toManyIndexes = storage.indices.filter { storage[$0].isToMany }
+        foreignKeyIndexes = storage.indices.filter { if case .foreignKey = storage[$0] { return true } else { return false } }
+
+        // Position columns: our to-one foreign keys whose inverse is an ordered to-many.
+        var positions: [String] = []
+        for index in foreignKeyIndexes {
+            let relationship = entity.relationships[index]
+            if let inverse = model.entity(named: relationship.destination)?.relationship(named: relationship.inverse), inverse.isToMany, inverse.isOrdered {
+                positions.append("_position_" + relationship.name)
+            }
+        }
+        positionColumns = positions
+
+        var select = ["t0.\(q("_pk"))", "t0.\(q("_version"))"]
+        select += entity.attributes.map { "t0.\(q($0.name))" }
+        for index in toOneIndexes {
+            switch storage[index] {
+            case .foreignKey(let column):
+                select.append("t0.\(q(column))")
+            case .derivedToOne(let table, let column):
+                select.append("(SELECT o.\(q("_pk")) FROM \(q(table)) AS o WHERE o.\(q(column)) = t0.\(q("_pk")) ORDER BY o.\(q("_pk")) LIMIT 1)")
+            default:
+                break
+            }
+        }
+        selectList = select.joined(separator: ", ")
+        toOneDestinations = toOneIndexes.map { entity.relationships[$0].destination }
+        selectAllSQL = "SELECT \(selectList) FROM \(q(entity.name)) AS t0 ORDER BY t0.\(q("_pk"))"
+        selectByKeySQL = "SELECT \(selectList) FROM \(q(entity.name)) AS t0 WHERE t0.\(q("_pk")) = ?"
+        selectByKeysSQL = "SELECT \(selectList) FROM \(q(entity.name)) AS t0 WHERE t0.\(q("_pk")) IN (SELECT value FROM json_each(?)) ORDER BY t0.\(q("_pk"))"
+
+        let written = ["_pk", "_version"] + entity.attributes.map(\.name) + foreignKeyIndexes.map { entity.relationships[$0].name }
+        insertSQL = "INSERT INTO \(q(entity.name)) (\(written.map(q).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: written.count).joined(separator: ", ")))"
+        let assignments = written.dropFirst().map { "\(q($0)) = ?" }
+        updateSQL = "UPDATE \(q(entity.name)) SET \(assignments.joined(separator: ", ")) WHERE \(q("_pk")) = ? AND \(q("_version")) = ?"
+        deleteSQL = "DELETE FROM \(q(entity.name)) WHERE \(q("_pk")) = ? AND \(q("_version")) = ?"
+
+        var toMany: [Int: String] = [:]
+        var deleteJoins: [String] = []
+        for index in toManyIndexes {
+            switch storage[index] {
+            case .foreignKeyToMany(let table, let column, let position):
+                let order = (position.map { "\(q($0)), " } ?? "") + q("_pk")
+                toMany[index] = "SELECT \(q("_pk")) FROM \(q(table)) WHERE \(q(column)) = ? ORDER BY \(order)"
+            case .joinTable(let join):
+                let order = (join.positionColumn.map { "\(q($0)), " } ?? "") + q(join.targetColumn)
+                toMany[index] = "SELECT \(q(join.targetColumn)) FROM \(q(join.table)) WHERE \(q(join.ownColumn)) = ? ORDER BY \(order)"
+                if join.isCanonical { deleteJoins.append("DELETE FROM \(q(join.table)) WHERE \(q("source")) = ?") }
+            default:
+                break
+            }
+        }
+        toManySQL = toMany
+        deleteJoinRowsSQL = deleteJoins
+    }
+
+    private static func storage(of relationship: Relationship, in entity: Entity, model: Model) -> SQLiteRelationshipStorage {
+        // The model guarantees the destination and the inverse exist.
+        let destination = model.entity(named: relationship.destination)!
+        let inverse = destination.relationship(named: relationship.inverse)!
+        let isSelfInverse = destination.name == entity.name && inverse.name == relationship.name
+        let isCanonical = isSelfInverse || (entity.name, relationship.name) < (destination.name, inverse.name)
+        switch (relationship.isToMany, inverse.isToMany) {
+        case (false, true):
+            return .foreignKey(column: relationship.name)
+        case (false, false):
+            return isCanonical ? .foreignKey(column: relationship.name) : .derivedToOne(table: destination.name, column: inverse.name)
+        case (true, false):
+            return .foreignKeyToMany(table: destination.name, column: inverse.name, positionColumn: relationship.isOrdered ? "_position_" + inverse.name : nil)
+        case (true, true):
+            let canonicalOrdered = isCanonical ? relationship.isOrdered : inverse.isOrdered
+            let otherOrdered = isSelfInverse ? false : (isCanonical ? inverse.isOrdered : relationship.isOrdered)
+            let table = isCanonical ? "\(entity.name).\(relationship.name)" : "\(destination.name).\(inverse.name)"
+            return .joinTable(SQLiteJoinTable(
+                table: table,
+                isCanonical: isCanonical,
+                ownColumn: isCanonical ? "source" : "target",
+                targetColumn: isCanonical ? "target" : "source",
+                positionColumn: relationship.isOrdered ? (isCanonical ? "source_position" : "target_position") : nil,
+                hasSourcePosition: canonicalOrdered,
+                hasTargetPosition: otherOrdered
+            ))
+        }
+    }
+
+    /// The statements creating this entity's table and indexes.
+    func creationStatements() -> [String] {
+        var columns = ["\(q("_pk")) INTEGER PRIMARY KEY", "\(q("_version")) INTEGER NOT NULL"]
+        for (attribute, kind) in zip(entity.attributes, kinds) {
+            columns.append("\(q(attribute.name)) \(kind.declaredType)")
+        }
+        for index in foreignKeyIndexes {
+            columns.append("\(q(entity.relationships[index].name)) INTEGER")
+        }
+        for position in positionColumns { columns.append("\(q(position)) INTEGER") }
+        var statements = ["CREATE TABLE \(quotedName) (\(columns.joined(separator: ", ")))"]
+        for index in foreignKeyIndexes {
+            let column = entity.relationships[index].name
+            statements.append("CREATE INDEX \(q("\(name).fk.\(column)")) ON \(quotedName) (\(q(column)))")
+        }
+        for index in entity.indexes {
+            statements.append("CREATE INDEX \(q("\(name).index.\(index.name)")) ON \(quotedName) (\(index.properties.map(q).joined(separator: ", ")))")
+        }
+        var seenConstraints: Set<[String]> = []
+        for constraint in entity.uniqueConstraints where seenConstraints.insert(constraint).inserted {
+            statements.append("CREATE UNIQUE INDEX \(q("\(name).unique.\(constraint.joined(separator: "+"))")) ON \(quotedName) (\(constraint.map(q).joined(separator: ", ")))")
+        }
+        return statements
+    }
+}

@@ -1,0 +1,205 @@
+import CStrataSQLite
+import Foundation
+import StrataCore
+
+extension SQLiteStore {
+    /// Whether the store runs `request` entirely in SQL with the evaluator's exact semantics
+    /// (see docs/SQLiteStore.md for what it declines).
+    public func canEvaluateNatively(_ request: FetchRequest) -> Bool {
+        guard (try? request.validateShape()) != nil, let table = schema.tables[request.entityName] else { return false }
+        if Self.isPlain(request) { return true }
+        var builder = SQLiteQueryBuilder(schema: schema, storeIdentifier: identifier)
+        return (try? builder.build(request, table: table)) != nil
+    }
+
+    /// The reason the store declines `request`, or `nil` when it evaluates it natively. For
+    /// diagnostics and tests.
+    public func nativeEvaluationDeclineReason(_ request: FetchRequest) -> String? {
+        guard let table = schema.tables[request.entityName] else { return "unknown entity '\(request.entityName)'" }
+        var builder = SQLiteQueryBuilder(schema: schema, storeIdentifier: identifier)
+        do {
+            _ = try builder.build(request, table: table)
+            return nil
+        } catch let decline as SQLiteQueryBuilder.Decline {
+            return decline.reason
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// Runs `request` in one read transaction on a reader connection.
+    public func execute(_ request: FetchRequest) throws -> FetchResult {
+        try request.validateShape()
+        guard let table = schema.tables[request.entityName] else {
+            _ = try model.requireEntity(request.entityName)
+            throw StrataError(.unknownEntity, "the model has no entity '\(request.entityName)'", location: ["entity": request.entityName])
+        }
+        if Self.isPlain(request) {
+            return .snapshots(try withReader { connection in
+                try readTransaction(on: connection, needed: !table.toManyIndexes.isEmpty) {
+                    try plainFetch(request, table: table, on: connection)
+                }
+            })
+        }
+        var builder = SQLiteQueryBuilder(schema: schema, storeIdentifier: identifier)
+        let query: SQLiteQuery
+        do {
+            query = try builder.build(request, table: table)
+        } catch let decline as SQLiteQueryBuilder.Decline {
+            throw StrataError(
+                .unsupported,
+                "the SQLite store cannot evaluate this fetch of '\(request.entityName)' natively (\(decline.reason)); ask canEvaluateNatively first and evaluate in memory",
+                location: ["path": path, "entity": request.entityName]
+            )
+        }
+        return try withReader { connection in
+            try readTransaction(on: connection, needed: request.resultType == .snapshots && !table.toManyIndexes.isEmpty) {
+                try run(query, request: request, table: table, on: connection)
+            }
+        }
+    }
+
+    /// Whether `request` is every snapshot of an entity, optionally limited to some IDs.
+    static func isPlain(_ request: FetchRequest) -> Bool {
+        request.predicate == nil && request.sorts.isEmpty && request.limit == nil && request.offset == 0 && request.resultType == .snapshots
+    }
+
+    /// Runs `body` in a read transaction when several statements must see one state.
+    private func readTransaction<T>(on connection: SQLiteConnection, needed: Bool, _ body: () throws -> T) throws -> T {
+        guard needed else { return try body() }
+        try connection.execute("BEGIN")
+        do {
+            let result = try body()
+            try connection.execute("COMMIT")
+            return result
+        } catch {
+            connection.rollbackQuietly()
+            throw error
+        }
+    }
+
+    private func plainFetch(_ request: FetchRequest, table: SQLiteEntityTable, on connection: SQLiteConnection) throws -> [Snapshot] {
+        guard let ids = request.objectIDs else {
+            return try readSnapshots(try connection.prepare(.selectAll, of: table), table: table, on: connection)
+        }
+        if ids.count == 1 {
+            let id = ids[0]
+            guard id.entityName == table.name, id.storeIdentifier == identifier, let key = id.primaryKey else { return [] }
+            let statement = try connection.prepare(.selectByKey, of: table)
+            statement.bind(1, key)
+            return try readSnapshots(statement, table: table, on: connection)
+        }
+        let keys = ids.compactMap { id -> Int64? in
+            guard id.entityName == table.name, id.storeIdentifier == identifier else { return nil }
+            return id.primaryKey
+        }
+        return try fetchSnapshots(table: table, keys: keys, on: connection)
+    }
+
+    /// Every snapshot of `table`, in key order, read on `connection`.
+    func fetchAllSnapshots(table: SQLiteEntityTable, on connection: SQLiteConnection) throws -> [Snapshot] {
+        try readSnapshots(try connection.prepare(.selectAll, of: table), table: table, on: connection)
+    }
+
+    /// The snapshots of the objects of `entity` with `keys` (missing ones skipped), in key order.
+    func fetchSnapshots(entity: String, keys: [Int64], on connection: SQLiteConnection) throws -> [Snapshot] {
+        guard let table = schema.tables[entity] else { return [] }
+        return try fetchSnapshots(table: table, keys: keys, on: connection)
+    }
+
+    private func fetchSnapshots(table: SQLiteEntityTable, keys: [Int64], on connection: SQLiteConnection) throws -> [Snapshot] {
+        switch keys.count {
+        case 0:
+            return []
+        case 1:
+            let statement = try connection.prepare(.selectByKey, of: table)
+            statement.bind(1, keys[0])
+            return try readSnapshots(statement, table: table, on: connection)
+        default:
+            let statement = try connection.prepare(.selectByKeys, of: table)
+            statement.bind(1, "[" + keys.map(String.init).joined(separator: ",") + "]")
+            return try readSnapshots(statement, table: table, on: connection)
+        }
+    }
+
+    private func run(_ query: SQLiteQuery, request: FetchRequest, table: SQLiteEntityTable, on connection: SQLiteConnection) throws -> FetchResult {
+        let statement = try connection.prepare(query.sql)
+        statement.bind(query.parameters)
+        switch request.resultType {
+        case .snapshots:
+            return .snapshots(try readSnapshots(statement, table: table, on: connection))
+        case .objectIDs:
+            defer { statement.reset() }
+            var ids: [ObjectID] = []
+            while try statement.step() {
+                ids.append(ObjectID(entityName: table.name, storeIdentifier: identifier, primaryKey: statement.int64(0)))
+            }
+            return .objectIDs(ids)
+        case .count:
+            defer { statement.reset() }
+            return .count(try statement.step() ? Int(statement.int64(0)) : 0)
+        case .dictionaries:
+            defer { statement.reset() }
+            var rows: [[String: Value]] = []
+            while try statement.step() {
+                var row: [String: Value] = [:]
+                for (i, column) in query.dictionaryColumns.enumerated() {
+                    row[column.key] = try SQLiteValueCoding.read(column.kind, at: Int32(i), from: statement)
+                }
+                rows.append(row)
+            }
+            return .dictionaries(rows)
+        }
+    }
+
+    /// Reads every row of `statement` (selecting ``SQLiteEntityTable/selectList``) as snapshots,
+    /// then fills their to-many relationships; resets the statement.
+    private func readSnapshots(_ statement: SQLiteStatement, table: SQLiteEntityTable, on connection: SQLiteConnection) throws -> [Snapshot] {
+        var snapshots: [Snapshot] = []
+        do {
+            defer { statement.reset() }
+            let kinds = table.kinds
+            let attributeCount = Int32(kinds.count)
+            let hasRelationships = !table.relationshipStorage.isEmpty
+            while try statement.step() {
+                let key = statement.int64(0)
+                var attributes = [Value](repeating: .null, count: kinds.count)
+                for i in 0..<kinds.count {
+                    attributes[i] = try SQLiteValueCoding.read(kinds[i], at: Int32(i) + 2, from: statement)
+                }
+                var relationships: [RelationshipValue] = []
+                if hasRelationships {
+                    relationships = table.relationshipStorage.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
+                    for (i, index) in table.toOneIndexes.enumerated() {
+                        let at = 2 + attributeCount + Int32(i)
+                        if !statement.isNull(at) {
+                            relationships[index] = .toOne(ObjectID(entityName: table.toOneDestinations[i], storeIdentifier: identifier, primaryKey: statement.int64(at)))
+                        }
+                    }
+                }
+                snapshots.append(Snapshot(
+                    objectID: ObjectID(entityName: table.name, storeIdentifier: identifier, primaryKey: key),
+                    version: statement.int64(1),
+                    attributes: attributes,
+                    relationships: relationships
+                ))
+            }
+        }
+        if !table.toManyIndexes.isEmpty && !snapshots.isEmpty {
+            for index in table.toManyIndexes {
+                let destination = table.entity.relationships[index].destination
+                let query = try connection.prepare(table.toManySQL[index]!)
+                for s in snapshots.indices {
+                    query.bind(1, snapshots[s].objectID.primaryKey!)
+                    defer { query.reset() }
+                    var targets: [ObjectID] = []
+                    while try query.step() {
+                        targets.append(ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: query.int64(0)))
+                    }
+                    snapshots[s].relationships[index] = .toMany(targets)
+                }
+            }
+        }
+        return snapshots
+    }
+}

@@ -1,0 +1,80 @@
+import CStrataSQLite
+import Foundation
+import StrataCore
+
+extension SQLiteStore {
+    /// Opens or creates the store at `url` (see ``SQLiteBackend/open(_:model:options:)``).
+    static func open(_ url: StoreURL, model: Model, options storeOptions: StoreOptions) throws -> SQLiteStore {
+        let path = try SQLiteBackend.path(of: url)
+        let options = try SQLiteStoreOptions(storeOptions, url: url)
+        var state = try SQLiteFileInspection.inspect(path)
+        if state == .missing {
+            guard options.createIfMissing && !options.readOnly else {
+                throw StrataError(
+                    .storeNotFound,
+                    "there is no store at '\(path)'" + (options.readOnly ? " (a read-only open never creates one)" : " and createIfMissing is false"),
+                    location: ["path": path]
+                )
+            }
+            try SQLiteFileInspection.requireWritable(path, fileExists: false)
+            _ = try SQLiteFileInspection.createFile(path)
+            state = try SQLiteFileInspection.inspect(path)
+        } else if !options.readOnly {
+            try SQLiteFileInspection.requireWritable(path, fileExists: true)
+        } else {
+            try SQLiteFileInspection.requireReadableInWALMode(path)
+        }
+
+        let flags = options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        let connection = try SQLiteConnection(path: path, flags: flags, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+        do {
+            let metadata = try prepareDatabase(connection, path: path, url: url, model: model, options: options)
+            return SQLiteStore(
+                url: url, model: model, identifier: metadata.storeIdentifier, path: path, options: options,
+                writer: options.readOnly ? nil : connection, reader: options.readOnly ? connection : nil
+            )
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    /// Checks an existing store against `model` (touching nothing on a mismatch), or creates the
+    /// schema in an empty database; then sets WAL and the synchronous mode.
+    private static func prepareDatabase(_ connection: SQLiteConnection, path: String, url: StoreURL, model: Model, options: SQLiteStoreOptions) throws -> StoreMetadata {
+        if let metadata = try SQLiteMetadataTable.read(from: connection) {
+            try metadata.checkCompatible(with: model, at: url)
+            if !options.readOnly { try configureWriter(connection, options: options) }
+            return metadata
+        }
+        guard try SQLiteMetadataTable.tableCount(in: connection) == 0 else {
+            throw StrataError(.storeCorrupt, "'\(path)' is a SQLite database but not a Strata store (it has tables but no _strata_metadata table); Strata will not change it", location: ["path": path])
+        }
+        guard !options.readOnly else {
+            throw StrataError(.storeCorrupt, "'\(path)' is an empty database, not a Strata store, and a read-only open cannot create one", location: ["path": path])
+        }
+        try configureWriter(connection, options: options)
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            // Another process may have created the store while we waited for the lock.
+            if let metadata = try SQLiteMetadataTable.read(from: connection) {
+                try connection.execute("COMMIT")
+                try metadata.checkCompatible(with: model, at: url)
+                return metadata
+            }
+            let metadata = StoreMetadata.new(storeType: SQLiteBackend.schemeName, model: model)
+            for statement in SQLiteSchema(model: model).creationStatements() { try connection.execute(statement) }
+            try SQLiteMetadataTable.initialize(metadata, in: connection)
+            try connection.execute("COMMIT")
+            return metadata
+        } catch {
+            connection.rollbackQuietly()
+            throw error
+        }
+    }
+
+    private static func configureWriter(_ connection: SQLiteConnection, options: SQLiteStoreOptions) throws {
+        _ = try connection.scalarText("PRAGMA journal_mode = WAL")
+        try connection.execute("PRAGMA synchronous = \(options.synchronous.rawValue)")
+    }
+}

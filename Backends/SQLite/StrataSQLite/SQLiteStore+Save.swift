@@ -1,0 +1,290 @@
+import Foundation
+import StrataCore
+
+extension SQLiteStore {
+    /// Applies `request` in one `BEGIN IMMEDIATE` transaction: every value is checked first, then
+    /// deletes and updates run with their expected version in the `WHERE` clause (a row that does
+    /// not match is a conflict), then inserts, then join tables and order columns, then metadata.
+    /// On any conflict nothing is written and the error lists every conflicting object with its
+    /// stored snapshot; on any other failure the transaction is rolled back.
+    @discardableResult
+    public func save(_ request: SaveRequest) throws -> SaveResult {
+        var insertTables: [SQLiteEntityTable] = []
+        insertTables.reserveCapacity(request.inserts.count)
+        var cache = TableCache()
+        for snapshot in request.inserts { insertTables.append(try validate(snapshot, role: "insert", cache: &cache)) }
+        var updateTables: [SQLiteEntityTable] = []
+        updateTables.reserveCapacity(request.updates.count)
+        for update in request.updates { updateTables.append(try validate(update.snapshot, role: "update", cache: &cache)) }
+        var deleteTables: [SQLiteEntityTable] = []
+        deleteTables.reserveCapacity(request.deletes.count)
+        for delete in request.deletes { deleteTables.append(try validateID(delete.objectID, role: "delete", cache: &cache)) }
+
+        if request.isEmpty {
+            return try withWriter { _ in SaveResult() }
+        }
+
+        return try withWriter { connection in
+            try connection.execute("BEGIN IMMEDIATE; SAVEPOINT strata_save")
+            do {
+                let result = try apply(request, insertTables: insertTables, updateTables: updateTables, deleteTables: deleteTables, on: connection)
+                try connection.execute("COMMIT")
+                return result
+            } catch {
+                connection.rollbackQuietly()
+                throw error
+            }
+        }
+    }
+
+    /// A one-entry cache of the last entity's table: saves are usually runs of one entity.
+    struct TableCache {
+        var name = ""
+        var table: SQLiteEntityTable?
+    }
+
+    func table(for entityName: String, cache: inout TableCache) throws -> SQLiteEntityTable {
+        if let table = cache.table, cache.name == entityName { return table }
+        guard let table = schema.tables[entityName] else {
+            _ = try model.requireEntity(entityName)
+            throw StrataError(.unknownEntity, "the model has no entity '\(entityName)'", location: ["entity": entityName])
+        }
+        cache = TableCache(name: entityName, table: table)
+        return table
+    }
+
+    private func validateID(_ id: ObjectID, role: String, cache: inout TableCache) throws -> SQLiteEntityTable {
+        let table = try self.table(for: id.entityName, cache: &cache)
+        guard id.primaryKey != nil, id.storeIdentifier == identifier else {
+            throw StrataError(
+                .invalidObjectID,
+                "cannot \(role) \(id): " + (id.isTemporary ? "the ID is temporary" : "it belongs to store '\(id.storeIdentifier)', not '\(identifier)'"),
+                location: ["path": path, "entity": id.entityName, "objectID": id.uriRepresentation]
+            )
+        }
+        return table
+    }
+
+    private func validate(_ snapshot: Snapshot, role: String, cache: inout TableCache) throws -> SQLiteEntityTable {
+        let table = try validateID(snapshot.objectID, role: role, cache: &cache)
+        let entity = table.entity
+        guard snapshot.attributes.count == entity.attributes.count, snapshot.relationships.count == entity.relationships.count else {
+            throw StrataError(
+                .invalidRequest,
+                "the snapshot of \(snapshot.objectID) has \(snapshot.attributes.count) attributes and \(snapshot.relationships.count) relationships; '\(entity.name)' has \(entity.attributes.count) and \(entity.relationships.count)",
+                location: ["path": path, "entity": entity.name]
+            )
+        }
+        for index in 0..<entity.attributes.count {
+            let value = snapshot.attributes[index]
+            let attribute = entity.attributes[index]
+            if value.isNull {
+                if !attribute.isOptional {
+                    throw StrataError(.missingValue, "\(snapshot.objectID).\(attribute.name) is required but has no value", location: ["path": path, "entity": entity.name, "key": attribute.name, "objectID": snapshot.objectID.uriRepresentation])
+                }
+            } else if !value.fits(attribute.type) {
+                throw StrataError(.typeMismatch, "\(snapshot.objectID).\(attribute.name) is a \(attribute.type.rawValue) attribute and cannot hold the \(value.typeName) \(value)", location: ["path": path, "entity": entity.name, "key": attribute.name, "objectID": snapshot.objectID.uriRepresentation])
+            }
+        }
+        for index in 0..<entity.relationships.count {
+            let relationship = entity.relationships[index]
+            let value = snapshot.relationships[index]
+            let targets: [ObjectID]
+            switch value {
+            case .toOne(let target):
+                guard !relationship.isToMany else { throw relationshipMismatch(snapshot, relationship, "a to-many relationship got a single target") }
+                targets = target.map { [$0] } ?? []
+            case .toMany(let list):
+                guard relationship.isToMany else { throw relationshipMismatch(snapshot, relationship, "a to-one relationship got a list of targets") }
+                targets = list
+            }
+            for target in targets where target.entityName != relationship.destination || target.primaryKey == nil || target.storeIdentifier != identifier {
+                throw relationshipMismatch(snapshot, relationship, "the target \(target) is not a permanent \(relationship.destination) of this store")
+            }
+        }
+        return table
+    }
+
+    private func relationshipMismatch(_ snapshot: Snapshot, _ relationship: Relationship, _ why: String) -> StrataError {
+        StrataError(.typeMismatch, "\(snapshot.objectID).\(relationship.name): \(why)", location: ["path": path, "entity": snapshot.objectID.entityName, "key": relationship.name, "objectID": snapshot.objectID.uriRepresentation])
+    }
+
+    private func apply(_ request: SaveRequest, insertTables: [SQLiteEntityTable], updateTables: [SQLiteEntityTable], deleteTables: [SQLiteEntityTable], on connection: SQLiteConnection) throws -> SaveResult {
+        var conflicts: [(id: ObjectID, expected: Int64)] = []
+        var versions: [ObjectID: Int64] = [:]
+        versions.reserveCapacity(request.inserts.count + request.updates.count)
+
+        // Deletes, checked against their expected version.
+        var lastTable: SQLiteEntityTable?
+        var statement: SQLiteStatement?
+        for (delete, table) in zip(request.deletes, deleteTables) {
+            if table !== lastTable { statement = try connection.prepare(.delete, of: table); lastTable = table }
+            let pk = delete.objectID.primaryKey!
+            statement!.bind(1, pk)
+            statement!.bind(2, delete.expectedVersion)
+            try statement!.run()
+            if connection.changes != 1 {
+                conflicts.append((delete.objectID, delete.expectedVersion))
+                continue
+            }
+            for sql in table.deleteJoinRowsSQL {
+                let join = try connection.prepare(sql)
+                join.bind(1, pk)
+                try join.run()
+            }
+        }
+
+        // Updates, checked against their expected version.
+        lastTable = nil
+        for (update, table) in zip(request.updates, updateTables) {
+            if table !== lastTable { statement = try connection.prepare(.update, of: table); lastTable = table }
+            let snapshot = update.snapshot
+            let newVersion = update.expectedVersion &+ 1
+            statement!.bind(1, newVersion)
+            let next = bindColumns(of: snapshot, table: table, in: statement!, from: 2)
+            statement!.bind(next, snapshot.objectID.primaryKey!)
+            statement!.bind(next + 1, update.expectedVersion)
+            try statement!.run()
+            if connection.changes != 1 {
+                conflicts.append((snapshot.objectID, update.expectedVersion))
+            } else {
+                versions[snapshot.objectID] = newVersion
+            }
+        }
+
+        lastTable = nil
+        if !conflicts.isEmpty {
+            try connection.execute("ROLLBACK TO strata_save")
+            throw try conflictError(conflicts, on: connection)
+        }
+
+        // Inserts at version 1.
+        for (snapshot, table) in zip(request.inserts, insertTables) {
+            if table !== lastTable { statement = try connection.prepare(.insert, of: table); lastTable = table }
+            statement!.bind(1, snapshot.objectID.primaryKey!)
+            statement!.bind(2, Int64(1))
+            _ = bindColumns(of: snapshot, table: table, in: statement!, from: 3)
+            do {
+                try statement!.run()
+            } catch let error as StrataError where error.location["sqliteCode"] == String(SQLiteErrorMapping.constraintPrimaryKey) {
+                throw StrataError(.invalidObjectID, "cannot insert \(snapshot.objectID): an object with that key already exists", location: ["path": path, "objectID": snapshot.objectID.uriRepresentation], underlying: error.underlying)
+            }
+            versions[snapshot.objectID] = 1
+        }
+
+        // Join tables and order columns, once every row exists.
+        try writeToMany(request.inserts, insertTables, isInsert: true, on: connection)
+        try writeToMany(request.updates.map(\.snapshot), updateTables, isInsert: false, on: connection)
+
+        for (key, value) in request.metadataChanges.sorted(by: { $0.key < $1.key }) {
+            try SQLiteMetadataTable.set(SQLiteMetadataTable.userPrefix + key, value, in: connection)
+        }
+        return SaveResult(versions: versions)
+    }
+
+    /// Binds the attribute values and stored to-one keys of `snapshot` from parameter `first`;
+    /// returns the next parameter index.
+    @inline(__always)
+    private func bindColumns(of snapshot: Snapshot, table: SQLiteEntityTable, in statement: SQLiteStatement, from first: Int32) -> Int32 {
+        var index = first
+        for value in snapshot.attributes {
+            SQLiteValueCoding.bind(value, at: index, in: statement)
+            index += 1
+        }
+        for relationship in table.foreignKeyIndexes {
+            if case .toOne(let target) = snapshot.relationships[relationship], let key = target?.primaryKey {
+                statement.bind(index, key)
+            } else {
+                statement.bindNull(index)
+            }
+            index += 1
+        }
+        return index
+    }
+
+    /// Writes the to-many sides kept outside the rows: join tables (from the side that owns
+    /// them), then positions of ordered relationships.
+    private func writeToMany(_ snapshots: [Snapshot], _ tables: [SQLiteEntityTable], isInsert: Bool, on connection: SQLiteConnection) throws {
+        // Pass 1: canonical join-table rows.
+        for (snapshot, table) in zip(snapshots, tables) where !table.toManyIndexes.isEmpty {
+            let pk = snapshot.objectID.primaryKey!
+            for index in table.toManyIndexes {
+                guard case .joinTable(let join) = table.relationshipStorage[index], join.isCanonical,
+                      case .toMany(let targets) = snapshot.relationships[index] else { continue }
+                let targetKeys = targets.compactMap(\.primaryKey)
+                var existing: Set<Int64> = []
+                if !isInsert {
+                    let select = try connection.prepare("SELECT \(q("target")) FROM \(q(join.table)) WHERE \(q("source")) = ?")
+                    select.bind(1, pk)
+                    defer { select.reset() }
+                    while try select.step() { existing.insert(select.int64(0)) }
+                    let wanted = Set(targetKeys)
+                    let remove = try connection.prepare("DELETE FROM \(q(join.table)) WHERE \(q("source")) = ? AND \(q("target")) = ?")
+                    for key in existing.subtracting(wanted).sorted() {
+                        remove.bind(1, pk)
+                        remove.bind(2, key)
+                        try remove.run()
+                    }
+                }
+                let insert = try connection.prepare("INSERT OR IGNORE INTO \(q(join.table)) (\(q("source")), \(q("target"))) VALUES (?, ?)")
+                for key in targetKeys where !existing.contains(key) {
+                    insert.bind(1, pk)
+                    insert.bind(2, key)
+                    try insert.run()
+                }
+                if join.hasSourcePosition {
+                    let position = try connection.prepare("UPDATE \(q(join.table)) SET \(q("source_position")) = ? WHERE \(q("source")) = ? AND \(q("target")) = ?")
+                    for (i, key) in targetKeys.enumerated() {
+                        position.bind(1, Int64(i))
+                        position.bind(2, pk)
+                        position.bind(3, key)
+                        try position.run()
+                    }
+                }
+            }
+        }
+        // Pass 2: positions kept for the non-owning ordered sides.
+        for (snapshot, table) in zip(snapshots, tables) where !table.toManyIndexes.isEmpty {
+            let pk = snapshot.objectID.primaryKey!
+            for index in table.toManyIndexes {
+                guard case .toMany(let targets) = snapshot.relationships[index] else { continue }
+                switch table.relationshipStorage[index] {
+                case .foreignKeyToMany(let targetTable, _, let positionColumn?):
+                    let update = try connection.prepare("UPDATE \(q(targetTable)) SET \(q(positionColumn)) = ? WHERE \(q("_pk")) = ?")
+                    for (i, target) in targets.enumerated() {
+                        update.bind(1, Int64(i))
+                        update.bind(2, target.primaryKey!)
+                        try update.run()
+                    }
+                case .joinTable(let join) where !join.isCanonical && join.positionColumn != nil:
+                    let update = try connection.prepare("UPDATE \(q(join.table)) SET \(q("target_position")) = ? WHERE \(q("source")) = ? AND \(q("target")) = ?")
+                    for (i, target) in targets.enumerated() {
+                        update.bind(1, Int64(i))
+                        update.bind(2, target.primaryKey!)
+                        update.bind(3, pk)
+                        try update.run()
+                    }
+                default:
+                    break
+                }
+            }
+        }
+    }
+
+    /// The conflict error for `conflicts`, each with the stored snapshot read in the still-open
+    /// transaction (so the versions are the ones that conflicted).
+    private func conflictError(_ conflicts: [(id: ObjectID, expected: Int64)], on connection: SQLiteConnection) throws -> StrataError {
+        var records: [SaveConflict] = []
+        for (id, expected) in conflicts {
+            let stored = try fetchSnapshots(entity: id.entityName, keys: [id.primaryKey!], on: connection).first
+            records.append(SaveConflict(objectID: id, expectedVersion: expected, storedSnapshot: stored))
+        }
+        let list = records.prefix(5).map(\.description).joined(separator: "; ")
+        return StrataError(
+            .conflict,
+            "the save to '\(path)' conflicts with changes made since the objects were read (\(records.count) object\(records.count == 1 ? "" : "s"): \(list)\(records.count > 5 ? "; ..." : "")); nothing was written",
+            location: ["path": path],
+            conflicts: records
+        )
+    }
+}

@@ -1,0 +1,165 @@
+import CStrataSQLite
+import Foundation
+import StrataCore
+import Synchronization
+
+/// A store in one SQLite database file, with a schema a person can read.
+///
+/// Open it through ``SQLiteBackend`` (scheme `sqlite`). The file is in WAL mode with
+/// `synchronous=NORMAL` unless the `synchronous` option says otherwise (see docs/SQLiteStore.md).
+///
+/// ## Concurrency
+/// The store is called from many threads. Saves and ID allocation go through one writer
+/// connection under a lock; each runs as one `BEGIN IMMEDIATE` transaction, so writers in other
+/// processes wait (up to the busy timeout) rather than interleave. Fetches use a small pool of
+/// reader connections: in WAL mode each fetch reads one committed state of the file, so a fetch
+/// running during a save sees the state before it or after it, never a part of it.
+public final class SQLiteStore: PersistentStore, NativeQueryEvaluating {
+    /// Where the store lives.
+    public let url: StoreURL
+    /// The model the store was opened with.
+    public let model: Model
+    /// The store's identifier, read from its metadata.
+    public let identifier: String
+    /// The database file's path.
+    public let path: String
+
+    let schema: SQLiteSchema
+    let options: SQLiteStoreOptions
+    /// The writer connection; `nil` when the store is read-only or closed.
+    let writer: Mutex<SQLiteConnection?>
+    let readers: Mutex<ReaderPool>
+
+    struct ReaderPool {
+        var idle: [SQLiteConnection] = []
+        var isClosed = false
+    }
+
+    static let maximumIdleReaders = 4
+
+    init(url: StoreURL, model: Model, identifier: String, path: String, options: SQLiteStoreOptions, writer: SQLiteConnection?, reader: SQLiteConnection?) {
+        self.url = url
+        self.model = model
+        self.identifier = identifier
+        self.path = path
+        self.options = options
+        self.schema = SQLiteSchema(model: model)
+        self.writer = Mutex(writer)
+        var pool = ReaderPool()
+        if let reader { pool.idle.append(reader) }
+        self.readers = Mutex(pool)
+    }
+
+    deinit {
+        writer.withLock { $0?.close(); $0 = nil }
+        readers.withLock { pool in
+            for connection in pool.idle { connection.close() }
+            pool.idle.removeAll()
+        }
+    }
+
+    // MARK: Connections
+
+    var closedError: StrataError {
+        StrataError(.storeClosed, "the SQLite store at '\(path)' is closed", location: ["path": path])
+    }
+
+    /// Runs `body` with a reader connection from the pool (opening one when none is idle).
+    func withReader<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        let idle: SQLiteConnection? = try readers.withLock { pool throws(StrataError) -> SQLiteConnection? in
+            if pool.isClosed { throw closedError }
+            return pool.idle.popLast()
+        }
+        let connection = try idle ?? SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+        defer {
+            let keep = readers.withLock { pool -> Bool in
+                guard !pool.isClosed, pool.idle.count < Self.maximumIdleReaders else { return false }
+                pool.idle.append(connection)
+                return true
+            }
+            if !keep { connection.close() }
+        }
+        return try body(connection)
+    }
+
+    /// Runs `body` with the writer connection, under the write lock.
+    func withWriter<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try writer.withLock { connection in
+            guard let connection else {
+                if readers.withLock({ $0.isClosed }) { throw closedError }
+                throw StrataError(.readOnly, "the SQLite store at '\(path)' was opened read-only", location: ["path": path])
+            }
+            return try body(connection)
+        }
+    }
+
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction on the writer: committed when it returns,
+    /// rolled back when it throws.
+    func inWriteTransaction<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try withWriter { connection in
+            try connection.execute("BEGIN IMMEDIATE")
+            do {
+                let result = try body(connection)
+                try connection.execute("COMMIT")
+                return result
+            } catch {
+                connection.rollbackQuietly()
+                throw error
+            }
+        }
+    }
+
+    // MARK: PersistentStore
+
+    /// The store's metadata, read from `_strata_metadata`.
+    public func metadata() throws -> StoreMetadata {
+        try withReader { try SQLiteMetadataTable.read(from: $0) } ?? {
+            throw StrataError(.storeCorrupt, "the store at '\(path)' has no metadata", location: ["path": path])
+        }()
+    }
+
+    /// Hands out `count` keys from the `_strata_sequence` table inside `BEGIN IMMEDIATE`, so no key
+    /// is handed out twice, across processes and reopen.
+    public func obtainPermanentIDs(for entityName: String, count: Int) throws -> [ObjectID] {
+        let entity = try model.requireEntity(entityName)
+        guard count >= 0 else {
+            throw StrataError(.invalidRequest, "cannot obtain \(count) IDs", location: ["entity": entityName])
+        }
+        if count == 0 { return [] }
+        let first: Int64 = try inWriteTransaction { connection in
+            let select = try connection.prepare("SELECT \(q("lastKey")) FROM \(q("_strata_sequence")) WHERE \(q("entity")) = ?")
+            select.bind(1, entity.name)
+            let last = try select.step() ? select.int64(0) : 0
+            select.reset()
+            let (next, overflow) = last.addingReportingOverflow(Int64(count))
+            guard !overflow else {
+                throw StrataError(.internalInconsistency, "the keys of '\(entity.name)' are exhausted", location: ["path": path, "entity": entity.name])
+            }
+            let upsert = try connection.prepare("INSERT INTO \(q("_strata_sequence")) (\(q("entity")), \(q("lastKey"))) VALUES (?, ?) ON CONFLICT (\(q("entity"))) DO UPDATE SET \(q("lastKey")) = excluded.\(q("lastKey"))")
+            upsert.bind(1, entity.name)
+            upsert.bind(2, next)
+            try upsert.run()
+            return last + 1
+        }
+        var ids: [ObjectID] = []
+        ids.reserveCapacity(count)
+        for key in first..<(first + Int64(count)) {
+            ids.append(ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key))
+        }
+        return ids
+    }
+
+    /// Closes every connection; later calls throw ``StrataError/Code/storeClosed``.
+    public func close() throws {
+        let idle = readers.withLock { pool -> [SQLiteConnection] in
+            pool.isClosed = true
+            defer { pool.idle.removeAll() }
+            return pool.idle
+        }
+        for connection in idle { connection.close() }
+        writer.withLock { connection in
+            connection?.close()
+            connection = nil
+        }
+    }
+}
