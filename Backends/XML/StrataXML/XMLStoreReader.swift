@@ -231,11 +231,14 @@ private final class XMLLoadState {
 
     /// The `index`-th attribute of a start tag: name, value bytes, and whether it has a prefix.
     @inline(__always)
-    func attribute(_ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>, _ index: Int) -> (name: UnsafePointer<UInt8>, value: UnsafeBufferPointer<UInt8>, prefixed: Bool) {
+    /// `decode`: turn `&#38;` back into `&` (see ``XMLFormat/saxKeepsAmpersandReferences``);
+    /// only text that may hold `&` needs it (numbers, keys and base64 cannot, and fail to parse
+    /// if they do).
+    func attribute(_ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>, _ index: Int, decode: Bool = true) -> (name: UnsafePointer<UInt8>, value: UnsafeBufferPointer<UInt8>, prefixed: Bool) {
         let base = attributes + index * 5
         let start = base[3]!, end = base[4]!
         var value = UnsafeBufferPointer(start: start, count: end - start)
-        if keepsAmpersandReferences && memchr(start, 0x26, end - start) != nil {
+        if decode && keepsAmpersandReferences && memchr(start, 0x26, end - start) != nil {
             value = decodeAmpersands(value)
         }
         return (base[0]!, value, base[1] != nil)
@@ -357,7 +360,7 @@ private final class XMLLoadState {
         let slots = entityLayout.slots
 
         for i in 0..<attributeCount {
-            let (name, text, prefixed) = attribute(attributes!, i)
+            var (name, text, prefixed) = attribute(attributes!, i, decode: false)
             if prefixed { return fail("attribute '\(String(cString: name))' of <\(entity.name)> has a namespace prefix", entity: entity.name) }
             let slotIndex: Int
             if expected < slots.count && strcmp(name, slots[expected].cName) == 0 {
@@ -395,6 +398,7 @@ private final class XMLLoadState {
             switch slots[slotIndex].kind {
             case .attribute(let a):
                 let type = entityLayout.attributeTypes[a]
+                if type == .string || type == .uri { text = attribute(attributes!, i).value }
                 guard values[a].isNull else { return fail("\(entity.name).\(entity.attributes[a].name) is given twice", entity: entity.name, key: entity.attributes[a].name) }
                 guard let value = XMLFormat.parseValue(text, as: type) else {
                     let shown = String(decoding: text.prefix(80), as: UTF8.self)
