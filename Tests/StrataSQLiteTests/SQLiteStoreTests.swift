@@ -244,4 +244,27 @@ import Testing
         }
         #expect(columns == ["_pk", "_version", "title", "project", "_position_project"])
     }
+
+    @Test func largeFetchesReadToManyRelationshipsInBulkWithTheSameResult() throws {
+        let model = try testModel()
+        let store = try openStore(temporaryStoreURL(), model: model)
+        let projects = try store.obtainPermanentIDs(for: "Project", count: 40)
+        let tasks = try store.obtainPermanentIDs(for: "Task", count: 120)
+        var inserts: [Snapshot] = []
+        for (i, project) in projects.enumerated() {
+            // Three tasks per project but the first, in descending key order: the saved order.
+            let own = i == 0 ? [] : Array(tasks[(3 * i)..<(3 * i + 3)].reversed())
+            inserts.append(makeSnapshot(project, in: model, ["title": .string("p\(i)")], relationships: ["tasks": .toMany(own)]))
+            for task in own { inserts.append(makeSnapshot(task, in: model, ["title": "t"], relationships: ["project": .toOne(project)])) }
+        }
+        try store.save(SaveRequest(inserts: inserts))
+        let bulk = try store.execute(FetchRequest(entityName: "Project")).snapshots()
+        #expect(bulk.count >= SQLiteStore.bulkToManyThreshold)
+        for snapshot in bulk {
+            let single = try store.execute(FetchRequest(entityName: "Project", objectIDs: [snapshot.objectID])).snapshots()
+            #expect(single == [snapshot])
+        }
+        #expect(bulk[0].relationships[1] == .toMany([]))
+        #expect(bulk[1].relationships[1] == .toMany([tasks[5], tasks[4], tasks[3]]))
+    }
 }

@@ -181,6 +181,9 @@ final class SQLiteEntityTable: Sendable {
     let deleteSQL: String
     /// Per to-many relationship index: the query listing the targets of one object, in order.
     let toManySQL: [Int: String]
+    /// Per to-many relationship index: the query listing `(owner, target)` pairs for a JSON array
+    /// of owners, ordered by owner then as ``toManySQL`` (one query for a large fetch).
+    let toManyBulkSQL: [Int: String]
     /// Statements removing the join rows an object owns when it is deleted.
     let deleteJoinRowsSQL: [String]
 
@@ -251,21 +254,25 @@ final class SQLiteEntityTable: Sendable {
         deleteSQL = "DELETE FROM \(q(entity.name)) WHERE \(q("_pk")) = ? AND \(q("_version")) = ?"
 
         var toMany: [Int: String] = [:]
+        var toManyBulk: [Int: String] = [:]
         var deleteJoins: [String] = []
         for index in toManyIndexes {
             switch storage[index] {
             case .foreignKeyToMany(let table, let column, let position):
                 let order = (position.map { "\(q($0)), " } ?? "") + q("_pk")
                 toMany[index] = "SELECT \(q("_pk")) FROM \(q(table)) WHERE \(q(column)) = ? ORDER BY \(order)"
+                toManyBulk[index] = "SELECT \(q(column)), \(q("_pk")) FROM \(q(table)) WHERE \(q(column)) IN (SELECT value FROM json_each(?)) ORDER BY \(q(column)), \(order)"
             case .joinTable(let join):
                 let order = (join.positionColumn.map { "\(q($0)), " } ?? "") + q(join.targetColumn)
                 toMany[index] = "SELECT \(q(join.targetColumn)) FROM \(q(join.table)) WHERE \(q(join.ownColumn)) = ? ORDER BY \(order)"
+                toManyBulk[index] = "SELECT \(q(join.ownColumn)), \(q(join.targetColumn)) FROM \(q(join.table)) WHERE \(q(join.ownColumn)) IN (SELECT value FROM json_each(?)) ORDER BY \(q(join.ownColumn)), \(order)"
                 if join.isCanonical { deleteJoins.append("DELETE FROM \(q(join.table)) WHERE \(q("source")) = ?") }
             default:
                 break
             }
         }
         toManySQL = toMany
+        toManyBulkSQL = toManyBulk
         deleteJoinRowsSQL = deleteJoins
     }
 

@@ -186,20 +186,60 @@ extension SQLiteStore {
             }
         }
         if !table.toManyIndexes.isEmpty && !snapshots.isEmpty {
-            for index in table.toManyIndexes {
-                let destination = table.entity.relationships[index].destination
-                let query = try connection.prepare(table.toManySQL[index]!)
-                for s in snapshots.indices {
-                    query.bind(1, snapshots[s].objectID.primaryKey!)
-                    defer { query.reset() }
-                    var targets: [ObjectID] = []
-                    while try query.step() {
-                        targets.append(ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: query.int64(0)))
-                    }
-                    snapshots[s].relationships[index] = .toMany(targets)
-                }
+            if snapshots.count >= Self.bulkToManyThreshold {
+                try fillToManyInBulk(&snapshots, table: table, on: connection)
+            } else {
+                try fillToManyPerObject(&snapshots, table: table, on: connection)
             }
         }
         return snapshots
+    }
+
+    /// From this many objects on, to-many relationships are read with one query per relationship
+    /// rather than one per object.
+    static let bulkToManyThreshold = 32
+
+    private func fillToManyPerObject(_ snapshots: inout [Snapshot], table: SQLiteEntityTable, on connection: SQLiteConnection) throws {
+        for index in table.toManyIndexes {
+            let destination = table.entity.relationships[index].destination
+            let query = try connection.prepare(table.toManySQL[index]!)
+            for s in snapshots.indices {
+                query.bind(1, snapshots[s].objectID.primaryKey!)
+                defer { query.reset() }
+                var targets: [ObjectID] = []
+                while try query.step() {
+                    targets.append(ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: query.int64(0)))
+                }
+                snapshots[s].relationships[index] = .toMany(targets)
+            }
+        }
+    }
+
+    private func fillToManyInBulk(_ snapshots: inout [Snapshot], table: SQLiteEntityTable, on connection: SQLiteConnection) throws {
+        var positions: [Int64: Int] = [:]
+        positions.reserveCapacity(snapshots.count)
+        for (i, snapshot) in snapshots.enumerated() { positions[snapshot.objectID.primaryKey!] = i }
+        let owners = "[" + snapshots.map { String($0.objectID.primaryKey!) }.joined(separator: ",") + "]"
+        for index in table.toManyIndexes {
+            let destination = table.entity.relationships[index].destination
+            let query = try connection.prepare(table.toManyBulkSQL[index]!)
+            query.bind(1, owners)
+            defer { query.reset() }
+            var currentOwner: Int64?
+            var targets: [ObjectID] = []
+            func flush() {
+                if let owner = currentOwner, let position = positions[owner] { snapshots[position].relationships[index] = .toMany(targets) }
+            }
+            while try query.step() {
+                let owner = query.int64(0)
+                if owner != currentOwner {
+                    flush()
+                    currentOwner = owner
+                    targets = []
+                }
+                targets.append(ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: query.int64(1)))
+            }
+            flush()
+        }
     }
 }
