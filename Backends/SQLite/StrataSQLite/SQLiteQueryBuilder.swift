@@ -475,7 +475,11 @@ struct SQLiteQueryBuilder {
             guard kind == .string else { throw decline("\(op.rawValue) on a \(kind) attribute") }
             guard case .constant(let value) = rhs else { throw decline("\(op.rawValue) with a non-constant") }
             if value.isNull { return "0" }
-            guard case .string(let text) = value, !text.isEmpty else { throw decline("\(op.rawValue) with an empty or non-string operand") }
+            guard case .string(let text) = value else { throw decline("\(op.rawValue) with a non-string operand") }
+            if [.beginsWith, .endsWith, .contains].contains(op) && StringFolding.fold(text, options).isEmpty {
+                // Every string starts with, ends with and contains the empty string.
+                return "(\(expression) IS NOT NULL)"
+            }
             switch op {
             case .beginsWith, .endsWith:
                 let pattern = StringFolding.fold(text, options)
