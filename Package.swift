@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "StrataInMemory", targets: ["StrataInMemory"]),
         .library(name: "StrataSQLite", targets: ["StrataSQLite"]),
         .executable(name: "strata", targets: ["strata"]),
+        .library(name: "StrataLMDB", targets: ["StrataLMDB"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -54,11 +55,29 @@ let package = Package(
             path: "Backends/SQLite/Probe",
             swiftSettings: strictSettings
         ),
+        .systemLibrary(
+            name: "CStrataLMDB",
+            path: "Backends/LMDB/CStrataLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"])]
+        ),
+        .target(
+            name: "StrataLMDB",
+            dependencies: ["StrataCore", "CStrataLMDB"],
+            path: "Backends/LMDB/StrataLMDB",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "strata-lmdb-probe",
+            dependencies: ["StrataLMDB", "StrataCore"],
+            path: "Backends/LMDB/Probe",
+            swiftSettings: strictSettings
+        ),
 
         // MARK: Engine, conformance kit, tool
         .target(
             name: "Strata",
-            dependencies: ["StrataCore", "StrataInMemory"],
+            dependencies: ["StrataCore", "StrataInMemory", "StrataSQLite", "StrataLMDB"],
             path: "Sources/Strata",
             swiftSettings: strictSettings
         ),
@@ -101,6 +120,12 @@ let package = Package(
             name: "StrataConformanceTests",
             dependencies: ["StrataConformance", "StrataInMemory"],
             path: "Tests/StrataConformanceTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataLMDBTests",
+            dependencies: ["StrataLMDB", "CStrataLMDB", "StrataConformance", "strata-lmdb-probe"],
+            path: "Tests/StrataLMDBTests",
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -4,6 +4,7 @@
 // Strata and through the raw engine in the same process, alternating, and prints medians and ratios.
 // Run in release mode only:  swift run -c release --package-path Benchmarks <Name>Benchmarks
 
+import Foundation
 import PackageDescription
 
 /// The root package's identity: the name of the folder holding it (`main` on the main checkout).
@@ -31,6 +32,12 @@ let package = Package(
                 .product(name: "StrataCore", package: root),
             ],
             path: "Sources/SQLiteBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "LMDBBenchmarks",
+            dependencies: ["BenchmarkSupport", .product(name: "StrataLMDB", package: root)],
+            path: "Sources/LMDBBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

@@ -1,4 +1,6 @@
 import StrataInMemory
+import StrataLMDB
+import StrataSQLite
 
 /// The backends that ship with Strata, registered so that their URLs work with no setup.
 ///
@@ -6,9 +8,9 @@ import StrataInMemory
 /// let store = try BuiltInBackends.registry.open("sqlite:/var/data/app.sqlite", model: model)
 /// ```
 public enum BuiltInBackends {
-    /// Every built-in backend: `memory`.
+    /// Every built-in backend: `memory`, `sqlite` and `lmdb`.
     public static var all: [any StoreBackend] {
-        [InMemoryBackend()]
+        [InMemoryBackend(), SQLiteBackend(), LMDBBackend()]
     }
 
     /// ``StoreRegistry/shared`` with every built-in backend registered (third-party backends

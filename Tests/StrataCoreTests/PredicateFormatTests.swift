@@ -65,6 +65,9 @@ struct PredicateFormatTests {
         #expect(cmp(key("s"), .equal, const("a\"b\\c\n\u{1}")).description == #"s == "a\"b\\c\n\u0001""#)
         #expect(cmp(key("t"), .equal, const(.date(Date(timeIntervalSinceReferenceDate: 0)))).description == #"t == CAST(0.0, "NSDate")"#)
         #expect(ObjectPredicate.and([]).description == "AND()")
+        #expect(cmp(key("f"), .equal, const(.float(-.infinity))).description == #"f == CAST("-inf", "Float")"#)
+        #expect(cmp(key("f"), .equal, const(.float(.nan))).description == #"f == CAST("nan", "Float")"#)
+        #expect(cmp(key("ın"), .equal, const(.float(0.5))).description == #"ın == CAST(0.5, "Float")"#)
     }
 
     @Test(arguments: [

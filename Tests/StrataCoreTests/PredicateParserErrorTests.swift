@@ -96,6 +96,8 @@ struct PredicateParserErrorTests {
         .init("a == 'x' + 'é", at: 9, "+"),
         .init("é == 'unterminated and much longer than forty characters in all", at: 5,
               "'unterminated and much longer than forty…"),
+        .init("a == 1 " + String(repeating: "x", count: 100), at: 7, String(repeating: "x", count: 40) + "…"),
+        .init("a == 1 1" + String(repeating: "0", count: 100) + ".5", at: 7, "1" + String(repeating: "0", count: 39) + "…"),
     ]
 
     @Test(arguments: malformed)
@@ -129,6 +131,12 @@ struct PredicateParserErrorTests {
     @Test func wrongArgumentKindsNameTheArgumentAndItsValue() throws {
         let error = try #require(throws: StrataError.self) { try ObjectPredicate(format: "a == %@ AND b == %d", 1, "x") }
         #expect(error.message == "argument 2 for '%d' at position 17 must be an integer, found string \"x\"")
+    }
+
+    @Test func longArgumentsAreCutInMessages() throws {
+        let error = try #require(throws: StrataError.self) { try ObjectPredicate(format: "a == %d", String(repeating: "x", count: 500)) }
+        #expect(error.message.count < 200)
+        #expect(error.message.hasSuffix("…"))
     }
 
     @Test func badObjectIDURIsCarryTheUnderlyingReason() throws {

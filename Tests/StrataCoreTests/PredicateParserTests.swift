@@ -80,6 +80,7 @@ struct PredicateParserTests {
         #expect(try P(format: "#IN == 1") == cmp(key("IN"), .equal, const(1)))
         #expect(try P(format: "a.#size.#Self == 1") == cmp(.keyPath(PropertyPath(["a", "size", "Self"])), .equal, const(1)))
         #expect(try P(format: "#name == 1") == cmp(key("name"), .equal, const(1)))
+        #expect(try P(format: "ın == 1") == cmp(key("ın"), .equal, const(1)))
     }
 
     @Test func selfIsTheEvaluatedObjectAndSelfDotIsAKeyPath() throws {

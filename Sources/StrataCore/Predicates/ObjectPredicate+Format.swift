@@ -97,7 +97,7 @@ extension ObjectPredicate.Operand: CustomStringConvertible {
     /// A key path with reserved components escaped by `#`.
     static func format(_ path: PropertyPath) -> String {
         path.components.map { component in
-            PredicateLexer.reservedWords.contains(component.uppercased()) ? "#" + component : component
+            PredicateLexer.isReserved(component) ? "#" + component : component
         }.joined(separator: ".")
     }
 
@@ -107,7 +107,7 @@ extension ObjectPredicate.Operand: CustomStringConvertible {
         case .null: return "nil"
         case .integer(let v): return String(v)
         case .double(let v): return format(v)
-        case .float(let v): return "CAST(\(format(Double(v))), \"Float\")"
+        case .float(let v): return "CAST(\(v.isFinite ? Double(v).description : quote(String(describing: v))), \"Float\")"
         case .decimal(let v): return "CAST(\(quote(v.isNaN ? "NaN" : v.description)), \"NSDecimalNumber\")"
         case .string(let v): return quote(v)
         case .bool(let v): return v ? "TRUE" : "FALSE"
@@ -119,6 +119,7 @@ extension ObjectPredicate.Operand: CustomStringConvertible {
     }
 
     /// The shortest text that parses back to the same double; a `CAST` for NaN and infinities.
+    /// (A float prints as the double of the same value, which converts back exactly.)
     static func format(_ value: Double) -> String {
         if value.isNaN { return "CAST(\"nan\", \"Double\")" }
         if value.isInfinite { return value < 0 ? "CAST(\"-inf\", \"Double\")" : "CAST(\"inf\", \"Double\")" }

@@ -28,7 +28,8 @@ struct PredicateToken: Sendable, Equatable {
     var kind: Kind
     /// Its offset in the text, in Unicode scalars from 0.
     var position: Int
-    /// Its source text (for messages), or `end of input`.
+    /// Its source text for messages (cut to ``PredicateLexer/maximumQuotedLength`` scalars), or
+    /// `end of input`.
     var text: String
 }
 
@@ -89,6 +90,12 @@ struct PredicateLexer {
         }
     }
 
+    /// Whether `word` is a reserved word: ASCII letters matching one of ``reservedWords`` in any
+    /// case (so `ın`, whose upper case is `IN`, stays a key).
+    static func isReserved(_ word: String) -> Bool {
+        word.utf8.allSatisfy { $0 < 0x80 } && reservedWords.contains(word.uppercased())
+    }
+
     /// Whether `name` lexes as one plain identifier (it may still be a reserved word).
     static func isIdentifier(_ name: String) -> Bool {
         var iterator = name.unicodeScalars.makeIterator()
@@ -130,13 +137,12 @@ struct PredicateLexer {
         let start = index
         guard let scalar = peek() else { return PredicateToken(kind: .end, position: start, text: "end of input") }
         func token(_ kind: PredicateToken.Kind) -> PredicateToken {
-            PredicateToken(kind: kind, position: start, text: source(start, index))
+            PredicateToken(kind: kind, position: start, text: quoted(start, index))
         }
         if Self.isIdentifierStart(scalar) {
             scanIdentifier()
             let word = source(start, index)
-            let upper = word.uppercased()
-            return token(Self.reservedWords.contains(upper) ? .keyword(upper) : .identifier(word))
+            return token(Self.isReserved(word) ? .keyword(word.uppercased()) : .identifier(word))
         }
         if scalar >= "0" && scalar <= "9" || (scalar == "-" && (peek(1).map { $0 >= "0" && $0 <= "9" } ?? false)) {
             return try scanNumber(start)
@@ -231,7 +237,7 @@ struct PredicateLexer {
                 throw fail("integer '\(quoted(start, index))' at position \(start) does not fit in 64 bits",
                            at: start, token: quoted(start, index))
             }
-            return PredicateToken(kind: .integer(value), position: start, text: source(start, index))
+            return PredicateToken(kind: .integer(value), position: start, text: quoted(start, index))
         }
         var isDouble = false
         scanDigits()
@@ -257,13 +263,13 @@ struct PredicateLexer {
                 throw fail("number '\(quoted(start, index))' at position \(start) is out of the range of a double",
                            at: start, token: quoted(start, index))
             }
-            return PredicateToken(kind: .double(value), position: start, text: literal)
+            return PredicateToken(kind: .double(value), position: start, text: quoted(start, index))
         }
         guard let value = Int64(literal) else {
             throw fail("integer '\(quoted(start, index))' at position \(start) does not fit in 64 bits",
                        at: start, token: quoted(start, index))
         }
-        return PredicateToken(kind: .integer(value), position: start, text: literal)
+        return PredicateToken(kind: .integer(value), position: start, text: quoted(start, index))
     }
 
     private mutating func scanDigits() {

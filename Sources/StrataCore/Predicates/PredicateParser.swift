@@ -542,8 +542,13 @@ struct PredicateParser {
         }
     }
 
-    /// A short description of an argument's operand for messages.
+    /// A short description of an argument's operand for messages (cut to 60 characters).
     private static func describe(_ operand: ObjectPredicate.Operand) -> String {
+        let text = fullDescription(operand)
+        return text.count > 60 ? text.prefix(60) + "…" : text
+    }
+
+    private static func fullDescription(_ operand: ObjectPredicate.Operand) -> String {
         switch operand {
         case .constant(let value): return "\(value.typeName) \(value)"
         case .objectID(let id): return "object ID \(id)"

@@ -1,0 +1,114 @@
+import CStrataLMDB
+import StrataCore
+
+/// The named databases of a Strata LMDB environment (see docs/LMDBStore.md).
+///
+/// Model names never contain `:` or `,`, so these names never collide:
+/// - `_meta`: store metadata (`storeIdentifier`, `storeType`, `modelVersionHash`,
+///   `modelVersionIdentifier`, `layoutVersion`, and `user.KEY` for user info), UTF-8 values.
+/// - `_seq`: per entity name, the last primary key handed out (8 bytes, big-endian).
+/// - `e:ENTITY`: the records, keyed by ``PrimaryKey``.
+/// - `i:ENTITY:INDEX`: a model index, `MDB_DUPSORT`: ``IndexKey`` of the values -> primary keys.
+/// - `u:ENTITY:A,B`: a unique constraint, `MDB_DUPSORT`, as an index.
+/// - `r:ENTITY:RELATIONSHIP`: a to-one relationship, `MDB_DUPSORT`: target key -> source keys.
+enum LMDBLayout {
+    /// The version of this layout, recorded in `_meta` as `layoutVersion`.
+    static let version = 1
+    static let metadataDatabase = "_meta"
+    static let sequenceDatabase = "_seq"
+    static let userInfoPrefix = "user."
+
+    static func records(_ entity: String) -> String { "e:\(entity)" }
+    static func index(_ entity: String, _ name: String) -> String { "i:\(entity):\(name)" }
+    static func unique(_ entity: String, _ attributes: [String]) -> String { "u:\(entity):\(attributes.joined(separator: ","))" }
+    static func toOne(_ entity: String, _ relationship: String) -> String { "r:\(entity):\(relationship)" }
+
+    /// Every named database a store of `model` uses, with its flags.
+    static func databases(for model: Model) -> [(name: String, flags: UInt32)] {
+        let dupsort = UInt32(MDB_DUPSORT)
+        var result: [(name: String, flags: UInt32)] = [(metadataDatabase, 0), (sequenceDatabase, 0)]
+        for entity in model.entities {
+            result.append((records(entity.name), 0))
+            for index in entity.indexes { result.append((self.index(entity.name, index.name), dupsort)) }
+            for constraint in entity.uniqueConstraints { result.append((unique(entity.name, constraint), dupsort)) }
+            for relationship in entity.relationships where !relationship.isToMany {
+                result.append((toOne(entity.name, relationship.name), dupsort))
+            }
+        }
+        return result
+    }
+}
+
+/// What the store knows about one entity: its databases and how to read its records.
+final class EntityLayout: Sendable {
+    /// A secondary database and what it holds.
+    struct Secondary: Sendable {
+        enum Kind: Sendable, Equatable {
+            /// A model index (`i:`), named.
+            case index(String)
+            /// A unique constraint (`u:`).
+            case unique
+            /// A to-one relationship (`r:`): the relationship's position.
+            case toOne(Int)
+        }
+
+        var kind: Kind
+        var dbi: MDB_dbi
+        /// The attribute positions (empty for `toOne`).
+        var attributes: [Int]
+    }
+
+    let entity: Entity
+    let records: MDB_dbi
+    let secondaries: [Secondary]
+    /// For each relationship, its destination entity's name.
+    let destinations: [String]
+    /// The attribute types, by position.
+    let types: [AttributeType]
+    /// The store's identifier (for the IDs of decoded records and their targets).
+    let storeIdentifier: String
+
+    init(entity: Entity, databases: [String: MDB_dbi], storeIdentifier: String) {
+        self.entity = entity
+        self.storeIdentifier = storeIdentifier
+        records = databases[LMDBLayout.records(entity.name)]!
+        var secondaries: [Secondary] = []
+        for index in entity.indexes {
+            secondaries.append(Secondary(
+                kind: .index(index.name), dbi: databases[LMDBLayout.index(entity.name, index.name)]!,
+                attributes: index.properties.map { entity.attributeIndex(named: $0)! }))
+        }
+        for constraint in entity.uniqueConstraints {
+            secondaries.append(Secondary(
+                kind: .unique, dbi: databases[LMDBLayout.unique(entity.name, constraint)]!,
+                attributes: constraint.map { entity.attributeIndex(named: $0)! }))
+        }
+        for (position, relationship) in entity.relationships.enumerated() where !relationship.isToMany {
+            secondaries.append(Secondary(
+                kind: .toOne(position), dbi: databases[LMDBLayout.toOne(entity.name, relationship.name)]!, attributes: []))
+        }
+        self.secondaries = secondaries
+        destinations = entity.relationships.map(\.destination)
+        types = entity.attributes.map(\.type)
+    }
+
+    /// The permanent ID of this entity's object `pk`.
+    @inline(__always)
+    func objectID(_ pk: Int64) -> ObjectID {
+        ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: pk)
+    }
+
+    /// The index (`i:`) whose first attribute is at `position`, if any.
+    func index(leadingWith position: Int) -> Secondary? {
+        secondaries.first { secondary in
+            if case .index = secondary.kind { return secondary.attributes.first == position }
+            if secondary.kind == .unique { return secondary.attributes.first == position }
+            return false
+        }
+    }
+
+    /// The to-one database of the relationship at `position`.
+    func toOneIndex(_ position: Int) -> Secondary? {
+        secondaries.first { $0.kind == .toOne(position) }
+    }
+}

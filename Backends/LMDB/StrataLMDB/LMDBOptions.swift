@@ -1,0 +1,75 @@
+import CStrataLMDB
+import StrataCore
+
+/// The LMDB backend's options, parsed from ``StoreOptions/values``.
+///
+/// - `mapSize`: the initial map size in bytes (default 64 MiB, at least 1 MiB). The map grows by
+///   itself whenever a save needs more room, so this only sets where it starts.
+/// - `sync`: `full` (default: data and meta pages are flushed at every commit, a committed save
+///   survives a power loss), `nometasync` (the meta page is not flushed: a crash may lose the last
+///   save but never corrupts the store) or `nosync` (nothing is flushed at commit: the operating
+///   system writes when it likes; a crash of the machine may lose recent saves, and on some file
+///   systems damage the store; a crash of the process alone loses nothing).
+struct LMDBOptions: Sendable, Hashable {
+    /// The durability trade-off at commit.
+    enum Sync: String, Sendable, Hashable, CaseIterable {
+        case full, nosync, nometasync
+
+        /// The `mdb_env_open` flag.
+        var flags: UInt32 {
+            switch self {
+            case .full: return 0
+            case .nosync: return UInt32(MDB_NOSYNC)
+            case .nometasync: return UInt32(MDB_NOMETASYNC)
+            }
+        }
+    }
+
+    /// The default initial map size: 64 MiB.
+    static let defaultMapSize = 64 << 20
+    /// The smallest accepted map size: 1 MiB.
+    static let minimumMapSize = 1 << 20
+
+    var mapSize: Int = LMDBOptions.defaultMapSize
+    var sync: Sync = .full
+    var readOnly = false
+    var createIfMissing = true
+
+    /// Default options.
+    init() {}
+
+    /// The option names this backend understands.
+    static let known: Set<String> = ["mapSize", "sync"]
+
+    /// Parses `options`, rejecting unknown names and unusable values with
+    /// ``StrataError/Code/invalidOption``.
+    init(_ options: StoreOptions, url: StoreURL) throws {
+        readOnly = options.readOnly
+        createIfMissing = options.createIfMissing
+        for (name, value) in options.values.sorted(by: { $0.key < $1.key }) {
+            switch name {
+            case "mapSize":
+                guard let bytes = Int(value), bytes >= LMDBOptions.minimumMapSize else {
+                    throw StrataError(
+                        .invalidOption,
+                        "option mapSize=\(value) for \(url) is not a size in bytes of at least \(LMDBOptions.minimumMapSize)",
+                        location: ["option": name, "value": value, "url": url.description])
+                }
+                mapSize = bytes
+            case "sync":
+                guard let mode = Sync(rawValue: value) else {
+                    throw StrataError(
+                        .invalidOption,
+                        "option sync=\(value) for \(url) is not one of: \(Sync.allCases.map(\.rawValue).joined(separator: ", "))",
+                        location: ["option": name, "value": value, "url": url.description])
+                }
+                sync = mode
+            default:
+                throw StrataError(
+                    .invalidOption,
+                    "the LMDB backend has no option '\(name)'; it understands: \(LMDBOptions.known.sorted().joined(separator: ", "))",
+                    location: ["option": name, "url": url.description])
+            }
+        }
+    }
+}

@@ -1,0 +1,209 @@
+import CStrataLMDB
+import StrataCore
+
+extension LMDBStore {
+    /// Always `true`: the store answers every request itself, inside one read snapshot. It finds
+    /// candidates through an ``AccessPath`` (primary keys, a to-one database, an index range) or
+    /// a primary-key-order scan, and checks, sorts and shapes them with the reference
+    /// ``PredicateEvaluator``, following relationships inside the same snapshot.
+    public func canEvaluateNatively(_ request: FetchRequest) -> Bool { true }
+
+    /// Runs a fetch in one read-only snapshot transaction (see ``canEvaluateNatively(_:)``).
+    /// Without sorts, the scan stops as soon as `offset + limit` objects matched.
+    public func execute(_ request: FetchRequest) throws -> FetchResult {
+        try ensureOpen()
+        let layout = try layout(request.entityName)
+        if request.predicate != nil || !request.sorts.isEmpty || request.resultType == .dictionaries {
+            try PredicateValidator.validate(request, in: model)
+        } else {
+            try request.validateShape()
+        }
+        do {
+            return try environment.read { txn in try run(request, layout, txn) }
+        } catch {
+            throw environment.translate(error, doing: "fetching \(request.entityName)")
+        }
+    }
+
+    private func run(_ request: FetchRequest, _ layout: EntityLayout, _ txn: LMDBTransaction) throws -> FetchResult {
+        let offset = request.offset
+        let limit = request.limit ?? Int.max
+        let sorted = !request.sorts.isEmpty
+        let predicate = request.predicate
+
+        // The count of a whole entity is in the database's statistics.
+        if request.objectIDs == nil, predicate == nil, request.resultType == .count {
+            let total = try txn.count(layout.records)
+            return .count(max(0, min(limit, total - offset)))
+        }
+
+        let evaluator = (predicate != nil || sorted || request.resultType == .dictionaries) ? makeEvaluator(txn) : nil
+        let keysOnly = predicate == nil && !sorted && (request.resultType == .objectIDs || request.resultType == .count)
+        var snapshots: [Snapshot] = []
+        var keys: [Int64] = []
+        var skipped = 0
+        var taken = 0
+
+        // Returns false to stop the scan.
+        func visit(_ pk: Int64, _ bytes: UnsafeRawBufferPointer) throws -> Bool {
+            if keysOnly {
+                if skipped < offset { skipped += 1; return true }
+                keys.append(pk)
+                taken += 1
+                return taken < limit
+            }
+            let snapshot = try decode(bytes, pk, layout)
+            if let predicate, let evaluator, try !evaluator.evaluate(predicate, on: snapshot) { return true }
+            if sorted {
+                snapshots.append(snapshot)
+                return true
+            }
+            if skipped < offset { skipped += 1; return true }
+            snapshots.append(snapshot)
+            taken += 1
+            return taken < limit
+        }
+
+        if limit > 0 || sorted {
+            if let candidates = try candidates(request, layout, txn) {
+                for pk in candidates {
+                    guard let bytes = try PrimaryKey.withKey(pk, { try txn.get(layout.records, key: $0) }) else { continue }
+                    guard try visit(pk, bytes) else { break }
+                }
+            } else {
+                if predicate == nil && !keysOnly { snapshots.reserveCapacity(min(limit, try txn.count(layout.records))) }
+                let cursor = try txn.cursor(layout.records)
+                defer { cursor.close() }
+                var entry = try cursor.move(MDB_FIRST)
+                while let (key, value) = entry {
+                    guard let pk = PrimaryKey.decode(key) else {
+                        throw RecordCorruption(reason: "a key of \(LMDBLayout.records(layout.entity.name)) is \(key.count) bytes long, not 8")
+                    }
+                    guard try visit(pk, value) else { break }
+                    entry = try cursor.move(MDB_NEXT)
+                }
+            }
+        }
+
+        if sorted, let evaluator {
+            let ordered = try evaluator.sorted(snapshots, by: request.sorts)
+            let start = min(offset, ordered.count)
+            let end = limit >= ordered.count - start ? ordered.count : start + limit
+            snapshots = Array(ordered[start..<end])
+        }
+        switch request.resultType {
+        case .snapshots:
+            return .snapshots(snapshots)
+        case .objectIDs:
+            return .objectIDs(keysOnly ? keys.map(layout.objectID) : snapshots.map(\.objectID))
+        case .count:
+            return .count(keysOnly ? keys.count : snapshots.count)
+        case .dictionaries:
+            guard let evaluator else { return .dictionaries([]) }
+            return .dictionaries(try snapshots.map { snapshot in
+                var row: [String: Value] = [:]
+                for path in request.propertiesToFetch { row[path.description] = try evaluator.value(at: path, of: snapshot) }
+                return row
+            })
+        }
+    }
+
+    /// The reference evaluator, following relationships inside `txn` (with a per-fetch cache).
+    private func makeEvaluator(_ txn: LMDBTransaction) -> PredicateEvaluator {
+        let cache = RelatedSnapshots()
+        return PredicateEvaluator(model: model) { [layouts, identifier] id in
+            guard id.storeIdentifier == identifier, let pk = id.primaryKey, let layout = layouts[id.entityName] else { return nil }
+            if let known = cache.snapshots[id] { return known }
+            let snapshot = try self.storedSnapshot(pk, layout, txn)
+            cache.snapshots[id] = snapshot
+            return snapshot
+        }
+    }
+
+    /// The candidate primary keys, ascending, or `nil` to scan the entity.
+    private func candidates(_ request: FetchRequest, _ layout: EntityLayout, _ txn: LMDBTransaction) throws -> [Int64]? {
+        if let ids = request.objectIDs {
+            if ids.count == 1 {
+                let id = ids[0]
+                guard id.entityName == layout.entity.name, id.storeIdentifier == identifier, let pk = id.primaryKey else { return [] }
+                return [pk]
+            }
+            var keys: [Int64] = []
+            keys.reserveCapacity(ids.count)
+            for id in ids where id.entityName == layout.entity.name && id.storeIdentifier == identifier {
+                if let pk = id.primaryKey { keys.append(pk) }
+            }
+            return Self.sortedUnique(keys)
+        }
+        guard let predicate = request.predicate, let path = AccessPath.choose(for: predicate, layout) else { return nil }
+        switch path {
+        case .keys(let keys):
+            return keys.sorted()
+        case .toOne(let position, let target):
+            guard let secondary = layout.toOneIndex(position) else { return nil }
+            let prefix = withUnsafeBytes(of: PrimaryKey.encode(target)) { Array($0) }
+            return try scan(secondary.dbi, ranges: [KeyRange(prefix: prefix)], txn)
+        case .ranges(let secondary, let ranges):
+            return try scan(secondary.dbi, ranges: ranges, txn)
+        }
+    }
+
+    /// The primary keys stored under `ranges` of a sorted-duplicates database, ascending.
+    private func scan(_ dbi: MDB_dbi, ranges: [KeyRange], _ txn: LMDBTransaction) throws -> [Int64] {
+        var keys: [Int64] = []
+        let cursor = try txn.cursor(dbi)
+        defer { cursor.close() }
+        for range in ranges {
+            var entry = try range.lower.withUnsafeBytes { try cursor.seek(atLeast: $0) }
+            while let (key, value) = entry, range.admits(key) {
+                if let pk = PrimaryKey.decode(value) { keys.append(pk) }
+                entry = try cursor.move(MDB_NEXT)
+            }
+        }
+        return Self.sortedUnique(keys)
+    }
+
+    private static func sortedUnique(_ keys: [Int64]) -> [Int64] {
+        var keys = keys
+        keys.sort()
+        var unique: [Int64] = []
+        unique.reserveCapacity(keys.count)
+        for key in keys where unique.last != key { unique.append(key) }
+        return unique
+    }
+
+    // MARK: Records
+
+    /// Decodes the record of `pk`, reporting damage as ``StrataError/Code/storeCorrupt`` naming
+    /// the entity and key.
+    @inline(__always)
+    func decode(_ bytes: UnsafeRawBufferPointer, _ pk: Int64, _ layout: EntityLayout) throws -> Snapshot {
+        do {
+            return try RecordCodec.decode(bytes, pk: pk, layout: layout)
+        } catch let corruption as RecordCorruption {
+            throw corrupt(corruption, pk, layout)
+        }
+    }
+
+    /// The object version stored in a record.
+    @inline(__always)
+    func decodeVersion(_ bytes: UnsafeRawBufferPointer, _ pk: Int64, _ layout: EntityLayout) throws -> Int64 {
+        do {
+            return try RecordCodec.version(of: bytes)
+        } catch let corruption as RecordCorruption {
+            throw corrupt(corruption, pk, layout)
+        }
+    }
+
+    private func corrupt(_ corruption: RecordCorruption, _ pk: Int64, _ layout: EntityLayout) -> StrataError {
+        StrataError(
+            .storeCorrupt,
+            "the LMDB store at \(environment.path) holds an unreadable record for \(layout.entity.name) p\(pk) in database \(LMDBLayout.records(layout.entity.name)): \(corruption.reason)",
+            location: ["path": environment.path, "entity": layout.entity.name, "key": String(pk)])
+    }
+}
+
+/// Related objects already read during one fetch.
+private final class RelatedSnapshots {
+    var snapshots: [ObjectID: Snapshot?] = [:]
+}

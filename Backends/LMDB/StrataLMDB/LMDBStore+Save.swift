@@ -1,0 +1,225 @@
+import CStrataLMDB
+import StrataCore
+
+extension LMDBStore {
+    /// Applies `request` in one write transaction: all of it, or (on any error) none of it.
+    ///
+    /// Order inside the transaction: check every expected version (collecting every conflict);
+    /// remove the old secondary entries of updated and deleted objects and the deleted records;
+    /// write the updated and inserted records; add their secondary entries, checking unique
+    /// constraints against the final state (so swapping unique values between objects works).
+    /// When the map fills up, the transaction is aborted, the map grows and the save runs again.
+    @discardableResult
+    public func save(_ request: SaveRequest) throws -> SaveResult {
+        try ensureOpen()
+        if isReadOnly {
+            throw StrataError(.readOnly, "the LMDB store at \(environment.path) is open read-only; the save was not applied", location: ["path": environment.path])
+        }
+        if request.isEmpty { return SaveResult() }
+        let plan = try SavePlan(request: request, store: self)
+        do {
+            let versions = try environment.write { txn in try apply(plan, request, txn) }
+            return SaveResult(versions: versions)
+        } catch {
+            throw environment.translate(error, doing: "saving")
+        }
+    }
+
+    private func apply(_ plan: SavePlan, _ request: SaveRequest, _ txn: LMDBTransaction) throws -> [ObjectID: Int64] {
+        // 1. Optimistic locking: every conflict, before any change.
+        var conflicts: [SaveConflict] = []
+        for (i, update) in request.updates.enumerated() {
+            let layout = plan.updateLayouts[i], pk = update.snapshot.objectID.primaryKey!
+            if let conflict = try conflict(pk, expected: update.expectedVersion, layout, txn) { conflicts.append(conflict) }
+        }
+        for (i, delete) in request.deletes.enumerated() {
+            let layout = plan.deleteLayouts[i], pk = delete.objectID.primaryKey!
+            if let conflict = try conflict(pk, expected: delete.expectedVersion, layout, txn) { conflicts.append(conflict) }
+        }
+        if !conflicts.isEmpty {
+            throw StrataError(
+                .conflict,
+                "\(conflicts.count) object\(conflicts.count == 1 ? "" : "s") changed in the LMDB store at \(environment.path) since they were read; nothing was saved: "
+                    + conflicts.prefix(10).map(\.description).joined(separator: "; ")
+                    + (conflicts.count > 10 ? "; and \(conflicts.count - 10) more (see conflicts)" : ""),
+                location: ["path": environment.path], conflicts: conflicts)
+        }
+
+        var writer = ByteWriter(capacity: 512)
+        var keyWriter = ByteWriter(capacity: 64)
+
+        // 2. Old secondary entries of updated and deleted objects; deleted records.
+        for (i, update) in request.updates.enumerated() where !plan.updateLayouts[i].secondaries.isEmpty {
+            let layout = plan.updateLayouts[i]
+            let pk = update.snapshot.objectID.primaryKey!
+            try removeSecondaries(of: try storedSnapshot(pk, layout, txn)!, layout, txn, &keyWriter)
+        }
+        for (i, delete) in request.deletes.enumerated() {
+            let layout = plan.deleteLayouts[i]
+            let pk = delete.objectID.primaryKey!
+            if !layout.secondaries.isEmpty {
+                try removeSecondaries(of: try storedSnapshot(pk, layout, txn)!, layout, txn, &keyWriter)
+            }
+            try PrimaryKey.withKey(pk) { key in _ = try txn.delete(layout.records, key: key) }
+        }
+
+        // 3. Records of updated and inserted objects.
+        var versions: [ObjectID: Int64] = [:]
+        versions.reserveCapacity(request.updates.count + request.inserts.count)
+        for (i, update) in request.updates.enumerated() {
+            let layout = plan.updateLayouts[i]
+            let snapshot = update.snapshot
+            let version = update.expectedVersion + 1
+            writer.reset()
+            RecordCodec.encode(snapshot, version: version, entity: layout.entity, into: &writer)
+            try PrimaryKey.withKey(snapshot.objectID.primaryKey!) { key in
+                _ = try writer.bytes.withUnsafeBytes { try txn.put(layout.records, key: key, value: $0) }
+            }
+            versions[snapshot.objectID] = version
+        }
+        // The largest key of each entity written to so far: inserts above it are appended.
+        var highest: [ObjectIdentifier: (layout: EntityLayout, key: Int64)] = [:]
+        var current: (layout: EntityLayout, key: Int64)?
+        for (i, snapshot) in request.inserts.enumerated() {
+            let layout = plan.insertLayouts[i]
+            let pk = snapshot.objectID.primaryKey!
+            if current?.layout !== layout {
+                if let current { highest[ObjectIdentifier(current.layout)] = current }
+                if let known = highest[ObjectIdentifier(layout)] { current = known } else { current = (layout, try lastKey(layout.records, txn)) }
+            }
+            let last = current!.key
+            writer.reset()
+            RecordCodec.encode(snapshot, version: 1, entity: layout.entity, into: &writer)
+            let appending = pk > last
+            let stored = try PrimaryKey.withKey(pk) { key in
+                try writer.bytes.withUnsafeBytes {
+                    try txn.put(layout.records, key: key, value: $0, flags: UInt32(appending ? MDB_APPEND : MDB_NOOVERWRITE))
+                }
+            }
+            guard stored else {
+                throw StrataError(
+                    .invalidObjectID,
+                    "\(snapshot.objectID) is inserted but already exists in the LMDB store at \(environment.path); nothing was saved",
+                    location: ["entity": layout.entity.name, "object": snapshot.objectID.description, "path": environment.path])
+            }
+            current!.key = max(last, pk)
+            versions[snapshot.objectID] = 1
+        }
+        if let current { highest[ObjectIdentifier(current.layout)] = current }
+
+        // 4. New secondary entries, with unique checks against the final state.
+        for (i, update) in request.updates.enumerated() where !plan.updateLayouts[i].secondaries.isEmpty {
+            try addSecondaries(of: update.snapshot, plan.updateLayouts[i], txn, &keyWriter)
+        }
+        for (i, snapshot) in request.inserts.enumerated() where !plan.insertLayouts[i].secondaries.isEmpty {
+            try addSecondaries(of: snapshot, plan.insertLayouts[i], txn, &keyWriter)
+        }
+
+        // 5. Sequences never fall behind an inserted key; user metadata.
+        for (layout, pk) in highest.values where pk > (try sequence(txn, layout.entity.name)) {
+            try setSequence(txn, layout.entity.name, pk)
+        }
+        for (key, value) in request.metadataChanges {
+            let name = LMDBLayout.userInfoPrefix + key
+            if let value {
+                try LMDBStore.putText(txn, metadataDBI, name, value)
+            } else {
+                try Array(name.utf8).withUnsafeBytes { _ = try txn.delete(metadataDBI, key: $0) }
+            }
+        }
+        return versions
+    }
+
+    /// The conflict for object `pk` when its stored version is not `expected` (or it is gone).
+    private func conflict(_ pk: Int64, expected: Int64, _ layout: EntityLayout, _ txn: LMDBTransaction) throws -> SaveConflict? {
+        let bytes = try PrimaryKey.withKey(pk) { try txn.get(layout.records, key: $0) }
+        guard let bytes else {
+            return SaveConflict(objectID: layout.objectID(pk), expectedVersion: expected, storedSnapshot: nil)
+        }
+        let stored = try decodeVersion(bytes, pk, layout)
+        if stored == expected { return nil }
+        return SaveConflict(objectID: layout.objectID(pk), expectedVersion: expected, storedSnapshot: try decode(bytes, pk, layout))
+    }
+
+    /// The stored snapshot of `pk`, or `nil`.
+    func storedSnapshot(_ pk: Int64, _ layout: EntityLayout, _ txn: LMDBTransaction) throws -> Snapshot? {
+        guard let bytes = try PrimaryKey.withKey(pk, { try txn.get(layout.records, key: $0) }) else { return nil }
+        return try decode(bytes, pk, layout)
+    }
+
+    /// The largest primary key stored in `dbi` (`Int64.min` when empty).
+    private func lastKey(_ dbi: MDB_dbi, _ txn: LMDBTransaction) throws -> Int64 {
+        let cursor = try txn.cursor(dbi)
+        defer { cursor.close() }
+        guard let entry = try cursor.move(MDB_LAST) else { return Int64.min }
+        return PrimaryKey.decode(entry.key) ?? Int64.max
+    }
+
+    private func removeSecondaries(of snapshot: Snapshot, _ layout: EntityLayout, _ txn: LMDBTransaction, _ keyWriter: inout ByteWriter) throws {
+        let pk = snapshot.objectID.primaryKey!
+        try PrimaryKey.withKey(pk) { pkBytes in
+            for secondary in layout.secondaries {
+                if case .toOne(let position) = secondary.kind {
+                    guard case .toOne(let target?) = snapshot.relationships[position], let targetKey = target.primaryKey else { continue }
+                    try PrimaryKey.withKey(targetKey) { key in _ = try txn.delete(secondary.dbi, key: key, value: pkBytes) }
+                } else {
+                    IndexKey.encode(snapshot.attributes, positions: secondary.attributes, into: &keyWriter)
+                    try keyWriter.bytes.withUnsafeBytes { key in _ = try txn.delete(secondary.dbi, key: key, value: pkBytes) }
+                }
+            }
+        }
+    }
+
+    private func addSecondaries(of snapshot: Snapshot, _ layout: EntityLayout, _ txn: LMDBTransaction, _ keyWriter: inout ByteWriter) throws {
+        let pk = snapshot.objectID.primaryKey!
+        try PrimaryKey.withKey(pk) { pkBytes in
+            for secondary in layout.secondaries {
+                if case .toOne(let position) = secondary.kind {
+                    guard case .toOne(let target?) = snapshot.relationships[position], let targetKey = target.primaryKey else { continue }
+                    try PrimaryKey.withKey(targetKey) { key in
+                        _ = try txn.put(secondary.dbi, key: key, value: pkBytes, flags: UInt32(MDB_NODUPDATA))
+                    }
+                    continue
+                }
+                IndexKey.encode(snapshot.attributes, positions: secondary.attributes, into: &keyWriter)
+                if secondary.kind == .unique {
+                    try checkUnique(snapshot, secondary, layout, txn, key: keyWriter.bytes)
+                }
+                try keyWriter.bytes.withUnsafeBytes { key in
+                    _ = try txn.put(secondary.dbi, key: key, value: pkBytes, flags: UInt32(MDB_NODUPDATA))
+                }
+            }
+        }
+    }
+
+    /// Throws ``StrataError/Code/uniqueConstraint`` when another object holds the same values.
+    /// A tuple with a `nil` in it is never a duplicate (as in SQL).
+    private func checkUnique(_ snapshot: Snapshot, _ secondary: EntityLayout.Secondary, _ layout: EntityLayout, _ txn: LMDBTransaction, key: [UInt8]) throws {
+        let values = secondary.attributes.map { snapshot.attributes[$0] }
+        if values.contains(where: \.isNull) { return }
+        let pk = snapshot.objectID.primaryKey!
+        var candidates: [Int64] = []
+        let cursor = try txn.cursor(secondary.dbi)
+        defer { cursor.close() }
+        try key.withUnsafeBytes { bytes in
+            var entry = try cursor.seek(atLeast: bytes)
+            while let current = entry, current.key.elementsEqual(bytes) {
+                if let candidate = PrimaryKey.decode(current.value), candidate != pk { candidates.append(candidate) }
+                entry = try cursor.move(MDB_NEXT_DUP)
+            }
+        }
+        for candidate in candidates {
+            guard let other = try storedSnapshot(candidate, layout, txn) else { continue }
+            if secondary.attributes.allSatisfy({ other.attributes[$0] == snapshot.attributes[$0] }) {
+                let names = secondary.attributes.map { layout.entity.attributes[$0].name }
+                throw StrataError(
+                    .uniqueConstraint,
+                    "\(snapshot.objectID) and \(other.objectID) would both have \(names.joined(separator: ", ")) = \(values.map(\.description).joined(separator: ", ")), which must be unique; nothing was saved",
+                    location: ["entity": layout.entity.name, "property": names.joined(separator: ","), "object": snapshot.objectID.description],
+                    validationFailures: [ValidationFailure(
+                        objectID: snapshot.objectID, property: names.joined(separator: ","),
+                        reason: "duplicates \(other.objectID) (\(values.map(\.description).joined(separator: ", ")))")])
+            }
+        }
+    }
+}

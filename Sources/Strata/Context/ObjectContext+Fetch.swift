@@ -1,0 +1,162 @@
+import StrataCore
+
+extension ObjectContext {
+    /// Fetches objects. See ``FetchOptions`` for pending changes, faults and prefetching; set
+    /// ``FetchRequest/batchSize`` to keep memory bounded over large results.
+    ///
+    /// - Throws: ``StrataError`` for a request that does not fit the model (unknown entity or key,
+    ///   with both named) or a store failure.
+    public func fetch(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> FetchedResults {
+        var request = request
+        request.resultType = .snapshots
+        let snapshots = try resolve(request, options: options)
+        if let batchSize = request.batchSize, batchSize > 0 {
+            return FetchedResults(objectIDs: snapshots.map(\.objectID), objects: nil, context: self, batchSize: batchSize)
+        }
+        let objects = snapshots.map { objectFor($0, asFault: options.returnsObjectsAsFaults) }
+        if !options.relationshipKeyPathsForPrefetching.isEmpty {
+            try prefetch(options.relationshipKeyPathsForPrefetching, of: objects, entity: try model.requireEntity(request.entityName))
+        }
+        return FetchedResults(objectIDs: objects.map(\.objectID), objects: objects, context: self, batchSize: 0)
+    }
+
+    /// Fetches objects of a registered subclass.
+    public func fetch<T: ManagedObject>(_ type: T.Type, where predicate: ObjectPredicate? = nil, sortedBy sorts: [Sort] = [], limit: Int? = nil, options: FetchOptions = FetchOptions()) throws -> [T] {
+        coordinator.registerClasses([type])
+        return try fetch(FetchRequest(entityName: type.entityName, predicate: predicate, sorts: sorts, limit: limit), options: options).map {
+            guard let typed = $0 as? T else { preconditionFailure("\($0.objectID) is not a \(T.self)") }
+            return typed
+        }
+    }
+
+    /// The IDs of the matching objects, in order.
+    public func fetchObjectIDs(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> [ObjectID] {
+        if !options.includesPendingChanges || !hasPendingChanges(for: request.entityName) {
+            var plain = request
+            plain.resultType = .objectIDs
+            return try coordinator.fetch(plain).objectIDs()
+        }
+        return try resolve(request, options: options).map(\.objectID)
+    }
+
+    /// The number of matching objects, pending changes included by default.
+    public func count(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> Int {
+        if !options.includesPendingChanges || !hasPendingChanges(for: request.entityName) {
+            var plain = request
+            plain.resultType = .count
+            return try coordinator.fetch(plain).count()
+        }
+        return try resolve(request, options: options).count
+    }
+
+    /// For each matching object, the values of ``FetchRequest/propertiesToFetch``.
+    public func fetchDictionaries(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> [[String: Value]] {
+        var shaped = request
+        shaped.resultType = .dictionaries
+        try PredicateValidator.validate(shaped, in: model)
+        let snapshots = try resolve(request, options: options)
+        let evaluator = contextEvaluator()
+        return try snapshots.map { snapshot in
+            var row: [String: Value] = [:]
+            for path in request.propertiesToFetch { row[path.description] = try evaluator.value(at: path, of: snapshot) }
+            return row
+        }
+    }
+
+    // MARK: Resolution
+
+    private func hasPendingChanges(for entityName: String) -> Bool {
+        changed.values.contains { $0.entity.name == entityName && ($0.state.isInserted || $0.state.isDeleted || $0.state.isDirty) }
+            || changed.values.contains { $0.state.isDirty }  // an edit elsewhere may change a key path's answer
+    }
+
+    /// The matching snapshots in order: the store's answer, corrected for this context's pending
+    /// changes when asked.
+    func resolve(_ request: FetchRequest, options: FetchOptions) throws -> [Snapshot] {
+        var storeRequest = request
+        storeRequest.resultType = .snapshots
+        guard options.includesPendingChanges, hasPendingChanges(for: request.entityName) else {
+            return try coordinator.fetch(storeRequest).snapshots()
+        }
+        try PredicateValidator.validate(request, in: model)
+        // The store's candidates before paging, since pending changes can move objects in or out.
+        storeRequest.limit = nil
+        storeRequest.offset = 0
+        storeRequest.predicate = nil
+        storeRequest.sorts = []
+        var candidates: [ObjectID: Snapshot] = [:]
+        for snapshot in try coordinator.fetch(storeRequest).snapshots() { candidates[snapshot.objectID] = snapshot }
+        for object in changed.values where object.entity.name == request.entityName {
+            if object.state.isDeleted { candidates.removeValue(forKey: object.objectID); continue }
+            if let ids = request.objectIDs, !ids.contains(object.objectID) { continue }
+            candidates[object.objectID] = object.currentSnapshot()
+        }
+        for (id, _) in candidates {
+            if let object = changed[id], !object.state.isDeleted { candidates[id] = object.currentSnapshot() }
+        }
+        var unpaged = request
+        unpaged.objectIDs = nil
+        return try QueryEvaluation.run(unpaged, over: Array(candidates.values), evaluator: contextEvaluator()).snapshots()
+    }
+
+    /// An evaluator that sees this context's current state, then the stores'.
+    func contextEvaluator() -> PredicateEvaluator {
+        PredicateEvaluator(model: model) { [unowned self] id in
+            if let object = self.registeredObject(for: id) {
+                if object.state.isDeleted || object.state.isInvalid { return nil }
+                if !object.state.isFault { return object.currentSnapshot() }
+            }
+            return id.isTemporary ? nil : try self.coordinator.snapshot(for: id)
+        }
+    }
+
+    /// The registered object for `snapshot` (refreshed when it has no changes), or a new one.
+    func objectFor(_ snapshot: Snapshot, asFault: Bool) -> ManagedObject {
+        if let object = registeredObject(for: snapshot.objectID) {
+            if !object.state.isDirty && !object.state.isDeleted && !object.state.isInserted && (object.state.isFault ? !asFault : true) {
+                if object.original?.version ?? -1 <= snapshot.version { object.apply(snapshot) }
+            }
+            return object
+        }
+        let object = makeObject(entity: model.entity(named: snapshot.objectID.entityName)!, id: snapshot.objectID)
+        if asFault { object.state.isFault = true } else { object.apply(snapshot) }
+        register(object)
+        return object
+    }
+
+    /// Loads the objects for `ids` in one store request (a batch of a batched fetch).
+    func materialize(_ ids: [ObjectID]) -> [ManagedObject] {
+        let missing = ids.filter { id in registeredObject(for: id).map { $0.state.isFault } ?? true }.filter { !$0.isTemporary }
+        var loaded: [ObjectID: Snapshot] = [:]
+        if !missing.isEmpty, let entity = missing.first?.entityName {
+            do {
+                for snapshot in try coordinator.fetch(FetchRequest(entityName: entity, objectIDs: missing)).snapshots() { loaded[snapshot.objectID] = snapshot }
+            } catch {
+                preconditionFailure("could not load a batch of \(entity) objects: \(error)")
+            }
+        }
+        return ids.map { id in
+            if let snapshot = loaded[id] { return objectFor(snapshot, asFault: false) }
+            return object(with: id)
+        }
+    }
+
+    private func prefetch(_ paths: [String], of objects: [ManagedObject], entity: Entity) throws {
+        for path in paths {
+            guard let index = entity.relationshipIndex(named: path) else {
+                throw StrataError(.unknownKey, "'\(entity.name)' has no relationship '\(path)' to prefetch", location: ["entity": entity.name, "key": path])
+            }
+            let destination = entity.relationships[index].destination
+            var targets: Set<ObjectID> = []
+            for object in objects {
+                object.fulfill()
+                targets.formUnion(object.relationshipValues[index].targets)
+            }
+            let wanted = targets.filter { !$0.isTemporary && (registeredObject(for: $0)?.state.isFault ?? true) }
+            guard !wanted.isEmpty else { continue }
+            for snapshot in try coordinator.fetch(FetchRequest(entityName: destination, objectIDs: Array(wanted))).snapshots() {
+                _ = objectFor(snapshot, asFault: false)
+            }
+        }
+    }
+}

@@ -1,0 +1,168 @@
+import StrataCore
+
+extension ObjectContext {
+    /// Saves every change to the stores, atomically.
+    ///
+    /// In order: delete rules run (cascades transitively, nullifies inverses, and a `deny` rule
+    /// with targets stops the save with ``StrataError/Code/deleteDenied``); every inserted and
+    /// changed object is validated and *all* failures are reported together in one
+    /// ``StrataError/Code/validationFailed`` error; inserted objects get permanent IDs; the
+    /// coordinator writes one save request with the version each object was read at.
+    ///
+    /// If any step fails, the context is exactly as it was before the call and nothing is
+    /// written. A conflict error (``StrataError/Code/conflict``) lists, for each object, the
+    /// properties in conflict with their in-memory, snapshot and store values.
+    public func save() throws {
+        guard hasChanges else { return }
+        journal = Journal(changedBefore: changed)
+        defer { journal = nil }
+        do {
+            try applyDeleteRules()
+            let live = changed.values.filter { !$0.state.isDeleted && ($0.state.isInserted || $0.hasChangedValues) }
+            let failures = try validationFailures(of: live.sorted { $0.objectID < $1.objectID })
+            if !failures.isEmpty {
+                throw StrataError(.validationFailed, "\(failures.count) validation failure(s); nothing was saved", validationFailures: failures)
+            }
+            try write(live)
+        } catch {
+            journal?.restore()
+            if let before = journal?.changedBefore { changed = before }
+            throw error
+        }
+    }
+
+    /// Runs the delete rules of every deleted object until nothing more changes.
+    private func applyDeleteRules() throws {
+        var queue = changed.values.filter { $0.state.isDeleted }.sorted { $0.objectID < $1.objectID }
+        var denied: [String] = []
+        var visited: Set<ObjectID> = []
+        while let object = queue.popLast() {
+            guard visited.insert(object.objectID).inserted else { continue }
+            for (index, relationship) in object.entity.relationships.enumerated() {
+                let targets = object.relationshipValues[index].targets.map { self.object(with: $0) }.filter { !$0.state.isDeleted && !$0.state.isInvalid }
+                switch relationship.deleteRule {
+                case .deny where !targets.isEmpty:
+                    denied.append("\(object.objectID).\(relationship.name) still has \(targets.count) target(s) (\(targets.prefix(3).map { $0.objectID.description }.joined(separator: ", ")))")
+                case .cascade:
+                    for target in targets {
+                        if target.state.isInserted { detach(target); unregister(target); target.state.isInvalid = true; continue }
+                        target.fulfill()
+                        willChange(target)
+                        target.state.isDeleted = true
+                        queue.append(target)
+                    }
+                case .nullify:
+                    for target in targets { target.unlink(object.objectID, fromInverseOf: relationship) }
+                default:
+                    break
+                }
+            }
+        }
+        if !denied.isEmpty {
+            throw StrataError(.deleteDenied, "a deny rule blocks the delete: " + denied.joined(separator: "; "), location: ["object": denied[0]])
+        }
+    }
+
+    /// Obtains permanent IDs, writes, and on success moves every object to its saved state.
+    private func write(_ live: [ManagedObject]) throws {
+        let inserted = live.filter { $0.state.isInserted }
+        var mapping: [ObjectID: ObjectID] = [:]
+        for (entityName, group) in Dictionary(grouping: inserted, by: { $0.entity.name }) {
+            let ids = try coordinator.obtainPermanentIDs(for: entityName, count: group.count)
+            for (object, id) in zip(group, ids) { mapping[object.objectID] = id }
+        }
+        func mapped(_ snapshot: Snapshot) -> Snapshot {
+            guard !mapping.isEmpty else { return snapshot }
+            var s = snapshot
+            s.objectID = mapping[s.objectID] ?? s.objectID
+            s.relationships = s.relationships.map { value in
+                switch value {
+                case .toOne(let id): return .toOne(id.map { mapping[$0] ?? $0 })
+                case .toMany(let ids): return .toMany(ids.map { mapping[$0] ?? $0 })
+                }
+            }
+            return s
+        }
+        let deleted = changed.values.filter { $0.state.isDeleted && !$0.state.isInserted }
+        var request = SaveRequest()
+        request.inserts = inserted.map { mapped($0.currentSnapshot()) }
+        request.updates = live.filter { !$0.state.isInserted }.map { .init(mapped($0.currentSnapshot()), expectedVersion: $0.version) }
+        request.deletes = deleted.map { .init($0.objectID, expectedVersion: $0.version) }
+        let result: SaveResult
+        do {
+            result = try coordinator.save(request)
+        } catch var error as StrataError where error.code == .conflict {
+            error.conflicts = error.conflicts.map(describeConflict)
+            throw error
+        }
+        // Success: from here on nothing can fail.
+        for object in inserted {
+            let old = object.objectID
+            object.objectID = mapping[old]!
+            rekey(object, from: old)
+        }
+        for object in live {
+            var snapshot = mapped(object.currentSnapshot())
+            snapshot.version = result.versions[snapshot.objectID] ?? (object.version + 1)
+            object.relationshipValues = snapshot.relationships
+            object.apply(snapshot)
+            object.state.isInserted = false
+            changed.removeValue(forKey: object.objectID)
+        }
+        for object in deleted {
+            unregister(object)
+            object.state.isInvalid = true
+        }
+        for object in changed.values where !object.hasChangedValues && !object.state.isInserted && !object.state.isDeleted {
+            changed.removeValue(forKey: object.objectID)
+            object.state.isDirty = false
+        }
+    }
+
+    /// Adds the per-property detail to a store's conflict: memory, snapshot and store values.
+    func describeConflict(_ conflict: SaveConflict) -> SaveConflict {
+        guard let object = registeredObject(for: conflict.objectID), let original = object.original else { return conflict }
+        var detailed = conflict
+        let stored = conflict.storedSnapshot
+        for (index, attribute) in object.entity.attributes.enumerated() {
+            let memory = object.attributeValues[index], snapshot = original.attributes[index]
+            let store = stored?.attributes[index]
+            if store != snapshot || memory != snapshot {
+                detailed.properties.append(PropertyConflict(property: attribute.name, memoryValue: memory.description, snapshotValue: snapshot.description, storeValue: store?.description ?? "(deleted)"))
+            }
+        }
+        for (index, relationship) in object.entity.relationships.enumerated() {
+            let memory = object.relationshipValues[index], snapshot = original.relationships[index]
+            let store = stored?.relationships[index]
+            if store != snapshot || memory != snapshot {
+                func show(_ v: RelationshipValue?) -> String { v.map { "[" + $0.targets.map(\.description).joined(separator: ", ") + "]" } ?? "(deleted)" }
+                detailed.properties.append(PropertyConflict(property: relationship.name, memoryValue: show(memory), snapshotValue: show(snapshot), storeValue: show(store)))
+            }
+        }
+        return detailed
+    }
+
+    /// Obtains permanent IDs for inserted objects now, before saving (so their IDs can be passed
+    /// to other contexts). The objects stay inserted.
+    public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
+        let temporary = objects.filter { $0.objectID.isTemporary }
+        var mapping: [ObjectID: ObjectID] = [:]
+        for (entityName, group) in Dictionary(grouping: temporary, by: { $0.entity.name }) {
+            let ids = try coordinator.obtainPermanentIDs(for: entityName, count: group.count)
+            for (object, id) in zip(group, ids) { mapping[object.objectID] = id }
+        }
+        guard !mapping.isEmpty else { return }
+        for object in temporary {
+            let old = object.objectID
+            object.objectID = mapping[old]!
+            rekey(object, from: old)
+        }
+        for object in registeredObjects where !object.state.isFault {
+            for (index, value) in object.relationshipValues.enumerated() where value.targets.contains(where: { mapping[$0] != nil }) {
+                let ids = value.targets.map { mapping[$0] ?? $0 }
+                let relationship = object.entity.relationships[index]
+                object.relationshipValues[index] = relationship.isToMany ? .toMany(relationship.isOrdered ? ids : ids.sorted()) : .toOne(ids.first)
+            }
+        }
+    }
+}

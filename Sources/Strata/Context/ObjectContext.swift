@@ -1,0 +1,247 @@
+import StrataCore
+
+/// A scratchpad of managed objects: fetch them, change them, and save the changes to the stores
+/// in one step. The managed object context of Core Data.
+///
+/// - **Uniquing**: one object per ID per context; fetching or ``object(with:)`` twice gives the
+///   same instance.
+/// - **Faulting**: fetched objects start as faults and fill on first access; unchanged objects are
+///   held weakly, so iterating a large fetch does not keep every object alive.
+/// - **Pending changes**: fetches see the context's unsaved inserts, edits and deletes.
+/// - **Saving** applies delete rules, validates every object, and writes everything in one
+///   atomic save; if anything fails, neither the context nor the store changes.
+///
+/// A context is used from one thread or queue at a time (queue-confined contexts and
+/// `perform` come with the concurrency layer); pass ``ObjectID``s between threads.
+public final class ObjectContext: @unchecked Sendable {
+    /// The coordinator the context reads from and saves to.
+    public let coordinator: StoreCoordinator
+    /// The model.
+    public var model: Model { coordinator.model }
+
+    private var registry: [ObjectID: WeakObject] = [:]
+    private var sweepThreshold = 1024
+    /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
+    var changed: [ObjectID: ManagedObject] = [:]
+    var journal: Journal?
+
+    /// A context on `coordinator`.
+    public init(coordinator: StoreCoordinator) {
+        self.coordinator = coordinator
+    }
+
+    // MARK: Registry
+
+    /// The object registered for `id` in this context, if any; never fetches.
+    public func registeredObject(for id: ObjectID) -> ManagedObject? {
+        changed[id] ?? registry[id]?.object
+    }
+
+    /// Every object registered in this context that is still alive.
+    public var registeredObjects: [ManagedObject] {
+        registry.values.compactMap(\.object)
+    }
+
+    /// The object for `id`: the registered one, or a new fault. Does not check that the object
+    /// exists; use ``existingObject(with:)`` for that.
+    public func object(with id: ObjectID) -> ManagedObject {
+        if let object = registeredObject(for: id) { return object }
+        let object = makeObject(entity: entityFor(id), id: id)
+        object.state.isFault = true
+        register(object)
+        return object
+    }
+
+    /// The object for `id`, loaded; throws when no store holds it.
+    ///
+    /// - Throws: ``StrataError/Code/invalidObjectID`` naming the ID when it does not exist.
+    public func existingObject(with id: ObjectID) throws -> ManagedObject {
+        _ = try model.requireEntity(id.entityName)
+        if let object = registeredObject(for: id), !object.state.isFault {
+            guard !object.state.isInvalid else { throw StrataError(.invalidObjectID, "\(id) no longer exists", location: ["object": id.uriRepresentation]) }
+            return object
+        }
+        guard !id.isTemporary, let snapshot = try coordinator.snapshot(for: id) else {
+            throw StrataError(.invalidObjectID, "no store holds \(id)", location: ["object": id.uriRepresentation])
+        }
+        if let object = registeredObject(for: id) {
+            if object.state.isFault { object.apply(snapshot) }
+            return object
+        }
+        let object = makeObject(entity: entityFor(id), id: id)
+        object.apply(snapshot)
+        register(object)
+        return object
+    }
+
+    func register(_ object: ManagedObject) {
+        registry[object.objectID] = WeakObject(object)
+        if registry.count > sweepThreshold {
+            registry = registry.filter { $0.value.object != nil }
+            sweepThreshold = max(1024, registry.count * 2)
+        }
+    }
+
+    func registryRemove(_ object: ManagedObject) { unregister(object) }
+
+    func resetRegistry() {
+        registry.removeAll()
+        sweepThreshold = 1024
+    }
+
+    func unregister(_ object: ManagedObject) {
+        registry.removeValue(forKey: object.objectID)
+        changed.removeValue(forKey: object.objectID)
+    }
+
+    /// Re-keys `object` from `old` to its current ID (after a temporary ID became permanent).
+    func rekey(_ object: ManagedObject, from old: ObjectID) {
+        registry.removeValue(forKey: old)
+        registry[object.objectID] = WeakObject(object)
+        if changed.removeValue(forKey: old) != nil { changed[object.objectID] = object }
+    }
+
+    private func entityFor(_ id: ObjectID) -> Entity {
+        guard let entity = model.entity(named: id.entityName) else {
+            preconditionFailure("\(id) names entity '\(id.entityName)', which the model does not have")
+        }
+        return entity
+    }
+
+    func makeObject(entity: Entity, id: ObjectID) -> ManagedObject {
+        let type = coordinator.managedClass(for: entity.name)
+        return type.init(entity: entity, objectID: id, context: self)
+    }
+
+    /// Loads a fault's values from the row cache or its store.
+    func fireFault(_ object: ManagedObject) {
+        do {
+            if !object.objectID.isTemporary, let snapshot = try coordinator.snapshot(for: object.objectID) {
+                object.apply(snapshot)
+                return
+            }
+        } catch {
+            preconditionFailure("could not load \(object.objectID) from its store: \(error)")
+        }
+        object.state.isInvalid = true
+        preconditionFailure("\(object.objectID) was deleted from its store; a fault of it cannot be filled (use existingObject(with:) when an object may be gone)")
+    }
+
+    // MARK: Changes
+
+    /// Records that `object` is about to change: keeps it alive until saved, and remembers its
+    /// state while a save is in progress so a failed save can be undone.
+    func willChange(_ object: ManagedObject) {
+        journal?.record(object)
+        changed[object.objectID] = object
+    }
+
+    /// Inserts a new object of `entityName`, with every attribute at its default.
+    ///
+    /// Unknown entity names are a programmer's mistake and stop the program; see
+    /// ``insertObject(_:)`` for the throwing form.
+    @discardableResult
+    public func insert(_ entityName: String) -> ManagedObject {
+        do { return try insertObject(entityName) } catch { preconditionFailure("\(error)") }
+    }
+
+    /// Inserts a new object of `entityName`.
+    ///
+    /// - Throws: ``StrataError/Code/unknownEntity`` listing the model's entities.
+    public func insertObject(_ entityName: String) throws -> ManagedObject {
+        let entity = try model.requireEntity(entityName)
+        let id = ObjectID.temporary(entityName: entityName)
+        let object = makeObject(entity: entity, id: id)
+        let fresh = Snapshot(objectID: id, entity: entity)
+        object.attributeValues = fresh.attributes
+        object.relationshipValues = fresh.relationships
+        object.state.isInserted = true
+        object.state.isDirty = true
+        register(object)
+        willChange(object)
+        return object
+    }
+
+    /// Inserts a new object of a registered subclass.
+    @discardableResult
+    public func insert<T: ManagedObject>(_ type: T.Type) -> T {
+        coordinator.registerClasses([type])
+        guard let object = insert(type.entityName) as? T else {
+            preconditionFailure("entity '\(type.entityName)' is mapped to another class than \(T.self)")
+        }
+        return object
+    }
+
+    /// Marks `object` deleted. Its delete rules run at save; an inserted object simply disappears
+    /// (its relationships are nullified at once).
+    public func delete(_ object: ManagedObject) {
+        precondition(object.context === self, "\(object.objectID) belongs to another context")
+        guard !object.state.isDeleted, !object.state.isInvalid else { return }
+        if object.state.isInserted {
+            detach(object)
+            unregister(object)
+            object.state.isInvalid = true
+            return
+        }
+        object.fulfill()
+        willChange(object)
+        object.state.isDeleted = true
+    }
+
+    /// Removes `object` from both sides of every relationship it has.
+    func detach(_ object: ManagedObject) {
+        object.fulfill()
+        for (index, relationship) in object.entity.relationships.enumerated() {
+            for target in object.relationshipValues[index].targets {
+                self.object(with: target).unlink(object.objectID, fromInverseOf: relationship)
+            }
+        }
+    }
+
+    /// Whether the context has unsaved changes.
+    public var hasChanges: Bool {
+        changed.values.contains { $0.state.isInserted || $0.state.isDeleted || $0.hasChangedValues }
+    }
+
+    /// Objects inserted and not saved yet.
+    public var insertedObjects: Set<ManagedObject> { Set(changed.values.filter { $0.state.isInserted }) }
+    /// Objects whose values or relationships changed and are not saved yet.
+    public var updatedObjects: Set<ManagedObject> { Set(changed.values.filter { $0.isUpdated }) }
+    /// Objects deleted and not saved yet.
+    public var deletedObjects: Set<ManagedObject> { Set(changed.values.filter { $0.state.isDeleted }) }
+}
+
+/// A weak reference to a registered object.
+struct WeakObject {
+    weak var object: ManagedObject?
+    init(_ object: ManagedObject) { self.object = object }
+}
+
+/// The state of every object a save touched, so that a failed save can put it back.
+struct Journal {
+    struct Entry {
+        let object: ManagedObject
+        let attributes: [Value]
+        let relationships: [RelationshipValue]
+        let state: ManagedObject.State
+        let original: Snapshot?
+    }
+    var entries: [ObjectIdentifier: Entry] = [:]
+    var changedBefore: [ObjectID: ManagedObject]
+
+    mutating func record(_ object: ManagedObject) {
+        let key = ObjectIdentifier(object)
+        if entries[key] == nil {
+            entries[key] = Entry(object: object, attributes: object.attributeValues, relationships: object.relationshipValues, state: object.state, original: object.original)
+        }
+    }
+
+    func restore() {
+        for entry in entries.values {
+            entry.object.attributeValues = entry.attributes
+            entry.object.relationshipValues = entry.relationships
+            entry.object.state = entry.state
+            entry.object.original = entry.original
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import StrataCore
+import Synchronization
+
+/// Snapshots recently read from or written to the stores, shared by every context of a
+/// coordinator, so that firing a fault rarely needs a store round trip.
+///
+/// Bounded: when it holds ``capacity`` snapshots it forgets them all and starts again, so its
+/// memory never grows with the store. O(1) per operation.
+final class RowCache: Sendable {
+    let capacity: Int
+    private let rows = Mutex<[ObjectID: Snapshot]>([:])
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func snapshot(for id: ObjectID) -> Snapshot? { rows.withLock { $0[id] } }
+
+    func store(_ snapshots: some Sequence<Snapshot>) {
+        rows.withLock { rows in
+            for snapshot in snapshots {
+                if rows.count >= capacity { rows.removeAll(keepingCapacity: true) }
+                if let cached = rows[snapshot.objectID], cached.version > snapshot.version { continue }
+                rows[snapshot.objectID] = snapshot
+            }
+        }
+    }
+
+    func remove(_ ids: some Sequence<ObjectID>) {
+        rows.withLock { rows in for id in ids { rows.removeValue(forKey: id) } }
+    }
+
+    var count: Int { rows.withLock { $0.count } }
+}

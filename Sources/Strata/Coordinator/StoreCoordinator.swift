@@ -1,0 +1,148 @@
+import StrataCore
+import Synchronization
+
+/// Routes every request to the store that holds its entity, serializes writes, and keeps a row
+/// cache of snapshots shared by its contexts. The persistent store coordinator of Core Data.
+///
+/// ```swift
+/// let coordinator = StoreCoordinator(model: model)
+/// try coordinator.addStore(BuiltInBackends.registry.open("sqlite:app.sqlite", model: model))
+/// let context = ObjectContext(coordinator: coordinator)
+/// ```
+///
+/// Several stores can serve one model, one per model configuration: each entity goes to the
+/// store of the configuration that names it. Relationships never cross stores.
+///
+/// Thread-safe: contexts on any queue share one coordinator.
+public final class StoreCoordinator: Sendable {
+    /// The model every store was opened with.
+    public let model: Model
+    let rowCache: RowCache
+    private let routes = Mutex<[String: any PersistentStore]>([:])
+    private let stores_ = Mutex<[any PersistentStore]>([])
+    private let writeLock = Mutex<Void>(())
+    private let classes = Mutex<[String: ManagedObject.Type]>([:])
+
+    /// A coordinator for `model` with no store yet. `rowCacheCapacity` bounds the shared
+    /// snapshot cache.
+    public init(model: Model, rowCacheCapacity: Int = 50_000) {
+        self.model = model
+        self.rowCache = RowCache(capacity: max(1, rowCacheCapacity))
+    }
+
+    /// Maps each class's ``ManagedObject/entityName`` to the class, so contexts create instances
+    /// of it for that entity. Classes for entities the model lacks are a programmer's mistake.
+    public func registerClasses(_ types: [ManagedObject.Type]) {
+        classes.withLock { table in
+            for type in types {
+                precondition(model.entity(named: type.entityName) != nil, "\(type) maps to entity '\(type.entityName)', which the model does not have")
+                table[type.entityName] = type
+            }
+        }
+    }
+
+    /// The class whose instances represent `entityName` (``ManagedObject`` when none is registered).
+    public func managedClass(for entityName: String) -> ManagedObject.Type {
+        classes.withLock { $0[entityName] } ?? ManagedObject.self
+    }
+
+    /// How many snapshots the row cache holds now (at most the capacity given at init).
+    public var cachedSnapshotCount: Int { rowCache.count }
+
+    /// The stores, in the order they were added.
+    public var stores: [any PersistentStore] { stores_.withLock { $0 } }
+
+    /// Adds `store` for the entities of `configuration` (every entity by default).
+    ///
+    /// - Throws: ``StrataError/Code/invalidModel`` when the configuration does not exist, the
+    ///   store was opened with another model, or an entity is already served by another store.
+    public func addStore(_ store: any PersistentStore, configuration: String = Model.defaultConfiguration) throws {
+        guard store.model.versionHash == model.versionHash else {
+            throw StrataError(.modelMismatch, "the store \(store.url) was opened with model hash \(store.model.versionHash), the coordinator has \(model.versionHash)")
+        }
+        guard let names = model.entityNames(inConfiguration: configuration) else {
+            throw StrataError(.invalidModel, "the model has no configuration '\(configuration)'; it has: \(([Model.defaultConfiguration] + model.configurations.keys.sorted()).joined(separator: ", "))", location: ["configuration": configuration])
+        }
+        try routes.withLock { routes in
+            for name in names {
+                if let other = routes[name] {
+                    throw StrataError(.invalidModel, "entity '\(name)' is already served by \(other.url); a configuration may not share entities with another store's", location: ["entity": name])
+                }
+            }
+            for name in names { routes[name] = store }
+        }
+        stores_.withLock { $0.append(store) }
+    }
+
+    /// The store that serves `entityName`.
+    public func store(for entityName: String) throws -> any PersistentStore {
+        if let store = routes.withLock({ $0[entityName] }) { return store }
+        _ = try model.requireEntity(entityName)
+        throw StrataError(.storeNotFound, "no store serves entity '\(entityName)'; add a store for a configuration that names it", location: ["entity": entityName])
+    }
+
+    /// Runs `request` on the store of its entity (see ``PersistentStore/fetch(_:)``), caching
+    /// the snapshots it returns.
+    public func fetch(_ request: FetchRequest) throws -> FetchResult {
+        let result = try store(for: request.entityName).fetch(request)
+        if case .snapshots(let snapshots) = result { rowCache.store(snapshots) }
+        return result
+    }
+
+    /// The snapshot of `id`: from the row cache, else from its store; `nil` when it does not exist.
+    public func snapshot(for id: ObjectID) throws -> Snapshot? {
+        if let cached = rowCache.snapshot(for: id) { return cached }
+        return try fetch(FetchRequest(entityName: id.entityName, objectIDs: [id])).snapshots().first
+    }
+
+    /// New permanent IDs for objects of `entityName`.
+    public func obtainPermanentIDs(for entityName: String, count: Int) throws -> [ObjectID] {
+        try store(for: entityName).obtainPermanentIDs(for: entityName, count: count)
+    }
+
+    /// Applies `request`, split by store, one store at a time under the coordinator's write lock.
+    /// With one store the save is atomic; across stores each store's part is atomic and a failure
+    /// stops the later parts (the error says which store failed).
+    @discardableResult
+    public func save(_ request: SaveRequest) throws -> SaveResult {
+        try writeLock.withLock { _ in
+            var parts: [ObjectIdentifier: (store: any PersistentStore, request: SaveRequest)] = [:]
+            var order: [ObjectIdentifier] = []
+            func part(_ entity: String) throws -> ObjectIdentifier {
+                let store = try store(for: entity)
+                let key = ObjectIdentifier(store)
+                if parts[key] == nil { parts[key] = (store, SaveRequest()); order.append(key) }
+                return key
+            }
+            for insert in request.inserts { parts[try part(insert.objectID.entityName)]!.request.inserts.append(insert) }
+            for update in request.updates { parts[try part(update.snapshot.objectID.entityName)]!.request.updates.append(update) }
+            for delete in request.deletes { parts[try part(delete.objectID.entityName)]!.request.deletes.append(delete) }
+            if !request.metadataChanges.isEmpty, let first = stores.first {
+                let key = ObjectIdentifier(first)
+                if parts[key] == nil { parts[key] = (first, SaveRequest()); order.append(key) }
+                parts[key]!.request.metadataChanges = request.metadataChanges
+            }
+            var result = SaveResult()
+            for key in order {
+                let (store, part) = parts[key]!
+                let partial: SaveResult
+                do { partial = try store.save(part) } catch let error as StrataError where error.code == .conflict {
+                    rowCache.remove(error.conflicts.map(\.objectID))
+                    rowCache.store(error.conflicts.compactMap(\.storedSnapshot))
+                    throw error
+                }
+                result.versions.merge(partial.versions) { $1 }
+                var written = part.inserts
+                written += part.updates.map { update in
+                    var s = update.snapshot
+                    s.version = partial.versions[s.objectID] ?? update.expectedVersion + 1
+                    return s
+                }
+                for i in written.indices where i < part.inserts.count { written[i].version = partial.versions[written[i].objectID] ?? 1 }
+                rowCache.remove(part.deletes.map(\.objectID))
+                rowCache.store(written)
+            }
+            return result
+        }
+    }
+}

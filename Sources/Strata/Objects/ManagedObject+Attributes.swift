@@ -1,0 +1,77 @@
+import StrataCore
+
+extension ManagedObject {
+    /// The value of attribute `key`.
+    ///
+    /// Reading or writing a key the entity does not have, or writing a value of the wrong type,
+    /// is a programmer's mistake and stops the program with a message naming the entity, key and
+    /// value. Use ``value(for:)`` and ``set(_:for:)`` to get a ``StrataError`` instead.
+    public subscript(key: String) -> Value {
+        get {
+            do { return try value(for: key) } catch { preconditionFailure("\(error)") }
+        }
+        set {
+            do { try set(newValue, for: key) } catch { preconditionFailure("\(error)") }
+        }
+    }
+
+    /// The value of attribute `key`.
+    ///
+    /// - Throws: ``StrataError/Code/unknownKey`` when the entity has no such attribute.
+    public func value(for key: String) throws -> Value {
+        let index = try attributeIndex(key)
+        fulfill()
+        return attributeValues[index]
+    }
+
+    /// The value of attribute `key` as `T` (`Double?` reads a nil as `nil`).
+    ///
+    /// - Throws: ``StrataError/Code/unknownKey``, or ``StrataError/Code/typeMismatch`` when the
+    ///   value is not a `T`.
+    public func value<T: ValueConvertible>(for key: String, as type: T.Type) throws -> T {
+        let value = try value(for: key)
+        guard let typed = T(strataValue: value) else {
+            throw StrataError(.typeMismatch, "\(objectID).\(key) holds \(value) (\(value.typeName)), not a \(T.self)", location: ["entity": entity.name, "key": key])
+        }
+        return typed
+    }
+
+    /// Sets attribute `key` to `value`.
+    ///
+    /// - Throws: ``StrataError/Code/unknownKey``, or ``StrataError/Code/typeMismatch`` when the
+    ///   value does not fit the attribute's type (an `Int16` attribute refuses 40,000). Nothing
+    ///   changes when it throws. A `nil` for a required attribute is accepted here and reported at
+    ///   save, as Core Data does, so an object can be filled in any order.
+    public func set(_ value: some ValueConvertible, for key: String) throws {
+        let index = try attributeIndex(key)
+        let newValue = value.strataValue
+        let attribute = entity.attributes[index]
+        guard newValue.fits(attribute.type) else {
+            throw StrataError(.typeMismatch, "\(objectID): '\(entity.name).\(key)' is a \(attribute.type.rawValue) and cannot hold \(newValue) (\(newValue.typeName))",
+                              location: ["entity": entity.name, "key": key])
+        }
+        try checkWritable()
+        fulfill()
+        if attributeValues[index] == newValue { return }
+        context?.willChange(self)
+        attributeValues[index] = newValue
+        state.isDirty = true
+    }
+
+    func attributeIndex(_ key: String) throws -> Int {
+        guard let index = entity.attributeIndex(named: key) else {
+            let hint = entity.relationshipIndex(named: key) != nil ? "; it is a relationship" : ""
+            throw StrataError(.unknownKey, "'\(entity.name)' has no attribute '\(key)'\(hint)", location: ["entity": entity.name, "key": key])
+        }
+        return index
+    }
+
+    func checkWritable() throws {
+        guard !state.isInvalid, context != nil else {
+            throw StrataError(.invalidObjectID, "\(objectID) no longer belongs to a context (it was reset, rolled back or its context is gone)", location: ["object": objectID.uriRepresentation])
+        }
+        if state.isDeleted {
+            throw StrataError(.invalidObjectID, "\(objectID) is deleted; changes to it would be lost", location: ["object": objectID.uriRepresentation])
+        }
+    }
+}

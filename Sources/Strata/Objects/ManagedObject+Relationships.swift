@@ -1,0 +1,142 @@
+import StrataCore
+
+extension ManagedObject {
+    /// The target of the to-one relationship `key`, or `nil`.
+    public func object(for key: String) throws -> ManagedObject? {
+        let (index, relationship) = try relationshipIndex(key)
+        guard !relationship.isToMany else {
+            throw StrataError(.typeMismatch, "'\(entity.name).\(key)' is to-many; use objects(for:)", location: ["entity": entity.name, "key": key])
+        }
+        fulfill()
+        return relationshipValues[index].targets.first.flatMap { context?.object(with: $0) }
+    }
+
+    /// The targets of the to-many relationship `key`: in the user's order when ordered, by
+    /// object ID otherwise.
+    public func objects(for key: String) throws -> [ManagedObject] {
+        let (index, relationship) = try relationshipIndex(key)
+        guard relationship.isToMany else {
+            throw StrataError(.typeMismatch, "'\(entity.name).\(key)' is to-one; use object(for:)", location: ["entity": entity.name, "key": key])
+        }
+        fulfill()
+        guard let context else { return [] }
+        return relationshipValues[index].targets.map { context.object(with: $0) }
+    }
+
+    /// The IDs of the targets of relationship `key`, without loading them.
+    public func objectIDs(for key: String) throws -> [ObjectID] {
+        let (index, _) = try relationshipIndex(key)
+        fulfill()
+        return relationshipValues[index].targets
+    }
+
+    /// Sets the to-one relationship `key` to `target` and keeps the inverse in step at once:
+    /// the old target forgets this object, the new one lists it (and, for a one-to-one, its
+    /// previous partner is detached).
+    ///
+    /// - Throws: ``StrataError/Code/unknownKey``; ``StrataError/Code/typeMismatch`` for a to-many
+    ///   key or a target of another entity; ``StrataError/Code/invalidObjectID`` for a target of
+    ///   another context.
+    public func setObject(_ target: ManagedObject?, for key: String) throws {
+        let (index, relationship) = try relationshipIndex(key)
+        guard !relationship.isToMany else {
+            throw StrataError(.typeMismatch, "'\(entity.name).\(key)' is to-many; use setObjects(_:for:)", location: ["entity": entity.name, "key": key])
+        }
+        try checkWritable()
+        if let target { try checkTarget(target, of: relationship) }
+        fulfill()
+        let old = relationshipValues[index].targets.first
+        if old == target?.objectID { return }
+        if let old, let oldObject = context?.object(with: old) { oldObject.unlink(objectID, fromInverseOf: relationship) }
+        if let target { target.link(objectID, intoInverseOf: relationship) }
+        setTargets([target?.objectID].compactMap { $0 }, at: index)
+    }
+
+    /// Replaces the targets of the to-many relationship `key`, keeping every inverse in step.
+    public func setObjects(_ targets: [ManagedObject], for key: String) throws {
+        let (index, relationship) = try relationshipIndex(key)
+        guard relationship.isToMany else {
+            throw StrataError(.typeMismatch, "'\(entity.name).\(key)' is to-one; use setObject(_:for:)", location: ["entity": entity.name, "key": key])
+        }
+        try checkWritable()
+        for target in targets { try checkTarget(target, of: relationship) }
+        fulfill()
+        var seen: Set<ObjectID> = []
+        let newIDs = targets.map(\.objectID).filter { seen.insert($0).inserted }
+        let oldIDs = relationshipValues[index].targets
+        if oldIDs == newIDs { return }
+        let removed = Set(oldIDs).subtracting(newIDs), added = Set(newIDs).subtracting(oldIDs)
+        for id in oldIDs where removed.contains(id) { context?.object(with: id).unlink(objectID, fromInverseOf: relationship) }
+        for target in targets where added.contains(target.objectID) { target.link(objectID, intoInverseOf: relationship) }
+        setTargets(newIDs, at: index)
+    }
+
+    /// Adds `target` to the to-many relationship `key` (at the end when ordered).
+    public func add(_ target: ManagedObject, to key: String) throws {
+        let current = try objects(for: key)
+        guard !current.contains(target) else { return }
+        try setObjects(current + [target], for: key)
+    }
+
+    /// Removes `target` from the to-many relationship `key`.
+    public func remove(_ target: ManagedObject, from key: String) throws {
+        try setObjects(try objects(for: key).filter { $0 !== target }, for: key)
+    }
+
+    func relationshipIndex(_ key: String) throws -> (Int, Relationship) {
+        guard let index = entity.relationshipIndex(named: key) else {
+            let hint = entity.attributeIndex(named: key) != nil ? "; it is an attribute" : ""
+            throw StrataError(.unknownKey, "'\(entity.name)' has no relationship '\(key)'\(hint)", location: ["entity": entity.name, "key": key])
+        }
+        return (index, entity.relationships[index])
+    }
+
+    private func checkTarget(_ target: ManagedObject, of relationship: Relationship) throws {
+        guard target.entity.name == relationship.destination else {
+            throw StrataError(.typeMismatch, "'\(entity.name).\(relationship.name)' holds \(relationship.destination) objects, not \(target.objectID)", location: ["entity": entity.name, "key": relationship.name])
+        }
+        guard let context, target.context === context else {
+            throw StrataError(.invalidObjectID, "\(target.objectID) belongs to another context than \(objectID); fetch it in this context with object(with:)", location: ["entity": entity.name, "key": relationship.name])
+        }
+        try target.checkWritable()
+    }
+
+    /// Sets the targets at `index`, keeping unordered to-many sorted by ID.
+    func setTargets(_ ids: [ObjectID], at index: Int) {
+        let relationship = entity.relationships[index]
+        context?.willChange(self)
+        if relationship.isToMany {
+            relationshipValues[index] = .toMany(relationship.isOrdered ? ids : ids.sorted())
+        } else {
+            relationshipValues[index] = .toOne(ids.first)
+        }
+        state.isDirty = true
+    }
+
+    /// The inverse of `relationship` (declared on `self`'s side) adds `source`.
+    func link(_ source: ObjectID, intoInverseOf relationship: Relationship) {
+        guard let (index, inverse) = try? relationshipIndex(relationship.inverse) else { return }
+        fulfill()
+        if inverse.isToMany {
+            let current = relationshipValues[index].targets
+            if !current.contains(source) { setTargets(current + [source], at: index) }
+        } else {
+            // One-to-one: detach our previous partner first.
+            if let previous = relationshipValues[index].targets.first, previous != source, let other = context?.object(with: previous) {
+                if let (otherIndex, _) = try? other.relationshipIndex(relationship.name) {
+                    other.fulfill()
+                    other.setTargets(other.relationshipValues[otherIndex].targets.filter { $0 != objectID }, at: otherIndex)
+                }
+            }
+            setTargets([source], at: index)
+        }
+    }
+
+    /// The inverse of `relationship` (declared on `self`'s side) drops `source`.
+    func unlink(_ source: ObjectID, fromInverseOf relationship: Relationship) {
+        guard let (index, _) = try? relationshipIndex(relationship.inverse) else { return }
+        fulfill()
+        let current = relationshipValues[index].targets
+        if current.contains(source) { setTargets(current.filter { $0 != source }, at: index) }
+    }
+}

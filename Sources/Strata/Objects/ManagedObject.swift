@@ -1,0 +1,146 @@
+import StrataCore
+import Synchronization
+
+/// An object of the graph, owned by one ``ObjectContext``.
+///
+/// Use it by key, for models loaded from files:
+///
+/// ```swift
+/// let employee = context.insert("Employee")
+/// try employee.set("lxz", for: "name")
+/// let height = try employee.value(for: "height", as: Double.self)
+/// ```
+///
+/// or subclass it for typed access (see ``Managed`` and ``Related``):
+///
+/// ```swift
+/// final class Employee: ManagedObject {
+///     @Managed var name: String
+///     @Managed var height: Double?
+///     @Related(inverse: "employees") var department: Department?
+/// }
+/// ```
+///
+/// Storage is compact: one array of values and one of relationship targets, indexed like the
+/// entity's properties. An object fetched from a store starts as a *fault* (no storage) and
+/// fills on first access. Objects are not `Sendable`: pass their ``objectID`` between threads and
+/// get the object back with ``ObjectContext/object(with:)`` on the other side.
+///
+/// Programmer errors (a key the entity does not have, a value of the wrong type through the
+/// trapping subscript, an object of another context in a relationship) stop the program with a
+/// message naming the entity, key and value; the throwing methods report them as
+/// ``StrataError`` instead.
+open class ManagedObject: Hashable, CustomStringConvertible {
+    /// The object's entity.
+    public let entity: Entity
+    /// The object's identity; temporary until its first save.
+    public internal(set) var objectID: ObjectID
+    /// The context the object belongs to (`nil` once the context forgot it).
+    public internal(set) weak var context: ObjectContext?
+
+    var attributeValues: [Value] = []
+    var relationshipValues: [RelationshipValue] = []
+    /// The last state read from or written to the store; `nil` for an inserted object.
+    var original: Snapshot?
+    var state = State()
+
+    struct State {
+        var isFault = false
+        var isInserted = false
+        var isDeleted = false
+        var isDirty = false
+        var isInvalid = false
+    }
+
+    /// Creates an object; contexts call this (``ObjectContext/insert(_:)`` and fetches), not you.
+    public required init(entity: Entity, objectID: ObjectID, context: ObjectContext?) {
+        self.entity = entity
+        self.objectID = objectID
+        self.context = context
+        ManagedObjectCounter.increment()
+    }
+
+    deinit { ManagedObjectCounter.decrement() }
+
+    /// The entity name a subclass maps to: the class's name unless overridden.
+    open class var entityName: String { String(describing: self) }
+
+    /// Unique constraints a subclass declares for model derivation.
+    open class var uniqueConstraints: [[String]] { [] }
+
+    /// Indexes a subclass declares for model derivation.
+    open class var indexes: [Entity.Index] { [] }
+
+    /// Whether the object's values are not loaded yet.
+    public var isFault: Bool { state.isFault }
+    /// Whether the object was inserted and not saved yet.
+    public var isInserted: Bool { state.isInserted }
+    /// Whether the object is deleted and the deletion not saved yet.
+    public var isDeleted: Bool { state.isDeleted }
+    /// Whether the object has unsaved changes to its values or relationships.
+    public var isUpdated: Bool { !state.isInserted && !state.isDeleted && hasChangedValues }
+    /// The version of the store state this object was read at (0 when never saved).
+    public var version: Int64 { original?.version ?? 0 }
+
+    var hasChangedValues: Bool {
+        guard state.isDirty, !state.isFault else { return false }
+        guard let original else { return true }
+        return original.attributes != attributeValues || original.relationships != relationshipValues
+    }
+
+    /// Identity: two references are equal when they are the same object.
+    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+    /// Hashes the identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    /// `Employee p12` plus `(fault)`, `(inserted)`, `(deleted)` or `(updated)`.
+    open var description: String {
+        var text = objectID.description
+        if state.isFault { text += " (fault)" }
+        if state.isInserted { text += " (inserted)" } else if state.isDeleted { text += " (deleted)" } else if isUpdated { text += " (updated)" }
+        return text
+    }
+
+    /// The object's current state as a snapshot (its original version, its current values).
+    public func currentSnapshot() -> Snapshot {
+        fulfill()
+        return Snapshot(objectID: objectID, version: original?.version ?? 0, attributes: attributeValues, relationships: relationshipValues)
+    }
+
+    /// Loads the values of a fault. A fault whose object was deleted from the store becomes
+    /// invalid; reading it then stops the program (documented Core Data behaviour: check with
+    /// ``ObjectContext/existingObject(with:)`` when an object may be gone).
+    func fulfill() {
+        guard state.isFault else { return }
+        guard let context else {
+            preconditionFailure("\(objectID) is a fault whose context is gone; keep the context alive while you use its objects")
+        }
+        context.fireFault(self)
+    }
+
+    /// Fills the object from `snapshot` and clears its changes.
+    func apply(_ snapshot: Snapshot) {
+        attributeValues = snapshot.attributes
+        relationshipValues = snapshot.relationships
+        original = snapshot
+        state.isFault = false
+        state.isDirty = false
+    }
+
+    /// Empties the object back into a fault.
+    func turnIntoFault() {
+        attributeValues = []
+        relationshipValues = []
+        state.isFault = true
+        state.isDirty = false
+    }
+}
+
+/// Counts live managed objects, so tests and benchmarks can check that memory stays bounded.
+public enum ManagedObjectCounter {
+    private static let live = Atomic<Int>(0)
+    /// How many managed objects exist in the process right now.
+    public static var liveObjects: Int { live.load(ordering: .relaxed) }
+    static func increment() { live.add(1, ordering: .relaxed) }
+    static func decrement() { live.subtract(1, ordering: .relaxed) }
+}
