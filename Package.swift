@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
         .library(name: "StrataInMemory", targets: ["StrataInMemory"]),
         .library(name: "StrataSQLite", targets: ["StrataSQLite"]),
+        .library(name: "StrataXML", targets: ["StrataXML"]),
         .executable(name: "strata", targets: ["strata"]),
         .library(name: "StrataLMDB", targets: ["StrataLMDB"]),
     ],
@@ -73,11 +74,23 @@ let package = Package(
             path: "Backends/LMDB/Probe",
             swiftSettings: strictSettings
         ),
+        .systemLibrary(
+            name: "CStrataXML",
+            path: "Backends/XML/CStrataXML",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
+        .target(
+            name: "StrataXML",
+            dependencies: ["StrataCore", "CStrataXML"],
+            path: "Backends/XML/StrataXML",
+            swiftSettings: strictSettings
+        ),
 
         // MARK: Engine, conformance kit, tool
         .target(
             name: "Strata",
-            dependencies: ["StrataCore", "StrataInMemory", "StrataSQLite", "StrataLMDB"],
+            dependencies: ["StrataCore", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML"],
             path: "Sources/Strata",
             swiftSettings: strictSettings
         ),
@@ -126,6 +139,12 @@ let package = Package(
             name: "StrataLMDBTests",
             dependencies: ["StrataLMDB", "CStrataLMDB", "StrataConformance", "strata-lmdb-probe"],
             path: "Tests/StrataLMDBTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataXMLTests",
+            dependencies: ["StrataXML", "StrataConformance"],
+            path: "Tests/StrataXMLTests",
             swiftSettings: strictSettings
         ),
         .testTarget(

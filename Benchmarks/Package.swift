@@ -40,5 +40,15 @@ let package = Package(
             path: "Sources/LMDBBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        .executableTarget(
+            name: "XMLBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "StrataXML", package: root),
+                .product(name: "StrataCore", package: root),
+            ],
+            path: "Sources/XMLBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
     ]
 )

@@ -1,6 +1,7 @@
 import StrataInMemory
 import StrataLMDB
 import StrataSQLite
+import StrataXML
 
 /// The backends that ship with Strata, registered so that their URLs work with no setup.
 ///
@@ -8,9 +9,9 @@ import StrataSQLite
 /// let store = try BuiltInBackends.registry.open("sqlite:/var/data/app.sqlite", model: model)
 /// ```
 public enum BuiltInBackends {
-    /// Every built-in backend: `memory`, `sqlite` and `lmdb`.
+    /// Every built-in backend: `memory`, `sqlite`, `lmdb` and `xml`.
     public static var all: [any StoreBackend] {
-        [InMemoryBackend(), SQLiteBackend(), LMDBBackend()]
+        [InMemoryBackend(), SQLiteBackend(), LMDBBackend(), XMLBackend()]
     }
 
     /// ``StoreRegistry/shared`` with every built-in backend registered (third-party backends

@@ -102,7 +102,6 @@ struct Demo {
             var s = Snapshot(objectID: id, entity: department)
             s.attributes[0] = .string(departmentNames[d])
             s.relationships[0] = .toOne(companyIDs[d % 2])
-            s.relationships[1] = .toMany(members[d])
             graph.append(s)
         }
         try store.save(SaveRequest(inserts: graph))
@@ -125,6 +124,14 @@ struct Demo {
                 return s
             }))
         }
+        // Every save is inverse-consistent: the departments learn their members last, in one update.
+        let departments = try store.fetch(FetchRequest(entityName: "Department", objectIDs: departmentIDs)).snapshots()
+        try store.save(SaveRequest(updates: departments.map { snapshot in
+            var s = snapshot
+            let d = departmentIDs.firstIndex(of: snapshot.objectID)!
+            s.relationships[1] = .toMany(members[d].sorted())
+            return .init(s, expectedVersion: snapshot.version)
+        }))
         return (departmentIDs, employeeIDs)
     }
 

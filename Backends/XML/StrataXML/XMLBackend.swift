@@ -1,0 +1,114 @@
+import Foundation
+import StrataCore
+
+/// The XML file backend, registered under the scheme `xml`: `xml:/var/data/app.xml`.
+///
+/// ```swift
+/// StoreRegistry.shared.register(XMLBackend())
+/// let store = try StoreRegistry.shared.open("xml:/var/data/app.xml", model: model,
+///                                           options: StoreOptions(values: ["lockTimeout": "500"]))
+/// ```
+///
+/// Options (``StoreOptions/values``): `lockTimeout`, the milliseconds a save waits for another
+/// process's save to finish before failing with ``StrataError/Code/storeBusy`` (default 0).
+/// See ``XMLStore`` for the store's behaviour and `docs/XMLStore.md` for the file format.
+public struct XMLBackend: StoreBackend {
+    /// `"xml"`.
+    public static let schemeName = "xml"
+
+    /// Creates the backend.
+    public init() {}
+
+    /// `"xml"`.
+    public var scheme: String { Self.schemeName }
+
+    /// Persistent, several processes may open a store (one saves at a time), read-only opening.
+    public var capabilities: BackendCapabilities { [.persistent, .multiProcess, .readOnly] }
+
+    /// Opens (or creates) the XML store at `url`: loads the whole graph, checking the model version
+    /// hash first; a new store's file is written at once (mode 0600).
+    ///
+    /// - Throws: ``StrataError/Code/modelMismatch`` for a file written with another model,
+    ///   ``StrataError/Code/storeCorrupt`` (with `path` and `line`) for a bad file,
+    ///   ``StrataError/Code/storeNotFound`` when the file is missing and may not be created,
+    ///   ``StrataError/Code/invalidOption`` for a bad option, ``StrataError/Code/io``.
+    public func open(_ url: StoreURL, model: Model, options: StoreOptions) throws -> any PersistentStore {
+        try openStore(url, model: model, options: options)
+    }
+
+    /// ``open(_:model:options:)`` with the concrete type.
+    public func openStore(_ url: StoreURL, model: Model, options: StoreOptions = StoreOptions()) throws -> XMLStore {
+        let path = try Self.path(of: url)
+        let storeOptions = try XMLStoreOptions(options)
+        let layout = XMLModelLayout(model: model)
+        if XMLFileIdentity.of(path: path) == nil {
+            guard options.createIfMissing, !options.readOnly else {
+                throw StrataError(.storeNotFound, "there is no XML store at \(path)" + (options.readOnly ? " (a read-only open does not create one)" : ""), location: ["path": path])
+            }
+            let lock = try XMLFileLock(storePath: path)
+            try lock.lock(timeoutMilliseconds: storeOptions.lockTimeoutMilliseconds, storePath: path)
+            defer { lock.unlock() }
+            // Another process may have created the store while this one waited for the lock.
+            if XMLFileIdentity.of(path: path) == nil {
+                let image = XMLStoreImage(metadata: StoreMetadata.new(storeType: scheme, model: model), model: model)
+                let writer = XMLStoreWriter(layout: layout)
+                let identity = try XMLAtomicFile.replace(path) { fd, temporary in try writer.write(image, to: fd, path: temporary) }
+                return XMLStore(url: url, path: path, model: model, layout: layout, options: storeOptions, image: image, fileIdentity: identity, fileLock: lock)
+            }
+        }
+        let (image, identity) = try XMLStoreReader.load(path: path, url: url, layout: layout, model: model)
+        let lock = options.readOnly ? nil : try XMLFileLock(storePath: path)
+        return XMLStore(url: url, path: path, model: model, layout: layout, options: storeOptions, image: image, fileIdentity: identity, fileLock: lock)
+    }
+
+    /// The metadata in the file's root element (and `_meta` entries), or `nil` when there is no file.
+    public func metadata(at url: StoreURL) throws -> StoreMetadata? {
+        let path = try Self.path(of: url)
+        guard XMLFileIdentity.of(path: path) != nil else { return nil }
+        return try XMLStoreReader.metadata(path: path, url: url)
+    }
+
+    /// Deletes the store file and its lock file (and temporary files a crash may have left).
+    public func destroyStore(at url: StoreURL) throws {
+        let path = try Self.path(of: url)
+        let file = URL(fileURLWithPath: path)
+        let directory = file.deletingLastPathComponent()
+        let strayPrefix = ".\(file.lastPathComponent).tmp-"
+        if let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) {
+            for name in names where name.hasPrefix(strayPrefix) { unlink(directory.appendingPathComponent(name).path) }
+        }
+        for victim in [path, path + ".lock"] where unlink(victim) != 0 && errno != ENOENT {
+            throw XMLAtomicFile.ioError("cannot delete \(victim)", path: victim)
+        }
+    }
+
+    /// The file path of `url`.
+    static func path(of url: StoreURL) throws -> String {
+        guard url.scheme == schemeName else {
+            throw StrataError(.invalidStoreURL, "'\(url)' is not an xml: URL", location: ["url": url.description])
+        }
+        guard !url.location.isEmpty else {
+            throw StrataError(.invalidStoreURL, "'\(url)' names no file; write xml:/path/to/store.xml", location: ["url": url.description])
+        }
+        return url.location
+    }
+}
+
+/// The XML store's options, parsed from ``StoreOptions``.
+struct XMLStoreOptions: Sendable {
+    /// Whether the store was opened read-only.
+    var readOnly: Bool
+    /// How long a save waits for another process's save (`lockTimeout`, ms).
+    var lockTimeoutMilliseconds: Int
+
+    init(_ options: StoreOptions) throws {
+        readOnly = options.readOnly
+        lockTimeoutMilliseconds = 0
+        if let text = options["lockTimeout"] {
+            guard let ms = Int(text), ms >= 0 else {
+                throw StrataError(.invalidOption, "lockTimeout must be a number of milliseconds >= 0, not '\(text)'", location: ["option": "lockTimeout"])
+            }
+            lockTimeoutMilliseconds = ms
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import StrataCore
+import Synchronization
+
+/// An atomic store in one human-readable XML file: the whole graph is loaded when the store
+/// opens and the whole file is rewritten, crash-safely, at each save.
+///
+/// Open one through ``XMLBackend`` (`xml:/path/app.xml`). The format is documented in
+/// `docs/XMLStore.md`: canonical (the same graph always gives the same bytes), one object per
+/// line, sorted, so files diff well and can be edited by hand.
+///
+/// - **Loading** streams the file through libxml2's SAX2 parser with no DTD, no entity and no
+///   network; any `DOCTYPE` is refused. Every problem in a file is a
+///   ``StrataError/Code/storeCorrupt`` error naming the path and the line.
+/// - **Saving** writes the next version of the file with `xmlTextWriter` into a temporary file in
+///   the same directory, fsyncs it, renames it over the store and fsyncs the directory. A crash
+///   leaves the old file or the new one, whole.
+/// - **One writer**: a save holds an advisory `flock` on `NAME.lock` beside the store; a second
+///   process saving at the same moment gets ``StrataError/Code/storeBusy`` (or waits up to the
+///   `lockTimeout` option, in ms). A store whose file was replaced by another process since it
+///   was loaded refuses to save (``StrataError/Code/storeBusy``) instead of losing that
+///   process's save: reopen it to see the new state.
+/// - **Fetches** are answered from memory with StrataCore's own evaluator, so every request is
+///   evaluated natively with exactly the reference semantics.
+///
+/// Thread-safe: fetches read an immutable image of the graph; saves are serialized and swap in
+/// the next image only once the file is on disk, so a fetch sees the state before or after a save.
+public final class XMLStore: PersistentStore, NativeQueryEvaluating {
+    /// Where the store lives (`xml:PATH`).
+    public let url: StoreURL
+    /// The model the store was opened with.
+    public let model: Model
+    /// The store identifier recorded in the file.
+    public let identifier: String
+    /// The file's path.
+    public let path: String
+
+    let layout: XMLModelLayout
+    let options: XMLStoreOptions
+    let state: Mutex<State>
+    /// Serializes saves (fetches do not wait for it).
+    let saveLock = Mutex<Void>(())
+
+    /// The mutable part of the store.
+    struct State: @unchecked Sendable {
+        /// The graph as last loaded or saved (plus keys handed out since).
+        var image: XMLStoreImage
+        /// The identity of the file as last loaded or saved.
+        var fileIdentity: XMLFileIdentity?
+        /// The writer lock, `nil` once closed or when read-only.
+        var fileLock: XMLFileLock?
+        /// Whether ``close()`` was called.
+        var isClosed = false
+        /// A test hook run after the temporary file is synced and before it is renamed.
+        var beforeRename: (@Sendable () throws -> Void)?
+    }
+
+    init(url: StoreURL, path: String, model: Model, layout: XMLModelLayout, options: XMLStoreOptions,
+         image: XMLStoreImage, fileIdentity: XMLFileIdentity?, fileLock: XMLFileLock?) {
+        self.url = url
+        self.path = path
+        self.model = model
+        self.layout = layout
+        self.options = options
+        self.identifier = image.metadata.storeIdentifier
+        self.state = Mutex(State(image: image, fileIdentity: fileIdentity, fileLock: fileLock))
+    }
+
+    /// The store's metadata, as in the root element and the `_meta` entries.
+    public func metadata() throws -> StoreMetadata {
+        try state.withLock { state in
+            try checkOpen(state)
+            return state.image.metadata
+        }
+    }
+
+    /// Hands out `count` keys of `entityName` from the in-memory sequence. The sequence is written
+    /// with the next save (and a store that cannot save, because another process saved first, can
+    /// never store objects under the keys it handed out), so no stored object ever reuses a key.
+    public func obtainPermanentIDs(for entityName: String, count: Int) throws -> [ObjectID] {
+        let e = try entityIndex(entityName)
+        guard count >= 0 else {
+            throw StrataError(.invalidRequest, "cannot obtain a negative number (\(count)) of IDs", location: ["entity": entityName, "path": path])
+        }
+        let first: Int64 = try state.withLock { state in
+            try checkOpen(state)
+            if options.readOnly {
+                throw StrataError(.readOnly, "the XML store \(path) was opened read-only", location: ["path": path])
+            }
+            let first = state.image.nextKeys[e]
+            let (next, overflow) = first.addingReportingOverflow(Int64(count))
+            guard !overflow else {
+                throw StrataError(.internalInconsistency, "the primary keys of \(entityName) are exhausted", location: ["entity": entityName, "path": path])
+            }
+            state.image.nextKeys[e] = next
+            return first
+        }
+        return (0..<Int64(count)).map { ObjectID(entityName: entityName, storeIdentifier: identifier, primaryKey: first + $0) }
+    }
+
+    /// Closes the store and releases its lock file. Later calls throw
+    /// ``StrataError/Code/storeClosed``; closing twice is harmless.
+    public func close() throws {
+        saveLock.withLock { _ in
+            state.withLock { state in
+                state.isClosed = true
+                state.fileLock = nil
+            }
+        }
+    }
+
+    /// Sets a hook run during each save after the temporary file is written and synced, just
+    /// before it is renamed over the store: the moment a crash would leave the old file. Tests
+    /// use it to interrupt a save there.
+    func setBeforeRenameHook(_ hook: (@Sendable () throws -> Void)?) {
+        state.withLock { $0.beforeRename = hook }
+    }
+
+    // MARK: Helpers
+
+    func checkOpen(_ state: State) throws {
+        if state.isClosed {
+            throw StrataError(.storeClosed, "the XML store \(path) is closed", location: ["path": path])
+        }
+    }
+
+    /// The index of `name` in the model, or ``StrataError/Code/unknownEntity``.
+    func entityIndex(_ name: String) throws -> Int {
+        guard let e = layout.entityIndexByName[name] else {
+            _ = try model.requireEntity(name)
+            return 0
+        }
+        return e
+    }
+}

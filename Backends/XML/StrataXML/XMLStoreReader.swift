@@ -1,0 +1,509 @@
+import CStrataXML
+import Foundation
+import StrataCore
+
+/// Reads an XML store file with libxml2's streaming SAX2 parser: never a DOM, never Foundation's
+/// parsers.
+///
+/// Safety: the parser runs with `XML_PARSE_NONET` and without `XML_PARSE_NOENT`,
+/// `XML_PARSE_DTDLOAD`, `XML_PARSE_DTDATTR` and `XML_PARSE_HUGE`, so it substitutes no entity,
+/// loads no DTD and keeps libxml2's size limits (10 MB per value). On top of that any `DOCTYPE`
+/// stops the parse at once, before its internal subset is read: an external-entity (XXE) or a
+/// billion-laughs file is rejected before any entity is declared, so nothing is fetched and no
+/// expansion happens. Memory stays bounded by the file's own content.
+///
+/// Every problem becomes a ``StrataError`` with code ``StrataError/Code/storeCorrupt`` whose
+/// `location` holds the file's `path` and the `line`.
+enum XMLStoreReader {
+    /// Loads the whole graph at `path`, checking it against `model` (the model version hash is
+    /// checked first: a mismatch throws ``StrataError/Code/modelMismatch``).
+    /// Returns the graph and the identity of the file read (taken from the open descriptor, so
+    /// it is the version that was parsed even if another process replaces the file meanwhile).
+    static func load(path: String, url: StoreURL, layout: XMLModelLayout, model: Model) throws -> (XMLStoreImage, XMLFileIdentity) {
+        let state = XMLLoadState(path: path, url: url, layout: layout, model: model, headerOnly: false)
+        try state.run()
+        return (try state.finish(), state.identity)
+    }
+
+    /// Reads only the root element's metadata (and the `_meta` entries, which follow it).
+    static func metadata(path: String, url: StoreURL) throws -> StoreMetadata {
+        let state = XMLLoadState(path: path, url: url, layout: nil, model: nil, headerOnly: true)
+        try state.run()
+        guard let metadata = state.metadata else {
+            throw StrataError(.storeCorrupt, "\(path) has no <\(XMLFormat.rootElement)> root element", location: ["path": path])
+        }
+        return metadata
+    }
+}
+
+/// The state of one parse; the SAX callbacks reach it through libxml2's user-data pointer.
+private final class XMLLoadState {
+    let path: String
+    let url: StoreURL
+    let layout: XMLModelLayout?
+    let model: Model?
+    let headerOnly: Bool
+
+    var fd: Int32 = -1
+    var readErrno: Int32 = 0
+    var context: xmlParserCtxtPtr?
+    var error: StrataError?
+    var firstParserError: (message: String, line: Int)?
+    var stoppedAfterHeader = false
+    var identity = XMLFileIdentity(device: 0, inode: 0, size: 0, modifiedSeconds: 0, modifiedNanoseconds: 0)
+
+    var depth = 0
+    var metadata: StoreMetadata?
+    var userInfo: [String: String] = [:]
+    var sequences: [Int64] = []
+    var tables: [[Int64]] = []
+    var rows: [[StoredRow]] = []
+    var lines: [[Int32]] = []
+    var lastEntity = -1
+    /// ``XMLFormat/saxKeepsAmpersandReferences``, read once.
+    let keepsAmpersandReferences = XMLFormat.saxKeepsAmpersandReferences
+
+    init(path: String, url: StoreURL, layout: XMLModelLayout?, model: Model?, headerOnly: Bool) {
+        self.path = path
+        self.url = url
+        self.layout = layout
+        self.model = model
+        self.headerOnly = headerOnly
+        let count = layout?.entities.count ?? 0
+        sequences = Array(repeating: 1, count: count)
+        tables = Array(repeating: [], count: count)
+        rows = Array(repeating: [], count: count)
+        lines = Array(repeating: [], count: count)
+    }
+
+    // MARK: Running the parser
+
+    func run() throws {
+        fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            throw StrataError(code == ENOENT ? .storeNotFound : .io, "cannot open \(path) for reading", location: ["path": path], underlying: String(cString: strerror(code)))
+        }
+        defer { close(fd) }
+        var info = stat()
+        if fstat(fd, &info) == 0 {
+            identity = XMLFileIdentity(
+                device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+                modifiedSeconds: Int64(info.st_mtim.tv_sec), modifiedNanoseconds: Int64(info.st_mtim.tv_nsec))
+        }
+
+        var sax = xmlSAXHandler()
+        sax.initialized = XML_SAX2_MAGIC
+        sax.startElementNs = { ctx, localname, prefix, uri, namespaceCount, _, attributeCount, _, attributes in
+            guard let ctx, let localname else { return }
+            Unmanaged<XMLLoadState>.fromOpaque(ctx).takeUnretainedValue()
+                .startElement(localname, prefix: prefix, uri: uri, namespaceCount: namespaceCount, attributeCount: Int(attributeCount), attributes: attributes)
+        }
+        sax.endElementNs = { ctx, _, _, _ in
+            guard let ctx else { return }
+            Unmanaged<XMLLoadState>.fromOpaque(ctx).takeUnretainedValue().depth -= 1
+        }
+        sax.characters = { ctx, text, length in
+            guard let ctx, let text else { return }
+            Unmanaged<XMLLoadState>.fromOpaque(ctx).takeUnretainedValue().characters(text, Int(length))
+        }
+        sax.cdataBlock = { ctx, _, _ in
+            guard let ctx else { return }
+            let state = Unmanaged<XMLLoadState>.fromOpaque(ctx).takeUnretainedValue()
+            state.fail("CDATA sections are not part of the format")
+        }
+        sax.internalSubset = { ctx, _, _, _ in
+            guard let ctx else { return }
+            let state = Unmanaged<XMLLoadState>.fromOpaque(ctx).takeUnretainedValue()
+            state.fail("a DOCTYPE is not allowed in a store file (DTDs and entity declarations are refused: they are how XXE and billion-laughs attacks work)")
+        }
+        sax.entityDecl = { ctx, _, _, _, _, _ in
+            guard let ctx else { return }
+            Unmanaged<XMLLoadState>.fromOpaque(ctx).takeUnretainedValue().fail("entity declarations are not allowed")
+        }
+        sax.getEntity = { _, _ in nil }
+        sax.reference = { ctx, _ in
+            guard let ctx else { return }
+            Unmanaged<XMLLoadState>.fromOpaque(ctx).takeUnretainedValue().fail("entity references are not allowed")
+        }
+        sax.serror = { ctx, errorPointer in
+            guard let ctx, let errorPointer else { return }
+            let state = Unmanaged<XMLLoadState>.fromOpaque(ctx).takeUnretainedValue()
+            let e = errorPointer.pointee
+            guard e.level.rawValue >= XML_ERR_ERROR.rawValue, state.firstParserError == nil else { return }
+            let message = e.message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "malformed XML"
+            state.firstParserError = (message, Int(e.line))
+        }
+
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let readCallback: xmlInputReadCallback = { ioContext, buffer, length in
+            guard let ioContext, let buffer else { return -1 }
+            let state = Unmanaged<XMLLoadState>.fromOpaque(ioContext).takeUnretainedValue()
+            while true {
+                let n = read(state.fd, buffer, Int(length))
+                if n >= 0 { return Int32(n) }
+                if errno == EINTR { continue }
+                state.readErrno = errno
+                return -1
+            }
+        }
+        guard let ctxt = xmlCreateIOParserCtxt(&sax, me, readCallback, nil, me, XML_CHAR_ENCODING_NONE) else {
+            throw StrataError(.io, "libxml2 could not create a parser for \(path)", location: ["path": path])
+        }
+        defer { xmlFreeParserCtxt(ctxt) }
+        context = ctxt
+        xmlCtxtUseOptions(ctxt, Int32(XML_PARSE_NONET.rawValue))
+        let status = withExtendedLifetime(self) { xmlParseDocument(ctxt) }
+        context = nil
+
+        if let error { throw error }
+        if stoppedAfterHeader { return }
+        if readErrno != 0 {
+            throw StrataError(.io, "reading \(path) failed", location: ["path": path], underlying: String(cString: strerror(readErrno)))
+        }
+        if status != 0 || ctxt.pointee.wellFormed == 0 {
+            let (message, line) = firstParserError ?? ("malformed XML", Int(xmlSAX2GetLineNumber(ctxt)))
+            throw StrataError(.storeCorrupt, "\(path) is not well-formed XML at line \(line): \(message)", location: ["path": path, "line": String(line)])
+        }
+        if metadata == nil {
+            throw StrataError(.storeCorrupt, "\(path) has no <\(XMLFormat.rootElement)> root element", location: ["path": path])
+        }
+    }
+
+    /// The line the parser is at (the end of the current start tag).
+    var line: Int { context.map { Int(xmlSAX2GetLineNumber($0)) } ?? 0 }
+
+    /// Records the first error, with the current line, and stops the parser.
+    func fail(_ message: String, code: StrataError.Code = .storeCorrupt, entity: String? = nil, key: String? = nil) {
+        guard error == nil else { return }
+        let line = self.line
+        var location = ["path": path, "line": String(line)]
+        if let entity { location["entity"] = entity }
+        if let key { location["key"] = key }
+        error = StrataError(code, "\(path), line \(line): \(message)", location: location)
+        if let context { xmlStopParser(context) }
+    }
+
+    // MARK: Elements
+
+    func startElement(
+        _ localname: UnsafePointer<UInt8>, prefix: UnsafePointer<UInt8>?, uri: UnsafePointer<UInt8>?,
+        namespaceCount: Int32, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
+    ) {
+        guard error == nil else { return }
+        depth += 1
+        if prefix != nil || uri != nil || namespaceCount > 0 {
+            return fail("element <\(String(cString: localname))> uses an XML namespace; the format has none")
+        }
+        switch depth {
+        case 1:
+            startRoot(localname, attributeCount: attributeCount, attributes: attributes)
+        case 2:
+            guard !headerOnly || localname[0] == UInt8(ascii: "_") else {
+                stoppedAfterHeader = true
+                if let context { xmlStopParser(context) }
+                return
+            }
+            if localname[0] == UInt8(ascii: "_") {
+                startInternal(localname, attributeCount: attributeCount, attributes: attributes)
+            } else {
+                startObject(localname, attributeCount: attributeCount, attributes: attributes)
+            }
+        default:
+            fail("element <\(String(cString: localname))> is nested inside an object; object elements are empty")
+        }
+    }
+
+    func characters(_ text: UnsafePointer<UInt8>, _ length: Int) {
+        guard error == nil else { return }
+        for i in 0..<length {
+            let c = text[i]
+            if c != 0x20 && c != 0x0A && c != 0x09 && c != 0x0D {
+                return fail("unexpected text \"\(String(decoding: UnsafeBufferPointer(start: text, count: min(length, 40)), as: UTF8.self))\"; values are written as XML attributes")
+            }
+        }
+    }
+
+    /// The `index`-th attribute of a start tag: name, value bytes, and whether it has a prefix.
+    @inline(__always)
+    func attribute(_ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>, _ index: Int) -> (name: UnsafePointer<UInt8>, value: UnsafeBufferPointer<UInt8>, prefixed: Bool) {
+        let base = attributes + index * 5
+        let start = base[3]!, end = base[4]!
+        var value = UnsafeBufferPointer(start: start, count: end - start)
+        if keepsAmpersandReferences && memchr(start, 0x26, end - start) != nil {
+            value = decodeAmpersands(value)
+        }
+        return (base[0]!, value, base[1] != nil)
+    }
+
+    /// Scratch space for values whose `&#38;` libxml2 left in place (see
+    /// ``XMLFormat/saxKeepsAmpersandReferences``); valid until the next call.
+    private var decoded: UnsafeMutableBufferPointer<UInt8> = .init(start: nil, count: 0)
+
+    deinit { decoded.deallocate() }
+
+    /// `value` with every `&#38;` turned back into `&`.
+    func decodeAmpersands(_ value: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        if decoded.count < value.count {
+            decoded.deallocate()
+            decoded = .allocate(capacity: max(value.count, 256))
+        }
+        var out = 0, i = 0
+        while i < value.count {
+            if value[i] == 0x26 && i + 4 < value.count && value[i + 1] == 0x23 && value[i + 2] == 0x33 && value[i + 3] == 0x38 && value[i + 4] == 0x3B {
+                decoded[out] = 0x26
+                i += 5
+            } else {
+                decoded[out] = value[i]
+                i += 1
+            }
+            out += 1
+        }
+        return UnsafeBufferPointer(start: decoded.baseAddress, count: out)
+    }
+
+    func startRoot(_ localname: UnsafePointer<UInt8>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+        let name = String(cString: localname)
+        guard name == XMLFormat.rootElement else {
+            return fail("the root element is <\(name)>; a Strata XML store's root element is <\(XMLFormat.rootElement)>")
+        }
+        var format: String?, hash: String?, version: String?, identifier: String?
+        for i in 0..<attributeCount {
+            let (n, v, prefixed) = attribute(attributes!, i)
+            let key = String(cString: n), value = String(decoding: v, as: UTF8.self)
+            if prefixed { return fail("root attribute '\(key)' has a namespace prefix") }
+            switch key {
+            case XMLFormat.formatAttribute: format = value
+            case XMLFormat.modelHashAttribute: hash = value
+            case XMLFormat.modelVersionAttribute: version = value
+            case XMLFormat.storeIdentifierAttribute: identifier = value
+            default: return fail("unknown root attribute '\(key)'")
+            }
+        }
+        guard let format else { return fail("the root element has no '\(XMLFormat.formatAttribute)' attribute") }
+        guard format == String(XMLFormat.version) else {
+            return fail("format version '\(format)' is not supported; this version of Strata reads format \(XMLFormat.version)", code: .unsupported)
+        }
+        guard let hash, hash.utf8.count == 64 else { return fail("the root element has no valid '\(XMLFormat.modelHashAttribute)' (64 hex digits)") }
+        guard let identifier, StoreIdentifier.isValid(identifier) else {
+            return fail("the root element has no valid '\(XMLFormat.storeIdentifierAttribute)' (1 to 128 characters of A-Z a-z 0-9 - _ .)")
+        }
+        let found = StoreMetadata(storeIdentifier: identifier, storeType: XMLBackend.schemeName, modelVersionHash: hash, modelVersionIdentifier: version ?? "")
+        metadata = found
+        if let model {
+            do { try found.checkCompatible(with: model, at: url) } catch let mismatch as StrataError {
+                error = mismatch
+                if let context { xmlStopParser(context) }
+            } catch {}
+        }
+    }
+
+    func startInternal(_ localname: UnsafePointer<UInt8>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+        let name = String(cString: localname)
+        var values: [String: String] = [:]
+        for i in 0..<attributeCount {
+            let (n, v, _) = attribute(attributes!, i)
+            values[String(cString: n)] = String(decoding: v, as: UTF8.self)
+        }
+        switch name {
+        case XMLFormat.metaElement:
+            guard let key = values["key"], let value = values["value"], values.count == 2 else {
+                return fail("<\(name)> needs exactly the attributes 'key' and 'value'")
+            }
+            guard userInfo[key] == nil else { return fail("metadata key '\(key)' appears twice") }
+            userInfo[key] = value
+            metadata?.userInfo[key] = value
+        case XMLFormat.sequenceElement:
+            if headerOnly { return }
+            guard let entityName = values["entity"], let nextText = values["next"], values.count == 2 else {
+                return fail("<\(name)> needs exactly the attributes 'entity' and 'next'")
+            }
+            guard let e = layout?.entityIndexByName[entityName] else {
+                return fail("<\(name)> names entity '\(entityName)', which the model does not have", entity: entityName)
+            }
+            guard let next = Int64(nextText), next >= 1 else {
+                return fail("<\(name)> for '\(entityName)' has next='\(nextText)', which is not a key >= 1", entity: entityName)
+            }
+            sequences[e] = next
+        default:
+            fail("unknown element <\(name)>; names starting with '_' are reserved for the store (\(XMLFormat.metaElement), \(XMLFormat.sequenceElement))")
+        }
+    }
+
+    func startObject(_ localname: UnsafePointer<UInt8>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+        guard let layout else { return }
+        var e = lastEntity
+        if e < 0 || strcmp(localname, layout.entities[e].cName) != 0 {
+            guard let found = layout.entityIndexByName[String(cString: localname)] else {
+                let name = String(cString: localname)
+                return fail("unknown entity <\(name)>; the model has: \(layout.entities.map(\.entity.name).sorted().joined(separator: ", "))", entity: name)
+            }
+            e = found
+            lastEntity = e
+        }
+        let entityLayout = layout.entities[e]
+        // The entity itself is only needed for messages: copying it costs a dozen retains.
+        var entity: Entity { entityLayout.entity }
+        var values = [Value](repeating: .null, count: entityLayout.attributeTypes.count)
+        var targets = entityLayout.emptyTargets
+        var key: Int64?
+        var version: Int64?
+        var expected = 0
+        let slots = entityLayout.slots
+
+        for i in 0..<attributeCount {
+            let (name, text, prefixed) = attribute(attributes!, i)
+            if prefixed { return fail("attribute '\(String(cString: name))' of <\(entity.name)> has a namespace prefix", entity: entity.name) }
+            let slotIndex: Int
+            if expected < slots.count && strcmp(name, slots[expected].cName) == 0 {
+                slotIndex = expected
+            } else if name[0] == UInt8(ascii: "_") {
+                if strcmp(name, "_pk") == 0 {
+                    guard let k = XMLFormat.parseInteger(text) else { return fail("\(entity.name)._pk '\(String(decoding: text, as: UTF8.self))' is not a 64-bit integer", entity: entity.name, key: "_pk") }
+                    key = k
+                } else if strcmp(name, "_version") == 0 {
+                    guard let v = XMLFormat.parseInteger(text), v >= 0 else { return fail("\(entity.name)._version '\(String(decoding: text, as: UTF8.self))' is not a version (an integer >= 0)", entity: entity.name, key: "_version") }
+                    version = v
+                } else {
+                    return fail("unknown attribute '\(String(cString: name))' of <\(entity.name)>", entity: entity.name, key: String(cString: name))
+                }
+                continue
+            } else {
+                let nameText = String(cString: name)
+                if let found = entityLayout.slotIndexByName[nameText] {
+                    slotIndex = found
+                } else if nameText.hasSuffix(XMLFormat.base64Suffix),
+                          let a = entity.attributeIndex(named: String(nameText.dropLast(XMLFormat.base64Suffix.count))),
+                          entity.attributes[a].type == .string
+                {
+                    guard values[a].isNull else { return fail("\(entity.name).\(entity.attributes[a].name) is given twice", entity: entity.name, key: entity.attributes[a].name) }
+                    guard let data = Data(base64Encoded: String(decoding: text, as: UTF8.self)), let string = String(data: data, encoding: .utf8) else {
+                        return fail("\(nameText) of <\(entity.name)> is not base64 of UTF-8 text", entity: entity.name, key: entity.attributes[a].name)
+                    }
+                    values[a] = .string(string)
+                    continue
+                } else {
+                    return fail("unknown attribute '\(nameText)' of <\(entity.name)>; it has: \(slots.map { String(cString: $0.cName) }.joined(separator: ", "))", entity: entity.name, key: nameText)
+                }
+            }
+            expected = slotIndex + 1
+            switch slots[slotIndex].kind {
+            case .attribute(let a):
+                let type = entityLayout.attributeTypes[a]
+                guard values[a].isNull else { return fail("\(entity.name).\(entity.attributes[a].name) is given twice", entity: entity.name, key: entity.attributes[a].name) }
+                guard let value = XMLFormat.parseValue(text, as: type) else {
+                    let shown = String(decoding: text.prefix(80), as: UTF8.self)
+                    return fail("\(entity.name).\(entity.attributes[a].name) = \"\(shown)\" is not a valid \(type.rawValue)", entity: entity.name, key: entity.attributes[a].name)
+                }
+                values[a] = value
+            case .relationship(let r):
+                guard let parsed = parseTargets(text, toMany: entityLayout.isToMany[r]) else {
+                    let relationship = entity.relationships[r]
+                    let shown = String(decoding: text.prefix(80), as: UTF8.self)
+                    let expectation = relationship.isToMany ? "space-separated primary keys" : "one primary key"
+                    return fail("\(entity.name).\(relationship.name) = \"\(shown)\" is not \(expectation) of \(relationship.destination)", entity: entity.name, key: relationship.name)
+                }
+                targets[r] = entityLayout.isUnorderedToMany[r] ? .toMany(parsed.keys.sorted()) : parsed
+            }
+        }
+        guard let key else { return fail("<\(entity.name)> has no _pk (primary key) attribute", entity: entity.name, key: "_pk") }
+        guard let version else { return fail("<\(entity.name) _pk=\"\(key)\"> has no _version attribute", entity: entity.name, key: "_version") }
+        for a in entityLayout.requiredAttributes where values[a].isNull {
+            return fail("<\(entity.name) _pk=\"\(key)\"> has no value for the required attribute '\(entity.attributes[a].name)'", entity: entity.name, key: entity.attributes[a].name)
+        }
+        tables[e].append(key)
+        rows[e].append(StoredRow(version: version, attributes: values, relationships: targets))
+        lines[e].append(Int32(clamping: line))
+    }
+
+    /// Parses `12` (to-one) or `3 4 5` (to-many, single spaces; empty for no target).
+    func parseTargets(_ text: UnsafeBufferPointer<UInt8>, toMany: Bool) -> StoredRelationship? {
+        if !toMany {
+            return XMLFormat.parseInteger(text).map { .toOne($0) }
+        }
+        var keys: [Int64] = []
+        if text.isEmpty { return .toMany(keys) }
+        var start = 0
+        for i in 0...text.count where i == text.count || text[i] == 0x20 {
+            guard i > start, let k = XMLFormat.parseInteger(UnsafeBufferPointer(rebasing: text[start..<i])) else { return nil }
+            keys.append(k)
+            start = i + 1
+        }
+        return .toMany(keys)
+    }
+
+    // MARK: Finishing
+
+    /// Sorts tables when the file listed objects out of order, rejects duplicate keys and
+    /// references to objects that do not exist, and builds the image.
+    func finish() throws -> XMLStoreImage {
+        guard let layout, let model, var metadata else {
+            throw StrataError(.storeCorrupt, "\(path) has no <\(XMLFormat.rootElement)> root element", location: ["path": path])
+        }
+        metadata.userInfo = userInfo
+        var image = XMLStoreImage(metadata: metadata, model: model)
+        for e in layout.entities.indices {
+            var keys = tables[e], entityRows = rows[e], entityLines = lines[e]
+            if !EntityTable(keys: keys, rows: []).isSorted {
+                let order = keys.indices.sorted { keys[$0] < keys[$1] || (keys[$0] == keys[$1] && $0 < $1) }
+                for i in order.indices.dropFirst() where keys[order[i]] == keys[order[i - 1]] {
+                    let entityName = layout.entities[e].entity.name
+                    let line = Int(max(entityLines[order[i]], entityLines[order[i - 1]]))
+                    throw StrataError(.storeCorrupt, "\(path), line \(line): <\(entityName) _pk=\"\(keys[order[i]])\"> appears twice (also at line \(min(entityLines[order[i]], entityLines[order[i - 1]])))", location: ["path": path, "line": String(line), "entity": entityName])
+                }
+                keys = order.map { keys[$0] }
+                entityRows = order.map { entityRows[$0] }
+                entityLines = order.map { entityLines[$0] }
+                lines[e] = entityLines
+            }
+            image.tables[e] = EntityTable(keys: keys, rows: entityRows)
+            tables[e] = []
+            rows[e] = []
+            image.nextKeys[e] = max(sequences[e], (keys.last ?? 0) + 1)
+        }
+        for (e, entityLayout) in layout.entities.enumerated() where !entityLayout.entity.relationships.isEmpty {
+            let table = image.tables[e]
+            for (i, row) in table.rows.enumerated() {
+                for (r, targets) in row.relationships.enumerated() {
+                    let destination = entityLayout.destinations[r]
+                    for target in targets.keys where image.tables[destination].index(of: target) == nil {
+                        let relationship = entityLayout.entity.relationships[r]
+                        let line = Int(lines[e][i])
+                        throw StrataError(
+                            .storeCorrupt,
+                            "\(path), line \(line): \(entityLayout.entity.name) \(table.keys[i]).\(relationship.name) refers to \(relationship.destination) \(target), which does not exist in the file",
+                            location: ["path": path, "line": String(line), "entity": entityLayout.entity.name, "key": relationship.name])
+                    }
+                }
+            }
+        }
+        return image
+    }
+}
+
+extension XMLFormat {
+    /// Whether the linked libxml2 hands SAX2 attribute values with `&amp;` and `&#38;` left as
+    /// `&#38;` when entity substitution is off (libxml2 2.9 does; it expects a DOM builder to
+    /// decode them later). Probed once with a tiny document, so the reader decodes them exactly
+    /// when needed, whatever the libxml2 version.
+    static let saxKeepsAmpersandReferences: Bool = {
+        final class Probe { var value: [UInt8] = [] }
+        let probe = Probe()
+        var sax = xmlSAXHandler()
+        sax.initialized = XML_SAX2_MAGIC
+        sax.startElementNs = { ctx, _, _, _, _, _, attributeCount, _, attributes in
+            guard let ctx, let attributes, attributeCount > 0, let start = attributes[3], let end = attributes[4] else { return }
+            Unmanaged<Probe>.fromOpaque(ctx).takeUnretainedValue().value = Array(UnsafeBufferPointer(start: start, count: end - start))
+        }
+        sax.serror = { _, _ in }
+        let document = Array("<a b=\"&amp;\"/>".utf8CString)
+        withExtendedLifetime(probe) {
+            let me = Unmanaged.passUnretained(probe).toOpaque()
+            guard let ctxt = xmlCreatePushParserCtxt(&sax, me, nil, 0, nil) else { return }
+            xmlCtxtUseOptions(ctxt, Int32(XML_PARSE_NONET.rawValue))
+            document.withUnsafeBufferPointer { _ = xmlParseChunk(ctxt, $0.baseAddress, Int32($0.count - 1), 1) }
+            xmlFreeParserCtxt(ctxt)
+        }
+        return probe.value != [0x26]
+    }()
+}

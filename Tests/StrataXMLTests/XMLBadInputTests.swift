@@ -1,0 +1,93 @@
+import Foundation
+import StrataCore
+import Testing
+@testable import StrataXML
+
+/// One bad file: its body after the two header lines, the line the error must name, and a
+/// fragment of the message.
+struct BadInputCase: CustomTestStringConvertible, Sendable {
+    var name: String
+    var body: String
+    var line: Int
+    var fragment: String
+    var replacesHeader = false
+    var testDescription: String { name }
+}
+
+@Suite struct XMLBadInputTests {
+    static let header = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <strata-store format="1" modelHash="\(TestModels.allTypes.versionHash)" modelVersion="v1" storeIdentifier="S1">
+
+        """
+
+    static let cases: [BadInputCase] = [
+        BadInputCase(name: "malformed XML", body: "<Item _pk=\"1\" _version=\"1\" name=\"ok\"/>\n<Item _pk=\"2\" _version=\"1\" name=\"a & b\"/>\n</strata-store>\n", line: 4, fragment: "not well-formed"),
+        BadInputCase(name: "unclosed root", body: "<Item _pk=\"1\" _version=\"1\" name=\"ok\"/>\n", line: 4, fragment: "not well-formed"),
+        BadInputCase(name: "wrong root element", body: "<?xml version=\"1.0\"?>\n<store format=\"1\">\n</store>\n", line: 2, fragment: "root element is <store>", replacesHeader: true),
+        BadInputCase(name: "unknown entity", body: "<Item _pk=\"1\" _version=\"1\" name=\"ok\"/>\n<Gadget _pk=\"1\" _version=\"1\"/>\n</strata-store>\n", line: 4, fragment: "unknown entity <Gadget>"),
+        BadInputCase(name: "unknown attribute", body: "\n\n<Item _pk=\"1\" _version=\"1\" name=\"x\" colour=\"red\"/>\n</strata-store>\n", line: 5, fragment: "unknown attribute 'colour'"),
+        BadInputCase(name: "integer out of range", body: "<Item _pk=\"1\" _version=\"1\" name=\"x\" i16=\"70000\"/>\n</strata-store>\n", line: 3, fragment: "is not a valid integer16"),
+        BadInputCase(name: "boolean of the wrong type", body: "<Item _pk=\"1\" _version=\"1\" name=\"x\"\n   flag=\"yes\"/>\n</strata-store>\n", line: 4, fragment: "\"yes\" is not a valid boolean"),
+        BadInputCase(name: "double of the wrong type", body: "<Item _pk=\"1\" _version=\"1\" name=\"x\" dbl=\"1.5x\"/>\n</strata-store>\n", line: 3, fragment: "is not a valid double"),
+        BadInputCase(name: "date of the wrong type", body: "<Item _pk=\"1\" _version=\"1\" name=\"x\" when=\"yesterday\"/>\n</strata-store>\n", line: 3, fragment: "is not a valid date"),
+        BadInputCase(name: "uuid of the wrong type", body: "<Item _pk=\"1\" _version=\"1\" name=\"x\" ident=\"nope\"/>\n</strata-store>\n", line: 3, fragment: "is not a valid uuid"),
+        BadInputCase(name: "reference to an object that does not exist", body: "<Department _pk=\"1\" _version=\"1\" name=\"d\" employees=\"1\"/>\n<Employee _pk=\"1\" _version=\"1\" name=\"a\" department=\"1\"/>\n<Employee _pk=\"2\" _version=\"1\" name=\"b\" department=\"9\"/>\n</strata-store>\n", line: 5, fragment: "refers to Department 9, which does not exist"),
+        BadInputCase(name: "malformed reference list", body: "<Department _pk=\"1\" _version=\"1\" name=\"d\" employees=\"1,2\"/>\n</strata-store>\n", line: 3, fragment: "is not space-separated primary keys"),
+        BadInputCase(name: "missing required attribute", body: "<Item _pk=\"1\" _version=\"1\"/>\n</strata-store>\n", line: 3, fragment: "required attribute 'name'"),
+        BadInputCase(name: "missing primary key", body: "<Item _version=\"1\" name=\"x\"/>\n</strata-store>\n", line: 3, fragment: "has no _pk"),
+        BadInputCase(name: "duplicate primary key", body: "<Item _pk=\"1\" _version=\"1\" name=\"x\"/>\n<Item _pk=\"1\" _version=\"1\" name=\"y\"/>\n</strata-store>\n", line: 4, fragment: "appears twice"),
+        BadInputCase(name: "nested element", body: "<Item _pk=\"1\" _version=\"1\" name=\"x\"><Item _pk=\"2\" _version=\"1\" name=\"y\"/></Item>\n</strata-store>\n", line: 3, fragment: "is nested inside an object"),
+        BadInputCase(name: "text content", body: "<Item _pk=\"1\" _version=\"1\" name=\"x\">hello</Item>\n</strata-store>\n", line: 3, fragment: "unexpected text"),
+        BadInputCase(name: "undeclared entity reference", body: "<_meta key=\"k\" value=\"&foo;\"/>\n</strata-store>\n", line: 3, fragment: "not well-formed"),
+        BadInputCase(name: "sequence of an unknown entity", body: "<_sequence entity=\"Gadget\" next=\"3\"/>\n</strata-store>\n", line: 3, fragment: "names entity 'Gadget'"),
+        BadInputCase(name: "empty file", body: "", line: 1, fragment: "not well-formed", replacesHeader: true),
+    ]
+
+    @Test(arguments: cases)
+    func badInputIsRejectedWithItsLineAndTheFileIsUntouched(_ badCase: BadInputCase) throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let path = dir.file("store.xml")
+        write((badCase.replacesHeader ? "" : Self.header) + badCase.body, to: path)
+        let before = contents(path)
+        let error = strataError { _ = try openStore(dir.url()) }
+        #expect(error?.code == .storeCorrupt, "\(String(describing: error))")
+        #expect(error?.location["line"] == String(badCase.line), "\(String(describing: error))")
+        #expect(error?.location["path"] == path)
+        #expect(error?.message.contains(badCase.fragment) == true, "\(String(describing: error))")
+        #expect(contents(path) == before, "a bad file is never touched")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["store.xml"], "nothing is created beside it")
+    }
+
+    @Test func anotherModelsFileIsAModelMismatchAndStaysUntouched() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let store = try openStore(dir.url())
+        try store.close()
+        let before = contents(dir.file("store.xml"))
+        let other = try Model(versionIdentifier: "v2", entities: [Entity("Other", attributes: [Attribute("x", .string)])])
+        let error = strataError { _ = try XMLBackend().open(dir.url(), model: other, options: StoreOptions()) }
+        #expect(error?.code == .modelMismatch)
+        #expect(contents(dir.file("store.xml")) == before)
+    }
+
+    @Test func aNewerFormatVersionIsRefusedAsUnsupported() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        write(Self.header.replacingOccurrences(of: "format=\"1\"", with: "format=\"2\"") + "</strata-store>\n", to: dir.file("store.xml"))
+        let error = strataError { _ = try openStore(dir.url()) }
+        #expect(error?.code == .unsupported)
+        #expect(error?.location["line"] == "2")
+    }
+
+    @Test func aHandEditedFileWithObjectsOutOfOrderLoadsSorted() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        write(Self.header + "<Item _pk=\"3\" _version=\"1\" name=\"c\"/>\n<Item _pk=\"1\" _version=\"2\" name=\"a\"/>\n</strata-store>\n", to: dir.file("store.xml"))
+        let store = try openStore(dir.url())
+        let keys = try store.execute(FetchRequest(entityName: "Item")).snapshots().map { $0.objectID.primaryKey! }
+        #expect(keys == [1, 3])
+        #expect(try store.obtainPermanentIDs(for: "Item", count: 1)[0].primaryKey == 4, "keys continue after the largest one in the file")
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+@testable import StrataXML
+
+@Suite struct XMLDoubleParserTests {
+    func parse(_ text: String) -> Double? {
+        var text = text
+        return text.withUTF8 { XMLDoubleParser.parse($0) }
+    }
+
+    @Test func thePowerTableHoldsTheTopBitsOfPowersOfTen() {
+        let table = XMLDoubleParser.powers, zero = -XMLDoubleParser.exponentRange.lowerBound
+        #expect(table[zero] == (0x8000_0000_0000_0000, 0))
+        #expect(table[zero + 1] == (0xA000_0000_0000_0000, 0))
+        #expect(table[zero - 1] == (0xCCCC_CCCC_CCCC_CCCC, 0xCCCC_CCCC_CCCC_CCCC))
+    }
+
+    @Test func swiftsShortestFormParsesBackToTheSameBits() {
+        var rng = SystemRandomNumberGenerator()
+        var decided = 0
+        let samples = 100_000
+        for i in 0..<samples {
+            let value: Double
+            switch i % 3 {
+            case 0: value = Double(bitPattern: rng.next())
+            case 1: value = Double.random(in: 0..<1000, using: &rng)
+            default: value = Double.random(in: -1e9...1e9, using: &rng)
+            }
+            guard value.isFinite else { continue }
+            if let parsed = parse(value.description) {
+                decided += 1
+                #expect(parsed.bitPattern == value.bitPattern, "\(value.description)")
+            }
+        }
+        #expect(decided > samples / 2, "the fast path decides most inputs")
+    }
+
+    @Test func edgeCasesAreExactOrLeftToStrtod() {
+        for text in ["0", "0.0", "-0.0", "1.0", "0.1", "0.30000000000000004", "1e-05", "123.456", "9007199254740993",
+                     "1.7976931348623157e+308", "2.2250738585072014e-308", "5e-324", "4.9406564584124654e-324", "1e+23", "8.98846567431158e+307"] {
+            let expected = strtod(text, nil)
+            if let parsed = parse(text) { #expect(parsed.bitPattern == expected.bitPattern, "\(text)") }
+        }
+        #expect(parse("-0.0")?.sign == .minus)
+        for malformed in ["", "-", ".", "1.", ".5", "1e", "1e+", "1.2.3", "1x", "--1", "nan", "inf", "12345678901234567890123"] {
+            #expect(parse(malformed) == nil, "\(malformed)")
+        }
+    }
+}
