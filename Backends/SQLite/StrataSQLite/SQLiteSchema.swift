@@ -153,6 +153,10 @@ final class SQLiteEntityTable: Sendable {
     let quotedName: String
     /// Per attribute, how its column is stored.
     let kinds: [SQLiteColumnKind]
+    /// Per attribute, its type and whether it may be null (checked per value on every save,
+    /// without copying the ``Attribute`` structs).
+    let attributeTypes: [AttributeType]
+    let attributeIsOptional: [Bool]
     /// Per relationship, where it is stored.
     let relationshipStorage: [SQLiteRelationshipStorage]
     /// The indexes (into ``relationshipStorage``) of the to-one relationships, in the order their
@@ -209,6 +213,8 @@ final class SQLiteEntityTable: Sendable {
         name = entity.name
         quotedName = q(entity.name)
         kinds = entity.attributes.map { SQLiteColumnKind($0.type) }
+        attributeTypes = entity.attributes.map(\.type)
+        attributeIsOptional = entity.attributes.map(\.isOptional)
 
         var storage: [SQLiteRelationshipStorage] = []
         for relationship in entity.relationships {

@@ -25,7 +25,7 @@ extension SQLiteStore {
         }
 
         return try withWriter { connection in
-            try connection.execute("BEGIN IMMEDIATE; SAVEPOINT strata_save")
+            try connection.execute("BEGIN IMMEDIATE")
             do {
                 let result = try apply(request, insertTables: insertTables, updateTables: updateTables, deleteTables: deleteTables, on: connection)
                 try connection.execute("COMMIT")
@@ -75,14 +75,15 @@ extension SQLiteStore {
                 location: ["path": path, "entity": entity.name]
             )
         }
-        for index in 0..<entity.attributes.count {
+        let types = table.attributeTypes, optional = table.attributeIsOptional
+        for index in 0..<types.count {
             let value = snapshot.attributes[index]
-            let attribute = entity.attributes[index]
             if value.isNull {
-                if !attribute.isOptional {
-                    throw StrataError(.missingValue, "\(snapshot.objectID).\(attribute.name) is required but has no value", location: ["path": path, "entity": entity.name, "key": attribute.name, "objectID": snapshot.objectID.uriRepresentation])
-                }
-            } else if !value.fits(attribute.type) {
+                if optional[index] { continue }
+                let attribute = entity.attributes[index]
+                throw StrataError(.missingValue, "\(snapshot.objectID).\(attribute.name) is required but has no value", location: ["path": path, "entity": entity.name, "key": attribute.name, "objectID": snapshot.objectID.uriRepresentation])
+            } else if !value.fits(types[index]) {
+                let attribute = entity.attributes[index]
                 throw StrataError(.typeMismatch, "\(snapshot.objectID).\(attribute.name) is a \(attribute.type.rawValue) attribute and cannot hold the \(value.typeName) \(value)", location: ["path": path, "entity": entity.name, "key": attribute.name, "objectID": snapshot.objectID.uriRepresentation])
             }
         }
@@ -154,7 +155,12 @@ extension SQLiteStore {
 
         lastTable = nil
         if !conflicts.isEmpty {
-            try connection.execute("ROLLBACK TO strata_save")
+            // No savepoint (one would copy every changed page to a sub-journal on every save):
+            // roll back, then read the stored snapshots in a read transaction of their own,
+            // still under the write lock.
+            try connection.execute("ROLLBACK")
+            try connection.execute("BEGIN")
+            defer { connection.rollbackQuietly() }
             throw try conflictError(conflicts, on: connection)
         }
 
@@ -271,8 +277,7 @@ extension SQLiteStore {
         }
     }
 
-    /// The conflict error for `conflicts`, each with the stored snapshot read in the still-open
-    /// transaction (so the versions are the ones that conflicted).
+    /// The conflict error for `conflicts`, each with its stored snapshot as the store holds it now.
     private func conflictError(_ conflicts: [(id: ObjectID, expected: Int64)], on connection: SQLiteConnection) throws -> StrataError {
         var records: [SaveConflict] = []
         for (id, expected) in conflicts {
