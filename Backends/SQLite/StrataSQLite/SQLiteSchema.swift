@@ -119,7 +119,7 @@ enum SQLiteRelationshipStorage: Sendable {
     }
 }
 
-/// One side of a many-to-many relationship's join table.
+/// One side of a many-to-many relationship's join table, with the statements that write it.
 struct SQLiteJoinTable: Sendable {
     /// The join table's name (`Entity.relationship` of the canonical side).
     let table: String
@@ -135,6 +135,33 @@ struct SQLiteJoinTable: Sendable {
     let hasSourcePosition: Bool
     /// Whether the table has `target_position` (the other side is ordered).
     let hasTargetPosition: Bool
+
+    /// The targets of one source.
+    let selectTargetsSQL: String
+    /// Removes one (source, target) row.
+    let deleteRowSQL: String
+    /// Adds one (source, target) row.
+    let insertRowSQL: String
+    /// Sets the source side's position of one row.
+    let sourcePositionSQL: String
+    /// Sets the target side's position of one row.
+    let targetPositionSQL: String
+
+    init(table: String, isCanonical: Bool, ownColumn: String, targetColumn: String, positionColumn: String?, hasSourcePosition: Bool, hasTargetPosition: Bool) {
+        self.table = table
+        self.isCanonical = isCanonical
+        self.ownColumn = ownColumn
+        self.targetColumn = targetColumn
+        self.positionColumn = positionColumn
+        self.hasSourcePosition = hasSourcePosition
+        self.hasTargetPosition = hasTargetPosition
+        let t = q(table), source = q("source"), target = q("target")
+        selectTargetsSQL = "SELECT \(target) FROM \(t) WHERE \(source) = ?"
+        deleteRowSQL = "DELETE FROM \(t) WHERE \(source) = ? AND \(target) = ?"
+        insertRowSQL = "INSERT OR IGNORE INTO \(t) (\(source), \(target)) VALUES (?, ?)"
+        sourcePositionSQL = "UPDATE \(t) SET \(q("source_position")) = ? WHERE \(source) = ? AND \(target) = ?"
+        targetPositionSQL = "UPDATE \(t) SET \(q("target_position")) = ? WHERE \(source) = ? AND \(target) = ?"
+    }
 }
 
 /// The SQL layout of one entity and the statements the store runs on it.
@@ -168,6 +195,12 @@ final class SQLiteEntityTable: Sendable {
     let foreignKeyIndexes: [Int]
     /// Position columns this table holds for ordered to-many relationships of other entities.
     let positionColumns: [String]
+    /// Per relationship: the destination entity and whether it is to-many (checked on every save).
+    let relationshipDestinations: [String]
+    let relationshipIsToMany: [Bool]
+    /// Per ordered to-many relationship stored as the targets' foreign key: the statement setting
+    /// one target's position.
+    let positionSQL: [Int: String]
 
     /// The destination entity of each to-one in ``toOneIndexes``.
     let toOneDestinations: [String]
@@ -234,6 +267,15 @@ final class SQLiteEntityTable: Sendable {
             }
         }
         positionColumns = positions
+        relationshipDestinations = entity.relationships.map(\.destination)
+        relationshipIsToMany = entity.relationships.map(\.isToMany)
+        var positionStatements: [Int: String] = [:]
+        for (index, kind) in storage.enumerated() {
+            if case .foreignKeyToMany(let table, _, let column?) = kind {
+                positionStatements[index] = "UPDATE \(q(table)) SET \(q(column)) = ? WHERE \(q("_pk")) = ?"
+            }
+        }
+        positionSQL = positionStatements
 
         var select = ["t0.\(q("_pk"))", "t0.\(q("_version"))"]
         select += entity.attributes.map { "t0.\(q($0.name))" }

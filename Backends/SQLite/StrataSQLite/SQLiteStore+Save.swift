@@ -87,23 +87,27 @@ extension SQLiteStore {
                 throw StrataError(.typeMismatch, "\(snapshot.objectID).\(attribute.name) is a \(attribute.type.rawValue) attribute and cannot hold the \(value.typeName) \(value)", location: ["path": path, "entity": entity.name, "key": attribute.name, "objectID": snapshot.objectID.uriRepresentation])
             }
         }
-        for index in 0..<entity.relationships.count {
-            let relationship = entity.relationships[index]
-            let value = snapshot.relationships[index]
-            let targets: [ObjectID]
-            switch value {
+        for index in 0..<table.relationshipIsToMany.count {
+            let destination = table.relationshipDestinations[index]
+            switch snapshot.relationships[index] {
             case .toOne(let target):
-                guard !relationship.isToMany else { throw relationshipMismatch(snapshot, relationship, "a to-many relationship got a single target") }
-                targets = target.map { [$0] } ?? []
-            case .toMany(let list):
-                guard relationship.isToMany else { throw relationshipMismatch(snapshot, relationship, "a to-one relationship got a list of targets") }
-                targets = list
-            }
-            for target in targets where target.entityName != relationship.destination || target.primaryKey == nil || target.storeIdentifier != identifier {
-                throw relationshipMismatch(snapshot, relationship, "the target \(target) is not a permanent \(relationship.destination) of this store")
+                guard !table.relationshipIsToMany[index] else { throw relationshipMismatch(snapshot, entity.relationships[index], "a to-many relationship got a single target") }
+                if let target, !isStoredObject(target, of: destination) {
+                    throw relationshipMismatch(snapshot, entity.relationships[index], "the target \(target) is not a permanent \(destination) of this store")
+                }
+            case .toMany(let targets):
+                guard table.relationshipIsToMany[index] else { throw relationshipMismatch(snapshot, entity.relationships[index], "a to-one relationship got a list of targets") }
+                for target in targets where !isStoredObject(target, of: destination) {
+                    throw relationshipMismatch(snapshot, entity.relationships[index], "the target \(target) is not a permanent \(destination) of this store")
+                }
             }
         }
         return table
+    }
+
+    @inline(__always)
+    private func isStoredObject(_ id: ObjectID, of entityName: String) -> Bool {
+        id.entityName == entityName && id.primaryKey != nil && id.storeIdentifier == identifier
     }
 
     private func relationshipMismatch(_ snapshot: Snapshot, _ relationship: Relationship, _ why: String) -> StrataError {
@@ -220,26 +224,26 @@ extension SQLiteStore {
                 let targetKeys = targets.compactMap(\.primaryKey)
                 var existing: Set<Int64> = []
                 if !isInsert {
-                    let select = try connection.prepare("SELECT \(q("target")) FROM \(q(join.table)) WHERE \(q("source")) = ?")
+                    let select = try connection.prepare(join.selectTargetsSQL)
                     select.bind(1, pk)
                     defer { select.reset() }
                     while try select.step() { existing.insert(select.int64(0)) }
                     let wanted = Set(targetKeys)
-                    let remove = try connection.prepare("DELETE FROM \(q(join.table)) WHERE \(q("source")) = ? AND \(q("target")) = ?")
+                    let remove = try connection.prepare(join.deleteRowSQL)
                     for key in existing.subtracting(wanted).sorted() {
                         remove.bind(1, pk)
                         remove.bind(2, key)
                         try remove.run()
                     }
                 }
-                let insert = try connection.prepare("INSERT OR IGNORE INTO \(q(join.table)) (\(q("source")), \(q("target"))) VALUES (?, ?)")
+                let insert = try connection.prepare(join.insertRowSQL)
                 for key in targetKeys where !existing.contains(key) {
                     insert.bind(1, pk)
                     insert.bind(2, key)
                     try insert.run()
                 }
                 if join.hasSourcePosition {
-                    let position = try connection.prepare("UPDATE \(q(join.table)) SET \(q("source_position")) = ? WHERE \(q("source")) = ? AND \(q("target")) = ?")
+                    let position = try connection.prepare(join.sourcePositionSQL)
                     for (i, key) in targetKeys.enumerated() {
                         position.bind(1, Int64(i))
                         position.bind(2, pk)
@@ -255,15 +259,15 @@ extension SQLiteStore {
             for index in table.toManyIndexes {
                 guard case .toMany(let targets) = snapshot.relationships[index] else { continue }
                 switch table.relationshipStorage[index] {
-                case .foreignKeyToMany(let targetTable, _, let positionColumn?):
-                    let update = try connection.prepare("UPDATE \(q(targetTable)) SET \(q(positionColumn)) = ? WHERE \(q("_pk")) = ?")
+                case .foreignKeyToMany(_, _, _?):
+                    let update = try connection.prepare(table.positionSQL[index]!)
                     for (i, target) in targets.enumerated() {
                         update.bind(1, Int64(i))
                         update.bind(2, target.primaryKey!)
                         try update.run()
                     }
                 case .joinTable(let join) where !join.isCanonical && join.positionColumn != nil:
-                    let update = try connection.prepare("UPDATE \(q(join.table)) SET \(q("target_position")) = ? WHERE \(q("source")) = ? AND \(q("target")) = ?")
+                    let update = try connection.prepare(join.targetPositionSQL)
                     for (i, target) in targets.enumerated() {
                         update.bind(1, Int64(i))
                         update.bind(2, target.primaryKey!)
