@@ -267,4 +267,20 @@ import Testing
         #expect(bulk[0].relationships[1] == .toMany([]))
         #expect(bulk[1].relationships[1] == .toMany([tasks[5], tasks[4], tasks[3]]))
     }
+
+    @Test func insertingAKeyThatExistsIsInvalidObjectIDAndWritesNothing() throws {
+        let model = try testModel()
+        let store = try openStore(temporaryStoreURL(), model: model)
+        let ids = try store.obtainPermanentIDs(for: "Department", count: 2)
+        try store.save(SaveRequest(inserts: [makeSnapshot(ids[0], in: model, ["name": "first"])]))
+        do {
+            try store.save(SaveRequest(inserts: [makeSnapshot(ids[1], in: model, ["name": "second"]), makeSnapshot(ids[0], in: model, ["name": "again"])]))
+            Issue.record("inserted a key twice")
+        } catch let error as StrataError {
+            #expect(error.code == .invalidObjectID)
+        }
+        let all = try store.execute(FetchRequest(entityName: "Department")).snapshots()
+        #expect(all.map(\.objectID) == [ids[0]])
+        #expect(all[0].attributes == ["first"])
+    }
 }
