@@ -283,4 +283,38 @@ import Testing
         #expect(all.map(\.objectID) == [ids[0]])
         #expect(all[0].attributes == ["first"])
     }
+
+    @Test func largeSavesInsertManyRowsPerStatementWithTheSameResult() throws {
+        let model = try testModel()
+        let store = try openStore(temporaryStoreURL(), model: model)
+        let table = try #require(store.schema.tables["Employee"])
+        let count = table.bulkInsertRows * 3 + 5
+        let department = try store.obtainPermanentIDs(for: "Department", count: 1)[0]
+        let ids = try store.obtainPermanentIDs(for: "Employee", count: count)
+        var inserts = ids.enumerated().map { i, id in
+            makeSnapshot(id, in: model, ["name": .string("e\(i)"), "big": .integer(Int64(i)), "height": i % 7 == 0 ? .double(.nan) : .double(Double(i))],
+                         relationships: ["department": .toOne(department)])
+        }
+        inserts.insert(makeSnapshot(department, in: model, ["name": "d"], relationships: ["employees": .toMany(ids)]), at: count / 2)
+        let result = try store.save(SaveRequest(inserts: inserts))
+        #expect(result.versions.count == count + 1)
+        let stored = try store.execute(FetchRequest(entityName: "Employee")).snapshots()
+        #expect(stored.map(\.objectID) == ids)
+        for (snapshot, original) in zip(stored, inserts.filter { $0.objectID.entityName == "Employee" }) {
+            #expect(snapshot.attributes == original.attributes && snapshot.relationships == original.relationships)
+        }
+        #expect(try store.execute(FetchRequest(entityName: "Department")).snapshots()[0].relationships == [.toMany(ids)])
+
+        // A key collision inside a many-row INSERT is reported and nothing of the save is kept.
+        let more = try store.obtainPermanentIDs(for: "Employee", count: table.bulkInsertRows)
+        var colliding = more.enumerated().map { i, id in makeSnapshot(id, in: model, ["name": "x", "big": .integer(Int64(10_000 + i))]) }
+        colliding[3] = makeSnapshot(ids[0], in: model, ["name": "dup"])
+        do {
+            try store.save(SaveRequest(inserts: colliding))
+            Issue.record("inserted an existing key")
+        } catch let error as StrataError {
+            #expect(error.code == .invalidObjectID)
+        }
+        #expect(try store.execute(FetchRequest(entityName: "Employee", resultType: .count)).count() == count)
+    }
 }

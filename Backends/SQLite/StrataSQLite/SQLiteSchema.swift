@@ -170,7 +170,7 @@ struct SQLiteJoinTable: Sendable {
 final class SQLiteEntityTable: Sendable {
     /// The statements every table has, cached per connection in slots (no hashing of SQL text).
     enum Statement: Int, CaseIterable {
-        case insert, update, delete, selectAll, selectByKey, selectByKeys
+        case insert, update, delete, selectAll, selectByKey, selectByKeys, bulkInsert
     }
 
     /// The entity's position in the model, which numbers its statement slots.
@@ -214,6 +214,10 @@ final class SQLiteEntityTable: Sendable {
     /// Rows by a JSON array of keys, in key order.
     let selectByKeysSQL: String
     let insertSQL: String
+    /// How many rows ``bulkInsertSQL`` inserts (within SQLite's 32,766 parameters).
+    let bulkInsertRows: Int
+    /// An INSERT of ``bulkInsertRows`` rows at once, for large saves.
+    let bulkInsertSQL: String
     let updateSQL: String
     let deleteSQL: String
     /// Per to-many relationship index: the query listing the targets of one object, in order.
@@ -232,6 +236,7 @@ final class SQLiteEntityTable: Sendable {
     func sql(_ statement: Statement) -> String {
         switch statement {
         case .insert: return insertSQL
+        case .bulkInsert: return bulkInsertSQL
         case .update: return updateSQL
         case .delete: return deleteSQL
         case .selectAll: return selectAllSQL
@@ -296,7 +301,10 @@ final class SQLiteEntityTable: Sendable {
         selectByKeysSQL = "SELECT \(selectList) FROM \(q(entity.name)) AS t0 WHERE t0.\(q("_pk")) IN (SELECT value FROM json_each(?)) ORDER BY t0.\(q("_pk"))"
 
         let written = ["_pk", "_version"] + entity.attributes.map(\.name) + foreignKeyIndexes.map { entity.relationships[$0].name }
-        insertSQL = "INSERT INTO \(q(entity.name)) (\(written.map(q).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: written.count).joined(separator: ", ")))"
+        let rowPlaceholders = "(" + Array(repeating: "?", count: written.count).joined(separator: ", ") + ")"
+        insertSQL = "INSERT INTO \(q(entity.name)) (\(written.map(q).joined(separator: ", "))) VALUES \(rowPlaceholders)"
+        bulkInsertRows = max(1, min(64, 32_000 / written.count))
+        bulkInsertSQL = "INSERT INTO \(q(entity.name)) (\(written.map(q).joined(separator: ", "))) VALUES " + Array(repeating: rowPlaceholders, count: bulkInsertRows).joined(separator: ", ")
         let assignments = written.dropFirst().map { "\(q($0)) = ?" }
         updateSQL = "UPDATE \(q(entity.name)) SET \(assignments.joined(separator: ", ")) WHERE \(q("_pk")) = ? AND \(q("_version")) = ?"
         deleteSQL = "DELETE FROM \(q(entity.name)) WHERE \(q("_pk")) = ? AND \(q("_version")) = ?"

@@ -157,7 +157,6 @@ extension SQLiteStore {
             }
         }
 
-        lastTable = nil
         if !conflicts.isEmpty {
             // No savepoint (one would copy every changed page to a sub-journal on every save):
             // roll back, then read the stored snapshots in a read transaction of their own,
@@ -168,18 +167,39 @@ extension SQLiteStore {
             throw try conflictError(conflicts, on: connection)
         }
 
-        // Inserts at version 1.
-        for (snapshot, table) in zip(request.inserts, insertTables) {
-            if table !== lastTable { statement = try connection.prepare(.insert, of: table); lastTable = table }
-            statement!.bind(1, snapshot.objectID.primaryKey!)
-            statement!.bind(2, Int64(1))
-            _ = bindColumns(of: snapshot, table: table, in: statement!, from: 3)
-            do {
-                try statement!.run()
-            } catch let error as StrataError where error.location["sqliteCode"] == String(SQLiteErrorMapping.constraintPrimaryKey) {
-                throw StrataError(.invalidObjectID, "cannot insert \(snapshot.objectID): an object with that key already exists", location: ["path": path, "objectID": snapshot.objectID.uriRepresentation], underlying: error.underlying)
+        // Inserts at version 1: runs of one entity go through a many-row INSERT (fewer statement
+        // executions for large saves), the rest one row at a time.
+        let inserts = request.inserts
+        var start = 0
+        while start < inserts.count {
+            let table = insertTables[start]
+            var end = start + 1
+            while end < inserts.count && insertTables[end] === table { end += 1 }
+            var next = start
+            if end - start >= table.bulkInsertRows {
+                let bulk = try connection.prepare(.bulkInsert, of: table)
+                while end - next >= table.bulkInsertRows {
+                    var index: Int32 = 1
+                    for row in next..<(next + table.bulkInsertRows) {
+                        bulk.bind(index, inserts[row].objectID.primaryKey!)
+                        bulk.bind(index + 1, Int64(1))
+                        index = bindColumns(of: inserts[row], table: table, in: bulk, from: index + 2)
+                    }
+                    try runInsert(bulk, inserts[next..<(next + table.bulkInsertRows)])
+                    next += table.bulkInsertRows
+                }
             }
-            versions[snapshot.objectID] = 1
+            if next < end {
+                let single = try connection.prepare(.insert, of: table)
+                for row in next..<end {
+                    single.bind(1, inserts[row].objectID.primaryKey!)
+                    single.bind(2, Int64(1))
+                    _ = bindColumns(of: inserts[row], table: table, in: single, from: 3)
+                    try runInsert(single, inserts[row..<(row + 1)])
+                }
+            }
+            for row in start..<end { versions[inserts[row].objectID] = 1 }
+            start = end
         }
 
         // Join tables and order columns, once every row exists.
@@ -190,6 +210,16 @@ extension SQLiteStore {
             try SQLiteMetadataTable.set(SQLiteMetadataTable.userPrefix + key, value, in: connection)
         }
         return SaveResult(versions: versions)
+    }
+
+    /// Runs an INSERT of `rows`, turning a primary-key collision into ``StrataError/Code/invalidObjectID``.
+    private func runInsert(_ statement: SQLiteStatement, _ rows: ArraySlice<Snapshot>) throws {
+        do {
+            try statement.run()
+        } catch let error as StrataError where error.location["sqliteCode"] == String(SQLiteErrorMapping.constraintPrimaryKey) {
+            let what = rows.count == 1 ? "\(rows.first!.objectID)" : "one of \(rows.first!.objectID) ... \(rows.last!.objectID)"
+            throw StrataError(.invalidObjectID, "cannot insert \(what): an object with that key already exists", location: ["path": path, "objectID": rows.first!.objectID.uriRepresentation], underlying: error.underlying)
+        }
     }
 
     /// Binds the attribute values and stored to-one keys of `snapshot` from parameter `first`;
