@@ -162,7 +162,7 @@ struct SQLiteQueryBuilder {
             let isLast = offset == components.count - 1
             if let index = table.entity.attributeIndex(named: name) {
                 guard isLast else { throw decline("a key path continues after the attribute '\(name)'") }
-                return .attribute("\(alias).\(q(name))", table.entity.attributes[index])
+                return .attribute("\(alias).\(q(table.attributeColumns[index]))", table.entity.attributes[index])
             }
             guard let index = table.entity.relationshipIndex(named: name) else {
                 throw decline("'\(table.name)' has no key '\(name)'")

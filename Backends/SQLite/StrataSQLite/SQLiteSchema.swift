@@ -23,8 +23,9 @@ struct SQLiteSchema: Sendable {
     init(model: Model) {
         var tables: [String: SQLiteEntityTable] = [:]
         var ordered: [SQLiteEntityTable] = []
+        let naming = SQLiteNaming(model: model)
         for (position, entity) in model.entities.enumerated() {
-            let table = SQLiteEntityTable(entity: entity, model: model, position: position)
+            let table = SQLiteEntityTable(entity: entity, model: model, naming: naming, position: position)
             tables[entity.name] = table
             ordered.append(table)
         }
@@ -176,8 +177,15 @@ final class SQLiteEntityTable: Sendable {
     /// The entity's position in the model, which numbers its statement slots.
     let position: Int
     let entity: Entity
+    /// The entity's name (as in object IDs).
     let name: String
+    /// The table's name (the entity's, unless another entity's differs from it only in case).
+    let sqlName: String
     let quotedName: String
+    /// Per attribute, its column's name.
+    let attributeColumns: [String]
+    /// Per model index, the SQL name part of its index.
+    let indexNames: [String]
     /// Per attribute, how its column is stored.
     let kinds: [SQLiteColumnKind]
     /// Per attribute, its type and whether it may be null (checked per value on every save,
@@ -245,18 +253,23 @@ final class SQLiteEntityTable: Sendable {
         }
     }
 
-    init(entity: Entity, model: Model, position: Int) {
+    init(entity: Entity, model: Model, naming: SQLiteNaming, position: Int) {
         self.position = position
         self.entity = entity
         name = entity.name
-        quotedName = q(entity.name)
+        sqlName = naming.table(entity.name)
+        quotedName = q(sqlName)
+        attributeColumns = entity.attributes.map { naming.column(entity.name, $0.name) }
+        indexNames = entity.indexes.map { naming.index(entity.name, $0.name) }
+        let entityName = entity.name
+        func column(_ property: String) -> String { naming.column(entityName, property) }
         kinds = entity.attributes.map { SQLiteColumnKind($0.type) }
         attributeTypes = entity.attributes.map(\.type)
         attributeIsOptional = entity.attributes.map(\.isOptional)
 
         var storage: [SQLiteRelationshipStorage] = []
         for relationship in entity.relationships {
-            storage.append(Self.storage(of: relationship, in: entity, model: model))
+            storage.append(Self.storage(of: relationship, in: entity, model: model, naming: naming))
         }
         relationshipStorage = storage
         toOneIndexes = storage.indices.filter { !storage[$0].isToMany }
@@ -268,7 +281,7 @@ final class SQLiteEntityTable: Sendable {
         for index in foreignKeyIndexes {
             let relationship = entity.relationships[index]
             if let inverse = model.entity(named: relationship.destination)?.relationship(named: relationship.inverse), inverse.isToMany, inverse.isOrdered {
-                positions.append("_position_" + relationship.name)
+                positions.append("_position_" + column(relationship.name))
             }
         }
         positionColumns = positions
@@ -283,7 +296,7 @@ final class SQLiteEntityTable: Sendable {
         positionSQL = positionStatements
 
         var select = ["t0.\(q("_pk"))", "t0.\(q("_version"))"]
-        select += entity.attributes.map { "t0.\(q($0.name))" }
+        select += attributeColumns.map { "t0.\(q($0))" }
         for index in toOneIndexes {
             switch storage[index] {
             case .foreignKey(let column):
@@ -296,18 +309,18 @@ final class SQLiteEntityTable: Sendable {
         }
         selectList = select.joined(separator: ", ")
         toOneDestinations = toOneIndexes.map { entity.relationships[$0].destination }
-        selectAllSQL = "SELECT \(selectList) FROM \(q(entity.name)) AS t0 ORDER BY t0.\(q("_pk"))"
-        selectByKeySQL = "SELECT \(selectList) FROM \(q(entity.name)) AS t0 WHERE t0.\(q("_pk")) = ?"
-        selectByKeysSQL = "SELECT \(selectList) FROM \(q(entity.name)) AS t0 WHERE t0.\(q("_pk")) IN (SELECT value FROM json_each(?)) ORDER BY t0.\(q("_pk"))"
+        selectAllSQL = "SELECT \(selectList) FROM \(quotedName) AS t0 ORDER BY t0.\(q("_pk"))"
+        selectByKeySQL = "SELECT \(selectList) FROM \(quotedName) AS t0 WHERE t0.\(q("_pk")) = ?"
+        selectByKeysSQL = "SELECT \(selectList) FROM \(quotedName) AS t0 WHERE t0.\(q("_pk")) IN (SELECT value FROM json_each(?)) ORDER BY t0.\(q("_pk"))"
 
-        let written = ["_pk", "_version"] + entity.attributes.map(\.name) + foreignKeyIndexes.map { entity.relationships[$0].name }
+        let written = ["_pk", "_version"] + attributeColumns + foreignKeyIndexes.map { column(entity.relationships[$0].name) }
         let rowPlaceholders = "(" + Array(repeating: "?", count: written.count).joined(separator: ", ") + ")"
-        insertSQL = "INSERT INTO \(q(entity.name)) (\(written.map(q).joined(separator: ", "))) VALUES \(rowPlaceholders)"
+        insertSQL = "INSERT INTO \(quotedName) (\(written.map(q).joined(separator: ", "))) VALUES \(rowPlaceholders)"
         bulkInsertRows = max(1, min(64, 32_000 / written.count))
-        bulkInsertSQL = "INSERT INTO \(q(entity.name)) (\(written.map(q).joined(separator: ", "))) VALUES " + Array(repeating: rowPlaceholders, count: bulkInsertRows).joined(separator: ", ")
+        bulkInsertSQL = "INSERT INTO \(quotedName) (\(written.map(q).joined(separator: ", "))) VALUES " + Array(repeating: rowPlaceholders, count: bulkInsertRows).joined(separator: ", ")
         let assignments = written.dropFirst().map { "\(q($0)) = ?" }
-        updateSQL = "UPDATE \(q(entity.name)) SET \(assignments.joined(separator: ", ")) WHERE \(q("_pk")) = ? AND \(q("_version")) = ?"
-        deleteSQL = "DELETE FROM \(q(entity.name)) WHERE \(q("_pk")) = ? AND \(q("_version")) = ?"
+        updateSQL = "UPDATE \(quotedName) SET \(assignments.joined(separator: ", ")) WHERE \(q("_pk")) = ? AND \(q("_version")) = ?"
+        deleteSQL = "DELETE FROM \(quotedName) WHERE \(q("_pk")) = ? AND \(q("_version")) = ?"
 
         var toMany: [Int: String] = [:]
         var toManyBulk: [Int: String] = [:]
@@ -332,23 +345,26 @@ final class SQLiteEntityTable: Sendable {
         deleteJoinRowsSQL = deleteJoins
     }
 
-    private static func storage(of relationship: Relationship, in entity: Entity, model: Model) -> SQLiteRelationshipStorage {
+    private static func storage(of relationship: Relationship, in entity: Entity, model: Model, naming: SQLiteNaming) -> SQLiteRelationshipStorage {
         // The model guarantees the destination and the inverse exist.
         let destination = model.entity(named: relationship.destination)!
         let inverse = destination.relationship(named: relationship.inverse)!
         let isSelfInverse = destination.name == entity.name && inverse.name == relationship.name
         let isCanonical = isSelfInverse || (entity.name, relationship.name) < (destination.name, inverse.name)
+        let ownColumn = naming.column(entity.name, relationship.name)
+        let inverseColumn = naming.column(destination.name, inverse.name)
+        let destinationTable = naming.table(destination.name)
         switch (relationship.isToMany, inverse.isToMany) {
         case (false, true):
-            return .foreignKey(column: relationship.name)
+            return .foreignKey(column: ownColumn)
         case (false, false):
-            return isCanonical ? .foreignKey(column: relationship.name) : .derivedToOne(table: destination.name, column: inverse.name)
+            return isCanonical ? .foreignKey(column: ownColumn) : .derivedToOne(table: destinationTable, column: inverseColumn)
         case (true, false):
-            return .foreignKeyToMany(table: destination.name, column: inverse.name, positionColumn: relationship.isOrdered ? "_position_" + inverse.name : nil)
+            return .foreignKeyToMany(table: destinationTable, column: inverseColumn, positionColumn: relationship.isOrdered ? "_position_" + inverseColumn : nil)
         case (true, true):
             let canonicalOrdered = isCanonical ? relationship.isOrdered : inverse.isOrdered
             let otherOrdered = isSelfInverse ? false : (isCanonical ? inverse.isOrdered : relationship.isOrdered)
-            let table = isCanonical ? "\(entity.name).\(relationship.name)" : "\(destination.name).\(inverse.name)"
+            let table = isCanonical ? "\(naming.table(entity.name)).\(ownColumn)" : "\(destinationTable).\(inverseColumn)"
             return .joinTable(SQLiteJoinTable(
                 table: table,
                 isCanonical: isCanonical,
@@ -364,24 +380,29 @@ final class SQLiteEntityTable: Sendable {
     /// The statements creating this entity's table and indexes.
     func creationStatements() -> [String] {
         var columns = ["\(q("_pk")) INTEGER PRIMARY KEY", "\(q("_version")) INTEGER NOT NULL"]
-        for (attribute, kind) in zip(entity.attributes, kinds) {
-            columns.append("\(q(attribute.name)) \(kind.declaredType)")
+        for (column, kind) in zip(attributeColumns, kinds) {
+            columns.append("\(q(column)) \(kind.declaredType)")
         }
         for index in foreignKeyIndexes {
-            columns.append("\(q(entity.relationships[index].name)) INTEGER")
+            guard case .foreignKey(let column) = relationshipStorage[index] else { continue }
+            columns.append("\(q(column)) INTEGER")
         }
         for position in positionColumns { columns.append("\(q(position)) INTEGER") }
         var statements = ["CREATE TABLE \(quotedName) (\(columns.joined(separator: ", ")))"]
         for index in foreignKeyIndexes {
-            let column = entity.relationships[index].name
-            statements.append("CREATE INDEX \(q("\(name).fk.\(column)")) ON \(quotedName) (\(q(column)))")
+            guard case .foreignKey(let column) = relationshipStorage[index] else { continue }
+            statements.append("CREATE INDEX \(q("\(sqlName).fk.\(column)")) ON \(quotedName) (\(q(column)))")
         }
-        for index in entity.indexes {
-            statements.append("CREATE INDEX \(q("\(name).index.\(index.name)")) ON \(quotedName) (\(index.properties.map(q).joined(separator: ", ")))")
+        func columnNames(_ properties: [String]) -> [String] {
+            properties.map { property in entity.attributeIndex(named: property).map { attributeColumns[$0] } ?? property }
+        }
+        for (index, indexName) in zip(entity.indexes, indexNames) {
+            statements.append("CREATE INDEX \(q("\(sqlName).index.\(indexName)")) ON \(quotedName) (\(columnNames(index.properties).map(q).joined(separator: ", ")))")
         }
         var seenConstraints: Set<[String]> = []
         for constraint in entity.uniqueConstraints where seenConstraints.insert(constraint).inserted {
-            statements.append("CREATE UNIQUE INDEX \(q("\(name).unique.\(constraint.joined(separator: "+"))")) ON \(quotedName) (\(constraint.map(q).joined(separator: ", ")))")
+            let constrained = columnNames(constraint)
+            statements.append("CREATE UNIQUE INDEX \(q("\(sqlName).unique.\(constrained.joined(separator: "+"))")) ON \(quotedName) (\(constrained.map(q).joined(separator: ", ")))")
         }
         return statements
     }
