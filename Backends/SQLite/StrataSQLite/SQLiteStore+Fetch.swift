@@ -163,10 +163,19 @@ extension SQLiteStore {
             let hasRelationships = !table.relationshipStorage.isEmpty
             while try statement.step() {
                 let key = statement.int64(0)
-                var attributes = [Value](repeating: .null, count: kinds.count)
-                for i in 0..<kinds.count {
-                    attributes[i] = try SQLiteValueCoding.read(kinds[i], at: Int32(i) + 2, from: statement)
+                var failure: (any Error)?
+                let attributes = [Value](unsafeUninitializedCapacity: kinds.count) { buffer, initialized in
+                    for i in 0..<kinds.count {
+                        do {
+                            (buffer.baseAddress! + i).initialize(to: try SQLiteValueCoding.read(kinds[i], at: Int32(i) + 2, from: statement))
+                            initialized = i + 1
+                        } catch {
+                            failure = error
+                            return
+                        }
+                    }
                 }
+                if let failure { throw failure }
                 var relationships: [RelationshipValue] = []
                 if hasRelationships {
                     relationships = table.relationshipStorage.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
