@@ -144,4 +144,21 @@ import Testing
             #expect(error.code == .invalidStoreURL)
         }
     }
+
+    @Test func aWriterHoldingTheLockPastTheBusyTimeoutGivesStoreBusyAndWritesNothing() throws {
+        let url = temporaryStoreURL()
+        let store = try openStore(url, options: StoreOptions(values: ["busyTimeout": "50"]))
+        let id = try store.obtainPermanentIDs(for: "Department", count: 1)[0]
+        var other: OpaquePointer?
+        sqlite3_open(url.location, &other)
+        defer { sqlite3_close(other) }
+        #expect(sqlite3_exec(other, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK)
+        expectError(.storeBusy, path: url.location) {
+            try store.save(SaveRequest(inserts: [makeSnapshot(id, in: store.model, ["name": "d"])]))
+        }
+        sqlite3_exec(other, "ROLLBACK", nil, nil, nil)
+        #expect(try store.execute(FetchRequest(entityName: "Department")).snapshots().isEmpty)
+        try store.save(SaveRequest(inserts: [makeSnapshot(id, in: store.model, ["name": "d"])]))
+        #expect(try store.execute(FetchRequest(entityName: "Department")).snapshots().count == 1)
+    }
 }

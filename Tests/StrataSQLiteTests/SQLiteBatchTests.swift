@@ -25,11 +25,11 @@ import Testing
 
     @Test func batchDeleteWithAPredicateSQLDeclinesEvaluatesInMemory() throws {
         let seeded = try SQLiteQueryTests.seed()
-        let predicate = try ObjectPredicate(format: "salary > 4500")
+        let predicate = try ObjectPredicate(format: "30 < age OR salary > 4500")
         #expect(!seeded.store.canEvaluateNatively(FetchRequest(entityName: "Employee", predicate: predicate)))
         let result = try seeded.store.batchDelete(entityName: "Employee", predicate: predicate)
-        #expect(result.objectIDs == [5, 6, 7].map { seeded.employees[$0] })
-        #expect(try seeded.store.execute(FetchRequest(entityName: "Employee", resultType: .count)).count() == 5)
+        #expect(result.objectIDs == [1, 5, 6, 7].map { seeded.employees[$0] })
+        #expect(try seeded.store.execute(FetchRequest(entityName: "Employee", resultType: .count)).count() == 4)
     }
 
     @Test func batchUpdateSetsValuesBumpsVersionsAndChecksValues() throws {

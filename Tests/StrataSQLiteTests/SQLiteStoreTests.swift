@@ -244,4 +244,77 @@ import Testing
         }
         #expect(columns == ["_pk", "_version", "title", "project", "_position_project"])
     }
+
+    @Test func largeFetchesReadToManyRelationshipsInBulkWithTheSameResult() throws {
+        let model = try testModel()
+        let store = try openStore(temporaryStoreURL(), model: model)
+        let projects = try store.obtainPermanentIDs(for: "Project", count: 40)
+        let tasks = try store.obtainPermanentIDs(for: "Task", count: 120)
+        var inserts: [Snapshot] = []
+        for (i, project) in projects.enumerated() {
+            // Three tasks per project but the first, in descending key order: the saved order.
+            let own = i == 0 ? [] : Array(tasks[(3 * i)..<(3 * i + 3)].reversed())
+            inserts.append(makeSnapshot(project, in: model, ["title": .string("p\(i)")], relationships: ["tasks": .toMany(own)]))
+            for task in own { inserts.append(makeSnapshot(task, in: model, ["title": "t"], relationships: ["project": .toOne(project)])) }
+        }
+        try store.save(SaveRequest(inserts: inserts))
+        let bulk = try store.execute(FetchRequest(entityName: "Project")).snapshots()
+        #expect(bulk.count >= SQLiteStore.bulkToManyThreshold)
+        for snapshot in bulk {
+            let single = try store.execute(FetchRequest(entityName: "Project", objectIDs: [snapshot.objectID])).snapshots()
+            #expect(single == [snapshot])
+        }
+        #expect(bulk[0].relationships[1] == .toMany([]))
+        #expect(bulk[1].relationships[1] == .toMany([tasks[5], tasks[4], tasks[3]]))
+    }
+
+    @Test func insertingAKeyThatExistsIsInvalidObjectIDAndWritesNothing() throws {
+        let model = try testModel()
+        let store = try openStore(temporaryStoreURL(), model: model)
+        let ids = try store.obtainPermanentIDs(for: "Department", count: 2)
+        try store.save(SaveRequest(inserts: [makeSnapshot(ids[0], in: model, ["name": "first"])]))
+        do {
+            try store.save(SaveRequest(inserts: [makeSnapshot(ids[1], in: model, ["name": "second"]), makeSnapshot(ids[0], in: model, ["name": "again"])]))
+            Issue.record("inserted a key twice")
+        } catch let error as StrataError {
+            #expect(error.code == .invalidObjectID)
+        }
+        let all = try store.execute(FetchRequest(entityName: "Department")).snapshots()
+        #expect(all.map(\.objectID) == [ids[0]])
+        #expect(all[0].attributes == ["first"])
+    }
+
+    @Test func largeSavesInsertManyRowsPerStatementWithTheSameResult() throws {
+        let model = try testModel()
+        let store = try openStore(temporaryStoreURL(), model: model)
+        let table = try #require(store.schema.tables["Employee"])
+        let count = table.bulkInsertRows * 3 + 5
+        let department = try store.obtainPermanentIDs(for: "Department", count: 1)[0]
+        let ids = try store.obtainPermanentIDs(for: "Employee", count: count)
+        var inserts = ids.enumerated().map { i, id in
+            makeSnapshot(id, in: model, ["name": .string("e\(i)"), "big": .integer(Int64(i)), "height": i % 7 == 0 ? .double(.nan) : .double(Double(i))],
+                         relationships: ["department": .toOne(department)])
+        }
+        inserts.insert(makeSnapshot(department, in: model, ["name": "d"], relationships: ["employees": .toMany(ids)]), at: count / 2)
+        let result = try store.save(SaveRequest(inserts: inserts))
+        #expect(result.versions.count == count + 1)
+        let stored = try store.execute(FetchRequest(entityName: "Employee")).snapshots()
+        #expect(stored.map(\.objectID) == ids)
+        for (snapshot, original) in zip(stored, inserts.filter { $0.objectID.entityName == "Employee" }) {
+            #expect(snapshot.attributes == original.attributes && snapshot.relationships == original.relationships)
+        }
+        #expect(try store.execute(FetchRequest(entityName: "Department")).snapshots()[0].relationships == [.toMany(ids)])
+
+        // A key collision inside a many-row INSERT is reported and nothing of the save is kept.
+        let more = try store.obtainPermanentIDs(for: "Employee", count: table.bulkInsertRows)
+        var colliding = more.enumerated().map { i, id in makeSnapshot(id, in: model, ["name": "x", "big": .integer(Int64(10_000 + i))]) }
+        colliding[3] = makeSnapshot(ids[0], in: model, ["name": "dup"])
+        do {
+            try store.save(SaveRequest(inserts: colliding))
+            Issue.record("inserted an existing key")
+        } catch let error as StrataError {
+            #expect(error.code == .invalidObjectID)
+        }
+        #expect(try store.execute(FetchRequest(entityName: "Employee", resultType: .count)).count() == count)
+    }
 }

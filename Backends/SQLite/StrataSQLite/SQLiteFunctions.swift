@@ -15,13 +15,17 @@ import Synchronization
 ///   for a `NULL` text, an SQL error for an invalid expression (the query builder declines those
 ///   before they reach SQL).
 ///
-/// All three are deterministic, so SQLite may factor them out of loops.
+/// - `strata_decimal(text)`: a stored decimal as the `Double` the evaluator compares
+///   (``ValueComparison/double(_:)``); `NULL` for `NULL` and NaN.
+///
+/// All are deterministic, so SQLite may factor them out of loops.
 enum SQLiteFunctions {
     static func register(on db: OpaquePointer) {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
         sqlite3_create_function_v2(db, "strata_fold", 2, flags, nil, foldFunction, nil, nil, nil)
         sqlite3_create_function_v2(db, "strata_like", 3, flags, nil, likeFunction, nil, nil, nil)
         sqlite3_create_function_v2(db, "strata_matches", 3, flags, nil, matchesFunction, nil, nil, nil)
+        sqlite3_create_function_v2(db, "strata_decimal", 1, flags, nil, decimalFunction, nil, nil, nil)
     }
 
     /// The text of argument `index`, or `nil` for `NULL`.
@@ -60,6 +64,17 @@ enum SQLiteFunctions {
             return
         }
         sqlite3_result_int(context, StringMatching.like(text, pattern, options: SQLiteFunctions.options(argv, 2)) ? 1 : 0)
+    }
+
+    static let decimalFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, argv in
+        guard let text = SQLiteFunctions.text(argv, 0), text != SQLiteValueCoding.nanMarker,
+              let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
+              let number = ValueComparison.double(.decimal(decimal)), !number.isNaN
+        else {
+            sqlite3_result_null(context)
+            return
+        }
+        sqlite3_result_double(context, number)
     }
 
     static let matchesFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, argv in

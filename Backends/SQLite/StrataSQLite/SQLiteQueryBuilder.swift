@@ -126,7 +126,9 @@ struct SQLiteQueryBuilder {
             let term = sort.options.isEmpty ? expression : "strata_fold(\(expression), \(sort.options.rawValue))"
             return term + direction
         case .decimal:
-            throw decline("a sort on a decimal attribute (decimal text does not order numerically in SQL)")
+            guard sort.options.isEmpty else { throw decline("string options on a non-string sort") }
+            // The evaluator's sort order: null, then NaN, then numbers (as Double).
+            return "(CASE WHEN \(expression) IS NULL THEN 0 WHEN strata_decimal(\(expression)) IS NULL THEN 1 ELSE 2 END)\(direction), strata_decimal(\(expression))\(direction)"
         default:
             guard sort.options.isEmpty else { throw decline("string options on a non-string sort") }
             if kind == .double || kind == .float {
@@ -160,7 +162,7 @@ struct SQLiteQueryBuilder {
             let isLast = offset == components.count - 1
             if let index = table.entity.attributeIndex(named: name) {
                 guard isLast else { throw decline("a key path continues after the attribute '\(name)'") }
-                return .attribute("\(alias).\(q(name))", table.entity.attributes[index])
+                return .attribute("\(alias).\(q(table.attributeColumns[index]))", table.entity.attributes[index])
             }
             guard let index = table.entity.relationshipIndex(named: name) else {
                 throw decline("'\(table.name)' has no key '\(name)'")
@@ -254,40 +256,61 @@ struct SQLiteQueryBuilder {
         }
     }
 
-    /// `ANY`/`ALL`/`NONE` over a key path through one to-many relationship.
+    /// `ANY`/`ALL`/`NONE` over a key path through one or more to-many relationships (the values
+    /// are flattened, as the evaluator does): `ANY` is `EXISTS(... cond)`, `ALL` is
+    /// `NOT EXISTS(... NOT cond)`, `NONE` is `NOT EXISTS(... cond)`, with one nested `EXISTS` per
+    /// to-many step.
     private mutating func aggregate(_ comparison: ObjectPredicate.Comparison, in scope: Scope) throws -> String {
         guard case .keyPath(let path) = comparison.lhs else { throw decline("\(comparison.modifier.rawValue) needs a key path") }
-        let components = path.components
-        // Find the to-many step, walking to-ones from the scope.
-        var table = scope.table
-        var split: Int?
-        for (i, name) in components.enumerated() {
-            guard let index = table.entity.relationshipIndex(named: name) else { break }
+        guard firstToManyStep(path.components[...], from: scope.table) != nil else {
+            throw decline("\(comparison.modifier.rawValue) over a key path without a to-many relationship")
+        }
+        switch comparison.modifier {
+        case .any: return try exists(path.components[...], in: scope, comparison, negated: false)
+        case .all: return "(NOT \(try exists(path.components[...], in: scope, comparison, negated: true)))"
+        default: return "(NOT \(try exists(path.components[...], in: scope, comparison, negated: false)))"
+        }
+    }
+
+    /// The offset (within `components`) of the first to-many step reached through to-ones from
+    /// `table`, or `nil` when the path reaches an attribute or ends first.
+    private func firstToManyStep(_ components: ArraySlice<String>, from table: SQLiteEntityTable) -> Int? {
+        var table = table
+        for (offset, name) in components.enumerated() {
+            guard let index = table.entity.relationshipIndex(named: name) else { return nil }
             let relationship = table.entity.relationships[index]
-            if relationship.isToMany { split = i; break }
-            guard let next = schema.tables[relationship.destination] else { break }
+            if relationship.isToMany { return offset }
+            guard let next = schema.tables[relationship.destination] else { return nil }
             table = next
         }
-        guard let split else { throw decline("\(comparison.modifier.rawValue) over a key path without a to-many relationship") }
+        return nil
+    }
+
+    /// `EXISTS` over the targets of the first to-many step of `components`, recursing through
+    /// further to-many steps; the innermost condition is the comparison (negated when asked).
+    private mutating func exists(_ components: ArraySlice<String>, in scope: Scope, _ comparison: ObjectPredicate.Comparison, negated: Bool) throws -> String {
+        guard let offset = firstToManyStep(components, from: scope.table) else { throw decline("no to-many step") }
+        let split = components.startIndex + offset
         guard case .toMany(let alias, let owner, let index) = try resolve(components[...split], in: scope) else {
             throw decline("unexpected key path")
         }
         let rest = components[(split + 1)...]
         let source = try targetsSource(alias: alias, table: owner, index: index, joinTargets: true)
         let inner = Scope(table: source.destination, alias: source.targetAlias!)
-        let condition: String
-        if rest.isEmpty {
-            condition = try objectComparison(source.targetKey, entityName: source.destination.name, comparison.op, comparison.rhs)
+        var condition: String
+        if !rest.isEmpty, firstToManyStep(rest, from: source.destination) != nil {
+            condition = try exists(rest, in: inner, comparison, negated: negated)
         } else {
-            condition = try direct(.keyPath(PropertyPath(Array(rest))), comparison.op, comparison.rhs, comparison.options, in: inner)
+            if rest.isEmpty {
+                guard comparison.options.isEmpty else { throw decline("options on an object comparison") }
+                condition = try objectComparison(source.targetKey, entityName: source.destination.name, comparison.op, comparison.rhs)
+            } else {
+                condition = try direct(.keyPath(PropertyPath(Array(rest))), comparison.op, comparison.rhs, comparison.options, in: inner)
+            }
+            if negated { condition = "(NOT \(condition))" }
         }
         let from = ([source.from] + inner.joins).joined(separator: " ")
-        let where_ = "\(source.ownerCondition) AND "
-        switch comparison.modifier {
-        case .any: return "EXISTS (SELECT 1 FROM \(from) WHERE \(where_)\(condition))"
-        case .all: return "(NOT EXISTS (SELECT 1 FROM \(from) WHERE \(where_)(NOT \(condition))))"
-        default: return "(NOT EXISTS (SELECT 1 FROM \(from) WHERE \(where_)\(condition)))"
-        }
+        return "EXISTS (SELECT 1 FROM \(from) WHERE \(source.ownerCondition) AND \(condition))"
     }
 
     private mutating func direct(_ lhs: ObjectPredicate.Operand, _ op: ObjectPredicate.Operator, _ rhs: ObjectPredicate.Operand, _ options: ObjectPredicate.Options, in scope: Scope) throws -> String {
@@ -376,6 +399,10 @@ struct SQLiteQueryBuilder {
             return parameter
         case (.string, .string(let text)):
             return .text(StringFolding.fold(text, options))
+        case (.decimal, .integer), (.decimal, .double), (.decimal, .float), (.decimal, .decimal),
+             (.integer, .decimal), (.double, .decimal), (.float, .decimal):
+            guard let number = ValueComparison.double(value), !number.isNaN else { throw decline("NaN") }
+            return .real(number)
         default:
             throw decline("comparing a \(kind) attribute with a \(value.typeName)")
         }
@@ -392,10 +419,11 @@ struct SQLiteQueryBuilder {
 
     /// Compares an attribute (or count) expression with constants.
     private mutating func scalarComparison(_ expression: String, kind: SQLiteColumnKind, isNullable: Bool, _ op: ObjectPredicate.Operator, _ rhs: ObjectPredicate.Operand, _ options: ObjectPredicate.Options) throws -> String {
-        if kind == .decimal { throw decline("decimal comparisons (decimal text does not compare numerically in SQL)") }
         if !options.isEmpty && kind != .string { throw decline("string options on a non-string attribute") }
-        let folded = options.isEmpty ? expression : "strata_fold(\(expression), \(options.rawValue))"
-        let notNull = isNullable ? "\(expression) IS NOT NULL AND " : ""
+        // Decimals compare as the evaluator compares them: as Double (NaN as NULL, unequal to all).
+        let folded = kind == .decimal ? "strata_decimal(\(expression))"
+            : options.isEmpty ? expression : "strata_fold(\(expression), \(options.rawValue))"
+        let notNull = kind == .decimal ? "\(folded) IS NOT NULL AND " : isNullable ? "\(expression) IS NOT NULL AND " : ""
         switch op {
         case .equal, .notEqual:
             guard case .constant(let value) = rhs else { throw decline("\(op.rawValue) with a non-constant") }
@@ -447,7 +475,11 @@ struct SQLiteQueryBuilder {
             guard kind == .string else { throw decline("\(op.rawValue) on a \(kind) attribute") }
             guard case .constant(let value) = rhs else { throw decline("\(op.rawValue) with a non-constant") }
             if value.isNull { return "0" }
-            guard case .string(let text) = value, !text.isEmpty else { throw decline("\(op.rawValue) with an empty or non-string operand") }
+            guard case .string(let text) = value else { throw decline("\(op.rawValue) with a non-string operand") }
+            if [.beginsWith, .endsWith, .contains].contains(op) && StringFolding.fold(text, options).isEmpty {
+                // Every string starts with, ends with and contains the empty string.
+                return "(\(expression) IS NOT NULL)"
+            }
             switch op {
             case .beginsWith, .endsWith:
                 let pattern = StringFolding.fold(text, options)

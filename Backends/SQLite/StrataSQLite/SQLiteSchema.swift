@@ -23,8 +23,9 @@ struct SQLiteSchema: Sendable {
     init(model: Model) {
         var tables: [String: SQLiteEntityTable] = [:]
         var ordered: [SQLiteEntityTable] = []
+        let naming = SQLiteNaming(model: model)
         for (position, entity) in model.entities.enumerated() {
-            let table = SQLiteEntityTable(entity: entity, model: model, position: position)
+            let table = SQLiteEntityTable(entity: entity, model: model, naming: naming, position: position)
             tables[entity.name] = table
             ordered.append(table)
         }
@@ -119,7 +120,7 @@ enum SQLiteRelationshipStorage: Sendable {
     }
 }
 
-/// One side of a many-to-many relationship's join table.
+/// One side of a many-to-many relationship's join table, with the statements that write it.
 struct SQLiteJoinTable: Sendable {
     /// The join table's name (`Entity.relationship` of the canonical side).
     let table: String
@@ -135,6 +136,33 @@ struct SQLiteJoinTable: Sendable {
     let hasSourcePosition: Bool
     /// Whether the table has `target_position` (the other side is ordered).
     let hasTargetPosition: Bool
+
+    /// The targets of one source.
+    let selectTargetsSQL: String
+    /// Removes one (source, target) row.
+    let deleteRowSQL: String
+    /// Adds one (source, target) row.
+    let insertRowSQL: String
+    /// Sets the source side's position of one row.
+    let sourcePositionSQL: String
+    /// Sets the target side's position of one row.
+    let targetPositionSQL: String
+
+    init(table: String, isCanonical: Bool, ownColumn: String, targetColumn: String, positionColumn: String?, hasSourcePosition: Bool, hasTargetPosition: Bool) {
+        self.table = table
+        self.isCanonical = isCanonical
+        self.ownColumn = ownColumn
+        self.targetColumn = targetColumn
+        self.positionColumn = positionColumn
+        self.hasSourcePosition = hasSourcePosition
+        self.hasTargetPosition = hasTargetPosition
+        let t = q(table), source = q("source"), target = q("target")
+        selectTargetsSQL = "SELECT \(target) FROM \(t) WHERE \(source) = ?"
+        deleteRowSQL = "DELETE FROM \(t) WHERE \(source) = ? AND \(target) = ?"
+        insertRowSQL = "INSERT OR IGNORE INTO \(t) (\(source), \(target)) VALUES (?, ?)"
+        sourcePositionSQL = "UPDATE \(t) SET \(q("source_position")) = ? WHERE \(source) = ? AND \(target) = ?"
+        targetPositionSQL = "UPDATE \(t) SET \(q("target_position")) = ? WHERE \(source) = ? AND \(target) = ?"
+    }
 }
 
 /// The SQL layout of one entity and the statements the store runs on it.
@@ -143,16 +171,27 @@ struct SQLiteJoinTable: Sendable {
 final class SQLiteEntityTable: Sendable {
     /// The statements every table has, cached per connection in slots (no hashing of SQL text).
     enum Statement: Int, CaseIterable {
-        case insert, update, delete, selectAll, selectByKey, selectByKeys
+        case insert, update, delete, selectAll, selectByKey, selectByKeys, bulkInsert
     }
 
     /// The entity's position in the model, which numbers its statement slots.
     let position: Int
     let entity: Entity
+    /// The entity's name (as in object IDs).
     let name: String
+    /// The table's name (the entity's, unless another entity's differs from it only in case).
+    let sqlName: String
     let quotedName: String
+    /// Per attribute, its column's name.
+    let attributeColumns: [String]
+    /// Per model index, the SQL name part of its index.
+    let indexNames: [String]
     /// Per attribute, how its column is stored.
     let kinds: [SQLiteColumnKind]
+    /// Per attribute, its type and whether it may be null (checked per value on every save,
+    /// without copying the ``Attribute`` structs).
+    let attributeTypes: [AttributeType]
+    let attributeIsOptional: [Bool]
     /// Per relationship, where it is stored.
     let relationshipStorage: [SQLiteRelationshipStorage]
     /// The indexes (into ``relationshipStorage``) of the to-one relationships, in the order their
@@ -164,6 +203,12 @@ final class SQLiteEntityTable: Sendable {
     let foreignKeyIndexes: [Int]
     /// Position columns this table holds for ordered to-many relationships of other entities.
     let positionColumns: [String]
+    /// Per relationship: the destination entity and whether it is to-many (checked on every save).
+    let relationshipDestinations: [String]
+    let relationshipIsToMany: [Bool]
+    /// Per ordered to-many relationship stored as the targets' foreign key: the statement setting
+    /// one target's position.
+    let positionSQL: [Int: String]
 
     /// The destination entity of each to-one in ``toOneIndexes``.
     let toOneDestinations: [String]
@@ -177,10 +222,17 @@ final class SQLiteEntityTable: Sendable {
     /// Rows by a JSON array of keys, in key order.
     let selectByKeysSQL: String
     let insertSQL: String
+    /// How many rows ``bulkInsertSQL`` inserts (within SQLite's 32,766 parameters).
+    let bulkInsertRows: Int
+    /// An INSERT of ``bulkInsertRows`` rows at once, for large saves.
+    let bulkInsertSQL: String
     let updateSQL: String
     let deleteSQL: String
     /// Per to-many relationship index: the query listing the targets of one object, in order.
     let toManySQL: [Int: String]
+    /// Per to-many relationship index: the query listing `(owner, target)` pairs for a JSON array
+    /// of owners, ordered by owner then as ``toManySQL`` (one query for a large fetch).
+    let toManyBulkSQL: [Int: String]
     /// Statements removing the join rows an object owns when it is deleted.
     let deleteJoinRowsSQL: [String]
 
@@ -192,6 +244,7 @@ final class SQLiteEntityTable: Sendable {
     func sql(_ statement: Statement) -> String {
         switch statement {
         case .insert: return insertSQL
+        case .bulkInsert: return bulkInsertSQL
         case .update: return updateSQL
         case .delete: return deleteSQL
         case .selectAll: return selectAllSQL
@@ -200,16 +253,23 @@ final class SQLiteEntityTable: Sendable {
         }
     }
 
-    init(entity: Entity, model: Model, position: Int) {
+    init(entity: Entity, model: Model, naming: SQLiteNaming, position: Int) {
         self.position = position
         self.entity = entity
         name = entity.name
-        quotedName = q(entity.name)
+        sqlName = naming.table(entity.name)
+        quotedName = q(sqlName)
+        attributeColumns = entity.attributes.map { naming.column(entity.name, $0.name) }
+        indexNames = entity.indexes.map { naming.index(entity.name, $0.name) }
+        let entityName = entity.name
+        func column(_ property: String) -> String { naming.column(entityName, property) }
         kinds = entity.attributes.map { SQLiteColumnKind($0.type) }
+        attributeTypes = entity.attributes.map(\.type)
+        attributeIsOptional = entity.attributes.map(\.isOptional)
 
         var storage: [SQLiteRelationshipStorage] = []
         for relationship in entity.relationships {
-            storage.append(Self.storage(of: relationship, in: entity, model: model))
+            storage.append(Self.storage(of: relationship, in: entity, model: model, naming: naming))
         }
         relationshipStorage = storage
         toOneIndexes = storage.indices.filter { !storage[$0].isToMany }
@@ -221,13 +281,22 @@ final class SQLiteEntityTable: Sendable {
         for index in foreignKeyIndexes {
             let relationship = entity.relationships[index]
             if let inverse = model.entity(named: relationship.destination)?.relationship(named: relationship.inverse), inverse.isToMany, inverse.isOrdered {
-                positions.append("_position_" + relationship.name)
+                positions.append("_position_" + column(relationship.name))
             }
         }
         positionColumns = positions
+        relationshipDestinations = entity.relationships.map(\.destination)
+        relationshipIsToMany = entity.relationships.map(\.isToMany)
+        var positionStatements: [Int: String] = [:]
+        for (index, kind) in storage.enumerated() {
+            if case .foreignKeyToMany(let table, _, let column?) = kind {
+                positionStatements[index] = "UPDATE \(q(table)) SET \(q(column)) = ? WHERE \(q("_pk")) = ?"
+            }
+        }
+        positionSQL = positionStatements
 
         var select = ["t0.\(q("_pk"))", "t0.\(q("_version"))"]
-        select += entity.attributes.map { "t0.\(q($0.name))" }
+        select += attributeColumns.map { "t0.\(q($0))" }
         for index in toOneIndexes {
             switch storage[index] {
             case .foreignKey(let column):
@@ -240,52 +309,62 @@ final class SQLiteEntityTable: Sendable {
         }
         selectList = select.joined(separator: ", ")
         toOneDestinations = toOneIndexes.map { entity.relationships[$0].destination }
-        selectAllSQL = "SELECT \(selectList) FROM \(q(entity.name)) AS t0 ORDER BY t0.\(q("_pk"))"
-        selectByKeySQL = "SELECT \(selectList) FROM \(q(entity.name)) AS t0 WHERE t0.\(q("_pk")) = ?"
-        selectByKeysSQL = "SELECT \(selectList) FROM \(q(entity.name)) AS t0 WHERE t0.\(q("_pk")) IN (SELECT value FROM json_each(?)) ORDER BY t0.\(q("_pk"))"
+        selectAllSQL = "SELECT \(selectList) FROM \(quotedName) AS t0 ORDER BY t0.\(q("_pk"))"
+        selectByKeySQL = "SELECT \(selectList) FROM \(quotedName) AS t0 WHERE t0.\(q("_pk")) = ?"
+        selectByKeysSQL = "SELECT \(selectList) FROM \(quotedName) AS t0 WHERE t0.\(q("_pk")) IN (SELECT value FROM json_each(?)) ORDER BY t0.\(q("_pk"))"
 
-        let written = ["_pk", "_version"] + entity.attributes.map(\.name) + foreignKeyIndexes.map { entity.relationships[$0].name }
-        insertSQL = "INSERT INTO \(q(entity.name)) (\(written.map(q).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: written.count).joined(separator: ", ")))"
+        let written = ["_pk", "_version"] + attributeColumns + foreignKeyIndexes.map { column(entity.relationships[$0].name) }
+        let rowPlaceholders = "(" + Array(repeating: "?", count: written.count).joined(separator: ", ") + ")"
+        insertSQL = "INSERT INTO \(quotedName) (\(written.map(q).joined(separator: ", "))) VALUES \(rowPlaceholders)"
+        bulkInsertRows = max(1, min(64, 32_000 / written.count))
+        bulkInsertSQL = "INSERT INTO \(quotedName) (\(written.map(q).joined(separator: ", "))) VALUES " + Array(repeating: rowPlaceholders, count: bulkInsertRows).joined(separator: ", ")
         let assignments = written.dropFirst().map { "\(q($0)) = ?" }
-        updateSQL = "UPDATE \(q(entity.name)) SET \(assignments.joined(separator: ", ")) WHERE \(q("_pk")) = ? AND \(q("_version")) = ?"
-        deleteSQL = "DELETE FROM \(q(entity.name)) WHERE \(q("_pk")) = ? AND \(q("_version")) = ?"
+        updateSQL = "UPDATE \(quotedName) SET \(assignments.joined(separator: ", ")) WHERE \(q("_pk")) = ? AND \(q("_version")) = ?"
+        deleteSQL = "DELETE FROM \(quotedName) WHERE \(q("_pk")) = ? AND \(q("_version")) = ?"
 
         var toMany: [Int: String] = [:]
+        var toManyBulk: [Int: String] = [:]
         var deleteJoins: [String] = []
         for index in toManyIndexes {
             switch storage[index] {
             case .foreignKeyToMany(let table, let column, let position):
                 let order = (position.map { "\(q($0)), " } ?? "") + q("_pk")
                 toMany[index] = "SELECT \(q("_pk")) FROM \(q(table)) WHERE \(q(column)) = ? ORDER BY \(order)"
+                toManyBulk[index] = "SELECT \(q(column)), \(q("_pk")) FROM \(q(table)) WHERE \(q(column)) IN (SELECT value FROM json_each(?)) ORDER BY \(q(column)), \(order)"
             case .joinTable(let join):
                 let order = (join.positionColumn.map { "\(q($0)), " } ?? "") + q(join.targetColumn)
                 toMany[index] = "SELECT \(q(join.targetColumn)) FROM \(q(join.table)) WHERE \(q(join.ownColumn)) = ? ORDER BY \(order)"
+                toManyBulk[index] = "SELECT \(q(join.ownColumn)), \(q(join.targetColumn)) FROM \(q(join.table)) WHERE \(q(join.ownColumn)) IN (SELECT value FROM json_each(?)) ORDER BY \(q(join.ownColumn)), \(order)"
                 if join.isCanonical { deleteJoins.append("DELETE FROM \(q(join.table)) WHERE \(q("source")) = ?") }
             default:
                 break
             }
         }
         toManySQL = toMany
+        toManyBulkSQL = toManyBulk
         deleteJoinRowsSQL = deleteJoins
     }
 
-    private static func storage(of relationship: Relationship, in entity: Entity, model: Model) -> SQLiteRelationshipStorage {
+    private static func storage(of relationship: Relationship, in entity: Entity, model: Model, naming: SQLiteNaming) -> SQLiteRelationshipStorage {
         // The model guarantees the destination and the inverse exist.
         let destination = model.entity(named: relationship.destination)!
         let inverse = destination.relationship(named: relationship.inverse)!
         let isSelfInverse = destination.name == entity.name && inverse.name == relationship.name
         let isCanonical = isSelfInverse || (entity.name, relationship.name) < (destination.name, inverse.name)
+        let ownColumn = naming.column(entity.name, relationship.name)
+        let inverseColumn = naming.column(destination.name, inverse.name)
+        let destinationTable = naming.table(destination.name)
         switch (relationship.isToMany, inverse.isToMany) {
         case (false, true):
-            return .foreignKey(column: relationship.name)
+            return .foreignKey(column: ownColumn)
         case (false, false):
-            return isCanonical ? .foreignKey(column: relationship.name) : .derivedToOne(table: destination.name, column: inverse.name)
+            return isCanonical ? .foreignKey(column: ownColumn) : .derivedToOne(table: destinationTable, column: inverseColumn)
         case (true, false):
-            return .foreignKeyToMany(table: destination.name, column: inverse.name, positionColumn: relationship.isOrdered ? "_position_" + inverse.name : nil)
+            return .foreignKeyToMany(table: destinationTable, column: inverseColumn, positionColumn: relationship.isOrdered ? "_position_" + inverseColumn : nil)
         case (true, true):
             let canonicalOrdered = isCanonical ? relationship.isOrdered : inverse.isOrdered
             let otherOrdered = isSelfInverse ? false : (isCanonical ? inverse.isOrdered : relationship.isOrdered)
-            let table = isCanonical ? "\(entity.name).\(relationship.name)" : "\(destination.name).\(inverse.name)"
+            let table = isCanonical ? "\(naming.table(entity.name)).\(ownColumn)" : "\(destinationTable).\(inverseColumn)"
             return .joinTable(SQLiteJoinTable(
                 table: table,
                 isCanonical: isCanonical,
@@ -301,24 +380,29 @@ final class SQLiteEntityTable: Sendable {
     /// The statements creating this entity's table and indexes.
     func creationStatements() -> [String] {
         var columns = ["\(q("_pk")) INTEGER PRIMARY KEY", "\(q("_version")) INTEGER NOT NULL"]
-        for (attribute, kind) in zip(entity.attributes, kinds) {
-            columns.append("\(q(attribute.name)) \(kind.declaredType)")
+        for (column, kind) in zip(attributeColumns, kinds) {
+            columns.append("\(q(column)) \(kind.declaredType)")
         }
         for index in foreignKeyIndexes {
-            columns.append("\(q(entity.relationships[index].name)) INTEGER")
+            guard case .foreignKey(let column) = relationshipStorage[index] else { continue }
+            columns.append("\(q(column)) INTEGER")
         }
         for position in positionColumns { columns.append("\(q(position)) INTEGER") }
         var statements = ["CREATE TABLE \(quotedName) (\(columns.joined(separator: ", ")))"]
         for index in foreignKeyIndexes {
-            let column = entity.relationships[index].name
-            statements.append("CREATE INDEX \(q("\(name).fk.\(column)")) ON \(quotedName) (\(q(column)))")
+            guard case .foreignKey(let column) = relationshipStorage[index] else { continue }
+            statements.append("CREATE INDEX \(q("\(sqlName).fk.\(column)")) ON \(quotedName) (\(q(column)))")
         }
-        for index in entity.indexes {
-            statements.append("CREATE INDEX \(q("\(name).index.\(index.name)")) ON \(quotedName) (\(index.properties.map(q).joined(separator: ", ")))")
+        func columnNames(_ properties: [String]) -> [String] {
+            properties.map { property in entity.attributeIndex(named: property).map { attributeColumns[$0] } ?? property }
+        }
+        for (index, indexName) in zip(entity.indexes, indexNames) {
+            statements.append("CREATE INDEX \(q("\(sqlName).index.\(indexName)")) ON \(quotedName) (\(columnNames(index.properties).map(q).joined(separator: ", ")))")
         }
         var seenConstraints: Set<[String]> = []
         for constraint in entity.uniqueConstraints where seenConstraints.insert(constraint).inserted {
-            statements.append("CREATE UNIQUE INDEX \(q("\(name).unique.\(constraint.joined(separator: "+"))")) ON \(quotedName) (\(constraint.map(q).joined(separator: ", ")))")
+            let constrained = columnNames(constraint)
+            statements.append("CREATE UNIQUE INDEX \(q("\(sqlName).unique.\(constrained.joined(separator: "+"))")) ON \(quotedName) (\(constrained.map(q).joined(separator: ", ")))")
         }
         return statements
     }

@@ -50,24 +50,25 @@ extension SQLiteStore: BatchOperating {
     ///   does not fit, ``StrataError/Code/uniqueConstraint`` (nothing is changed).
     public func batchUpdate(entityName: String, predicate: ObjectPredicate?, values: [String: Value]) throws -> BatchResult {
         let table = try batchTable(entityName)
-        var assignments: [(name: String, value: Value)] = []
+        var assignments: [(column: String, value: Value)] = []
         for (name, value) in values.sorted(by: { $0.key < $1.key }) {
-            guard let attribute = table.entity.attribute(named: name) else {
+            guard let attributeIndex = table.entity.attributeIndex(named: name) else {
                 throw StrataError(.unknownKey, "'\(entityName)' has no attribute '\(name)'", location: ["path": path, "entity": entityName, "key": name])
             }
+            let attribute = table.entity.attributes[attributeIndex]
             if value.isNull && !attribute.isOptional {
                 throw StrataError(.missingValue, "'\(entityName).\(name)' is required and cannot be set to nil", location: ["path": path, "entity": entityName, "key": name])
             }
             guard value.fits(attribute.type) else {
                 throw StrataError(.typeMismatch, "'\(entityName).\(name)' is a \(attribute.type.rawValue) attribute and cannot hold the \(value.typeName) \(value)", location: ["path": path, "entity": entityName, "key": name])
             }
-            assignments.append((name, value))
+            assignments.append((table.attributeColumns[attributeIndex], value))
         }
         return try inWriteTransaction { connection in
             let keys = try batchKeys(table, predicate: predicate, on: connection)
             guard !keys.isEmpty else { return BatchResult(objectIDs: []) }
             try fillBatch(keys, on: connection)
-            let sets = assignments.map { "\(q($0.name)) = ?" } + ["\(q("_version")) = \(q("_version")) + 1"]
+            let sets = assignments.map { "\(q($0.column)) = ?" } + ["\(q("_version")) = \(q("_version")) + 1"]
             let update = try connection.prepare("UPDATE \(table.quotedName) SET \(sets.joined(separator: ", ")) WHERE \(q("_pk")) IN (SELECT \(q("k")) FROM temp.\(q("_strata_batch")))")
             for (i, assignment) in assignments.enumerated() {
                 SQLiteValueCoding.bind(assignment.value, at: Int32(i + 1), in: update)

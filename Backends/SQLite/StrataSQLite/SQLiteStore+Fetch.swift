@@ -163,10 +163,19 @@ extension SQLiteStore {
             let hasRelationships = !table.relationshipStorage.isEmpty
             while try statement.step() {
                 let key = statement.int64(0)
-                var attributes = [Value](repeating: .null, count: kinds.count)
-                for i in 0..<kinds.count {
-                    attributes[i] = try SQLiteValueCoding.read(kinds[i], at: Int32(i) + 2, from: statement)
+                var failure: (any Error)?
+                let attributes = [Value](unsafeUninitializedCapacity: kinds.count) { buffer, initialized in
+                    for i in 0..<kinds.count {
+                        do {
+                            (buffer.baseAddress! + i).initialize(to: try SQLiteValueCoding.read(kinds[i], at: Int32(i) + 2, from: statement))
+                            initialized = i + 1
+                        } catch {
+                            failure = error
+                            return
+                        }
+                    }
                 }
+                if let failure { throw failure }
                 var relationships: [RelationshipValue] = []
                 if hasRelationships {
                     relationships = table.relationshipStorage.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
@@ -186,20 +195,60 @@ extension SQLiteStore {
             }
         }
         if !table.toManyIndexes.isEmpty && !snapshots.isEmpty {
-            for index in table.toManyIndexes {
-                let destination = table.entity.relationships[index].destination
-                let query = try connection.prepare(table.toManySQL[index]!)
-                for s in snapshots.indices {
-                    query.bind(1, snapshots[s].objectID.primaryKey!)
-                    defer { query.reset() }
-                    var targets: [ObjectID] = []
-                    while try query.step() {
-                        targets.append(ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: query.int64(0)))
-                    }
-                    snapshots[s].relationships[index] = .toMany(targets)
-                }
+            if snapshots.count >= Self.bulkToManyThreshold {
+                try fillToManyInBulk(&snapshots, table: table, on: connection)
+            } else {
+                try fillToManyPerObject(&snapshots, table: table, on: connection)
             }
         }
         return snapshots
+    }
+
+    /// From this many objects on, to-many relationships are read with one query per relationship
+    /// rather than one per object.
+    static let bulkToManyThreshold = 32
+
+    private func fillToManyPerObject(_ snapshots: inout [Snapshot], table: SQLiteEntityTable, on connection: SQLiteConnection) throws {
+        for index in table.toManyIndexes {
+            let destination = table.entity.relationships[index].destination
+            let query = try connection.prepare(table.toManySQL[index]!)
+            for s in snapshots.indices {
+                query.bind(1, snapshots[s].objectID.primaryKey!)
+                defer { query.reset() }
+                var targets: [ObjectID] = []
+                while try query.step() {
+                    targets.append(ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: query.int64(0)))
+                }
+                snapshots[s].relationships[index] = .toMany(targets)
+            }
+        }
+    }
+
+    private func fillToManyInBulk(_ snapshots: inout [Snapshot], table: SQLiteEntityTable, on connection: SQLiteConnection) throws {
+        var positions: [Int64: Int] = [:]
+        positions.reserveCapacity(snapshots.count)
+        for (i, snapshot) in snapshots.enumerated() { positions[snapshot.objectID.primaryKey!] = i }
+        let owners = "[" + snapshots.map { String($0.objectID.primaryKey!) }.joined(separator: ",") + "]"
+        for index in table.toManyIndexes {
+            let destination = table.entity.relationships[index].destination
+            let query = try connection.prepare(table.toManyBulkSQL[index]!)
+            query.bind(1, owners)
+            defer { query.reset() }
+            var currentOwner: Int64?
+            var targets: [ObjectID] = []
+            func flush() {
+                if let owner = currentOwner, let position = positions[owner] { snapshots[position].relationships[index] = .toMany(targets) }
+            }
+            while try query.step() {
+                let owner = query.int64(0)
+                if owner != currentOwner {
+                    flush()
+                    currentOwner = owner
+                    targets = []
+                }
+                targets.append(ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: query.int64(1)))
+            }
+            flush()
+        }
     }
 }

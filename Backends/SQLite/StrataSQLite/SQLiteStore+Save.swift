@@ -25,7 +25,7 @@ extension SQLiteStore {
         }
 
         return try withWriter { connection in
-            try connection.execute("BEGIN IMMEDIATE; SAVEPOINT strata_save")
+            try connection.execute("BEGIN IMMEDIATE")
             do {
                 let result = try apply(request, insertTables: insertTables, updateTables: updateTables, deleteTables: deleteTables, on: connection)
                 try connection.execute("COMMIT")
@@ -75,34 +75,39 @@ extension SQLiteStore {
                 location: ["path": path, "entity": entity.name]
             )
         }
-        for index in 0..<entity.attributes.count {
+        let types = table.attributeTypes, optional = table.attributeIsOptional
+        for index in 0..<types.count {
             let value = snapshot.attributes[index]
-            let attribute = entity.attributes[index]
             if value.isNull {
-                if !attribute.isOptional {
-                    throw StrataError(.missingValue, "\(snapshot.objectID).\(attribute.name) is required but has no value", location: ["path": path, "entity": entity.name, "key": attribute.name, "objectID": snapshot.objectID.uriRepresentation])
-                }
-            } else if !value.fits(attribute.type) {
+                if optional[index] { continue }
+                let attribute = entity.attributes[index]
+                throw StrataError(.missingValue, "\(snapshot.objectID).\(attribute.name) is required but has no value", location: ["path": path, "entity": entity.name, "key": attribute.name, "objectID": snapshot.objectID.uriRepresentation])
+            } else if !value.fits(types[index]) {
+                let attribute = entity.attributes[index]
                 throw StrataError(.typeMismatch, "\(snapshot.objectID).\(attribute.name) is a \(attribute.type.rawValue) attribute and cannot hold the \(value.typeName) \(value)", location: ["path": path, "entity": entity.name, "key": attribute.name, "objectID": snapshot.objectID.uriRepresentation])
             }
         }
-        for index in 0..<entity.relationships.count {
-            let relationship = entity.relationships[index]
-            let value = snapshot.relationships[index]
-            let targets: [ObjectID]
-            switch value {
+        for index in 0..<table.relationshipIsToMany.count {
+            let destination = table.relationshipDestinations[index]
+            switch snapshot.relationships[index] {
             case .toOne(let target):
-                guard !relationship.isToMany else { throw relationshipMismatch(snapshot, relationship, "a to-many relationship got a single target") }
-                targets = target.map { [$0] } ?? []
-            case .toMany(let list):
-                guard relationship.isToMany else { throw relationshipMismatch(snapshot, relationship, "a to-one relationship got a list of targets") }
-                targets = list
-            }
-            for target in targets where target.entityName != relationship.destination || target.primaryKey == nil || target.storeIdentifier != identifier {
-                throw relationshipMismatch(snapshot, relationship, "the target \(target) is not a permanent \(relationship.destination) of this store")
+                guard !table.relationshipIsToMany[index] else { throw relationshipMismatch(snapshot, entity.relationships[index], "a to-many relationship got a single target") }
+                if let target, !isStoredObject(target, of: destination) {
+                    throw relationshipMismatch(snapshot, entity.relationships[index], "the target \(target) is not a permanent \(destination) of this store")
+                }
+            case .toMany(let targets):
+                guard table.relationshipIsToMany[index] else { throw relationshipMismatch(snapshot, entity.relationships[index], "a to-one relationship got a list of targets") }
+                for target in targets where !isStoredObject(target, of: destination) {
+                    throw relationshipMismatch(snapshot, entity.relationships[index], "the target \(target) is not a permanent \(destination) of this store")
+                }
             }
         }
         return table
+    }
+
+    @inline(__always)
+    private func isStoredObject(_ id: ObjectID, of entityName: String) -> Bool {
+        id.entityName == entityName && id.primaryKey != nil && id.storeIdentifier == identifier
     }
 
     private func relationshipMismatch(_ snapshot: Snapshot, _ relationship: Relationship, _ why: String) -> StrataError {
@@ -152,24 +157,49 @@ extension SQLiteStore {
             }
         }
 
-        lastTable = nil
         if !conflicts.isEmpty {
-            try connection.execute("ROLLBACK TO strata_save")
+            // No savepoint (one would copy every changed page to a sub-journal on every save):
+            // roll back, then read the stored snapshots in a read transaction of their own,
+            // still under the write lock.
+            try connection.execute("ROLLBACK")
+            try connection.execute("BEGIN")
+            defer { connection.rollbackQuietly() }
             throw try conflictError(conflicts, on: connection)
         }
 
-        // Inserts at version 1.
-        for (snapshot, table) in zip(request.inserts, insertTables) {
-            if table !== lastTable { statement = try connection.prepare(.insert, of: table); lastTable = table }
-            statement!.bind(1, snapshot.objectID.primaryKey!)
-            statement!.bind(2, Int64(1))
-            _ = bindColumns(of: snapshot, table: table, in: statement!, from: 3)
-            do {
-                try statement!.run()
-            } catch let error as StrataError where error.location["sqliteCode"] == String(SQLiteErrorMapping.constraintPrimaryKey) {
-                throw StrataError(.invalidObjectID, "cannot insert \(snapshot.objectID): an object with that key already exists", location: ["path": path, "objectID": snapshot.objectID.uriRepresentation], underlying: error.underlying)
+        // Inserts at version 1: runs of one entity go through a many-row INSERT (fewer statement
+        // executions for large saves), the rest one row at a time.
+        let inserts = request.inserts
+        var start = 0
+        while start < inserts.count {
+            let table = insertTables[start]
+            var end = start + 1
+            while end < inserts.count && insertTables[end] === table { end += 1 }
+            var next = start
+            if end - start >= table.bulkInsertRows {
+                let bulk = try connection.prepare(.bulkInsert, of: table)
+                while end - next >= table.bulkInsertRows {
+                    var index: Int32 = 1
+                    for row in next..<(next + table.bulkInsertRows) {
+                        bulk.bind(index, inserts[row].objectID.primaryKey!)
+                        bulk.bind(index + 1, Int64(1))
+                        index = bindColumns(of: inserts[row], table: table, in: bulk, from: index + 2)
+                    }
+                    try runInsert(bulk, inserts[next..<(next + table.bulkInsertRows)])
+                    next += table.bulkInsertRows
+                }
             }
-            versions[snapshot.objectID] = 1
+            if next < end {
+                let single = try connection.prepare(.insert, of: table)
+                for row in next..<end {
+                    single.bind(1, inserts[row].objectID.primaryKey!)
+                    single.bind(2, Int64(1))
+                    _ = bindColumns(of: inserts[row], table: table, in: single, from: 3)
+                    try runInsert(single, inserts[row..<(row + 1)])
+                }
+            }
+            for row in start..<end { versions[inserts[row].objectID] = 1 }
+            start = end
         }
 
         // Join tables and order columns, once every row exists.
@@ -180,6 +210,16 @@ extension SQLiteStore {
             try SQLiteMetadataTable.set(SQLiteMetadataTable.userPrefix + key, value, in: connection)
         }
         return SaveResult(versions: versions)
+    }
+
+    /// Runs an INSERT of `rows`, turning a primary-key collision into ``StrataError/Code/invalidObjectID``.
+    private func runInsert(_ statement: SQLiteStatement, _ rows: ArraySlice<Snapshot>) throws {
+        do {
+            try statement.run()
+        } catch let error as StrataError where error.location["sqliteCode"] == String(SQLiteErrorMapping.constraintPrimaryKey) {
+            let what = rows.count == 1 ? "\(rows.first!.objectID)" : "one of \(rows.first!.objectID) ... \(rows.last!.objectID)"
+            throw StrataError(.invalidObjectID, "cannot insert \(what): an object with that key already exists", location: ["path": path, "objectID": rows.first!.objectID.uriRepresentation], underlying: error.underlying)
+        }
     }
 
     /// Binds the attribute values and stored to-one keys of `snapshot` from parameter `first`;
@@ -214,26 +254,26 @@ extension SQLiteStore {
                 let targetKeys = targets.compactMap(\.primaryKey)
                 var existing: Set<Int64> = []
                 if !isInsert {
-                    let select = try connection.prepare("SELECT \(q("target")) FROM \(q(join.table)) WHERE \(q("source")) = ?")
+                    let select = try connection.prepare(join.selectTargetsSQL)
                     select.bind(1, pk)
                     defer { select.reset() }
                     while try select.step() { existing.insert(select.int64(0)) }
                     let wanted = Set(targetKeys)
-                    let remove = try connection.prepare("DELETE FROM \(q(join.table)) WHERE \(q("source")) = ? AND \(q("target")) = ?")
+                    let remove = try connection.prepare(join.deleteRowSQL)
                     for key in existing.subtracting(wanted).sorted() {
                         remove.bind(1, pk)
                         remove.bind(2, key)
                         try remove.run()
                     }
                 }
-                let insert = try connection.prepare("INSERT OR IGNORE INTO \(q(join.table)) (\(q("source")), \(q("target"))) VALUES (?, ?)")
+                let insert = try connection.prepare(join.insertRowSQL)
                 for key in targetKeys where !existing.contains(key) {
                     insert.bind(1, pk)
                     insert.bind(2, key)
                     try insert.run()
                 }
                 if join.hasSourcePosition {
-                    let position = try connection.prepare("UPDATE \(q(join.table)) SET \(q("source_position")) = ? WHERE \(q("source")) = ? AND \(q("target")) = ?")
+                    let position = try connection.prepare(join.sourcePositionSQL)
                     for (i, key) in targetKeys.enumerated() {
                         position.bind(1, Int64(i))
                         position.bind(2, pk)
@@ -249,15 +289,15 @@ extension SQLiteStore {
             for index in table.toManyIndexes {
                 guard case .toMany(let targets) = snapshot.relationships[index] else { continue }
                 switch table.relationshipStorage[index] {
-                case .foreignKeyToMany(let targetTable, _, let positionColumn?):
-                    let update = try connection.prepare("UPDATE \(q(targetTable)) SET \(q(positionColumn)) = ? WHERE \(q("_pk")) = ?")
+                case .foreignKeyToMany(_, _, _?):
+                    let update = try connection.prepare(table.positionSQL[index]!)
                     for (i, target) in targets.enumerated() {
                         update.bind(1, Int64(i))
                         update.bind(2, target.primaryKey!)
                         try update.run()
                     }
                 case .joinTable(let join) where !join.isCanonical && join.positionColumn != nil:
-                    let update = try connection.prepare("UPDATE \(q(join.table)) SET \(q("target_position")) = ? WHERE \(q("source")) = ? AND \(q("target")) = ?")
+                    let update = try connection.prepare(join.targetPositionSQL)
                     for (i, target) in targets.enumerated() {
                         update.bind(1, Int64(i))
                         update.bind(2, target.primaryKey!)
@@ -271,8 +311,7 @@ extension SQLiteStore {
         }
     }
 
-    /// The conflict error for `conflicts`, each with the stored snapshot read in the still-open
-    /// transaction (so the versions are the ones that conflicted).
+    /// The conflict error for `conflicts`, each with its stored snapshot as the store holds it now.
     private func conflictError(_ conflicts: [(id: ObjectID, expected: Int64)], on connection: SQLiteConnection) throws -> StrataError {
         var records: [SaveConflict] = []
         for (id, expected) in conflicts {
