@@ -134,13 +134,13 @@ public struct Related<T: RelationshipTarget>: PropertyDeclaration {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> T {
         get {
-            let index = object.relationshipSlot(for: storageKeyPath, cached: object[keyPath: storageKeyPath].slot) { object[keyPath: storageKeyPath].slot = $0 }
+            let index = object.slot(for: storageKeyPath, cached: object[keyPath: storageKeyPath].slot, relationship: true) { object[keyPath: storageKeyPath].slot = $0 }
             object.fulfill()
             guard let context = object.context else { return T.make(from: []) }
             return T.make(from: object.relationshipValues[index].targets.map { context.object(with: $0) })
         }
         set {
-            let index = object.relationshipSlot(for: storageKeyPath, cached: object[keyPath: storageKeyPath].slot) { object[keyPath: storageKeyPath].slot = $0 }
+            let index = object.slot(for: storageKeyPath, cached: object[keyPath: storageKeyPath].slot, relationship: true) { object[keyPath: storageKeyPath].slot = $0 }
             let name = object.entity.relationships[index].name
             do {
                 if T.isToMany { try object.setObjects(newValue.objects, for: name) } else { try object.setObject(newValue.objects.first, for: name) }
@@ -174,21 +174,15 @@ enum PropertyNames {
 }
 
 extension ManagedObject {
-    func slot<Object: ManagedObject, W: PropertyDeclaration>(for keyPath: ReferenceWritableKeyPath<Object, W>, cached: Int, store: (Int) -> Void) -> Int {
+    /// The index of the attribute (or, with `relationship`, the relationship) that `keyPath`'s
+    /// property names: `cached` when the wrapper already knows it, else resolved once and passed
+    /// to `store` for the wrapper to keep.
+    func slot<Object: ManagedObject, W: PropertyDeclaration>(for keyPath: ReferenceWritableKeyPath<Object, W>, cached: Int,
+                                                             relationship: Bool = false, store: (Int) -> Void) -> Int {
         if cached >= 0 { return cached }
         let name = PropertyNames.name(of: keyPath, in: Object.self)
-        guard let index = entity.attributeIndex(named: name) else {
-            preconditionFailure("\(Object.self).\(name) is not an attribute of entity '\(entity.name)' in this model")
-        }
-        store(index)
-        return index
-    }
-
-    func relationshipSlot<Object: ManagedObject, W: PropertyDeclaration>(for keyPath: ReferenceWritableKeyPath<Object, W>, cached: Int, store: (Int) -> Void) -> Int {
-        if cached >= 0 { return cached }
-        let name = PropertyNames.name(of: keyPath, in: Object.self)
-        guard let index = entity.relationshipIndex(named: name) else {
-            preconditionFailure("\(Object.self).\(name) is not a relationship of entity '\(entity.name)' in this model")
+        guard let index = relationship ? entity.relationshipIndex(named: name) : entity.attributeIndex(named: name) else {
+            preconditionFailure("\(Object.self).\(name) is not \(relationship ? "a relationship" : "an attribute") of entity '\(entity.name)' in this model")
         }
         store(index)
         return index
