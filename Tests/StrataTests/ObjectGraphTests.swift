@@ -109,6 +109,20 @@ import Testing
         #expect(try context.fetch(limited).map { ($0 as! Employee).name } == ["a", "b"])
     }
 
+    @Test func pendingChangeOfARelatedObjectChangesWhatAKeyPathMatches() throws {
+        let context = try makeContext()
+        let engineering = context.insert(Department.self), lxz = context.insert(Employee.self)
+        engineering.name = "Engineering"
+        lxz.name = "lxz"
+        lxz.department = engineering
+        try context.save()
+        let inSales = FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "department.name == %@", "Sales"))
+        #expect(try context.fetch(inSales).isEmpty)
+        engineering.name = "Sales"        // only the department changed, not the employee
+        #expect(try context.fetch(inSales).map(\.objectID) == [lxz.objectID])
+        #expect(try context.fetch(inSales, options: FetchOptions(includesPendingChanges: false)).isEmpty)
+    }
+
     @Test func inversesFollowEveryKindOfRelationship() throws {
         let context = try makeContext()
         let acme = context.insert(Company.self), engineering = context.insert(Department.self), sales = context.insert(Department.self)

@@ -82,8 +82,11 @@ extension ObjectContext {
         // The store's candidates before paging, since pending changes can move objects in or out.
         storeRequest.limit = nil
         storeRequest.offset = 0
-        storeRequest.predicate = nil
         storeRequest.sorts = []
+        // The store may filter when only objects of this entity changed: each of them is
+        // re-evaluated below. A change elsewhere can make an object match through a key path
+        // that the store cannot see, so then every object of the entity is a candidate.
+        if changed.values.contains(where: { $0.entity.name != request.entityName }) { storeRequest.predicate = nil }
         var candidates: [ObjectID: Snapshot] = [:]
         for snapshot in try coordinator.fetch(storeRequest).snapshots() { candidates[snapshot.objectID] = snapshot }
         for object in changed.values where object.entity.name == request.entityName {
