@@ -36,7 +36,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "LMDBBenchmarks",
-            dependencies: ["BenchmarkSupport", .product(name: "StrataLMDB", package: root)],
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "StrataLMDB", package: root),
+                .product(name: "StrataCore", package: root),
+            ],
             path: "Sources/LMDBBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
@@ -48,6 +52,12 @@ let package = Package(
                 .product(name: "StrataCore", package: root),
             ],
             path: "Sources/XMLBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "EngineBenchmarks",
+            dependencies: ["BenchmarkSupport", .product(name: "Strata", package: root)],
+            path: "Sources/EngineBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

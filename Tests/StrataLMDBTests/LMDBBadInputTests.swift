@@ -53,6 +53,23 @@ struct LMDBBadInputTests {
         #expect((#expect(throws: StrataError.self) { try openStore(garbage) })?.code == .storeCorrupt)
     }
 
+    @Test func aTruncatedDataFileIsRefusedBeforeAnyPageIsRead() throws {
+        let path = temporaryStorePath()
+        defer { cleanUp(path) }
+        let model = try companyModel()
+        let store = try openStore(path)
+        let ids = try store.obtainPermanentIDs(for: "Employee", count: 2_000)
+        try store.save(SaveRequest(inserts: ids.map { employee($0, name: String(repeating: "t", count: 100) + "\($0.primaryKey!)", age: 9, model: model) }))
+        try store.close()
+        let file = path + "/data.mdb"
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+        #expect(truncate(file, off_t(size / 2)) == 0)
+        let error = #expect(throws: StrataError.self) { try openStore(path) }
+        #expect(error?.code == .storeCorrupt)
+        #expect(error?.message.contains("truncated") == true)
+        #expect(error?.location["path"] == path)
+    }
+
     @Test func aRecordWithAnUnknownEncodingVersionIsATypedErrorNamingEntityAndKey() throws {
         let path = temporaryStorePath()
         defer { cleanUp(path) }

@@ -23,7 +23,7 @@ struct BadInputCase: CustomTestStringConvertible, Sendable {
 
     static let cases: [BadInputCase] = [
         BadInputCase(name: "malformed XML", body: "<Item _pk=\"1\" _version=\"1\" name=\"ok\"/>\n<Item _pk=\"2\" _version=\"1\" name=\"a & b\"/>\n</strata-store>\n", line: 4, fragment: "not well-formed"),
-        BadInputCase(name: "unclosed root", body: "<Item _pk=\"1\" _version=\"1\" name=\"ok\"/>\n", line: 4, fragment: "not well-formed"),
+        BadInputCase(name: "unclosed root", body: "<Item _pk=\"1\" _version=\"1\" name=\"ok\"/>\n", line: 3, fragment: "not well-formed"),
         BadInputCase(name: "wrong root element", body: "<?xml version=\"1.0\"?>\n<store format=\"1\">\n</store>\n", line: 2, fragment: "root element is <store>", replacesHeader: true),
         BadInputCase(name: "unknown entity", body: "<Item _pk=\"1\" _version=\"1\" name=\"ok\"/>\n<Gadget _pk=\"1\" _version=\"1\"/>\n</strata-store>\n", line: 4, fragment: "unknown entity <Gadget>"),
         BadInputCase(name: "unknown attribute", body: "\n\n<Item _pk=\"1\" _version=\"1\" name=\"x\" colour=\"red\"/>\n</strata-store>\n", line: 5, fragment: "unknown attribute 'colour'"),

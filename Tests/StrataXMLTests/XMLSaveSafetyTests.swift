@@ -194,3 +194,29 @@ final class Observations: @unchecked Sendable {
         #expect(strataError { _ = try openStore(dir.url("missing.xml"), options: StoreOptions(readOnly: true)) }?.code == .storeNotFound)
     }
 }
+
+@Suite struct XMLCrossProcessLockTests {
+    @Test func anotherProcessHoldingTheLockMakesASaveStoreBusy() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let store = try openStore(dir.url())
+        let before = contents(dir.file("store.xml"))
+        // util-linux flock(1): another process takes the same advisory lock and holds it.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        holder.arguments = ["--exclusive", dir.file("store.xml.lock"), "sleep", "2"]
+        try holder.run()
+        defer { holder.terminate(); holder.waitUntilExit() }
+        // Wait until the other process holds it.
+        let probe = try XMLFileLock(storePath: dir.file("store.xml"))
+        var held = false
+        for _ in 0..<200 {
+            if (try? probe.lock(timeoutMilliseconds: 0, storePath: dir.file("store.xml"))) != nil { probe.unlock(); usleep(5_000) } else { held = true; break }
+        }
+        #expect(held)
+        let id = try store.obtainPermanentIDs(for: "Item", count: 1)[0]
+        let error = strataError { try store.save(SaveRequest(inserts: [itemSnapshot(id, name: "x")])) }
+        #expect(error?.code == .storeBusy)
+        #expect(contents(dir.file("store.xml")) == before)
+    }
+}

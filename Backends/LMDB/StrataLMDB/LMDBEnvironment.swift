@@ -1,7 +1,9 @@
 import CStrataLMDB
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import StrataCore
-import Synchronization
 
 /// One open LMDB environment (a directory with `data.mdb` and `lock.mdb`), shared by every
 /// ``LMDBStore`` of the process that opens the same directory.
@@ -51,7 +53,20 @@ final class LMDBEnvironment: @unchecked Sendable {
         var users: Int
     }
 
-    private static let table = Mutex<[String: Entry]>([:])
+    /// The open environments by real path. A POSIX mutex (`NSLock`), which ThreadSanitizer
+    /// understands, rather than `Mutex`, whose futex it does not see on Linux.
+    private final class Table: @unchecked Sendable {
+        private let lock = NSLock()
+        private var entries: [String: Entry] = [:]
+
+        func withLock<R>(_ body: (inout [String: Entry]) throws -> R) rethrows -> R {
+            lock.lock()
+            defer { lock.unlock() }
+            return try body(&entries)
+        }
+    }
+
+    private static let table = Table()
 
     /// Opens (or shares) the environment in the existing directory `path`.
     static func acquire(path: String, options: LMDBOptions) throws -> LMDBEnvironment {
@@ -115,6 +130,17 @@ final class LMDBEnvironment: @unchecked Sendable {
             try check(mdb_env_open(env, path, flags, 0o600), "mdb_env_open")
             var dead: Int32 = 0
             try check(mdb_reader_check(env, &dead), "mdb_reader_check")
+            // Pages past the end of a truncated data file would fault when mapped: refuse it.
+            var info = MDB_envinfo(), pages = MDB_stat(), fd: Int32 = -1, file = stat()
+            try check(mdb_env_info(env, &info), "mdb_env_info")
+            try check(mdb_env_stat(env, &pages), "mdb_env_stat")
+            try check(mdb_env_get_fd(env, &fd), "mdb_env_get_fd")
+            if fstat(fd, &file) == 0, (info.me_last_pgno + 1) * Int(pages.ms_psize) > Int(file.st_size) {
+                throw StrataError(
+                    .storeCorrupt,
+                    "LMDB store at \(path): data.mdb is truncated: it holds \(file.st_size) bytes, but its meta page counts \(info.me_last_pgno + 1) pages of \(pages.ms_psize) bytes",
+                    location: ["path": path])
+            }
             // Opening the main database sets its key comparison, which lookups in it need.
             var txn: OpaquePointer?
             try check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin")
@@ -126,6 +152,9 @@ final class LMDBEnvironment: @unchecked Sendable {
         } catch let failure as LMDBFailure {
             mdb_env_close(env)
             throw StrataError.lmdb(failure, path: path, doing: "opening the environment")
+        } catch {
+            mdb_env_close(env)
+            throw error
         }
         return LMDBEnvironment(path: path, env: env, options: options)
     }

@@ -42,7 +42,7 @@ public final class XMLStore: PersistentStore, NativeQueryEvaluating {
     let saveLock = Mutex<Void>(())
 
     /// The mutable part of the store.
-    struct State: @unchecked Sendable {
+    struct State: Sendable {
         /// The graph as last loaded or saved (plus keys handed out since).
         var image: XMLStoreImage
         /// The identity of the file as last loaded or saved.

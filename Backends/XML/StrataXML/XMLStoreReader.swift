@@ -135,25 +135,30 @@ private final class XMLLoadState {
             state.firstParserError = (message, Int(e.line))
         }
 
+        // The push parser, fed 256 KiB reads: libxml2's own I/O reads 4 KB at a time.
         let me = Unmanaged.passUnretained(self).toOpaque()
-        let readCallback: xmlInputReadCallback = { ioContext, buffer, length in
-            guard let ioContext, let buffer else { return -1 }
-            let state = Unmanaged<XMLLoadState>.fromOpaque(ioContext).takeUnretainedValue()
-            while true {
-                let n = read(state.fd, buffer, Int(length))
-                if n >= 0 { return Int32(n) }
-                if errno == EINTR { continue }
-                state.readErrno = errno
-                return -1
-            }
-        }
-        guard let ctxt = xmlCreateIOParserCtxt(&sax, me, readCallback, nil, me, XML_CHAR_ENCODING_NONE) else {
+        guard let ctxt = xmlCreatePushParserCtxt(&sax, me, nil, 0, path) else {
             throw StrataError(.io, "libxml2 could not create a parser for \(path)", location: ["path": path])
         }
         defer { xmlFreeParserCtxt(ctxt) }
         context = ctxt
         xmlCtxtUseOptions(ctxt, Int32(XML_PARSE_NONET.rawValue))
-        let status = withExtendedLifetime(self) { xmlParseDocument(ctxt) }
+        let chunkSize = 256 * 1024
+        let chunk = UnsafeMutablePointer<CChar>.allocate(capacity: chunkSize)
+        defer { chunk.deallocate() }
+        var status: Int32 = 0
+        withExtendedLifetime(self) {
+            while status == 0 && error == nil && !stoppedAfterHeader {
+                let n = read(fd, chunk, chunkSize)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    readErrno = errno
+                    return
+                }
+                status = xmlParseChunk(ctxt, chunk, Int32(n), n == 0 ? 1 : 0)
+                if n == 0 { return }
+            }
+        }
         context = nil
 
         if let error { throw error }
@@ -226,11 +231,14 @@ private final class XMLLoadState {
 
     /// The `index`-th attribute of a start tag: name, value bytes, and whether it has a prefix.
     @inline(__always)
-    func attribute(_ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>, _ index: Int) -> (name: UnsafePointer<UInt8>, value: UnsafeBufferPointer<UInt8>, prefixed: Bool) {
+    /// `decode`: turn `&#38;` back into `&` (see ``XMLFormat/saxKeepsAmpersandReferences``);
+    /// only text that may hold `&` needs it (numbers, keys and base64 cannot, and fail to parse
+    /// if they do).
+    func attribute(_ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>, _ index: Int, decode: Bool = true) -> (name: UnsafePointer<UInt8>, value: UnsafeBufferPointer<UInt8>, prefixed: Bool) {
         let base = attributes + index * 5
         let start = base[3]!, end = base[4]!
         var value = UnsafeBufferPointer(start: start, count: end - start)
-        if keepsAmpersandReferences && memchr(start, 0x26, end - start) != nil {
+        if decode && keepsAmpersandReferences && memchr(start, 0x26, end - start) != nil {
             value = decodeAmpersands(value)
         }
         return (base[0]!, value, base[1] != nil)
@@ -352,7 +360,7 @@ private final class XMLLoadState {
         let slots = entityLayout.slots
 
         for i in 0..<attributeCount {
-            let (name, text, prefixed) = attribute(attributes!, i)
+            var (name, text, prefixed) = attribute(attributes!, i, decode: false)
             if prefixed { return fail("attribute '\(String(cString: name))' of <\(entity.name)> has a namespace prefix", entity: entity.name) }
             let slotIndex: Int
             if expected < slots.count && strcmp(name, slots[expected].cName) == 0 {
@@ -390,6 +398,7 @@ private final class XMLLoadState {
             switch slots[slotIndex].kind {
             case .attribute(let a):
                 let type = entityLayout.attributeTypes[a]
+                if type == .string || type == .uri { text = attribute(attributes!, i).value }
                 guard values[a].isNull else { return fail("\(entity.name).\(entity.attributes[a].name) is given twice", entity: entity.name, key: entity.attributes[a].name) }
                 guard let value = XMLFormat.parseValue(text, as: type) else {
                     let shown = String(decoding: text.prefix(80), as: UTF8.self)

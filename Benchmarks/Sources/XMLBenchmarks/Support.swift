@@ -88,3 +88,17 @@ func measureInChild(_ arguments: [String]) -> Double {
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     return Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
 }
+
+/// CPU time of the calling thread, in nanoseconds.
+func threadCPUNanoseconds() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
+/// Runs `body` once, appending its wall-clock time to `wall` and its CPU time to `cpu`, in ms.
+func timed(_ wall: inout [Double], _ cpu: inout [Double], _ body: () throws -> Void) rethrows {
+    let cpuStart = threadCPUNanoseconds()
+    wall.append(try milliseconds(body))
+    cpu.append(Double(threadCPUNanoseconds() - cpuStart) / 1e6)
+}

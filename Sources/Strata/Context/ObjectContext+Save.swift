@@ -19,7 +19,7 @@ extension ObjectContext {
         do {
             try applyDeleteRules()
             let live = changed.values.filter { !$0.state.isDeleted && ($0.state.isInserted || $0.hasChangedValues) }
-            let failures = try validationFailures(of: live.sorted { $0.objectID < $1.objectID })
+            let failures = try validationFailures(of: live).sorted { ($0.objectID, $0.property ?? "") < ($1.objectID, $1.property ?? "") }
             if !failures.isEmpty {
                 throw StrataError(.validationFailed, "\(failures.count) validation failure(s); nothing was saved", validationFailures: failures)
             }

@@ -53,7 +53,8 @@ extension ManagedObject {
         try checkWritable()
         fulfill()
         if attributeValues[index] == newValue { return }
-        context?.willChange(self)
+        // A dirty object is already tracked; only a save in progress needs to hear of every change.
+        if !state.isDirty || context?.journal != nil { context?.willChange(self) }
         attributeValues[index] = newValue
         state.isDirty = true
     }

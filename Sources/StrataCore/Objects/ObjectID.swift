@@ -56,6 +56,18 @@ public struct ObjectID: Sendable, Hashable {
     }
 }
 
+extension ObjectID {
+    /// Hashes the entity name and key only: the store identifier rarely tells two IDs apart and
+    /// is long, so leaving it out makes every dictionary of IDs faster. Equality still compares it.
+    public func hash(into hasher: inout Hasher) {
+        switch key {
+        case .permanent(let pk): hasher.combine(pk)
+        case .temporary(let uuid): hasher.combine(uuid)
+        }
+        hasher.combine(entityName)
+    }
+}
+
 extension ObjectID: CustomStringConvertible {
     /// `Employee p42` or `Employee t3F2...`: short, for messages. Use ``uriRepresentation`` to store.
     public var description: String {
@@ -107,7 +119,7 @@ extension ObjectID {
 }
 
 extension ObjectID: Comparable {
-    /// Orders by entity name, then store, then permanent key (temporary IDs last, by UUID).
+    /// Orders by entity name, then store, then permanent key (temporary IDs last, by UUID bytes).
     /// This is the tie-break order of every fetch.
     public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
         if lhs.entityName != rhs.entityName { return lhs.entityName < rhs.entityName }
@@ -116,7 +128,8 @@ extension ObjectID: Comparable {
         case (.permanent(let a), .permanent(let b)): return a < b
         case (.permanent, .temporary): return true
         case (.temporary, .permanent): return false
-        case (.temporary(let a), .temporary(let b)): return a.uuidString < b.uuidString
+        case (.temporary(let a), .temporary(let b)):
+            return withUnsafeBytes(of: a.uuid) { x in withUnsafeBytes(of: b.uuid) { y in x.lexicographicallyPrecedes(y) } }
         }
     }
 }

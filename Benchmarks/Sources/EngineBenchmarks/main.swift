@@ -1,0 +1,78 @@
+// W1-W5 of the performance note through Strata's object graph (ObjectContext on the in-memory
+// store) and through a plain Swift Dictionary, alternating in one process.
+import BenchmarkSupport
+import Strata
+
+let runs = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 5
+let workload = Workload()
+let names = ["i1", "i2", "i3", "d1", "d2", "d3", "s1", "s2", "s3"]
+let model = try! Model(versionIdentifier: "bench", entities: [Entity("Record", attributes:
+    names.map { Attribute($0, $0.hasPrefix("i") ? .integer64 : $0.hasPrefix("d") ? .double : .string) })])
+
+/// The raw baseline: the records in a dictionary by key.
+struct RawRecord { var i1, i2, i3: Int64; var d1, d2, d3: Double; var s1, s2, s3: String }
+
+func values(_ r: WorkloadRecord) -> [Value] {
+    [.integer(r.i1), .integer(r.i2), .integer(r.i3), .double(r.d1), .double(r.d2), .double(r.d3), .string(r.s1), .string(r.s2), .string(r.s3)]
+}
+
+var rows = ["W1", "W2", "W3", "W4", "W5"].map { ComparisonRow(workload: $0, target: 3.0) }
+var sink = 0
+
+for _ in 0..<runs {
+    // Raw dictionary.
+    var dictionary: [Int64: RawRecord] = [:]
+    rows[0].raw.append(milliseconds {
+        dictionary.reserveCapacity(workload.records.count)
+        for r in workload.records { dictionary[r.id] = RawRecord(i1: r.i1, i2: r.i2, i3: r.i3, d1: r.d1, d2: r.d2, d3: r.d3, s1: r.s1, s2: r.s2, s3: r.s3) }
+    })
+    rows[1].raw.append(milliseconds { for (_, r) in dictionary { sink &+= Int(r.i1) &+ r.s1.utf8.count } })
+    rows[2].raw.append(milliseconds { for k in workload.lookupKeys { sink &+= Int(dictionary[k]!.i2) } })
+    rows[3].raw.append(milliseconds { for k in workload.updateKeys { dictionary[k]!.i2 += 1 } })
+    rows[4].raw.append(milliseconds { for k in workload.deleteKeys { dictionary.removeValue(forKey: k) } })
+
+    // Strata: a context on the in-memory store.
+    let coordinator = StoreCoordinator(model: model)
+    try! coordinator.addStore(BuiltInBackends.registry.open("memory:", model: model))
+    var ids: [ObjectID] = []
+    rows[0].strata.append(milliseconds {
+        let context = ObjectContext(coordinator: coordinator)
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(workload.records.count)
+        for r in workload.records {
+            let object = context.insert("Record")
+            for (i, value) in values(r).enumerated() { try! object.set(value, for: names[i]) }
+            objects.append(object)
+        }
+        try! context.save()
+        ids = objects.map(\.objectID)
+    })
+    rows[1].strata.append(milliseconds {
+        let context = ObjectContext(coordinator: coordinator)
+        let all = try! context.fetch(FetchRequest(entityName: "Record"), options: FetchOptions(returnsObjectsAsFaults: false))
+        for object in all {
+            if case .integer(let v) = object["i1"], case .string(let s) = object["s1"] { sink &+= Int(v) &+ s.utf8.count }
+        }
+    })
+    rows[2].strata.append(milliseconds {
+        let context = ObjectContext(coordinator: coordinator)
+        for k in workload.lookupKeys {
+            if case .integer(let v) = context.object(with: ids[Int(k - 1)])["i2"] { sink &+= Int(v) }
+        }
+    })
+    rows[3].strata.append(milliseconds {
+        let context = ObjectContext(coordinator: coordinator)
+        for k in workload.updateKeys {
+            let object = context.object(with: ids[Int(k - 1)])
+            if case .integer(let v) = object["i2"] { object["i2"] = .integer(v + 1) }
+        }
+        try! context.save()
+    })
+    rows[4].strata.append(milliseconds {
+        let context = ObjectContext(coordinator: coordinator)
+        for k in workload.deleteKeys { context.delete(context.object(with: ids[Int(k - 1)])) }
+        try! context.save()
+    })
+}
+printTable(title: "Engine (ObjectContext on the in-memory store) vs Swift Dictionary, N = \(workload.records.count)", rawName: "Dictionary", rows: rows, runs: runs)
+print("peak RSS \(format(peakResidentMiB())) MiB (checksum \(sink & 0xff))")
