@@ -37,7 +37,11 @@ final class ConformanceRun: Sendable {
     /// Closes every store the run opened and destroys the location.
     func cleanUp() {
         for store in opened.withLock({ $0 }) { try? store.close() }
-        if urlError == nil { try? subject.backend.destroyStore(at: url) }
+        guard urlError == nil else { return }
+        try? subject.backend.destroyStore(at: url)
+        // A directory made by ConformanceSubject.temporaryURL goes too.
+        let parent = URL(fileURLWithPath: url.location).deletingLastPathComponent()
+        if parent.lastPathComponent.hasPrefix("strata-conformance-") { try? FileManager.default.removeItem(at: parent) }
     }
 
     func fail(_ message: String) -> ConformanceFailure {

@@ -79,6 +79,8 @@ import Testing
             try employees("TRUEPREDICATE", sorts: [Sort("height")]), try employees("TRUEPREDICATE", sorts: [Sort("weight", ascending: false)]),
             try employees("TRUEPREDICATE", sorts: [Sort("department.name"), Sort("age", ascending: false)]),
             try employees("TRUEPREDICATE", sorts: [Sort("photo")]), try employees("TRUEPREDICATE", sorts: [Sort("homepage", ascending: false)]),
+            try employees("TRUEPREDICATE", sorts: [Sort("badge")]), try employees("TRUEPREDICATE", sorts: [Sort("active", ascending: false), Sort("hired")]),
+            try employees("TRUEPREDICATE", sorts: [Sort("big", ascending: false)], limit: 4),
             try employees("TRUEPREDICATE", sorts: [Sort("name", options: [.caseInsensitive, .diacriticInsensitive])], offset: 2),
             ("Department ANY employees.height > 1.8", FetchRequest(entityName: "Department", predicate: try ObjectPredicate(format: "ANY employees.height > 1.8"), resultType: .objectIDs)),
             ("Department employees.@count == 2", FetchRequest(entityName: "Department", predicate: try ObjectPredicate(format: "employees.@count == 2"), resultType: .objectIDs)),

@@ -2,10 +2,19 @@ import Foundation
 import StrataCore
 @testable import StrataSQLite
 
-/// A fresh directory under the system temporary directory, unique per call.
+/// One directory per test process under the system temporary directory, removed when the
+/// process exits.
+let testRootDirectory: String = NSTemporaryDirectory() + "strata-sqlite-tests-" + UUID().uuidString
+
+private let removeTestRootAtExit: Void = {
+    atexit { try? FileManager.default.removeItem(atPath: testRootDirectory) }
+}()
+
+/// A fresh directory (world-traversable, for the probe that drops privileges), unique per call.
 func temporaryDirectory() -> String {
-    let path = NSTemporaryDirectory() + "strata-sqlite-tests-" + UUID().uuidString
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    _ = removeTestRootAtExit
+    let path = testRootDirectory + "/" + UUID().uuidString
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
     return path
 }
 
