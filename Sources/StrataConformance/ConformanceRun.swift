@@ -1,6 +1,5 @@
 import Foundation
 import StrataCore
-import Synchronization
 
 /// The state of one check's run: its store, its fixtures, and assertion helpers that throw
 /// ``ConformanceFailure``.
@@ -9,7 +8,7 @@ final class ConformanceRun: Sendable {
     let subject: ConformanceSubject
     let url: StoreURL
     let model: Model = ConformanceFixtures.model
-    private let opened = Mutex<[any PersistentStore]>([])
+    private let opened = Locked<[any PersistentStore]>([])
     private let urlError: String?
 
     init(check: String, subject: ConformanceSubject) {

@@ -1,5 +1,4 @@
 import StrataCore
-import Synchronization
 
 /// The in-memory backend, scheme `memory`: the reference implementation of the store protocol
 /// and the test double.
@@ -47,15 +46,15 @@ public struct InMemoryBackend: StoreBackend {
 
 /// The data of one in-memory store, shared by every ``InMemoryStore`` opened on it.
 final class InMemoryStorage: Sendable {
-    let state: Mutex<InMemoryState>
+    let state: Locked<InMemoryState>
 
     init(metadata: StoreMetadata) {
-        state = Mutex(InMemoryState(metadata: metadata))
+        state = Locked(InMemoryState(metadata: metadata))
     }
 
     func metadata() -> StoreMetadata { state.withLock { $0.metadata } }
 
-    private static let named = Mutex<[String: InMemoryStorage]>([:])
+    private static let named = Locked<[String: InMemoryStorage]>([:])
 
     static func named(_ name: String, createWith metadata: StoreMetadata?, url: StoreURL) throws -> InMemoryStorage {
         try Self.named.withLock { table in

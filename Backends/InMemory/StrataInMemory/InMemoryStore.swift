@@ -1,5 +1,4 @@
 import StrataCore
-import Synchronization
 
 /// A store that keeps its objects in memory. See ``InMemoryBackend`` for the URL forms.
 ///
@@ -15,7 +14,7 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
     public let identifier: String
     private let storage: InMemoryStorage
     private let readOnly: Bool
-    private let closed = Mutex(false)
+    private let closed = Locked(false)
 
     init(url: StoreURL, model: Model, storage: InMemoryStorage, readOnly: Bool) {
         self.url = url

@@ -1,6 +1,5 @@
 import Dispatch
 import StrataCore
-import Synchronization
 
 extension ConformanceKit {
     static let concurrencyChecks: [ConformanceCheck] = [
@@ -10,8 +9,8 @@ extension ConformanceKit {
             let ids = try run.ids(store, "AllTypes", count)
             try store.save(SaveRequest(inserts: try ids.map { try run.snapshot($0, ["i64": 0]) }))
             let generations = 30
-            let failures = Mutex<[String]>([])
-            let done = Mutex(false)
+            let failures = Locked<[String]>([])
+            let done = Locked(false)
             let group = DispatchGroup()
             for _ in 0..<3 {
                 DispatchQueue.global().async(group: group) {
@@ -50,8 +49,8 @@ extension ConformanceKit {
         },
         ConformanceCheck("concurrentIDRequestsNeverCollide") { run in
             let store = try run.open()
-            let collected = Mutex<[ObjectID]>([])
-            let errors = Mutex<[String]>([])
+            let collected = Locked<[ObjectID]>([])
+            let errors = Locked<[String]>([])
             DispatchQueue.concurrentPerform(iterations: 8) { _ in
                 for _ in 0..<20 {
                     do {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The string operators of predicates, implemented once so that stores can call them (a SQLite
 /// store registers them as SQL functions) and every store gives the same answers.
@@ -74,7 +73,7 @@ public enum StringMatching {
         return match.range == range
     }
 
-    private static let regexCache = Mutex<[String: NSRegularExpression]>([:])
+    private static let regexCache = Locked<[String: NSRegularExpression]>([:])
 
     /// A compiled expression, cached (at most 256 patterns are kept).
     static func compiledRegex(_ pattern: String, caseInsensitive: Bool) throws -> NSRegularExpression {

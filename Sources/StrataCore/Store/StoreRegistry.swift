@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The backends by scheme: the one place a store URL is turned into a store.
 ///
@@ -8,7 +7,7 @@ public final class StoreRegistry: Sendable {
     /// The process-wide registry.
     public static let shared = StoreRegistry()
 
-    private let backends = Mutex<[String: any StoreBackend]>([:])
+    private let backends = Locked<[String: any StoreBackend]>([:])
 
     /// An empty registry (tests use their own).
     public init() {}
