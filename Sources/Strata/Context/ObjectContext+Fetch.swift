@@ -7,6 +7,7 @@ extension ObjectContext {
     /// - Throws: ``StrataError`` for a request that does not fit the model (unknown entity or key,
     ///   with both named) or a store failure.
     public func fetch(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> FetchedResults {
+        checkConfinement()
         var request = request
         request.resultType = .snapshots
         let snapshots = try resolve(request, options: options)
@@ -22,6 +23,7 @@ extension ObjectContext {
 
     /// Fetches objects of a registered subclass.
     public func fetch<T: ManagedObject>(_ type: T.Type, where predicate: ObjectPredicate? = nil, sortedBy sorts: [Sort] = [], limit: Int? = nil, options: FetchOptions = FetchOptions()) throws -> [T] {
+        checkConfinement()
         coordinator.registerClasses([type])
         return try fetch(FetchRequest(entityName: type.entityName, predicate: predicate, sorts: sorts, limit: limit), options: options).map {
             guard let typed = $0 as? T else { preconditionFailure("\($0.objectID) is not a \(T.self)") }
@@ -31,6 +33,7 @@ extension ObjectContext {
 
     /// The IDs of the matching objects, in order.
     public func fetchObjectIDs(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> [ObjectID] {
+        checkConfinement()
         if !options.includesPendingChanges || !hasPendingChanges(for: request.entityName) {
             var plain = request
             plain.resultType = .objectIDs
@@ -41,6 +44,7 @@ extension ObjectContext {
 
     /// The number of matching objects, pending changes included by default.
     public func count(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> Int {
+        checkConfinement()
         if !options.includesPendingChanges || !hasPendingChanges(for: request.entityName) {
             var plain = request
             plain.resultType = .count
@@ -51,6 +55,7 @@ extension ObjectContext {
 
     /// For each matching object, the values of ``FetchRequest/propertiesToFetch``.
     public func fetchDictionaries(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> [[String: Value]] {
+        checkConfinement()
         var shaped = request
         shaped.resultType = .dictionaries
         try PredicateValidator.validate(shaped, in: model)

@@ -12,23 +12,38 @@ extension ObjectContext {
     /// If any step fails, the context is exactly as it was before the call and nothing is
     /// written. A conflict error (``StrataError/Code/conflict``) lists, for each object, the
     /// properties in conflict with their in-memory, snapshot and store values.
+    ///
+    /// Posts ``willSaveNotification`` before saving and ``didSaveNotification`` after a
+    /// successful save (after ``processPendingChanges()``); nothing when there is nothing to save.
     public func save() throws {
+        checkConfinement()
         guard hasChanges else { return }
+        processPendingChanges()
+        post(ObjectContext.willSaveNotification, ContextChanges(
+            inserted: Set(changed.values.filter { $0.state.isInserted }.map(\.objectID)),
+            updated: Set(changed.values.filter { $0.isUpdated }.map(\.objectID)),
+            deleted: Set(changed.values.filter { $0.state.isDeleted }.map(\.objectID))))
         journal = Journal(changedBefore: changed)
-        defer { journal = nil }
+        let saved: ContextChanges
         do {
-            try applyDeleteRules()
-            let live = changed.values.filter { !$0.state.isDeleted && ($0.state.isInserted || $0.hasChangedValues) }
-            let failures = try validationFailures(of: live).sorted { ($0.objectID, $0.property ?? "") < ($1.objectID, $1.property ?? "") }
-            if !failures.isEmpty {
-                throw StrataError(.validationFailed, "\(failures.count) validation failure(s); nothing was saved", validationFailures: failures)
+            defer { journal = nil }
+            do {
+                try applyDeleteRules()
+                let live = changed.values.filter { !$0.state.isDeleted && ($0.state.isInserted || $0.hasChangedValues) }
+                let failures = try validationFailures(of: live).sorted { ($0.objectID, $0.property ?? "") < ($1.objectID, $1.property ?? "") }
+                if !failures.isEmpty {
+                    throw StrataError(.validationFailed, "\(failures.count) validation failure(s); nothing was saved", validationFailures: failures)
+                }
+                saved = try write(live)
+            } catch {
+                journal?.restore()
+                if let before = journal?.changedBefore { changed = before }
+                pendingChanges = ContextChanges()
+                throw error
             }
-            try write(live)
-        } catch {
-            journal?.restore()
-            if let before = journal?.changedBefore { changed = before }
-            throw error
         }
+        pendingChanges = ContextChanges()
+        post(ObjectContext.didSaveNotification, saved)
     }
 
     /// Runs the delete rules of every deleted object until nothing more changes.
@@ -64,7 +79,7 @@ extension ObjectContext {
     }
 
     /// Obtains permanent IDs, writes, and on success moves every object to its saved state.
-    private func write(_ live: [ManagedObject]) throws {
+    private func write(_ live: [ManagedObject]) throws -> ContextChanges {
         let inserted = live.filter { $0.state.isInserted }
         var mapping: [ObjectID: ObjectID] = [:]
         for (entityName, group) in Dictionary(grouping: inserted, by: { $0.entity.name }) {
@@ -117,6 +132,8 @@ extension ObjectContext {
             changed.removeValue(forKey: object.objectID)
             object.state.isDirty = false
         }
+        return ContextChanges(inserted: Set(inserted.map(\.objectID)), updated: Set(request.updates.map(\.snapshot.objectID)),
+                              deleted: Set(request.deletes.map(\.objectID)))
     }
 
     /// Adds the per-property detail to a store's conflict: memory, snapshot and store values.
@@ -145,6 +162,7 @@ extension ObjectContext {
     /// Obtains permanent IDs for inserted objects now, before saving (so their IDs can be passed
     /// to other contexts). The objects stay inserted.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
+        checkConfinement()
         let temporary = objects.filter { $0.objectID.isTemporary }
         var mapping: [ObjectID: ObjectID] = [:]
         for (entityName, group) in Dictionary(grouping: temporary, by: { $0.entity.name }) {

@@ -4,6 +4,7 @@ extension ObjectContext {
     /// Throws away every unsaved change: inserted objects disappear, deleted ones come back, and
     /// changed ones return to their last saved state.
     public func rollback() {
+        checkConfinement()
         for object in changed.values {
             if object.state.isInserted {
                 registryRemove(object)
@@ -14,16 +15,19 @@ extension ObjectContext {
             }
         }
         changed.removeAll()
+        pendingChanges = ContextChanges()
     }
 
     /// Forgets every object: the context is as new. Objects you still hold become invalid
     /// (changing one throws; reading one stops the program).
     public func reset() {
+        checkConfinement()
         for object in registeredObjects + Array(changed.values) {
             object.state.isInvalid = true
             object.context = nil
         }
         changed.removeAll()
+        pendingChanges = ContextChanges()
         resetRegistry()
     }
 
@@ -37,6 +41,7 @@ extension ObjectContext {
     /// An inserted object is left as it is; an object deleted from the store becomes invalid
     /// when not merging, and keeps its values when merging.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws {
+        checkConfinement()
         guard !object.state.isInserted, !object.objectID.isTemporary else { return }
         coordinator.rowCache.remove([object.objectID])
         if !mergeChanges {
