@@ -7,7 +7,7 @@ public enum ConcurrencyType: Sendable, Equatable {
     /// ``ObjectContext/perform(_:)``, ``ObjectContext/performAndWait(_:)`` or
     /// `await context.perform { ... }`.
     case privateQueue
-    /// The context runs on `DispatchQueue.main`: it may be used directly on the main thread, and
+    /// The context runs on `DispatchQueue.main`: it may be used directly on the main queue (the main thread), and
     /// from other threads through the `perform` methods.
     case mainQueue
 }

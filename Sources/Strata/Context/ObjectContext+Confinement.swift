@@ -21,6 +21,19 @@ struct ConfinementState {
 
 /// The identity of the calling thread, cheap enough for debug checks.
 enum ThreadIdentity {
+    /// Set on `DispatchQueue.main` to recognize it (once, on first use).
+    private static let mainQueueKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
+    /// Whether the caller runs on the main queue: the main thread, or, once `dispatch_main()`
+    /// gave the main thread up (as an `async` `main` does on Linux), the worker draining it.
+    static var isOnMainQueue: Bool {
+        Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) == true
+    }
+
     /// An identifier of the calling thread, unique among the threads alive now.
     static var current: UInt {
         #if canImport(Darwin)
@@ -33,6 +46,7 @@ enum ThreadIdentity {
     /// The calling thread in words, for messages: `main thread` or `thread 0x… ("name")`.
     static var currentDescription: String {
         if Thread.isMainThread { return "the main thread" }
+        if isOnMainQueue { return "the main queue (thread 0x" + String(current, radix: 16) + ")" }
         let name = Thread.current.name.flatMap { $0.isEmpty ? nil : " (\"\($0)\")" } ?? ""
         return "thread 0x" + String(current, radix: 16) + name
     }
@@ -66,11 +80,11 @@ extension ObjectContext {
     }
 
     /// The confinement rule (docs/Concurrency.md): while a perform block runs, only the thread
-    /// running it; otherwise the main thread for a main-queue context, and for a private-queue
+    /// running it; otherwise the main queue for a main-queue context, and for a private-queue
     /// context the thread that adopted it (the first to use it outside a perform block).
     func verifyConfinement(_ function: String) {
         let me = ThreadIdentity.current
-        let isMain = Thread.isMainThread
+        let isMain = ThreadIdentity.isOnMainQueue
         let owner: String? = confinement.withLock { state in
             if let performing = state.performingThread {
                 return performing == me ? nil : "its queue, which is running a perform block on thread 0x" + String(performing, radix: 16)

@@ -4,7 +4,7 @@ extension ObjectContext {
     /// Enqueues `block` on the context's queue and returns at once.
     ///
     /// The block runs later, on the context's serial queue (a GCD worker thread for a
-    /// private-queue context, the main thread for a main-queue context), after every block
+    /// private-queue context, the main queue for a main-queue context), after every block
     /// enqueued before it. Use the context and its objects freely inside; pass results out as
     /// ``ObjectID``s or other `Sendable` values (the block is `@Sendable`, so the compiler refuses
     /// to let a ``ManagedObject`` escape it). Pending `objectsDidChange` notifications are posted
@@ -19,7 +19,7 @@ extension ObjectContext {
     ///
     /// **Which thread runs the block.** The block is serialized with the context's queue, but it
     /// usually does *not* run on another thread:
-    /// - already inside a perform block of this context (or on the main thread for a main-queue
+    /// - already inside a perform block of this context (or on the main queue for a main-queue
     ///   context): inline, on the calling thread;
     /// - otherwise it goes through `queue.sync`, and GCD runs a `sync` block on the *calling*
     ///   thread while it holds the queue (it waits first for the blocks enqueued before it). So
@@ -34,7 +34,7 @@ extension ObjectContext {
         let me = ThreadIdentity.current
         let inline = confinement.withLock { $0.performingThread == me }
         if inline { return try runConfined(block) }
-        if concurrencyType == .mainQueue, Thread.isMainThread { return try runConfined(block) }
+        if concurrencyType == .mainQueue, ThreadIdentity.isOnMainQueue { return try runConfined(block) }
         return try queue.sync { try runConfined(block) }
     }
 
