@@ -34,7 +34,7 @@ extension ObjectContext {
     /// The IDs of the matching objects, in order.
     public func fetchObjectIDs(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> [ObjectID] {
         checkConfinement()
-        if !options.includesPendingChanges || !hasPendingChanges(for: request.entityName) {
+        if parent == nil, !options.includesPendingChanges || !hasPendingChanges(for: request.entityName) {
             var plain = request
             plain.resultType = .objectIDs
             return try coordinator.fetch(plain).objectIDs()
@@ -45,7 +45,7 @@ extension ObjectContext {
     /// The number of matching objects, pending changes included by default.
     public func count(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> Int {
         checkConfinement()
-        if !options.includesPendingChanges || !hasPendingChanges(for: request.entityName) {
+        if parent == nil, !options.includesPendingChanges || !hasPendingChanges(for: request.entityName) {
             var plain = request
             plain.resultType = .count
             return try coordinator.fetch(plain).count()
@@ -81,7 +81,7 @@ extension ObjectContext {
         var storeRequest = request
         storeRequest.resultType = .snapshots
         guard options.includesPendingChanges, hasPendingChanges(for: request.entityName) else {
-            return try coordinator.fetch(storeRequest).snapshots()
+            return try sourceFetch(storeRequest)
         }
         try PredicateValidator.validate(request, in: model)
         // The store's candidates before paging, since pending changes can move objects in or out.
@@ -90,7 +90,7 @@ extension ObjectContext {
         storeRequest.predicate = nil
         storeRequest.sorts = []
         var candidates: [ObjectID: Snapshot] = [:]
-        for snapshot in try coordinator.fetch(storeRequest).snapshots() { candidates[snapshot.objectID] = snapshot }
+        for snapshot in try sourceFetch(storeRequest) { candidates[snapshot.objectID] = snapshot }
         for object in changed.values where object.entity.name == request.entityName {
             if object.state.isDeleted { candidates.removeValue(forKey: object.objectID); continue }
             if let ids = request.objectIDs, !ids.contains(object.objectID) { continue }
@@ -111,7 +111,7 @@ extension ObjectContext {
                 if object.state.isDeleted || object.state.isInvalid { return nil }
                 if !object.state.isFault { return object.currentSnapshot() }
             }
-            return id.isTemporary ? nil : try self.coordinator.snapshot(for: id)
+            return try self.sourceSnapshot(for: id)
         }
     }
 
@@ -131,11 +131,11 @@ extension ObjectContext {
 
     /// Loads the objects for `ids` in one store request (a batch of a batched fetch).
     func materialize(_ ids: [ObjectID]) -> [ManagedObject] {
-        let missing = ids.filter { id in registeredObject(for: id).map { $0.state.isFault } ?? true }.filter { !$0.isTemporary }
+        let missing = ids.filter { id in registeredObject(for: id).map { $0.state.isFault } ?? true }.filter { parent != nil || !$0.isTemporary }
         var loaded: [ObjectID: Snapshot] = [:]
         if !missing.isEmpty, let entity = missing.first?.entityName {
             do {
-                for snapshot in try coordinator.fetch(FetchRequest(entityName: entity, objectIDs: missing)).snapshots() { loaded[snapshot.objectID] = snapshot }
+                for snapshot in try sourceFetch(FetchRequest(entityName: entity, objectIDs: missing)) { loaded[snapshot.objectID] = snapshot }
             } catch {
                 preconditionFailure("could not load a batch of \(entity) objects: \(error)")
             }
@@ -157,9 +157,9 @@ extension ObjectContext {
                 object.fulfill()
                 targets.formUnion(object.relationshipValues[index].targets)
             }
-            let wanted = targets.filter { !$0.isTemporary && (registeredObject(for: $0)?.state.isFault ?? true) }
+            let wanted = targets.filter { (parent != nil || !$0.isTemporary) && (registeredObject(for: $0)?.state.isFault ?? true) }
             guard !wanted.isEmpty else { continue }
-            for snapshot in try coordinator.fetch(FetchRequest(entityName: destination, objectIDs: Array(wanted))).snapshots() {
+            for snapshot in try sourceFetch(FetchRequest(entityName: destination, objectIDs: Array(wanted))) {
                 _ = objectFor(snapshot, asFault: false)
             }
         }

@@ -1,7 +1,7 @@
 import StrataCore
 
 extension ObjectContext {
-    /// Saves every change to the stores, atomically.
+    /// Saves every change to the stores, atomically; in a child context, into its parent.
     ///
     /// In order: delete rules run (cascades transitively, nullifies inverses, and a `deny` rule
     /// with targets stops the save with ``StrataError/Code/deleteDenied``); every inserted and
@@ -12,6 +12,11 @@ extension ObjectContext {
     /// If any step fails, the context is exactly as it was before the call and nothing is
     /// written. A conflict error (``StrataError/Code/conflict``) lists, for each object, the
     /// properties in conflict with their in-memory, snapshot and store values.
+    ///
+    /// A child context (``parent`` set) runs the same delete rules and validation, then pushes
+    /// its inserts, updates and deletes into the parent in one step, with no store I/O; they
+    /// reach the stores when the root context saves, which then tells every level the permanent
+    /// IDs of the inserted objects.
     ///
     /// Posts ``willSaveNotification`` before saving and ``didSaveNotification`` after a
     /// successful save (after ``processPendingChanges()``); nothing when there is nothing to save.
@@ -34,7 +39,7 @@ extension ObjectContext {
                 if !failures.isEmpty {
                     throw StrataError(.validationFailed, "\(failures.count) validation failure(s); nothing was saved", validationFailures: failures)
                 }
-                saved = try write(live)
+                saved = try parent == nil ? write(live) : pushToParent(live)
             } catch {
                 journal?.restore()
                 if let before = journal?.changedBefore { changed = before }
@@ -128,12 +133,18 @@ extension ObjectContext {
             unregister(object)
             object.state.isInvalid = true
         }
+        settleUnchangedObjects()
+        propagatePermanentIDs(mapping)
+        return ContextChanges(inserted: Set(inserted.map(\.objectID)), updated: Set(request.updates.map(\.snapshot.objectID)),
+                              deleted: Set(request.deletes.map(\.objectID)))
+    }
+
+    /// Forgets objects that were touched but end up with no change.
+    func settleUnchangedObjects() {
         for object in changed.values where !object.hasChangedValues && !object.state.isInserted && !object.state.isDeleted {
             changed.removeValue(forKey: object.objectID)
             object.state.isDirty = false
         }
-        return ContextChanges(inserted: Set(inserted.map(\.objectID)), updated: Set(request.updates.map(\.snapshot.objectID)),
-                              deleted: Set(request.deletes.map(\.objectID)))
     }
 
     /// Adds the per-property detail to a store's conflict: memory, snapshot and store values.
@@ -182,5 +193,6 @@ extension ObjectContext {
                 object.relationshipValues[index] = relationship.isToMany ? .toMany(relationship.isOrdered ? ids : ids.sorted()) : .toOne(ids.first)
             }
         }
+        propagatePermanentIDs(mapping)
     }
 }

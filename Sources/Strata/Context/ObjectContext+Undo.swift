@@ -31,7 +31,7 @@ extension ObjectContext {
         resetRegistry()
     }
 
-    /// Refreshes `object` from its store.
+    /// Refreshes `object` from its store (from its parent's current state, in a child context).
     ///
     /// - `mergeChanges: false` throws away the object's unsaved changes and turns it into a fault:
     ///   its next access reads the store's current state.
@@ -47,14 +47,14 @@ extension ObjectContext {
         if !mergeChanges {
             changed.removeValue(forKey: object.objectID)
             object.state.isDeleted = false
-            guard try coordinator.snapshot(for: object.objectID) != nil else {
+            guard try sourceSnapshot(for: object.objectID) != nil else {
                 object.state.isInvalid = true
                 return
             }
             object.turnIntoFault()
             return
         }
-        guard let latest = try coordinator.snapshot(for: object.objectID) else { return }
+        guard let latest = try sourceSnapshot(for: object.objectID) else { return }
         object.fulfill()
         let base = object.original
         var merged = latest

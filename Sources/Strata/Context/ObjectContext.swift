@@ -45,10 +45,32 @@ public final class ObjectContext: @unchecked Sendable {
     /// Streams handed out by ``changes(named:)``.
     let streams = Mutex(ChangeStreams())
 
+    /// The context this one saves into, for a child context; `nil` for a context attached to
+    /// the coordinator (the only kind that reads and writes stores).
+    public let parent: ObjectContext?
+    /// This context's children, told about permanent IDs when a save makes them.
+    let children = Mutex<[WeakContext]>([])
+
     /// A context on `coordinator`: by default a private-queue context, which the first thread
     /// that uses it outside a perform block may keep using directly.
-    public init(coordinator: StoreCoordinator, concurrencyType: ConcurrencyType = .privateQueue, name: String? = nil) {
+    public convenience init(coordinator: StoreCoordinator, concurrencyType: ConcurrencyType = .privateQueue, name: String? = nil) {
+        self.init(coordinator: coordinator, parent: nil, concurrencyType: concurrencyType, name: name)
+    }
+
+    /// A child of `parent`: it fetches through the parent and sees its unsaved state, and its
+    /// ``save()`` pushes its changes into the parent, with no store I/O (see
+    /// docs/Concurrency.md). Nest children to any depth.
+    public convenience init(parent: ObjectContext, concurrencyType: ConcurrencyType = .privateQueue, name: String? = nil) {
+        self.init(coordinator: parent.coordinator, parent: parent, concurrencyType: concurrencyType, name: name)
+        parent.children.withLock { list in
+            list.removeAll { $0.context == nil }
+            list.append(WeakContext(context: self))
+        }
+    }
+
+    private init(coordinator: StoreCoordinator, parent: ObjectContext?, concurrencyType: ConcurrencyType, name: String?) {
         self.coordinator = coordinator
+        self.parent = parent
         self.concurrencyType = concurrencyType
         self.name = name
         switch concurrencyType {
@@ -96,7 +118,7 @@ public final class ObjectContext: @unchecked Sendable {
             guard !object.state.isInvalid else { throw StrataError(.invalidObjectID, "\(id) no longer exists", location: ["object": id.uriRepresentation]) }
             return object
         }
-        guard !id.isTemporary, let snapshot = try coordinator.snapshot(for: id) else {
+        guard let snapshot = try sourceSnapshot(for: id) else {
             throw StrataError(.invalidObjectID, "no store holds \(id)", location: ["object": id.uriRepresentation])
         }
         if let object = registeredObject(for: id) {
@@ -152,7 +174,7 @@ public final class ObjectContext: @unchecked Sendable {
     /// Loads a fault's values from the row cache or its store.
     func fireFault(_ object: ManagedObject) {
         do {
-            if !object.objectID.isTemporary, let snapshot = try coordinator.snapshot(for: object.objectID) {
+            if let snapshot = try sourceSnapshot(for: object.objectID) {
                 object.apply(snapshot)
                 return
             }
