@@ -43,7 +43,11 @@ extension ObjectContext {
         let deleted = changed.values.filter { $0.state.isDeleted && !$0.state.isInserted }
         let inserts = inserted.map { $0.currentSnapshot() }, updates = updated.map { $0.currentSnapshot() }
         let deletes = deleted.map(\.objectID)
-        try parent.performAndWait { try parent.absorb(inserts: inserts, updates: updates, deletes: deletes) }
+        let saved = ContextChanges(inserted: Set(inserts.map(\.objectID)), updated: Set(updates.map(\.objectID)), deleted: Set(deletes))
+        try parent.performAndWait {
+            try parent.absorb(inserts: inserts, updates: updates, deletes: deletes)
+            parent.announceToChildren(saved, from: self)
+        }
         // Success: from here on nothing can fail.
         for object in live {
             object.apply(object.currentSnapshot())
@@ -55,7 +59,16 @@ extension ObjectContext {
             object.state.isInvalid = true
         }
         settleUnchangedObjects()
-        return ContextChanges(inserted: Set(inserts.map(\.objectID)), updated: Set(updates.map(\.objectID)), deleted: Set(deletes))
+        return saved
+    }
+
+    /// Has every child that ``automaticallyMergesChangesFromParent`` merge a save that `source`
+    /// pushed into this context, on the child's queue.
+    private func announceToChildren(_ changes: ContextChanges, from source: ObjectContext) {
+        let siblings = children.withLock { list in list.compactMap(\.context) }.filter { $0 !== source && $0.automaticallyMergesChangesFromParent }
+        for sibling in siblings {
+            sibling.perform { try? sibling.mergeChanges(fromContextDidSave: changes) }
+        }
     }
 
     /// Takes a child's saved changes as this context's own unsaved changes. All or nothing:

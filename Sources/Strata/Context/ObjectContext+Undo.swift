@@ -42,7 +42,7 @@ extension ObjectContext {
     /// when not merging, and keeps its values when merging.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws {
         checkConfinement()
-        guard !object.state.isInserted, !object.objectID.isTemporary else { return }
+        guard !object.state.isInserted, parent != nil || !object.objectID.isTemporary else { return }
         coordinator.rowCache.remove([object.objectID])
         if !mergeChanges {
             changed.removeValue(forKey: object.objectID)

@@ -50,6 +50,15 @@ public final class ObjectContext: @unchecked Sendable {
     public let parent: ObjectContext?
     /// This context's children, told about permanent IDs when a save makes them.
     let children = Mutex<[WeakContext]>([])
+    private let mergesFromParent = Atomic<Bool>(false)
+
+    /// Whether this child context merges, by itself and on its own queue, every change its
+    /// siblings save into its parent (as ``mergeChanges(fromContextDidSave:)`` does). `false` by
+    /// default; no effect on a context without a parent.
+    public var automaticallyMergesChangesFromParent: Bool {
+        get { mergesFromParent.load(ordering: .relaxed) }
+        set { mergesFromParent.store(newValue, ordering: .relaxed) }
+    }
 
     /// A context on `coordinator`: by default a private-queue context, which the first thread
     /// that uses it outside a perform block may keep using directly.
