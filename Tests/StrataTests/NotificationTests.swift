@@ -79,6 +79,25 @@ import Testing
         #expect(changes.values.count == 2, "nothing new, nothing posted")
     }
 
+    @Test func sameQueueObserversGetTheObjectsToo() throws {
+        let context = ObjectContext(coordinator: try makeTeamCoordinator(), name: "objects")
+        let team = context.insert(Team.self)
+        team.name = "Jazz"
+        try context.save()
+        let log = Collector<String>()
+        // The observer runs synchronously where the context posts: on this thread.
+        nonisolated(unsafe) let expected = team
+        let token = NotificationCenter.default.addObserver(forName: ObjectContext.objectsDidChangeNotification, object: context, queue: nil) { note in
+            let updated = note.userInfo?[ObjectContext.updatedObjectsKey] as? Set<ManagedObject> ?? []
+            let deleted = note.userInfo?[ObjectContext.deletedObjectsKey] as? Set<ManagedObject> ?? []
+            log.append("updated \(updated.count) same \(updated.first === expected) deleted \(deleted.count)")
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        team.name = "Utah Jazz"
+        context.processPendingChanges()
+        #expect(log.values == ["updated 1 same true deleted 0"])
+    }
+
     @Test func changesStreamYieldsEachSaveInOrder() async throws {
         let context = ObjectContext(coordinator: try makeTeamCoordinator(), name: "streaming")
         var saves = context.changes().makeAsyncIterator()

@@ -15,6 +15,17 @@ extension ObjectContext {
     public static let objectsDidChangeNotification = Notification.Name("StrataObjectContextObjectsDidChange")
     /// The `userInfo` key of every notification above: a ``ContextChanges``.
     public static let changesKey = "changes"
+    /// `userInfo` key: the `Set<ManagedObject>` of the inserted IDs still registered in the
+    /// posting context. Objects are not `Sendable`: use them only in observers that run on the
+    /// posting context's queue (observers run synchronously, where the context posts).
+    public static let insertedObjectsKey = "insertedObjects"
+    /// `userInfo` key: the `Set<ManagedObject>` of the updated IDs registered in the posting
+    /// context (same-queue observers only).
+    public static let updatedObjectsKey = "updatedObjects"
+    /// `userInfo` key: the `Set<ManagedObject>` of the deleted IDs still registered in the
+    /// posting context: pending deletes in objects-did-change; empty in did-save and after a
+    /// merge, whose deleted objects have left the context (same-queue observers only).
+    public static let deletedObjectsKey = "deletedObjects"
 
     /// Posts the pending `objectsDidChange` notification now, if anything changed since the
     /// last one. Runs by itself at the end of each outermost perform block and before a save;
@@ -46,7 +57,13 @@ extension ObjectContext {
     /// Posts `name` through `NotificationCenter.default` (observers run synchronously, on this
     /// context's queue) and yields to the streams that asked for it.
     func post(_ name: Notification.Name, _ changes: ContextChanges) {
-        NotificationCenter.default.post(name: name, object: self, userInfo: [ObjectContext.changesKey: changes])
+        func objects(_ ids: Set<ObjectID>) -> Set<ManagedObject> { Set(ids.compactMap { registeredObject(for: $0) }) }
+        NotificationCenter.default.post(name: name, object: self, userInfo: [
+            ObjectContext.changesKey: changes,
+            ObjectContext.insertedObjectsKey: objects(changes.inserted),
+            ObjectContext.updatedObjectsKey: objects(changes.updated),
+            ObjectContext.deletedObjectsKey: objects(changes.deleted),
+        ])
         let targets = streams.withLock { table in table.continuations.values.filter { $0.name == name }.map(\.continuation) }
         for continuation in targets { continuation.yield(changes) }
     }
