@@ -28,6 +28,7 @@ public final class FetchedResults: RandomAccessCollection {
 
     /// The object at `position`; loads its batch when needed. O(1) amortized.
     public subscript(position: Int) -> ManagedObject {
+        context.checkConfinement()
         let batch = position / batchSize
         if let objects = loaded[batch] { return objects[position - batch * batchSize] }
         let start = batch * batchSize, end = Swift.min(start + batchSize, objectIDs.count)

@@ -7,6 +7,7 @@ extension ObjectContext {
     /// - Throws: ``StrataError`` for a request that does not fit the model (unknown entity or key,
     ///   with both named) or a store failure.
     public func fetch(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> FetchedResults {
+        checkConfinement()
         var request = request
         request.resultType = .snapshots
         let snapshots = try resolve(request, options: options)
@@ -22,6 +23,7 @@ extension ObjectContext {
 
     /// Fetches objects of a registered subclass.
     public func fetch<T: ManagedObject>(_ type: T.Type, where predicate: ObjectPredicate? = nil, sortedBy sorts: [Sort] = [], limit: Int? = nil, options: FetchOptions = FetchOptions()) throws -> [T] {
+        checkConfinement()
         coordinator.registerClasses([type])
         return try fetch(FetchRequest(entityName: type.entityName, predicate: predicate, sorts: sorts, limit: limit), options: options).map {
             guard let typed = $0 as? T else { preconditionFailure("\($0.objectID) is not a \(T.self)") }
@@ -31,7 +33,8 @@ extension ObjectContext {
 
     /// The IDs of the matching objects, in order.
     public func fetchObjectIDs(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> [ObjectID] {
-        if !options.includesPendingChanges || !hasPendingChanges(for: request.entityName) {
+        checkConfinement()
+        if parent == nil, !options.includesPendingChanges || !hasPendingChanges(for: request.entityName) {
             var plain = request
             plain.resultType = .objectIDs
             return try coordinator.fetch(plain).objectIDs()
@@ -41,7 +44,8 @@ extension ObjectContext {
 
     /// The number of matching objects, pending changes included by default.
     public func count(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> Int {
-        if !options.includesPendingChanges || !hasPendingChanges(for: request.entityName) {
+        checkConfinement()
+        if parent == nil, !options.includesPendingChanges || !hasPendingChanges(for: request.entityName) {
             var plain = request
             plain.resultType = .count
             return try coordinator.fetch(plain).count()
@@ -51,6 +55,7 @@ extension ObjectContext {
 
     /// For each matching object, the values of ``FetchRequest/propertiesToFetch``.
     public func fetchDictionaries(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> [[String: Value]] {
+        checkConfinement()
         var shaped = request
         shaped.resultType = .dictionaries
         try PredicateValidator.validate(shaped, in: model)
@@ -76,7 +81,7 @@ extension ObjectContext {
         var storeRequest = request
         storeRequest.resultType = .snapshots
         guard options.includesPendingChanges, hasPendingChanges(for: request.entityName) else {
-            return try coordinator.fetch(storeRequest).snapshots()
+            return try sourceFetch(storeRequest)
         }
         try PredicateValidator.validate(request, in: model)
         // The store's candidates before paging, since pending changes can move objects in or out.
@@ -88,7 +93,7 @@ extension ObjectContext {
         // that the store cannot see, so then every object of the entity is a candidate.
         if changed.values.contains(where: { $0.entity.name != request.entityName }) { storeRequest.predicate = nil }
         var candidates: [ObjectID: Snapshot] = [:]
-        for snapshot in try coordinator.fetch(storeRequest).snapshots() { candidates[snapshot.objectID] = snapshot }
+        for snapshot in try sourceFetch(storeRequest) { candidates[snapshot.objectID] = snapshot }
         for object in changed.values where object.entity.name == request.entityName {
             if object.state.isDeleted { candidates.removeValue(forKey: object.objectID); continue }
             if let ids = request.objectIDs, !ids.contains(object.objectID) { continue }
@@ -109,7 +114,7 @@ extension ObjectContext {
                 if object.state.isDeleted || object.state.isInvalid { return nil }
                 if !object.state.isFault { return object.currentSnapshot() }
             }
-            return id.isTemporary ? nil : try self.coordinator.snapshot(for: id)
+            return try self.sourceSnapshot(for: id)
         }
     }
 
@@ -129,11 +134,11 @@ extension ObjectContext {
 
     /// Loads the objects for `ids` in one store request (a batch of a batched fetch).
     func materialize(_ ids: [ObjectID]) -> [ManagedObject] {
-        let missing = ids.filter { id in registeredObject(for: id).map { $0.state.isFault } ?? true }.filter { !$0.isTemporary }
+        let missing = ids.filter { id in registeredObject(for: id).map { $0.state.isFault } ?? true }.filter { parent != nil || !$0.isTemporary }
         var loaded: [ObjectID: Snapshot] = [:]
         if !missing.isEmpty, let entity = missing.first?.entityName {
             do {
-                for snapshot in try coordinator.fetch(FetchRequest(entityName: entity, objectIDs: missing)).snapshots() { loaded[snapshot.objectID] = snapshot }
+                for snapshot in try sourceFetch(FetchRequest(entityName: entity, objectIDs: missing)) { loaded[snapshot.objectID] = snapshot }
             } catch {
                 preconditionFailure("could not load a batch of \(entity) objects: \(error)")
             }
@@ -155,9 +160,9 @@ extension ObjectContext {
                 object.fulfill()
                 targets.formUnion(object.relationshipValues[index].targets)
             }
-            let wanted = targets.filter { !$0.isTemporary && (registeredObject(for: $0)?.state.isFault ?? true) }
+            let wanted = targets.filter { (parent != nil || !$0.isTemporary) && (registeredObject(for: $0)?.state.isFault ?? true) }
             guard !wanted.isEmpty else { continue }
-            for snapshot in try coordinator.fetch(FetchRequest(entityName: destination, objectIDs: Array(wanted))).snapshots() {
+            for snapshot in try sourceFetch(FetchRequest(entityName: destination, objectIDs: Array(wanted))) {
                 _ = objectFor(snapshot, asFault: false)
             }
         }

@@ -1,7 +1,7 @@
 import StrataCore
 
 extension ObjectContext {
-    /// Saves every change to the stores, atomically.
+    /// Saves every change to the stores, atomically; in a child context, into its parent.
     ///
     /// In order: delete rules run (cascades transitively, nullifies inverses, and a `deny` rule
     /// with targets stops the save with ``StrataError/Code/deleteDenied``); every inserted and
@@ -12,23 +12,43 @@ extension ObjectContext {
     /// If any step fails, the context is exactly as it was before the call and nothing is
     /// written. A conflict error (``StrataError/Code/conflict``) lists, for each object, the
     /// properties in conflict with their in-memory, snapshot and store values.
+    ///
+    /// A child context (``parent`` set) runs the same delete rules and validation, then pushes
+    /// its inserts, updates and deletes into the parent in one step, with no store I/O; they
+    /// reach the stores when the root context saves, which then tells every level the permanent
+    /// IDs of the inserted objects.
+    ///
+    /// Posts ``willSaveNotification`` before saving and ``didSaveNotification`` after a
+    /// successful save (after ``processPendingChanges()``); nothing when there is nothing to save.
     public func save() throws {
+        checkConfinement()
         guard hasChanges else { return }
+        processPendingChanges()
+        post(ObjectContext.willSaveNotification, ContextChanges(
+            inserted: Set(changed.values.filter { $0.state.isInserted }.map(\.objectID)),
+            updated: Set(changed.values.filter { $0.isUpdated }.map(\.objectID)),
+            deleted: Set(changed.values.filter { $0.state.isDeleted }.map(\.objectID))))
         journal = Journal(changedBefore: changed)
-        defer { journal = nil }
+        let saved: ContextChanges
         do {
-            try applyDeleteRules()
-            let live = changed.values.filter { !$0.state.isDeleted && ($0.state.isInserted || $0.hasChangedValues) }
-            let failures = try validationFailures(of: live).sorted { ($0.objectID, $0.property ?? "") < ($1.objectID, $1.property ?? "") }
-            if !failures.isEmpty {
-                throw StrataError(.validationFailed, "\(failures.count) validation failure(s); nothing was saved", validationFailures: failures)
+            defer { journal = nil }
+            do {
+                try applyDeleteRules()
+                let live = changed.values.filter { !$0.state.isDeleted && ($0.state.isInserted || $0.hasChangedValues) }
+                let failures = try validationFailures(of: live).sorted { ($0.objectID, $0.property ?? "") < ($1.objectID, $1.property ?? "") }
+                if !failures.isEmpty {
+                    throw StrataError(.validationFailed, "\(failures.count) validation failure(s); nothing was saved", validationFailures: failures)
+                }
+                saved = try parent == nil ? write(live) : pushToParent(live)
+            } catch {
+                journal?.restore()
+                if let before = journal?.changedBefore { changed = before }
+                pendingChanges = ContextChanges()
+                throw error
             }
-            try write(live)
-        } catch {
-            journal?.restore()
-            if let before = journal?.changedBefore { changed = before }
-            throw error
         }
+        pendingChanges = ContextChanges()
+        post(ObjectContext.didSaveNotification, saved)
     }
 
     /// Runs the delete rules of every deleted object until nothing more changes.
@@ -64,7 +84,7 @@ extension ObjectContext {
     }
 
     /// Obtains permanent IDs, writes, and on success moves every object to its saved state.
-    private func write(_ live: [ManagedObject]) throws {
+    private func write(_ live: [ManagedObject]) throws -> ContextChanges {
         let inserted = live.filter { $0.state.isInserted }
         var mapping: [ObjectID: ObjectID] = [:]
         for (entityName, group) in Dictionary(grouping: inserted, by: { $0.entity.name }) {
@@ -113,6 +133,14 @@ extension ObjectContext {
             unregister(object)
             object.state.isInvalid = true
         }
+        settleUnchangedObjects()
+        propagatePermanentIDs(mapping)
+        return ContextChanges(inserted: Set(inserted.map(\.objectID)), updated: Set(request.updates.map(\.snapshot.objectID)),
+                              deleted: Set(request.deletes.map(\.objectID)))
+    }
+
+    /// Forgets objects that were touched but end up with no change.
+    func settleUnchangedObjects() {
         for object in changed.values where !object.hasChangedValues && !object.state.isInserted && !object.state.isDeleted {
             changed.removeValue(forKey: object.objectID)
             object.state.isDirty = false
@@ -145,6 +173,7 @@ extension ObjectContext {
     /// Obtains permanent IDs for inserted objects now, before saving (so their IDs can be passed
     /// to other contexts). The objects stay inserted.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
+        checkConfinement()
         let temporary = objects.filter { $0.objectID.isTemporary }
         var mapping: [ObjectID: ObjectID] = [:]
         for (entityName, group) in Dictionary(grouping: temporary, by: { $0.entity.name }) {
@@ -164,5 +193,6 @@ extension ObjectContext {
                 object.relationshipValues[index] = relationship.isToMany ? .toMany(relationship.isOrdered ? ids : ids.sorted()) : .toOne(ids.first)
             }
         }
+        propagatePermanentIDs(mapping)
     }
 }

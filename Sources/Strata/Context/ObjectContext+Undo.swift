@@ -4,6 +4,7 @@ extension ObjectContext {
     /// Throws away every unsaved change: inserted objects disappear, deleted ones come back, and
     /// changed ones return to their last saved state.
     public func rollback() {
+        checkConfinement()
         for object in changed.values {
             if object.state.isInserted {
                 registryRemove(object)
@@ -14,20 +15,23 @@ extension ObjectContext {
             }
         }
         changed.removeAll()
+        pendingChanges = ContextChanges()
     }
 
     /// Forgets every object: the context is as new. Objects you still hold become invalid
     /// (changing one throws; reading one stops the program).
     public func reset() {
+        checkConfinement()
         for object in registeredObjects + Array(changed.values) {
             object.state.isInvalid = true
             object.context = nil
         }
         changed.removeAll()
+        pendingChanges = ContextChanges()
         resetRegistry()
     }
 
-    /// Refreshes `object` from its store.
+    /// Refreshes `object` from its store (from its parent's current state, in a child context).
     ///
     /// - `mergeChanges: false` throws away the object's unsaved changes and turns it into a fault:
     ///   its next access reads the store's current state.
@@ -37,19 +41,20 @@ extension ObjectContext {
     /// An inserted object is left as it is; an object deleted from the store becomes invalid
     /// when not merging, and keeps its values when merging.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws {
-        guard !object.state.isInserted, !object.objectID.isTemporary else { return }
+        checkConfinement()
+        guard !object.state.isInserted, parent != nil || !object.objectID.isTemporary else { return }
         coordinator.rowCache.remove([object.objectID])
         if !mergeChanges {
             changed.removeValue(forKey: object.objectID)
             object.state.isDeleted = false
-            guard try coordinator.snapshot(for: object.objectID) != nil else {
+            guard try sourceSnapshot(for: object.objectID) != nil else {
                 object.state.isInvalid = true
                 return
             }
             object.turnIntoFault()
             return
         }
-        guard let latest = try coordinator.snapshot(for: object.objectID) else { return }
+        guard let latest = try sourceSnapshot(for: object.objectID) else { return }
         object.fulfill()
         let base = object.original
         var merged = latest

@@ -1,4 +1,6 @@
+import Foundation
 import StrataCore
+import Synchronization
 
 /// A scratchpad of managed objects: fetch them, change them, and save the changes to the stores
 /// in one step. The managed object context of Core Data.
@@ -11,11 +13,21 @@ import StrataCore
 /// - **Saving** applies delete rules, validates every object, and writes everything in one
 ///   atomic save; if anything fails, neither the context nor the store changes.
 ///
-/// A context is used from one thread or queue at a time (queue-confined contexts and
-/// `perform` come with the concurrency layer); pass ``ObjectID``s between threads.
+/// **Concurrency** (docs/Concurrency.md). A context is queue-confined (``ConcurrencyType``):
+/// run work on it with ``perform(_:)``, ``performAndWait(_:)`` or `await perform { ... }`, and
+/// pass ``ObjectID``s, never objects, between contexts. Outside perform blocks a main-queue
+/// context may be used directly on the main thread, and a private-queue context directly from
+/// the one thread that *adopts* it (the first thread to use it outside a perform block), so
+/// single-threaded code needs no ceremony. Debug builds check this rule at every public entry
+/// point of the context and its objects and report a violation naming the context and the
+/// thread (see ``concurrencyViolationHandler``); release builds do not check.
 public final class ObjectContext: @unchecked Sendable {
     /// The coordinator the context reads from and saves to.
     public let coordinator: StoreCoordinator
+    /// Where the context runs its work.
+    public let concurrencyType: ConcurrencyType
+    /// A name for messages and debugging (concurrency violations name the context by it).
+    public let name: String?
     /// The model.
     public var model: Model { coordinator.model }
 
@@ -24,27 +36,80 @@ public final class ObjectContext: @unchecked Sendable {
     /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
     var changed: [ObjectID: ManagedObject] = [:]
     var journal: Journal?
+    /// The serial queue perform blocks run on (`DispatchQueue.main` for a main-queue context).
+    let queue: DispatchQueue
+    /// Which thread may use the context now; see ``checkConfinement(_:)``.
+    let confinement = Mutex(ConfinementState())
+    /// Changes not yet announced by an `objectsDidChange` notification.
+    var pendingChanges = ContextChanges()
+    /// Streams handed out by ``changes(named:)``.
+    let streams = Mutex(ChangeStreams())
 
-    /// A context on `coordinator`.
-    public init(coordinator: StoreCoordinator) {
+    /// The context this one saves into, for a child context; `nil` for a context attached to
+    /// the coordinator (the only kind that reads and writes stores).
+    public let parent: ObjectContext?
+    /// This context's children, told about permanent IDs when a save makes them.
+    let children = Mutex<[WeakContext]>([])
+    private let mergesFromParent = Atomic<Bool>(false)
+
+    /// Whether this child context merges, by itself and on its own queue, every change its
+    /// siblings save into its parent (as ``mergeChanges(fromContextDidSave:)`` does). `false` by
+    /// default; no effect on a context without a parent.
+    public var automaticallyMergesChangesFromParent: Bool {
+        get { mergesFromParent.load(ordering: .relaxed) }
+        set { mergesFromParent.store(newValue, ordering: .relaxed) }
+    }
+
+    /// A context on `coordinator`: by default a private-queue context, which the first thread
+    /// that uses it outside a perform block may keep using directly.
+    public convenience init(coordinator: StoreCoordinator, concurrencyType: ConcurrencyType = .privateQueue, name: String? = nil) {
+        self.init(coordinator: coordinator, parent: nil, concurrencyType: concurrencyType, name: name)
+    }
+
+    /// A child of `parent`: it fetches through the parent and sees its unsaved state, and its
+    /// ``save()`` pushes its changes into the parent, with no store I/O (see
+    /// docs/Concurrency.md). Nest children to any depth.
+    public convenience init(parent: ObjectContext, concurrencyType: ConcurrencyType = .privateQueue, name: String? = nil) {
+        self.init(coordinator: parent.coordinator, parent: parent, concurrencyType: concurrencyType, name: name)
+        parent.children.withLock { list in
+            list.removeAll { $0.context == nil }
+            list.append(WeakContext(context: self))
+        }
+    }
+
+    private init(coordinator: StoreCoordinator, parent: ObjectContext?, concurrencyType: ConcurrencyType, name: String?) {
         self.coordinator = coordinator
+        self.parent = parent
+        self.concurrencyType = concurrencyType
+        self.name = name
+        switch concurrencyType {
+        case .privateQueue: queue = DispatchQueue(label: "Strata.ObjectContext" + (name.map { "." + $0 } ?? ""))
+        case .mainQueue: queue = DispatchQueue.main
+        }
+    }
+
+    deinit {
+        for entry in streams.withLock({ $0.continuations.values }) { entry.continuation.finish() }
     }
 
     // MARK: Registry
 
     /// The object registered for `id` in this context, if any; never fetches.
     public func registeredObject(for id: ObjectID) -> ManagedObject? {
-        changed[id] ?? registry[id]?.object
+        checkConfinement()
+        return changed[id] ?? registry[id]?.object
     }
 
     /// Every object registered in this context that is still alive.
     public var registeredObjects: [ManagedObject] {
-        registry.values.compactMap(\.object)
+        checkConfinement()
+        return registry.values.compactMap(\.object)
     }
 
     /// The object for `id`: the registered one, or a new fault. Does not check that the object
     /// exists; use ``existingObject(with:)`` for that.
     public func object(with id: ObjectID) -> ManagedObject {
+        checkConfinement()
         if let object = registeredObject(for: id) { return object }
         let object = makeObject(entity: entityFor(id), id: id)
         object.state.isFault = true
@@ -56,12 +121,13 @@ public final class ObjectContext: @unchecked Sendable {
     ///
     /// - Throws: ``StrataError/Code/invalidObjectID`` naming the ID when it does not exist.
     public func existingObject(with id: ObjectID) throws -> ManagedObject {
+        checkConfinement()
         _ = try model.requireEntity(id.entityName)
         if let object = registeredObject(for: id), !object.state.isFault {
             guard !object.state.isInvalid else { throw StrataError(.invalidObjectID, "\(id) no longer exists", location: ["object": id.uriRepresentation]) }
             return object
         }
-        guard !id.isTemporary, let snapshot = try coordinator.snapshot(for: id) else {
+        guard let snapshot = try sourceSnapshot(for: id) else {
             throw StrataError(.invalidObjectID, "no store holds \(id)", location: ["object": id.uriRepresentation])
         }
         if let object = registeredObject(for: id) {
@@ -99,6 +165,7 @@ public final class ObjectContext: @unchecked Sendable {
         registry.removeValue(forKey: old)
         registry[object.objectID] = WeakObject(object)
         if changed.removeValue(forKey: old) != nil { changed[object.objectID] = object }
+        if pendingChanges.inserted.remove(old) != nil { pendingChanges.inserted.insert(object.objectID) }
     }
 
     private func entityFor(_ id: ObjectID) -> Entity {
@@ -116,7 +183,7 @@ public final class ObjectContext: @unchecked Sendable {
     /// Loads a fault's values from the row cache or its store.
     func fireFault(_ object: ManagedObject) {
         do {
-            if !object.objectID.isTemporary, let snapshot = try coordinator.snapshot(for: object.objectID) {
+            if let snapshot = try sourceSnapshot(for: object.objectID) {
                 object.apply(snapshot)
                 return
             }
@@ -133,6 +200,7 @@ public final class ObjectContext: @unchecked Sendable {
     /// state while a save is in progress so a failed save can be undone.
     func willChange(_ object: ManagedObject) {
         journal?.record(object)
+        if !object.state.isInserted && !object.state.isDeleted { noteUpdated(object.objectID) }
         changed[object.objectID] = object
     }
 
@@ -149,6 +217,7 @@ public final class ObjectContext: @unchecked Sendable {
     ///
     /// - Throws: ``StrataError/Code/unknownEntity`` listing the model's entities.
     public func insertObject(_ entityName: String) throws -> ManagedObject {
+        checkConfinement()
         let entity = try model.requireEntity(entityName)
         let id = ObjectID.temporary(entityName: entityName)
         let object = makeObject(entity: entity, id: id)
@@ -159,6 +228,7 @@ public final class ObjectContext: @unchecked Sendable {
         object.state.isDirty = true
         register(object)
         willChange(object)
+        noteInserted(id)
         return object
     }
 
@@ -175,17 +245,20 @@ public final class ObjectContext: @unchecked Sendable {
     /// Marks `object` deleted. Its delete rules run at save; an inserted object simply disappears
     /// (its relationships are nullified at once).
     public func delete(_ object: ManagedObject) {
+        checkConfinement()
         precondition(object.context === self, "\(object.objectID) belongs to another context")
         guard !object.state.isDeleted, !object.state.isInvalid else { return }
         if object.state.isInserted {
             detach(object)
             unregister(object)
             object.state.isInvalid = true
+            noteDeleted(object.objectID)
             return
         }
         object.fulfill()
         willChange(object)
         object.state.isDeleted = true
+        noteDeleted(object.objectID)
     }
 
     /// Removes `object` from both sides of every relationship it has.
@@ -200,15 +273,16 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// Whether the context has unsaved changes.
     public var hasChanges: Bool {
-        changed.values.contains { $0.state.isInserted || $0.state.isDeleted || $0.hasChangedValues }
+        checkConfinement()
+        return changed.values.contains { $0.state.isInserted || $0.state.isDeleted || $0.hasChangedValues }
     }
 
     /// Objects inserted and not saved yet.
-    public var insertedObjects: Set<ManagedObject> { Set(changed.values.filter { $0.state.isInserted }) }
+    public var insertedObjects: Set<ManagedObject> { checkConfinement(); return Set(changed.values.filter { $0.state.isInserted }) }
     /// Objects whose values or relationships changed and are not saved yet.
-    public var updatedObjects: Set<ManagedObject> { Set(changed.values.filter { $0.isUpdated }) }
+    public var updatedObjects: Set<ManagedObject> { checkConfinement(); return Set(changed.values.filter { $0.isUpdated }) }
     /// Objects deleted and not saved yet.
-    public var deletedObjects: Set<ManagedObject> { Set(changed.values.filter { $0.state.isDeleted }) }
+    public var deletedObjects: Set<ManagedObject> { checkConfinement(); return Set(changed.values.filter { $0.state.isDeleted }) }
 }
 
 /// A weak reference to a registered object.

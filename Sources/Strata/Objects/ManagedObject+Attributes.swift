@@ -19,6 +19,7 @@ extension ManagedObject {
     ///
     /// - Throws: ``StrataError/Code/unknownKey`` when the entity has no such attribute.
     public func value(for key: String) throws -> Value {
+        checkConfinement()
         let index = try attributeIndex(key)
         fulfill()
         return attributeValues[index]
@@ -43,6 +44,7 @@ extension ManagedObject {
     ///   changes when it throws. A `nil` for a required attribute is accepted here and reported at
     ///   save, as Core Data does, so an object can be filled in any order.
     public func set(_ value: some ValueConvertible, for key: String) throws {
+        checkConfinement()
         let index = try attributeIndex(key)
         let newValue = value.strataValue
         let attribute = entity.attributes[index]

@@ -3,6 +3,7 @@ import StrataCore
 extension ManagedObject {
     /// The target of the to-one relationship `key`, or `nil`.
     public func object(for key: String) throws -> ManagedObject? {
+        checkConfinement()
         let (index, relationship) = try relationshipIndex(key)
         guard !relationship.isToMany else {
             throw StrataError(.typeMismatch, "'\(entity.name).\(key)' is to-many; use objects(for:)", location: ["entity": entity.name, "key": key])
@@ -14,6 +15,7 @@ extension ManagedObject {
     /// The targets of the to-many relationship `key`: in the user's order when ordered, by
     /// object ID otherwise.
     public func objects(for key: String) throws -> [ManagedObject] {
+        checkConfinement()
         let (index, relationship) = try relationshipIndex(key)
         guard relationship.isToMany else {
             throw StrataError(.typeMismatch, "'\(entity.name).\(key)' is to-one; use object(for:)", location: ["entity": entity.name, "key": key])
@@ -25,6 +27,7 @@ extension ManagedObject {
 
     /// The IDs of the targets of relationship `key`, without loading them.
     public func objectIDs(for key: String) throws -> [ObjectID] {
+        checkConfinement()
         let (index, _) = try relationshipIndex(key)
         fulfill()
         return relationshipValues[index].targets
@@ -38,6 +41,7 @@ extension ManagedObject {
     ///   key or a target of another entity; ``StrataError/Code/invalidObjectID`` for a target of
     ///   another context.
     public func setObject(_ target: ManagedObject?, for key: String) throws {
+        checkConfinement()
         let (index, relationship) = try relationshipIndex(key)
         guard !relationship.isToMany else {
             throw StrataError(.typeMismatch, "'\(entity.name).\(key)' is to-many; use setObjects(_:for:)", location: ["entity": entity.name, "key": key])
@@ -54,6 +58,7 @@ extension ManagedObject {
 
     /// Replaces the targets of the to-many relationship `key`, keeping every inverse in step.
     public func setObjects(_ targets: [ManagedObject], for key: String) throws {
+        checkConfinement()
         let (index, relationship) = try relationshipIndex(key)
         guard relationship.isToMany else {
             throw StrataError(.typeMismatch, "'\(entity.name).\(key)' is to-one; use setObject(_:for:)", location: ["entity": entity.name, "key": key])

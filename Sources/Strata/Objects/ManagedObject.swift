@@ -103,6 +103,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// The object's current state as a snapshot (its original version, its current values).
     public func currentSnapshot() -> Snapshot {
+        checkConfinement()
         fulfill()
         return Snapshot(objectID: objectID, version: original?.version ?? 0, attributes: attributeValues, relationships: relationshipValues)
     }

@@ -66,6 +66,7 @@ public struct Managed<T: ManagedValue>: PropertyDeclaration {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> T {
         get {
+            object.checkConfinement()
             let index = object.slot(for: storageKeyPath, cached: object[keyPath: storageKeyPath].slot) { object[keyPath: storageKeyPath].slot = $0 }
             object.fulfill()
             let value = object.attributeValues[index]
@@ -134,6 +135,7 @@ public struct Related<T: RelationshipTarget>: PropertyDeclaration {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> T {
         get {
+            object.checkConfinement()
             let index = object.slot(for: storageKeyPath, cached: object[keyPath: storageKeyPath].slot, relationship: true) { object[keyPath: storageKeyPath].slot = $0 }
             object.fulfill()
             guard let context = object.context else { return T.make(from: []) }

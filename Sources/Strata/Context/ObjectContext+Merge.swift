@@ -1,0 +1,46 @@
+import StrataCore
+
+extension ObjectContext {
+    /// Brings this context up to date with another context's save (the ``ContextChanges`` of its
+    /// ``didSaveNotification``), typically from an observer:
+    ///
+    /// ```swift
+    /// NotificationCenter.default.addObserver(forName: ObjectContext.didSaveNotification, object: background, queue: nil) { note in
+    ///     guard let changes = note.userInfo?[ObjectContext.changesKey] as? ContextChanges else { return }
+    ///     viewContext.perform { try? viewContext.mergeChanges(fromContextDidSave: changes) }
+    /// }
+    /// ```
+    ///
+    /// - Updated objects registered here and loaded are refreshed with `mergeChanges: true`:
+    ///   they take the saved state and keep this context's own unsaved edits on top. Faults need
+    ///   nothing: they load the saved state when touched.
+    /// - Deleted objects registered here leave the context: they become invalid, their
+    ///   ``ManagedObject/context`` turns `nil`, and changing one throws.
+    /// - Inserted objects need nothing: they fault in on demand (through relationships of the
+    ///   refreshed objects, or ``object(with:)``).
+    ///
+    /// Posts ``objectsDidChangeNotification`` with the refreshed (`updated`) and removed
+    /// (`deleted`) IDs when there were any.
+    ///
+    /// - Throws: a ``StrataError`` when a store fails to read an updated object; objects
+    ///   refreshed before it stay refreshed.
+    public func mergeChanges(fromContextDidSave changes: ContextChanges) throws {
+        checkConfinement()
+        coordinator.rowCache.remove(changes.updated)
+        var merged = ContextChanges()
+        for id in changes.deleted.sorted() {
+            guard let object = registeredObject(for: id) else { continue }
+            unregister(object)
+            object.state.isInvalid = true
+            object.state.isDeleted = false
+            object.context = nil
+            merged.deleted.insert(id)
+        }
+        for id in changes.updated.sorted() {
+            guard let object = registeredObject(for: id), !object.state.isFault, !object.state.isInvalid else { continue }
+            try refresh(object, mergeChanges: true)
+            merged.updated.insert(id)
+        }
+        if !merged.isEmpty { post(ObjectContext.objectsDidChangeNotification, merged) }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import StrataCore
+
+extension ObjectContext {
+    /// Posted by ``save()`` before it saves (when there is something to save), with the pending
+    /// changes (inserted objects still have temporary IDs).
+    public static let willSaveNotification = Notification.Name("StrataObjectContextWillSave")
+    /// Posted by ``save()`` after a successful save, with what was written: inserted objects
+    /// under their permanent IDs, updated ones, and deleted ones (cascades included).
+    public static let didSaveNotification = Notification.Name("StrataObjectContextDidSave")
+    /// Posted by ``processPendingChanges()`` (which runs at the end of every outermost perform
+    /// block and at the start of a save) when objects were inserted, changed or deleted since
+    /// the last post, and by ``mergeChanges(fromContextDidSave:)`` with the objects it refreshed
+    /// (`updated`) and invalidated (`deleted`).
+    public static let objectsDidChangeNotification = Notification.Name("StrataObjectContextObjectsDidChange")
+    /// The `userInfo` key of every notification above: a ``ContextChanges``.
+    public static let changesKey = "changes"
+    /// `userInfo` key: the `Set<ManagedObject>` of the inserted IDs still registered in the
+    /// posting context. Objects are not `Sendable`: use them only in observers that run on the
+    /// posting context's queue (observers run synchronously, where the context posts).
+    public static let insertedObjectsKey = "insertedObjects"
+    /// `userInfo` key: the `Set<ManagedObject>` of the updated IDs registered in the posting
+    /// context (same-queue observers only).
+    public static let updatedObjectsKey = "updatedObjects"
+    /// `userInfo` key: the `Set<ManagedObject>` of the deleted IDs still registered in the
+    /// posting context: pending deletes in objects-did-change; empty in did-save and after a
+    /// merge, whose deleted objects have left the context (same-queue observers only).
+    public static let deletedObjectsKey = "deletedObjects"
+
+    /// Posts the pending `objectsDidChange` notification now, if anything changed since the
+    /// last one. Runs by itself at the end of each outermost perform block and before a save;
+    /// call it yourself after direct (non-perform) use when observers must hear at once.
+    public func processPendingChanges() {
+        checkConfinement()
+        guard !pendingChanges.isEmpty else { return }
+        let changes = pendingChanges
+        pendingChanges = ContextChanges()
+        post(ObjectContext.objectsDidChangeNotification, changes)
+    }
+
+    /// The changes of every future notification `name` of this context, as an asynchronous
+    /// sequence; the sequence ends when the context goes away. Elements are delivered in order,
+    /// buffered without bound, to any task.
+    public func changes(named name: Notification.Name = ObjectContext.didSaveNotification) -> AsyncStream<ContextChanges> {
+        let (stream, continuation) = AsyncStream<ContextChanges>.makeStream()
+        let key = streams.withLock { table -> Int in
+            table.next += 1
+            table.continuations[table.next] = (name, continuation)
+            return table.next
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.streams.withLock { $0.continuations.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
+    /// Posts `name` through `NotificationCenter.default` (observers run synchronously, on this
+    /// context's queue) and yields to the streams that asked for it.
+    func post(_ name: Notification.Name, _ changes: ContextChanges) {
+        func objects(_ ids: Set<ObjectID>) -> Set<ManagedObject> { Set(ids.compactMap { registeredObject(for: $0) }) }
+        NotificationCenter.default.post(name: name, object: self, userInfo: [
+            ObjectContext.changesKey: changes,
+            ObjectContext.insertedObjectsKey: objects(changes.inserted),
+            ObjectContext.updatedObjectsKey: objects(changes.updated),
+            ObjectContext.deletedObjectsKey: objects(changes.deleted),
+        ])
+        let targets = streams.withLock { table in table.continuations.values.filter { $0.name == name }.map(\.continuation) }
+        for continuation in targets { continuation.yield(changes) }
+    }
+
+    /// Notes an insert for the next `objectsDidChange`.
+    func noteInserted(_ id: ObjectID) { pendingChanges.inserted.insert(id) }
+
+    /// Notes a change for the next `objectsDidChange` (not for objects inserted since the last).
+    func noteUpdated(_ id: ObjectID) {
+        if !pendingChanges.inserted.contains(id) { pendingChanges.updated.insert(id) }
+    }
+
+    /// Notes a delete for the next `objectsDidChange`; an object inserted since the last one
+    /// simply drops out.
+    func noteDeleted(_ id: ObjectID) {
+        pendingChanges.updated.remove(id)
+        if pendingChanges.inserted.remove(id) == nil { pendingChanges.deleted.insert(id) }
+    }
+}
+
+/// The streams handed out by ``ObjectContext/changes(named:)``.
+struct ChangeStreams {
+    var next = 0
+    var continuations: [Int: (name: Notification.Name, continuation: AsyncStream<ContextChanges>.Continuation)] = [:]
+}

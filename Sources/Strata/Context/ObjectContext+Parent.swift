@@ -1,0 +1,187 @@
+import StrataCore
+
+/// A weak reference to a child context.
+struct WeakContext: Sendable {
+    weak var context: ObjectContext?
+}
+
+extension ObjectContext {
+    // MARK: Reading through the parent
+
+    /// The current state of `id` where this context reads from: the stores (through the row
+    /// cache) for a root context, the parent's current state (unsaved changes included) for a
+    /// child. `nil` when it does not exist there.
+    func sourceSnapshot(for id: ObjectID) throws -> Snapshot? {
+        guard let parent else { return id.isTemporary ? nil : try coordinator.snapshot(for: id) }
+        return try parent.performAndWait { try parent.snapshotForChild(id) }
+    }
+
+    /// The snapshots matching `request` where this context reads from: the stores for a root
+    /// context, the parent's answer including its pending changes for a child.
+    func sourceFetch(_ request: FetchRequest) throws -> [Snapshot] {
+        guard let parent else { return try coordinator.fetch(request).snapshots() }
+        return try parent.performAndWait { try parent.resolve(request, options: FetchOptions()) }
+    }
+
+    /// This context's current state of `id`, for a child.
+    private func snapshotForChild(_ id: ObjectID) throws -> Snapshot? {
+        checkConfinement()
+        if let object = registeredObject(for: id) {
+            if object.state.isDeleted || object.state.isInvalid { return nil }
+            if !object.state.isFault { return object.currentSnapshot() }
+        }
+        return try sourceSnapshot(for: id)
+    }
+
+    // MARK: Saving into the parent
+
+    /// A child's save: hands the changes to the parent in one step, then marks them saved here.
+    func pushToParent(_ live: [ManagedObject]) throws -> ContextChanges {
+        guard let parent else { preconditionFailure("\(debugName) has no parent") }
+        let inserted = live.filter { $0.state.isInserted }
+        let updated = live.filter { !$0.state.isInserted }
+        let deleted = changed.values.filter { $0.state.isDeleted && !$0.state.isInserted }
+        let inserts = inserted.map { $0.currentSnapshot() }, updates = updated.map { $0.currentSnapshot() }
+        let deletes = deleted.map(\.objectID)
+        let saved = ContextChanges(inserted: Set(inserts.map(\.objectID)), updated: Set(updates.map(\.objectID)), deleted: Set(deletes))
+        try parent.performAndWait {
+            try parent.absorb(inserts: inserts, updates: updates, deletes: deletes)
+            parent.announceToChildren(saved, from: self)
+        }
+        // Success: from here on nothing can fail.
+        for object in live {
+            object.apply(object.currentSnapshot())
+            object.state.isInserted = false
+            changed.removeValue(forKey: object.objectID)
+        }
+        for object in deleted {
+            unregister(object)
+            object.state.isInvalid = true
+        }
+        settleUnchangedObjects()
+        return saved
+    }
+
+    /// Has every child that ``automaticallyMergesChangesFromParent`` merge a save that `source`
+    /// pushed into this context, on the child's queue.
+    private func announceToChildren(_ changes: ContextChanges, from source: ObjectContext) {
+        let siblings = children.withLock { list in list.compactMap(\.context) }.filter { $0 !== source && $0.automaticallyMergesChangesFromParent }
+        for sibling in siblings {
+            sibling.perform { try? sibling.mergeChanges(fromContextDidSave: changes) }
+        }
+    }
+
+    /// Takes a child's saved changes as this context's own unsaved changes. All or nothing:
+    /// every updated or deleted object is found before anything changes.
+    ///
+    /// - Throws: ``StrataError/Code/invalidObjectID`` when an object the child changed no
+    ///   longer exists here (deleted here or in the store meanwhile).
+    private func absorb(inserts: [Snapshot], updates: [Snapshot], deletes: [ObjectID]) throws {
+        checkConfinement()
+        var targets: [ObjectID: ManagedObject] = [:]
+        for id in updates.map(\.objectID) + deletes {
+            if let object = registeredObject(for: id), !object.state.isFault {
+                guard !object.state.isDeleted, !object.state.isInvalid else {
+                    throw StrataError(.invalidObjectID, "a child of \(debugName) saved \(id), which is deleted in its parent", location: ["object": id.uriRepresentation])
+                }
+                targets[id] = object
+                continue
+            }
+            guard let snapshot = try sourceSnapshot(for: id) else {
+                throw StrataError(.invalidObjectID, "a child of \(debugName) saved \(id), which no longer exists", location: ["object": id.uriRepresentation])
+            }
+            let object: ManagedObject
+            if let registered = registeredObject(for: id) {
+                object = registered
+            } else {
+                object = makeObject(entity: try model.requireEntity(id.entityName), id: id)
+                register(object)
+            }
+            object.apply(snapshot)
+            targets[id] = object
+        }
+        for snapshot in inserts {
+            let object: ManagedObject
+            if let existing = registeredObject(for: snapshot.objectID) {
+                object = existing
+            } else {
+                object = makeObject(entity: try model.requireEntity(snapshot.objectID.entityName), id: snapshot.objectID)
+                object.state.isInserted = true
+                register(object)
+                noteInserted(object.objectID)
+            }
+            willChange(object)
+            object.attributeValues = snapshot.attributes
+            object.relationshipValues = snapshot.relationships
+            object.state.isDirty = true
+        }
+        for snapshot in updates {
+            guard let object = targets[snapshot.objectID] else { continue }
+            willChange(object)
+            object.attributeValues = snapshot.attributes
+            object.relationshipValues = snapshot.relationships
+            object.state.isDirty = true
+        }
+        for id in deletes {
+            guard let object = targets[id] else { continue }
+            if object.state.isInserted {
+                unregister(object)
+                object.state.isInvalid = true
+            } else {
+                willChange(object)
+                object.state.isDeleted = true
+            }
+            noteDeleted(id)
+        }
+    }
+
+    // MARK: Permanent IDs
+
+    /// Tells every child (and, through them, every level below) the permanent IDs a save gave
+    /// to temporary ones. Asynchronous: each child applies them on its own queue, in order with
+    /// the work already enqueued there.
+    func propagatePermanentIDs(_ mapping: [ObjectID: ObjectID]) {
+        guard !mapping.isEmpty else { return }
+        let live = children.withLock { list in
+            list.removeAll { $0.context == nil }
+            return list.compactMap(\.context)
+        }
+        for child in live {
+            child.perform { child.adoptPermanentIDs(mapping) }
+        }
+    }
+
+    /// Re-keys this context's objects from temporary to permanent IDs, everywhere they appear.
+    func adoptPermanentIDs(_ mapping: [ObjectID: ObjectID]) {
+        checkConfinement()
+        let objects = Set(registeredObjects + Array(changed.values))
+        for object in objects {
+            if let permanent = mapping[object.objectID] {
+                let old = object.objectID
+                object.objectID = permanent
+                if object.original != nil { object.original?.objectID = permanent }
+                rekey(object, from: old)
+            }
+            guard !object.state.isFault else { continue }
+            object.relationshipValues = remap(object.relationshipValues, of: object.entity, with: mapping)
+            if let original = object.original {
+                object.original?.relationships = remap(original.relationships, of: object.entity, with: mapping)
+            }
+        }
+        for (old, new) in mapping {
+            if pendingChanges.updated.remove(old) != nil { pendingChanges.updated.insert(new) }
+            if pendingChanges.deleted.remove(old) != nil { pendingChanges.deleted.insert(new) }
+        }
+        propagatePermanentIDs(mapping)
+    }
+
+    /// `values` with every mapped target replaced (unordered to-many kept sorted).
+    private func remap(_ values: [RelationshipValue], of entity: Entity, with mapping: [ObjectID: ObjectID]) -> [RelationshipValue] {
+        values.enumerated().map { index, value in
+            guard value.targets.contains(where: { mapping[$0] != nil }) else { return value }
+            let ids = value.targets.map { mapping[$0] ?? $0 }
+            let relationship = entity.relationships[index]
+            return relationship.isToMany ? .toMany(relationship.isOrdered ? ids : ids.sorted()) : .toOne(ids.first)
+        }
+    }
+}

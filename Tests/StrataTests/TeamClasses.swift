@@ -1,0 +1,62 @@
+import Foundation
+import Strata
+import Synchronization
+
+// The Team/Player model of seed 002 (a background context adds players to a team).
+
+final class Team: ManagedObject {
+    @Managed(validation: AttributeValidation(minimumLength: 1)) var name: String
+    @Related(inverse: "team", deleteRule: .cascade) var players: Set<Player>
+}
+
+final class Player: ManagedObject {
+    @Managed(validation: AttributeValidation(minimumLength: 1)) var name: String
+    @Managed(default: 0) var age: Int16
+    @Related(inverse: "players") var team: Team?
+}
+
+/// A coordinator on a fresh in-memory store of the Team/Player model, classes registered.
+func makeTeamCoordinator() throws -> StoreCoordinator {
+    let model = try Model(versionIdentifier: "1", classes: [Team.self, Player.self])
+    let coordinator = StoreCoordinator(model: model)
+    try coordinator.addStore(BuiltInBackends.registry.open("memory:", model: model))
+    coordinator.registerClasses([Team.self, Player.self])
+    return coordinator
+}
+
+/// Values collected from several threads.
+final class Collector<Element: Sendable>: Sendable {
+    private let storage = Mutex<[Element]>([])
+    func append(_ element: Element) { storage.withLock { $0.append(element) } }
+    var values: [Element] { storage.withLock { $0 } }
+}
+
+/// Runs `body` on a GCD worker thread (never the calling thread, which waits) and waits for it.
+func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    let caller = currentThreadID()
+    DispatchQueue.global().async {
+        precondition(currentThreadID() != caller, "the worker must be another thread")
+        body()
+        done.signal()
+    }
+    done.wait()
+}
+
+/// The calling thread's identity.
+func currentThreadID() -> UInt {
+    UInt(pthread_self())
+}
+
+/// Marks the main queue, so tests can tell when they run on it (on Linux, `dispatch_main`
+/// drains the main queue on a worker thread, so `Thread.isMainThread` is not the test).
+private let mainQueueMarker: DispatchSpecificKey<Bool> = {
+    let key = DispatchSpecificKey<Bool>()
+    DispatchQueue.main.setSpecific(key: key, value: true)
+    return key
+}()
+
+/// Whether the caller runs on the main queue (or the main thread).
+func isOnMainQueue() -> Bool {
+    Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueMarker) == true
+}
