@@ -187,9 +187,11 @@ import Testing
         e.name = "E"
         e.department = d
         try context.obtainPermanentIDs(for: [e, d])
+        let early = e.objectID
         #expect(!e.objectID.isTemporary && e.isInserted)
         #expect(try e.objectIDs(for: "department") == [d.objectID])
         try context.save()
+        #expect(e.objectID == early, "an ID obtained early is the one the object is saved under")
         #expect(try context.coordinator.snapshot(for: e.objectID) != nil)
     }
 }

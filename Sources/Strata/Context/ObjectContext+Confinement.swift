@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -53,7 +52,7 @@ enum ThreadIdentity {
 }
 
 extension ObjectContext {
-    private static let violationHandler = Mutex<@Sendable (String) -> Void>({ message in preconditionFailure(message) })
+    private static let violationHandler = Locked<@Sendable (String) -> Void>({ message in preconditionFailure(message) })
 
     /// What a debug build does when a context or one of its objects is used off its queue:
     /// by default it stops the program (`preconditionFailure`) with a message naming the

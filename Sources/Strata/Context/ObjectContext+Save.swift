@@ -87,7 +87,8 @@ extension ObjectContext {
     private func write(_ live: [ManagedObject]) throws -> ContextChanges {
         let inserted = live.filter { $0.state.isInserted }
         var mapping: [ObjectID: ObjectID] = [:]
-        for (entityName, group) in Dictionary(grouping: inserted, by: { $0.entity.name }) {
+        // Objects given permanent IDs early (obtainPermanentIDs) keep them.
+        for (entityName, group) in Dictionary(grouping: inserted.filter { $0.objectID.isTemporary }, by: { $0.entity.name }) {
             let ids = try coordinator.obtainPermanentIDs(for: entityName, count: group.count)
             for (object, id) in zip(group, ids) { mapping[object.objectID] = id }
         }
@@ -118,7 +119,8 @@ extension ObjectContext {
         // Success: from here on nothing can fail.
         for object in inserted {
             let old = object.objectID
-            object.objectID = mapping[old]!
+            guard let new = mapping[old] else { continue }
+            object.objectID = new
             rekey(object, from: old)
         }
         for object in live {

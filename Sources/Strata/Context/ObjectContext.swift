@@ -39,17 +39,17 @@ public final class ObjectContext: @unchecked Sendable {
     /// The serial queue perform blocks run on (`DispatchQueue.main` for a main-queue context).
     let queue: DispatchQueue
     /// Which thread may use the context now; see ``checkConfinement(_:)``.
-    let confinement = Mutex(ConfinementState())
+    let confinement = Locked(ConfinementState())
     /// Changes not yet announced by an `objectsDidChange` notification.
     var pendingChanges = ContextChanges()
     /// Streams handed out by ``changes(named:)``.
-    let streams = Mutex(ChangeStreams())
+    let streams = Locked(ChangeStreams())
 
     /// The context this one saves into, for a child context; `nil` for a context attached to
     /// the coordinator (the only kind that reads and writes stores).
     public let parent: ObjectContext?
     /// This context's children, told about permanent IDs when a save makes them.
-    let children = Mutex<[WeakContext]>([])
+    let children = Locked<[WeakContext]>([])
     private let mergesFromParent = Atomic<Bool>(false)
 
     /// Whether this child context merges, by itself and on its own queue, every change its

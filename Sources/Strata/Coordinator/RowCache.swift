@@ -1,5 +1,4 @@
 import StrataCore
-import Synchronization
 
 /// Snapshots recently read from or written to the stores, shared by every context of a
 /// coordinator, so that firing a fault rarely needs a store round trip.
@@ -8,7 +7,7 @@ import Synchronization
 /// memory never grows with the store. O(1) per operation.
 final class RowCache: Sendable {
     let capacity: Int
-    private let rows = Mutex<[ObjectID: Snapshot]>([:])
+    private let rows = Locked<[ObjectID: Snapshot]>([:])
 
     init(capacity: Int) { self.capacity = capacity }
 

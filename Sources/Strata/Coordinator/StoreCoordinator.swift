@@ -1,5 +1,4 @@
 import StrataCore
-import Synchronization
 
 /// Routes every request to the store that holds its entity, serializes writes, and keeps a row
 /// cache of snapshots shared by its contexts. The persistent store coordinator of Core Data.
@@ -18,10 +17,10 @@ public final class StoreCoordinator: Sendable {
     /// The model every store was opened with.
     public let model: Model
     let rowCache: RowCache
-    private let routes = Mutex<[String: any PersistentStore]>([:])
-    private let stores_ = Mutex<[any PersistentStore]>([])
-    private let writeLock = Mutex<Void>(())
-    private let classes = Mutex<[String: ManagedObject.Type]>([:])
+    private let routes = Locked<[String: any PersistentStore]>([:])
+    private let stores_ = Locked<[any PersistentStore]>([])
+    private let writeLock = Locked<Void>(())
+    private let classes = Locked<[String: ManagedObject.Type]>([:])
 
     /// A coordinator for `model` with no store yet. `rowCacheCapacity` bounds the shared
     /// snapshot cache.

@@ -1,5 +1,4 @@
 import StrataCore
-import Synchronization
 
 /// Declares what a typed property means in the model: implemented by ``Managed`` and ``Related``.
 public protocol PropertyDeclaration {
@@ -160,7 +159,7 @@ struct KeyPathKey: Hashable, @unchecked Sendable {
 
 /// Property names of typed subclasses by class and key path, found once by reflection.
 enum PropertyNames {
-    private static let table = Mutex<[ObjectIdentifier: [KeyPathKey: String]]>([:])
+    private static let table = Locked<[ObjectIdentifier: [KeyPathKey: String]]>([:])
 
     static func name<Object: ManagedObject, W: PropertyDeclaration>(of keyPath: ReferenceWritableKeyPath<Object, W>, in type: Object.Type) -> String {
         let classKey = ObjectIdentifier(type)
