@@ -1,3 +1,4 @@
+import Foundation
 import StrataCore
 
 /// Routes every request to the store that holds its entity, serializes writes, and keeps a row
@@ -19,7 +20,7 @@ public final class StoreCoordinator: Sendable {
     let rowCache: RowCache
     private let routes = Locked<[String: any PersistentStore]>([:])
     private let stores_ = Locked<[any PersistentStore]>([])
-    private let writeLock = Locked<Void>(())
+    private let writeLock = NSLock()
     private let classes = Locked<[String: ManagedObject.Type]>([:])
 
     /// A coordinator for `model` with no store yet. `rowCacheCapacity` bounds the shared
@@ -104,7 +105,7 @@ public final class StoreCoordinator: Sendable {
     /// stops the later parts (the error says which store failed).
     @discardableResult
     public func save(_ request: SaveRequest) throws -> SaveResult {
-        try writeLock.withLock { _ in
+        try writeLock.withLock {
             var parts: [ObjectIdentifier: (store: any PersistentStore, request: SaveRequest)] = [:]
             var order: [ObjectIdentifier] = []
             func part(_ entity: String) throws -> ObjectIdentifier {

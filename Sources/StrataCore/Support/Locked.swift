@@ -4,7 +4,9 @@ import Foundation
 ///
 /// Built on `NSLock` (a pthread mutex), which ThreadSanitizer understands, unlike the futex
 /// inside `Synchronization.Mutex` on Linux that it reports as races. Reentrant use deadlocks;
-/// keep the body short and never call out to user code from it.
+/// keep the body short and never call out to user code from it. For a lock with no value, use
+/// `NSLock` itself: a zero-size `Value` shares its address with the lock, which ThreadSanitizer
+/// then reports as a race.
 public final class Locked<Value>: @unchecked Sendable {
     private var value: Value
     private let lock = NSLock()
