@@ -94,39 +94,9 @@ struct SavePlan {
         }
     }
 
-    /// ``Snapshot/checkShape(against:storeIdentifier:)`` with the entity already resolved.
+    /// ``Snapshot/checkShape(of:storeIdentifier:)`` with the entity from the layout.
     @inline(__always)
     static func checkShape(_ snapshot: Snapshot, _ layout: EntityLayout, _ storeIdentifier: String) throws {
-        let objectID = snapshot.objectID
-        let entity = layout.entity
-        try objectID.checkBelongs(to: storeIdentifier)
-        guard snapshot.attributes.count == entity.attributes.count, snapshot.relationships.count == entity.relationships.count else {
-            throw StrataError(.invalidRequest, "the snapshot of \(objectID) has \(snapshot.attributes.count) attributes and \(snapshot.relationships.count) relationships; '\(entity.name)' has \(entity.attributes.count) and \(entity.relationships.count)", location: ["object": objectID.uriRepresentation])
-        }
-        for (position, value) in snapshot.attributes.enumerated() {
-            let attribute = entity.attributes[position]
-            if value.isNull {
-                guard attribute.isOptional else {
-                    throw StrataError(.missingValue, "\(objectID): the required attribute '\(entity.name).\(attribute.name)' has no value", location: ["object": objectID.uriRepresentation, "entity": entity.name, "key": attribute.name])
-                }
-            } else if !value.fits(layout.types[position]) {
-                throw StrataError(.typeMismatch, "\(objectID): '\(entity.name).\(attribute.name)' is a \(attribute.type.rawValue) and cannot hold \(value) (\(value.typeName))", location: ["object": objectID.uriRepresentation, "entity": entity.name, "key": attribute.name])
-            }
-        }
-        if snapshot.relationships.isEmpty { return }
-        for (relationship, value) in zip(entity.relationships, snapshot.relationships) {
-            let location = ["object": objectID.uriRepresentation, "entity": entity.name, "key": relationship.name]
-            switch value {
-            case .toOne where relationship.isToMany, .toMany where !relationship.isToMany:
-                throw StrataError(.typeMismatch, "\(objectID): '\(entity.name).\(relationship.name)' is a \(relationship.isToMany ? "to-many" : "to-one") relationship", location: location)
-            default: break
-            }
-            for target in value.targets {
-                guard target.entityName == relationship.destination else {
-                    throw StrataError(.typeMismatch, "\(objectID): '\(entity.name).\(relationship.name)' holds \(relationship.destination) objects, not \(target)", location: location)
-                }
-                try target.checkBelongs(to: storeIdentifier)
-            }
-        }
+        try snapshot.checkShape(of: layout.entity, storeIdentifier: storeIdentifier)
     }
 }

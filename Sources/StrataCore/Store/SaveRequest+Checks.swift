@@ -38,7 +38,12 @@ extension ObjectID {
 extension Snapshot {
     /// Checks this snapshot against its entity in `model` (see ``SaveRequest/checkShape(against:storeIdentifier:)``).
     public func checkShape(against model: Model, storeIdentifier: String) throws {
-        let entity = try model.requireEntity(objectID.entityName)
+        try checkShape(of: model.requireEntity(objectID.entityName), storeIdentifier: storeIdentifier)
+    }
+
+    /// The same check, for a caller that already resolved the snapshot's entity (a store with a
+    /// per-entity layout on its hot path).
+    public func checkShape(of entity: Entity, storeIdentifier: String) throws {
         try objectID.checkBelongs(to: storeIdentifier)
         guard attributes.count == entity.attributes.count, relationships.count == entity.relationships.count else {
             throw StrataError(.invalidRequest, "the snapshot of \(objectID) has \(attributes.count) attributes and \(relationships.count) relationships; '\(entity.name)' has \(entity.attributes.count) and \(entity.relationships.count)", location: ["object": objectID.uriRepresentation])
