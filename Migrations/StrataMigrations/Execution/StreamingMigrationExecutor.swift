@@ -14,7 +14,9 @@ import StrataCore
 /// Keys are preserved: through ``KeyPreservingStore/reserveKeys(through:for:)`` when the new
 /// store adopts it, otherwise by taking IDs from the fresh store until the highest key is
 /// reached (a fresh store hands out 1, 2, 3, ...; any other answer is an error and nothing is
-/// replaced). The new store gets a new store identifier; user metadata is copied.
+/// replaced). Objects are written in two passes (without links, then the links), so every
+/// object is at version 2 in the new store. The new store gets a new store identifier; user
+/// metadata is copied.
 public struct StreamingMigrationExecutor: Sendable {
     /// Objects read, transformed and written per save.
     public var batchSize: Int
@@ -79,21 +81,38 @@ public struct StreamingMigrationExecutor: Sendable {
             total += ids.count
             idsByEntity.append((mapping, ids))
         }
+        // Two passes, because a store may refuse a link to an object it does not hold yet: the
+        // objects without their links, then the links (as updates of version 1).
         var done = 0
-        progress(MigrationProgress(phase: phase, completed: 0, total: total))
-        for (mapping, ids) in idsByEntity {
-            guard let maxKey = ids.compactMap(\.primaryKey).max() else { continue }
-            try reserve(through: maxKey, for: mapping.destinationEntity, in: destination)
-            var start = 0
-            while start < ids.count {
-                if isCancelled() { throw StrataError(.cancelled, "the migration \(step.name) of \(from) was cancelled; the store is unchanged", location: ["url": from.description]) }
-                let batch = Array(ids[start..<min(ids.count, start + batchSize)])
-                start += batch.count
-                let snapshots = try source.execute(FetchRequest(entityName: mapping.sourceEntity!, objectIDs: batch)).snapshots()
-                let inserts = try snapshots.map(transformer.transform)
-                try destination.save(SaveRequest(inserts: inserts))
-                done += batch.count
-                progress(MigrationProgress(phase: phase, completed: done, total: total))
+        progress(MigrationProgress(phase: phase, completed: 0, total: 2 * total))
+        for pass in 0..<2 {
+            for (mapping, ids) in idsByEntity {
+                guard let maxKey = ids.compactMap(\.primaryKey).max() else { continue }
+                let entity = step.destination.entity(named: mapping.destinationEntity)!
+                if pass == 0 {
+                    try reserve(through: maxKey, for: mapping.destinationEntity, in: destination)
+                } else if entity.relationships.isEmpty {
+                    done += ids.count
+                    continue
+                }
+                var start = 0
+                while start < ids.count {
+                    if isCancelled() { throw StrataError(.cancelled, "the migration \(step.name) of \(from) was cancelled; the store is unchanged", location: ["url": from.description]) }
+                    let batch = Array(ids[start..<min(ids.count, start + batchSize)])
+                    start += batch.count
+                    let snapshots = try source.execute(FetchRequest(entityName: mapping.sourceEntity!, objectIDs: batch)).snapshots()
+                    var transformed = try snapshots.map(transformer.transform)
+                    if pass == 0 {
+                        if !entity.relationships.isEmpty {
+                            for i in transformed.indices { transformed[i].relationships = entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) } }
+                        }
+                        try destination.save(SaveRequest(inserts: transformed))
+                    } else {
+                        try destination.save(SaveRequest(updates: transformed.map { SaveRequest.Update($0, expectedVersion: 1) }))
+                    }
+                    done += batch.count
+                    progress(MigrationProgress(phase: phase, completed: done, total: 2 * total))
+                }
             }
         }
         var userInfo: [String: String?] = [:]
