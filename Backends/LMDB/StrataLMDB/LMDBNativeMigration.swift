@@ -104,7 +104,7 @@ private struct LMDBMigrationTransaction {
             let oldLayout = EntityLayout(entity: oldEntity, databases: oldDBs, storeIdentifier: identifier)
             let newLayout = EntityLayout(entity: newEntity, databases: newDBs, storeIdentifier: identifier)
             let oldSecondaryNames = Set(secondaryNames(oldEntity)), newSecondaryNames = Set(secondaryNames(newEntity))
-            if mapping.isIdentity && oldSecondaryNames == newSecondaryNames { continue }
+            if step.keepsRecordsUnchanged(mapping) && oldSecondaryNames == newSecondaryNames { continue }
             // The new secondaries start empty (those that keep their name held the old entries).
             for secondary in newLayout.secondaries { try check(mdb_drop(txn.handle, secondary.dbi, 0), "mdb_drop") }
             var after: Int64?

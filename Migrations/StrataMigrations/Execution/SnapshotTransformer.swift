@@ -17,7 +17,9 @@ public struct SnapshotTransformer: Sendable {
     struct EntityPlan: Sendable {
         let mapping: EntityMapping
         let entity: Entity
-        let ordered: [Bool]
+        /// Per destination relationship: whether its targets keep the order they come in (the
+        /// destination and the source are both ordered).
+        let keepsOrder: [Bool]
     }
 
     /// Prepares the transformation of `step` for a destination store with `storeIdentifier`.
@@ -29,7 +31,11 @@ public struct SnapshotTransformer: Sendable {
         for mapping in step.entityMappings {
             guard let source = mapping.sourceEntity, let entity = step.destination.entity(named: mapping.destinationEntity) else { continue }
             renamed[source] = mapping.destinationEntity
-            plans[source] = EntityPlan(mapping: mapping, entity: entity, ordered: entity.relationships.map(\.isOrdered))
+            let old = step.source.entity(named: source)
+            let keepsOrder = zip(entity.relationships, mapping.relationships).map { relationship, m in
+                relationship.isOrdered && (m.source.flatMap { old?.relationship(named: $0)?.isOrdered } ?? false)
+            }
+            plans[source] = EntityPlan(mapping: mapping, entity: entity, keepsOrder: keepsOrder)
         }
         self.renamedEntities = renamed
         self.plans = plans
@@ -87,7 +93,7 @@ public struct SnapshotTransformer: Sendable {
                 relationships.append(.toOne(targets.first.map(transform)))
             case (.toMany(let targets), _):
                 var mapped = targets.map(transform)
-                if !plan.ordered[i] { mapped.sort() }
+                if !plan.keepsOrder[i] { mapped.sort() }
                 relationships.append(.toMany(mapped))
             case (.toOne(let target), .toManyToOne):
                 relationships.append(.toOne(target.map(transform)))

@@ -22,14 +22,6 @@ public struct EntityMapping: Sendable, Hashable {
         self.relationships = relationships
     }
 
-    /// Whether every property maps to the property of the same name and position with no value
-    /// change, so records can be copied as they are.
-    public var isIdentity: Bool {
-        guard sourceEntity == destinationEntity else { return false }
-        for (i, a) in attributes.enumerated() where a.sourceIndex != i || a.source != a.name || a.fillNulls != nil { return false }
-        for (i, r) in relationships.enumerated() where r.sourceIndex != i || r.source != r.name || r.conversion != .none { return false }
-        return true
-    }
 }
 
 /// Where one destination attribute's values come from.
