@@ -130,7 +130,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(
             name: "StrataMigrationsTests",
-            dependencies: ["StrataMigrations", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML", "strata-migration-probe"],
+            dependencies: ["StrataMigrations", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML", "strata-migration-probe", "strata"],
             path: "Tests/StrataMigrationsTests",
             swiftSettings: strictSettings
         ),

@@ -11,6 +11,6 @@ struct StrataCommand: ParsableCommand {
             Exit codes: 0 success, 1 a Strata error (printed with its code), 64 bad usage.
             """,
         version: "0.1.0",
-        subcommands: [DemoCommand.self]
+        subcommands: [DemoCommand.self, MigrateCommand.self]
     )
 }
