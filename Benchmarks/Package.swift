@@ -55,6 +55,17 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(
+            name: "MigrationBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "StrataSQLite", package: root),
+                .product(name: "StrataMigrations", package: root),
+                .product(name: "StrataCore", package: root),
+            ],
+            path: "Sources/MigrationBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
             name: "EngineBenchmarks",
             dependencies: ["BenchmarkSupport", .product(name: "Strata", package: root)],
             path: "Sources/EngineBenchmarks",
