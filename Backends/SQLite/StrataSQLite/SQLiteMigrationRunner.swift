@@ -91,7 +91,9 @@ struct SQLiteMigrationRunner {
                     switch (oldSide.table.relationshipStorage[oldSide.index], storage) {
                     case (.foreignKey(let a), .foreignKey(let b)) where a != b:
                         keptColumnRenames[table.sqlName, default: []].append((a, b))
-                        if table.positionColumns.contains("_position_" + b) { keptColumnRenames[table.sqlName, default: []].append(("_position_" + a, "_position_" + b)) }
+                        if table.positionColumns.contains("_position_" + b), oldSide.table.positionColumns.contains("_position_" + a) {
+                            keptColumnRenames[table.sqlName, default: []].append(("_position_" + a, "_position_" + b))
+                        }
                     case (.joinTable(let a), .joinTable(let b)) where a.table != b.table:
                         keptJoinRenames.append((a.table, b.table))
                     default: break

@@ -7,6 +7,10 @@ import StrataCore
 /// the new store in place atomically (``StoreReplacing``, a file `rename`, or a copy for
 /// `memory:`).
 ///
+/// The `rename` fallback is for stores that are exactly one file with no journal beside it
+/// (XML); SQLite, whose `-wal` file belongs to the database it was written for, always migrates
+/// natively.
+///
 /// Crash safety: until the swap the old store is untouched and complete, and a leftover staging
 /// store is deleted at the next run; the swap itself is atomic. Memory: one batch of snapshots
 /// plus the list of one entity's object IDs at a time (16 bytes and the ID per object).
@@ -41,11 +45,13 @@ public struct StreamingMigrationExecutor: Sendable {
         do {
             try copy(step, from: url, to: staging, backend: backend, options: options, metadataChanges: metadataChanges, progress: progress, isCancelled: isCancelled)
             if isCancelled() { throw StrataError(.cancelled, "the migration \(step.name) of \(url) was cancelled; the store is unchanged", location: ["url": url.description]) }
-            try replace(url, with: staging, backend: backend, destination: step.destination, options: options, progress: progress)
         } catch {
             try? removeStaging(staging, backend: backend)
             throw error
         }
+        // From here on the staged store is the only complete copy of the migrated data until the
+        // replacement finishes: it is never removed on failure.
+        try replace(url, with: staging, backend: backend, destination: step.destination, options: options, progress: progress)
     }
 
     /// Streams every object of the store at `from` (at `step.source`) into a new store at `to`
@@ -178,12 +184,27 @@ public struct StreamingMigrationExecutor: Sendable {
         if let replacing = backend as? any StoreReplacing {
             try replacing.replaceStore(at: url, withStoreAt: staging)
         } else if url.scheme == "memory" {
-            // In-memory stores do not outlive the process: copy the staged store back under the name.
+            // In-memory stores do not outlive the process, and the backend cannot swap two names:
+            // the staged store is copied back under the name. Should the copy fail, the migrated
+            // data stays in the staged store, whose name the error gives.
             try backend.destroyStore(at: url)
-            let identity = try MigrationStep.infer(from: destination, to: destination)
-            try copy(identity, from: staging, to: url, backend: backend, options: options, metadataChanges: [:], progress: { _ in }, isCancelled: { false })
+            do {
+                let identity = try MigrationStep.infer(from: destination, to: destination)
+                try copy(identity, from: staging, to: url, backend: backend, options: options, metadataChanges: [:], progress: { _ in }, isCancelled: { false })
+            } catch let error as StrataError {
+                var error = error
+                error.message = "copying the migrated store \(staging) back to \(url) failed (the migrated data is in \(staging)): \(error.message)"
+                error.location["staging"] = staging.description
+                throw error
+            }
             try backend.destroyStore(at: staging)
         } else {
+            for journal in [url.location + "-wal", url.location + "-journal"] {
+                if let size = (try? FileManager.default.attributesOfItem(atPath: journal))?[.size] as? Int, size > 0 {
+                    throw StrataError(.unsupported, "\(journal) holds a journal of the store at \(url), which would not match a replaced file; the migrated copy is at \(staging) and the store is unchanged",
+                                      location: ["url": url.description, "staging": staging.description])
+                }
+            }
             guard rename(staging.location, url.location) == 0 else {
                 let code = errno
                 throw StrataError(.io, "cannot rename \(staging.location) to \(url.location): \(String(cString: strerror(code)))", location: ["path": url.location])
