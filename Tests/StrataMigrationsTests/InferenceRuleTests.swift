@@ -175,3 +175,52 @@ import Testing
         }
     }
 }
+
+/// Several rules at once, and a new unique constraint the data breaks.
+@Suite struct CombinedRuleTests {
+    @Test(arguments: BackendKind.allCases)
+    func relationshipRenamedAndMadeOrderedInOneStep(kind: BackendKind) throws {
+        let v1 = try RuleModels.model("v1", [RuleModels.person(relationships: [Relationship("pets", to: "Pet", inverse: "owner", toMany: true)]),
+                                             RuleModels.pet([Relationship("owner", to: "Person", inverse: "pets")])])
+        let v2 = try RuleModels.model("v2", [RuleModels.person(relationships: [Relationship("animals", to: "Pet", inverse: "keeper", toMany: true, ordered: true, renamingIdentifier: "pets")]),
+                                             RuleModels.pet([Relationship("keeper", to: "Person", inverse: "animals", renamingIdentifier: "owner")])])
+        let seed: (any PersistentStore) throws -> Void = { store in
+            let person = try store.model.requireEntity("Person")
+            let p = try store.obtainPermanentIDs(for: "Person", count: 1)[0], pets = try store.obtainPermanentIDs(for: "Pet", count: 2)
+            var owner = Snapshot(objectID: p, entity: person)
+            owner.attributes = [.string("owner"), .null]
+            owner.relationships = [.toMany(pets)]
+            try store.save(SaveRequest(inserts: [owner] + pets.map { Snapshot(objectID: $0, version: 0, attributes: [.string("pet")], relationships: [.toOne(p)]) }))
+        }
+        try migrate(kind, versions: [v1, v2], seed: seed) { (store: any PersistentStore) throws in
+            #expect(try links(store, "Person", "animals") == [[1, 2]])
+            #expect(try links(store, "Pet", "keeper") == [[1], [1]])
+        }
+    }
+
+    @Test(arguments: BackendKind.allCases)
+    func newUniqueConstraintBrokenByTheDataFailsAndChangesNothing(kind: BackendKind) throws {
+        try withTemporaryDirectory { directory in
+            let registry = builtInRegistry()
+            let url = kind.url(in: directory)
+            defer { if kind == .memory { try? registry.backend(for: "memory").destroyStore(at: url) } }
+            let v2 = try RuleModels.model("v2", [RuleModels.pet(), Entity("Person", attributes: [Attribute("name", .string), Attribute("nick", .string, isOptional: true)],
+                                                                         relationships: [Relationship("pet", to: "Pet", inverse: "owner")], uniqueConstraints: [["name"]])])
+            do {
+                let store = try registry.open(url, model: RuleModels.v1)
+                try RuleModels.seed(store)
+                var second = try all(store, "Person")[1]
+                second.attributes[0] = .string("person 1")
+                try store.save(SaveRequest(updates: [SaveRequest.Update(second, expectedVersion: second.version)]))
+                try store.close()
+            }
+            let migrator = try StoreMigrator(versions: VersionedModel(name: "Rules", versions: [RuleModels.v1, v2]), registry: registry)
+            #expect(try MigrationStep.infer(from: RuleModels.v1, to: v2).changes.map(\.kind) == [.changeIndexes])
+            let error = try #require(throws: StrataError.self) { try migrator.migrate(storeAt: url) }
+            #expect(error.code == .uniqueConstraint)
+            let store = try registry.open(url, model: RuleModels.v1)
+            defer { try? store.close() }
+            #expect(try values(store, "Person", "name") == [.string("person 1"), .string("person 1"), .string("person 3")])
+        }
+    }
+}

@@ -75,3 +75,42 @@ import Testing
         #expect(try MigrationStep.infer(from: v1, to: v2, stage: MigrationStage(from: "v1", to: "v2")).changes.map(\.kind) == [.toManyBecomesToOne])
     }
 }
+
+/// A did-migrate that fails is run again by the next migration.
+@Suite struct PendingStageTests {
+    final class Attempts: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        func next() -> Int { lock.lock(); defer { lock.unlock() }; count += 1; return count }
+    }
+
+    @Test(arguments: BackendKind.allCases)
+    func failedDidMigrateRunsAgainAtTheNextMigration(kind: BackendKind) throws {
+        try withTemporaryDirectory { directory in
+            let registry = builtInRegistry()
+            let url = kind.url(in: directory)
+            defer { if kind == .memory { try? registry.backend(for: "memory").destroyStore(at: url) } }
+            let v2 = try RuleModels.model("v2", [RuleModels.person([Attribute("name", .string), Attribute("nick", .string, isOptional: true),
+                                                                    Attribute("display", .string, isOptional: true)]), RuleModels.pet()])
+            do {
+                let store = try registry.open(url, model: RuleModels.v1)
+                try RuleModels.seed(store)
+                try store.close()
+            }
+            let attempts = Attempts()
+            let stage = MigrationStage(from: "v1", to: "v2", didMigrate: { context in
+                if attempts.next() == 1 { throw StrataError(.io, "simulated failure") }
+                try context.updateEach("Person") { person in person["display"] = .string("done") }
+            })
+            let migrator = try StoreMigrator(versions: VersionedModel(name: "Rules", versions: [RuleModels.v1, v2]), stages: [stage], registry: registry)
+            #expect(throws: StrataError.self) { try migrator.migrate(storeAt: url) }
+            #expect(try registry.backend(for: url.scheme).metadata(at: url)?.userInfo[pendingDidMigrateKey] == "v1->v2")
+            #expect(try migrator.needsMigration(storeAt: url))
+            try migrator.migrate(storeAt: url)
+            #expect(try !migrator.needsMigration(storeAt: url))
+            let store = try registry.open(url, model: v2)
+            defer { try? store.close() }
+            #expect(try values(store, "Person", "display") == [.string("done"), .string("done"), .string("done")])
+        }
+    }
+}
