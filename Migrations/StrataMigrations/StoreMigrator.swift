@@ -79,11 +79,11 @@ public struct StoreMigrator: StoreMigrating {
     /// version of the last completed step, and a new call continues from there.
     @discardableResult
     public func migrate(storeAt url: StoreURL, options: StoreOptions = StoreOptions(), progress: (MigrationProgress) -> Void = { _ in }, isCancelled: () -> Bool = { false }) throws -> MigrationPlan {
-        let (backend, metadata) = try storeMetadata(at: url)
-        if let pending = metadata.userInfo[pendingDidMigrateKey] {
-            try runPendingDidMigrate(pending, at: url, backend: backend, metadata: metadata, options: options)
+        var (backend, current) = try storeMetadata(at: url)
+        if let pending = current.userInfo[pendingDidMigrateKey] {
+            try runPendingDidMigrate(pending, at: url, backend: backend, metadata: current, options: options)
+            current = try storeMetadata(at: url).1
         }
-        let (_, current) = try storeMetadata(at: url)
         let plan = try MigrationPlan.make(versions: versions, storeMetadata: current, target: currentModel.versionIdentifier, stages: stages, url: url)
         for step in plan.steps {
             if isCancelled() { throw StrataError(.cancelled, "the migration of \(url) was cancelled before \(step.name); the store is at version \(step.source.versionIdentifier)", location: ["url": url.description]) }

@@ -34,7 +34,7 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
     ///   ``StrataError/Code/migrationNotInferable`` for a step inference cannot map (see
     ///   ``MigrationStep/infer(from:to:stage:)``).
     public static func make(versions: VersionedModel, storeMetadata: StoreMetadata, target: String? = nil, stages: [MigrationStage] = [], url: StoreURL? = nil) throws -> MigrationPlan {
-        let where_ = url.map { "the store at \($0)" } ?? "the store"
+        let subject = url.map { "the store at \($0)" } ?? "the store"
         var location = ["storeHash": storeMetadata.modelVersionHash, "storeVersion": storeMetadata.modelVersionIdentifier, "model": versions.name]
         if let url { location["url"] = url.description }
         let targetModel: Model
@@ -55,13 +55,13 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
             let newest = versions.versions.last!.versionIdentifier
             throw StrataError(
                 .modelMismatch,
-                "\(where_) was written with model version '\(storeMetadata.modelVersionIdentifier)' (hash \(storeMetadata.modelVersionHash)), which is none of the versions of '\(versions.name)' (\(versions.versions.map(\.versionIdentifier).joined(separator: ", "))); it may be newer than the newest version '\(newest)'. Nothing was changed; open it with a newer model",
+                "\(subject) was written with model version '\(storeMetadata.modelVersionIdentifier)' (hash \(storeMetadata.modelVersionHash)), which is none of the versions of '\(versions.name)' (\(versions.versions.map(\.versionIdentifier).joined(separator: ", "))); it may be newer than the newest version '\(newest)'. Nothing was changed; open it with a newer model",
                 location: location)
         }
         guard storeIndex < targetIndex else {
             throw StrataError(
                 .modelMismatch,
-                "\(where_) is at version '\(versions.versions[storeIndex].versionIdentifier)', newer than the target '\(targetModel.versionIdentifier)'; migrations only go forward. Nothing was changed",
+                "\(subject) is at version '\(versions.versions[storeIndex].versionIdentifier)', newer than the target '\(targetModel.versionIdentifier)'; migrations only go forward. Nothing was changed",
                 location: location)
         }
         var steps: [MigrationStep] = []
