@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// `strata`: inspect, demo and (in later releases) migrate, import, export and copy stores.
+/// `strata`: demo, inspect, import, export, validate and copy stores.
 @main
 struct StrataCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -8,9 +8,11 @@ struct StrataCommand: ParsableCommand {
         abstract: "Work with Strata object-graph stores.",
         discussion: """
             Stores are named by URL: memory:[NAME], sqlite:PATH, lmdb:DIR, xml:PATH.
-            Exit codes: 0 success, 1 a Strata error (printed with its code), 64 bad usage.
+            Every store command takes --model DIR and --json.
+            Exit codes: 0 success, 1 a Strata error (printed with its code),
+            2 validate found violations, 64 bad usage.
             """,
         version: "0.1.0",
-        subcommands: [DemoCommand.self]
+        subcommands: [DemoCommand.self, InspectCommand.self, ImportCommand.self, ExportCommand.self, ValidateCommand.self, CopyCommand.self]
     )
 }
