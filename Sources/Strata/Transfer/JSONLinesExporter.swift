@@ -51,21 +51,20 @@ public struct JSONLinesExporter: Sendable {
             entities = model.entities
         }
         var exported = ExportedKeys()
-        var ids: [String: [ObjectID]] = [:]
         for entity in entities {
-            let found = try store.fetch(FetchRequest(entityName: entity.name, predicate: predicate, resultType: .objectIDs)).objectIDs()
-                .sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
-            exported.set(found.compactMap(\.primaryKey), for: entity.name)
-            ids[entity.name] = found
+            let keys = try store.fetch(FetchRequest(entityName: entity.name, predicate: predicate, resultType: .objectIDs)).objectIDs()
+                .compactMap(\.primaryKey).sorted()
+            exported.set(keys, for: entity.name)
         }
         var counts: [String: Int] = [:]
         for entity in entities {
-            let list = ids[entity.name] ?? []
-            ids[entity.name] = nil
-            counts[entity.name] = list.count
+            let keys = exported.keys(of: entity.name)
+            counts[entity.name] = keys.count
             var start = 0
-            while start < list.count {
-                let batch = Array(list[start..<min(start + batchSize, list.count)])
+            while start < keys.count {
+                let batch = keys[start..<min(start + batchSize, keys.count)].map {
+                    ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: $0)
+                }
                 let snapshots = try store.fetch(FetchRequest(entityName: entity.name, objectIDs: batch)).snapshots()
                 for snapshot in snapshots {
                     guard let reference = exported.reference(of: snapshot.objectID) else { continue }

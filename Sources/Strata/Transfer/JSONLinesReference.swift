@@ -15,6 +15,9 @@ struct ExportedKeys {
 
     mutating func set(_ sorted: [Int64], for entityName: String) { keys[entityName] = sorted }
 
+    /// The exported keys of `entityName`, ascending.
+    func keys(of entityName: String) -> [Int64] { keys[entityName] ?? [] }
+
     /// The reference of `id`, or `nil` when the export leaves that object out.
     func reference(of id: ObjectID) -> String? {
         guard let list = keys[id.entityName], let key = id.primaryKey else { return nil }
