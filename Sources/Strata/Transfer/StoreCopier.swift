@@ -75,7 +75,7 @@ public struct StoreCopier: Sendable {
             try existing.close()
             if held > 0 {
                 guard replacingExisting else {
-                    throw StrataError(.invalidRequest, "the destination \(destination) already holds \(held) objects; nothing was copied (ask to replace it to destroy it first)",
+                    throw StrataError(.invalidRequest, "the destination \(destination) already holds \(held) objects; nothing was copied; to delete it and copy anyway, pass --replace (replacingExisting: true)",
                                       location: ["url": destination.description])
                 }
             }
