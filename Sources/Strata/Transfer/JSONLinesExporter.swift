@@ -77,27 +77,36 @@ public struct JSONLinesExporter: Sendable {
     }
 
     static func line(_ snapshot: Snapshot, entity: Entity, reference: String, exported: ExportedKeys) -> String {
-        var attributes: [(String, JSONNode)] = []
-        attributes.reserveCapacity(entity.attributes.count)
-        for (attribute, value) in zip(entity.attributes, snapshot.attributes) {
-            attributes.append((attribute.name, JSONValueCoding.encode(value)))
+        var writer = JSONLineWriter()
+        writer.raw("{\"entity\":")
+        writer.string(entity.name)
+        writer.raw(",\"ref\":")
+        writer.string(reference)
+        writer.raw(",\"attributes\":{")
+        for (i, (attribute, value)) in zip(entity.attributes, snapshot.attributes).enumerated() {
+            if i > 0 { writer.raw(",") }
+            writer.key(attribute.name)
+            writer.value(value)
         }
-        var relationships: [(String, JSONNode)] = []
-        for (relationship, value) in zip(entity.relationships, snapshot.relationships) {
+        writer.raw("},\"relationships\":{")
+        for (i, (relationship, value)) in zip(entity.relationships, snapshot.relationships).enumerated() {
+            if i > 0 { writer.raw(",") }
+            writer.key(relationship.name)
             switch value {
             case .toOne(let target):
-                relationships.append((relationship.name, target.flatMap(exported.reference(of:)).map(JSONNode.string) ?? .null))
+                if let reference = target.flatMap(exported.reference(of:)) { writer.string(reference) } else { writer.raw("null") }
             case .toMany(let targets):
-                var kept = targets.filter { exported.reference(of: $0) != nil }
-                if !relationship.isOrdered { kept.sort { exported.position(of: $0) < exported.position(of: $1) } }
-                relationships.append((relationship.name, .array(kept.map { .string(exported.reference(of: $0)!) })))
+                var kept = targets.compactMap { target in exported.reference(of: target).map { (position: exported.position(of: target), reference: $0) } }
+                if !relationship.isOrdered { kept.sort { $0.position < $1.position } }
+                writer.raw("[")
+                for (j, target) in kept.enumerated() {
+                    if j > 0 { writer.raw(",") }
+                    writer.string(target.reference)
+                }
+                writer.raw("]")
             }
         }
-        return JSONNode.object([
-            ("entity", .string(entity.name)),
-            ("ref", .string(reference)),
-            ("attributes", .object(attributes)),
-            ("relationships", .object(relationships)),
-        ]).compactText()
+        writer.raw("}}")
+        return writer.text
     }
 }

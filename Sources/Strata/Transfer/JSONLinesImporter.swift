@@ -105,6 +105,17 @@ public struct JSONLinesImporter: Sendable {
 
         // 3. Inverses: check the sides written on both lines agree, fill the sides left out.
         var derived: [[Int: [Int]]] = Array(repeating: [:], count: pending.count)
+        // Long to-many lists are searched often (each of a department's employees asks whether
+        // the department names it): as sets, built on first use.
+        var sets: [Int: Set<Int>] = [:]
+        func names(_ target: Int, _ inverse: Int, _ source: Int, in list: [Int]) -> Bool {
+            if list.count <= 16 { return list.contains(source) }
+            let key = target << 16 | inverse
+            if let set = sets[key] { return set.contains(source) }
+            let set = Set(list)
+            sets[key] = set
+            return set.contains(source)
+        }
         for o in pending.indices {
             let entity = model.entities[pending[o].entity]
             for (r, relationship) in entity.relationships.enumerated() {
@@ -113,7 +124,7 @@ public struct JSONLinesImporter: Sendable {
                 guard let inverse = destination.relationshipIndex(named: relationship.inverse) else { continue }
                 for target in targets {
                     if let back = pending[target].targets[inverse] {
-                        guard back.contains(o) else {
+                        guard names(target, inverse, o, in: back) else {
                             throw Self.error(.invalidObjectID, pending[o].line, source,
                                              "\(entity.name).\(relationship.name) names '\(pending[target].ref)', but line \(pending[target].line) does not name '\(pending[o].ref)' in its inverse \(destination.name).\(relationship.inverse)",
                                              ["entity": entity.name, "key": relationship.name, "ref": pending[target].ref])
@@ -149,7 +160,6 @@ public struct JSONLinesImporter: Sendable {
         }
         var inserts: [Snapshot] = []
         inserts.reserveCapacity(pending.count)
-        var lines: [ObjectID: Int] = [:]
         for o in pending.indices {
             let entity = model.entities[pending[o].entity]
             let relationships: [RelationshipValue] = entity.relationships.enumerated().map { r, relationship in
@@ -157,13 +167,13 @@ public struct JSONLinesImporter: Sendable {
                 return relationship.isToMany ? .toMany(targets) : .toOne(targets.first)
             }
             inserts.append(Snapshot(objectID: ids[o]!, version: 0, attributes: pending[o].attributes, relationships: relationships))
-            lines[ids[o]!] = pending[o].line
         }
         do {
             try store.save(SaveRequest(inserts: inserts))
         } catch var error as StrataError {
             let named = error.location["object"] ?? error.location["objectID"]
-            if let named, let id = lines.keys.first(where: { $0.uriRepresentation == named }), let line = lines[id] {
+            if let named, let o = ids.firstIndex(where: { $0?.uriRepresentation == named }) {
+                let line = pending[o].line
                 error.message = "line \(line): " + error.message + "; nothing was imported"
                 error.location["line"] = String(line)
             } else {
