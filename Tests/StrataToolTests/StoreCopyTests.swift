@@ -71,4 +71,24 @@ import Testing
         defer { try? copy.close() }
         #expect(try Fixture.count(copy) == 2 + 6 + 5 + 12)
     }
+
+    @Test func destinationAtAnotherModelVersionIsRefusedUntouchedUnlessReplacing() throws {
+        let directory = try Fixture.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = try Fixture.open(Fixture.url("memory", in: directory))
+        try seedCompany(source, employees: 5)
+        let destination = Fixture.url("xml", in: directory)
+        let v1 = Fixture.versioned.version(named: "v1")!
+        let old = try Fixture.open(destination, model: v1)
+        try JSONLinesImporter().importLines(Data(#"{"entity":"Company","ref":"c","attributes":{"name":"Old"}}"#.utf8), into: old)
+        try old.close()
+        let backend = try BuiltInBackends.registry.backend(for: "xml")
+        let error = try #require(throws: StrataError.self) { try StoreCopier().copy(from: source, to: destination, backend: backend) }
+        #expect(error.code == .modelMismatch)
+        #expect(try backend.metadata(at: destination)?.modelVersionHash == v1.versionHash)
+        try StoreCopier().copy(from: source, to: destination, backend: backend, replacingExisting: true)
+        let copy = try Fixture.open(destination)
+        defer { try? copy.close() }
+        #expect(try Fixture.export(copy) == (try Fixture.export(source)))
+    }
 }

@@ -45,8 +45,9 @@ public struct StoreCopier: Sendable {
     /// Copies `source` into the store at `destination`, created with `source.model` by `backend`.
     ///
     /// - Parameters:
-    ///   - replacingExisting: destroy a destination that already holds objects first; without it
-    ///     such a destination is refused (``StrataError/Code/invalidRequest``) and left untouched.
+    ///   - replacingExisting: destroy an existing destination first, whatever it holds and at
+    ///     whatever model version; without it a destination holding objects is refused
+    ///     (``StrataError/Code/invalidRequest``) and left untouched, and an empty one is filled.
     ///   - progress: called after each batch with the entity being copied and the objects of it
     ///     copied so far.
     /// - Throws: ``StrataError/Code/invalidRequest`` for a non-empty destination or a batch size
@@ -70,16 +71,18 @@ public struct StoreCopier: Sendable {
         }
         let model = source.model
         if try backend.metadata(at: destination) != nil {
-            let existing = try backend.open(destination, model: model, options: options)
-            let held = try Self.objectCount(of: existing)
-            try existing.close()
-            if held > 0 {
-                guard replacingExisting else {
+            if replacingExisting {
+                // Asked for explicitly: whatever the store holds, at whatever model version.
+                try backend.destroyStore(at: destination)
+            } else {
+                let existing = try backend.open(destination, model: model, options: options)
+                let held = try Self.objectCount(of: existing)
+                try existing.close()
+                guard held == 0 else {
                     throw StrataError(.invalidRequest, "the destination \(destination) already holds \(held) objects; nothing was copied; to delete it and copy anyway, pass --replace (replacingExisting: true)",
                                       location: ["url": destination.description])
                 }
             }
-            if replacingExisting { try backend.destroyStore(at: destination) }
         }
         let opened = try backend.open(destination, model: model, options: options)
         defer { try? opened.close() }
