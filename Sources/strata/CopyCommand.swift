@@ -54,7 +54,7 @@ struct CopyCommand: ParsableCommand {
                     ("copied", .integer(Int64(report.total))), ("entities", countsNode(report.counts, model: store.model)),
                 ]).compactText())
             } else {
-                print("copied \(report.total) objects from \(source) to \(destination)" + (report.total > 0 ? ": \(countsText(report.counts, model: store.model))" : ""))
+                print("copied \(objects(report.total)) from \(source) to \(destination)" + (report.total > 0 ? ": \(countsText(report.counts, model: store.model))" : ""))
             }
         }
     }

@@ -54,7 +54,7 @@ struct ImportCommand: ParsableCommand {
                     ("imported", .integer(Int64(report.total))), ("entities", countsNode(report.counts, model: model)),
                 ]).compactText())
             } else {
-                print("imported \(report.total) objects into \(url) (model \(model.versionIdentifier))" + (report.total > 0 ? ": \(countsText(report.counts, model: model))" : ""))
+                print("imported \(objects(report.total)) into \(url) (model \(model.versionIdentifier))" + (report.total > 0 ? ": \(countsText(report.counts, model: model))" : ""))
             }
         }
     }

@@ -46,3 +46,6 @@ final class OutputBuffer {
         buffer.removeAll(keepingCapacity: true)
     }
 }
+
+/// `1 object`, `2 objects`.
+func objects(_ count: Int) -> String { count == 1 ? "1 object" : "\(count) objects" }

@@ -45,7 +45,7 @@ struct ValidateCommand: ParsableCommand {
                 ]).compactText())
             } else {
                 for failure in report.violations { print(failure) }
-                print("\(checked) objects checked, \(violations) violation\(violations == 1 ? "" : "s")")
+                print("\(objects(checked)) checked, \(violations) violation\(violations == 1 ? "" : "s")")
             }
         }
         if violations > 0 { throw ToolExit.violations }

@@ -48,7 +48,7 @@ import Testing
         let backend = try BuiltInBackends.registry.backend(for: scheme)
         let error = try #require(throws: StrataError.self) { try StoreCopier().copy(from: source, to: destination, backend: backend) }
         #expect(error.code == .invalidRequest)
-        #expect(error.message.contains("already holds 1 objects"))
+        #expect(error.message.contains("already holds 1 object;"))
         let untouched = try Fixture.open(destination)
         #expect(try Fixture.count(untouched) == 1)
         try untouched.close()

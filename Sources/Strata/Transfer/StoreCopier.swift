@@ -79,7 +79,7 @@ public struct StoreCopier: Sendable {
                 let held = try Self.objectCount(of: existing)
                 try existing.close()
                 guard held == 0 else {
-                    throw StrataError(.invalidRequest, "the destination \(destination) already holds \(held) objects; nothing was copied; to delete it and copy anyway, pass --replace (replacingExisting: true)",
+                    throw StrataError(.invalidRequest, "the destination \(destination) already holds \(held) object\(held == 1 ? "" : "s"); nothing was copied; to delete it and copy anyway, pass --replace (replacingExisting: true)",
                                       location: ["url": destination.description])
                 }
             }
