@@ -176,5 +176,11 @@ let package = Package(
             path: "Tests/StrataTests",
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "StrataToolTests",
+            dependencies: ["Strata", "strata"],
+            path: "Tests/StrataToolTests",
+            swiftSettings: strictSettings
+        ),
     ]
 )

@@ -71,5 +71,11 @@ let package = Package(
             path: "Sources/EngineBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        .executableTarget(
+            name: "TransferBenchmarks",
+            dependencies: ["BenchmarkSupport", .product(name: "Strata", package: root)],
+            path: "Sources/TransferBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
     ]
 )

@@ -3,6 +3,11 @@ import Foundation
 import Strata
 import StrataMigrations
 
+extension ToolExit {
+    /// `strata migrate` was not confirmed; nothing changed.
+    static let notConfirmed = ExitCode(3)
+}
+
 /// `strata migrate`: shows the plan that brings a store to a model version, asks, and runs it.
 struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,13 +24,10 @@ struct MigrateCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The store URL (memory:NAME, sqlite:PATH, lmdb:DIR, xml:PATH).")
+    @Argument(help: ArgumentHelp("The store URL (memory:NAME, sqlite:PATH, lmdb:DIR, xml:PATH).", valueName: "URL"))
     var url: String
 
-    @Option(help: "The model directory (NAME.stratamodel).")
-    var model: String
-
-    @Option(name: .customLong("to"), help: "The version to migrate to (default: the model's current version).")
+    @Option(name: .customLong("to"), help: ArgumentHelp("The version to migrate to (default: the model's current version).", valueName: "V"))
     var target: String?
 
     @Flag(help: "Print the plan and change nothing.")
@@ -34,33 +36,32 @@ struct MigrateCommand: ParsableCommand {
     @Flag(help: "Do not ask for confirmation.")
     var yes = false
 
-    @Flag(help: "Print machine-readable JSON on standard output.")
-    var json = false
-
-    /// Exit code when the user does not confirm.
-    static let notConfirmed: Int32 = 3
+    @OptionGroup var options: CommonOptions
 
     func run() throws {
-        do {
-            let storeURL = try StoreURL.parse(url)
-            let versions = try VersionedModel(directory: URL(fileURLWithPath: model))
-            let migrator = try StoreMigrator(versions: versions, target: target, registry: BuiltInBackends.registry)
+        var confirmed = true
+        try reportingErrors(json: options.json) {
+            let environment = try ToolEnvironment(options)
+            let storeURL = try storeURL(url)
+            let migrator = try StoreMigrator(versions: environment.versioned, target: target, registry: environment.registry)
             let plan = try migrator.plan(forStoreAt: storeURL)
-            if !json { print(plan.description) }
+            if !options.json { print(plan.description) }
             if plan.isEmpty || dryRun {
-                if json { emit(plan, url: storeURL, migrated: false, milliseconds: nil) }
+                if options.json { emit(plan, url: storeURL, migrated: false, milliseconds: nil) }
                 return
             }
             if !yes {
                 guard isatty(STDIN_FILENO) != 0 else {
                     FileHandle.standardError.write(Data("strata: not migrating \(storeURL): standard input is not a terminal; pass --yes to migrate without asking\n".utf8))
-                    throw ExitCode(Self.notConfirmed)
+                    confirmed = false
+                    return
                 }
                 FileHandle.standardError.write(Data("Migrate \(storeURL) from \(plan.storeVersion.versionIdentifier) to \(plan.targetVersion.versionIdentifier)? [y/N] ".utf8))
                 let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
                 guard answer == "y" || answer == "yes" else {
                     FileHandle.standardError.write(Data("strata: not migrated; the store is unchanged\n".utf8))
-                    throw ExitCode(Self.notConfirmed)
+                    confirmed = false
+                    return
                 }
             }
             let showProgress = isatty(STDERR_FILENO) != 0
@@ -71,19 +72,13 @@ struct MigrateCommand: ParsableCommand {
             })
             if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
             let elapsed = Int(Date().timeIntervalSince(start) * 1000)
-            if json {
+            if options.json {
                 emit(plan, url: storeURL, migrated: true, milliseconds: elapsed)
             } else {
                 print("migrated \(storeURL) to \(plan.targetVersion.versionIdentifier) in \(elapsed) ms")
             }
-        } catch let error as StrataError {
-            FileHandle.standardError.write(Data("strata: \(error)\n".utf8))
-            if json {
-                let location = JSONNode.object(error.location.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
-                print(JSONNode.object([("error", .object([("code", .string(error.code.rawValue)), ("message", .string(error.message)), ("location", location)]))]).compactText())
-            }
-            throw ExitCode(1)
         }
+        if !confirmed { throw ToolExit.notConfirmed }
     }
 
     private func emit(_ plan: MigrationPlan, url: StoreURL, migrated: Bool, milliseconds: Int?) {

@@ -12,7 +12,7 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
     public let model: Model
     /// The store's identifier.
     public let identifier: String
-    private let storage: InMemoryStorage
+    let storage: InMemoryStorage
     private let readOnly: Bool
     private let closed = Locked(false)
 
@@ -28,7 +28,7 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
         if closed.withLock({ $0 }) { throw StrataError(.storeClosed, "the store \(url) is closed", location: ["url": url.description]) }
     }
 
-    private func checkWritable() throws {
+    func checkWritable() throws {
         try checkOpen()
         if readOnly { throw StrataError(.readOnly, "the store \(url) was opened read-only", location: ["url": url.description]) }
     }
