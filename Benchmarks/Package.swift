@@ -60,5 +60,11 @@ let package = Package(
             path: "Sources/EngineBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        .executableTarget(
+            name: "ContainerBenchmarks",
+            dependencies: ["BenchmarkSupport", .product(name: "Strata", package: root)],
+            path: "Sources/ContainerBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
     ]
 )

@@ -9,8 +9,8 @@ extension PersistentContainer {
 
     /// Loads every store in the background and returns when they are all open, or throws.
     ///
-    /// The caller is suspended, never blocked: checks, migration and opening run on the
-    /// container's queue. Cancelling the calling task cancels the load (for every caller
+    /// The caller is suspended, never blocked: checks, migration and opening run on a thread of
+    /// the container's, at a lower priority than the caller's (``LoaderThread``). Cancelling the calling task cancels the load (for every caller
     /// waiting on it): the load stops at the next step, closes what it opened, leaves every
     /// store as it was, and throws ``StrataError/Code/cancelled``. Calling it while a load runs
     /// waits for that load; calling it when ready returns at once; calling it after a failure
@@ -36,8 +36,9 @@ extension PersistentContainer {
     }
 
     /// Starts loading every store in the background and returns at once with the load's
-    /// Foundation `Progress`; `completion` is called on the container's loading queue with `nil`
-    /// when every store is open, or with the error (also in ``state``).
+    /// Foundation `Progress`; `completion` is called on the loading thread with `nil` when every
+    /// store is open, or with the error (also in ``state``); when the container is already ready,
+    /// on the container's queue.
     ///
     /// The `Progress` counts 1,000 units per store, shared by the phases (checking 50,
     /// migrating 750, opening 50, verifying 150), so its `fractionCompleted` rises from 0 to 1
@@ -72,7 +73,7 @@ extension PersistentContainer {
         case .begin(let run):
             run.addWaiter(completion)
             for slot in slots { slot.markPending() }
-            loadQueue.async { self.runLoad(run) }
+            loadQueue.async { LoaderThread.start(name: "Strata.PersistentContainer.load") { self.runLoad(run) } }
             return run.progress
         }
     }
@@ -126,7 +127,7 @@ extension PersistentContainer {
         if let firstError { throw firstError }
     }
 
-    /// The load itself, on ``loadQueue``.
+    /// The load itself, on a low-priority thread of its own (``LoaderThread``).
     func runLoad(_ run: LoadRun) {
         var opened: [(slot: ContainerStoreSlot, store: any PersistentStore)] = []
         do {

@@ -144,7 +144,7 @@ public final class PersistentContainer: Sendable {
         self.storeDescriptions = descriptions
         self.slots = slots
         self.setupError = problem
-        self.loadQueue = DispatchQueue(label: "Strata.PersistentContainer.load", qos: .userInitiated)
+        self.loadQueue = DispatchQueue(label: "Strata.PersistentContainer.load", qos: .utility)
 
         switch style {
         case .twoTier:
