@@ -78,6 +78,8 @@ final class TestMigrator: StoreMigrating {
     let beforeStep: @Sendable (_ step: Int, _ isCancelled: @Sendable () -> Bool) throws -> Void
     let calls = Collector<String>()
     let threads = Collector<UInt>()
+    /// The nice value of the thread `migrateStore` ran on.
+    let niceValues = Collector<Int32>()
 
     init(steps: Int = 3, beforeStep: @escaping @Sendable (_ step: Int, _ isCancelled: @Sendable () -> Bool) throws -> Void = { _, _ in }) {
         self.steps = steps
@@ -98,6 +100,7 @@ final class TestMigrator: StoreMigrating {
     func migrateStore(at url: StoreURL, options: StoreOptions, progress: @escaping @Sendable (MigrationProgress) -> Void, isCancelled: @escaping @Sendable () -> Bool) throws {
         calls.append("migrateStore")
         threads.append(currentThreadID())
+        niceValues.append(currentNiceValue())
         for step in 1...steps {
             try beforeStep(step, isCancelled)
             if isCancelled() { throw StrataError(.cancelled, "migration cancelled at step \(step)") }
@@ -151,4 +154,9 @@ final class Gate: Sendable {
             }
         }
     }
+}
+
+/// The calling thread's nice value (Linux keeps one per thread).
+func currentNiceValue() -> Int32 {
+    getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
 }
