@@ -33,6 +33,26 @@ import Testing
         #expect(pinned == Array(repeating: Value.bool(false), count: 5))
     }
 
+    @Test func aVersionedContainerMigratesWithTheBuiltInMigratorByDefault() async throws {
+        let url = try v1Store(notes: 7)
+        let container = PersistentContainer(name: "Notes", versionedModel: NotesModel.versioned, storeDescriptions: [StoreDescription(url: url)], environment: [:])
+        #expect(container.migrator is StoreMigrator)
+        let updates = container.loadProgressUpdates()
+        let collected = Task { () -> [LoadProgress] in
+            var all: [LoadProgress] = []
+            for await step in updates { all.append(step) }
+            return all
+        }
+        try await container.loadPersistentStores()
+        #expect(container.state == .ready)
+        #expect(try container.loadedStores[0].metadata().modelVersionIdentifier == "v2")
+        #expect(await collected.value.contains { $0.phase == .migrating })
+        let pinned = try await container.viewContext.perform {
+            try container.viewContext.fetch(FetchRequest(entityName: "Note")).map { $0["pinned"] }
+        }
+        #expect(pinned == Array(repeating: Value.bool(false), count: 7))
+    }
+
     @Test func progressComesThroughTheAsyncSequenceAndFoundationProgress() async throws {
         let url = try v1Store()
         let container = container(url, migrator: TestMigrator(steps: 3))

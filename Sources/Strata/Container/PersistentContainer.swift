@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import StrataMigrations
 import StrataCore
 
 /// The whole stack in one object: the model, a coordinator, a main-queue view context, background
@@ -92,9 +93,14 @@ public final class PersistentContainer: Sendable {
     }
 
     /// A container for the current version of `versionedModel`, which knows the older versions:
-    /// a store written with one of them is migrated while loading (through `migrator`), and a
-    /// store written with a version it does not know fails with
-    /// ``StrataError/Code/modelMismatch`` listing the versions it knows.
+    /// a store written with one of them is migrated while loading, and a store written with a
+    /// version it does not know fails with ``StrataError/Code/modelMismatch`` listing the versions
+    /// it knows.
+    ///
+    /// - Parameter migrator: migrates older stores; by default the built-in
+    ///   `StoreMigrator` (inferred lightweight mapping, native on SQLite and LMDB, streaming
+    ///   elsewhere). Pass one with custom stages when inference is not enough. A description with
+    ///   ``StoreDescription/migratesAutomatically`` off never migrates.
     public convenience init(
         name: String,
         versionedModel: VersionedModel,
@@ -104,6 +110,7 @@ public final class PersistentContainer: Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment,
         registry: StoreRegistry = BuiltInBackends.registry
     ) {
+        let migrator = migrator ?? (try? StoreMigrator(versions: versionedModel, registry: registry))
         self.init(name: name, model: versionedModel.current, versions: versionedModel, storeDescriptions: storeDescriptions, stack: stack, migrator: migrator, environment: environment, registry: registry)
     }
 

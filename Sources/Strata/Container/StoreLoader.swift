@@ -93,9 +93,15 @@ struct StoreLoader {
         guard migrator.currentModel.versionHash == model.versionHash else {
             throw StrataError(.invalidModel, "the container's migrator migrates to model version '\(migrator.currentModel.versionIdentifier)', but the container's model is version '\(model.versionIdentifier)'", location: location)
         }
-        guard try migrator.needsMigration(storeAt: url) else {
-            throw mismatch("the migrator says the store needs no migration")
+        let needed: Bool
+        do {
+            needed = try migrator.needsMigration(storeAt: url)
+        } catch var refusal as StrataError where refusal.code == .modelMismatch {
+            // The migrator's own words, with what the container knows about the store added.
+            refusal.location.merge(location) { mine, _ in mine }
+            throw refusal
         }
+        guard needed else { throw mismatch("the migrator says the store needs no migration") }
         progress(.migrating, 0, 0, "from \(known?.versionIdentifier ?? metadata.modelVersionIdentifier) to \(model.versionIdentifier)")
         do {
             try migrator.migrateStore(
