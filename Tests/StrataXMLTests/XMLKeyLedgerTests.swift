@@ -143,6 +143,21 @@ import Testing
         #expect(error?.message.contains("delete it") == true)
     }
 
+    @Test func keysTakenThroughAGivenKeyAreNeverHandedOutEvenAfterReopening() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let store = try openStore(dir.url())
+        let other = try openStore(dir.url())
+        let item = TestModels.allTypes.entities.firstIndex { $0.name == "Item" }!
+        try store.takeKeys(through: 50, entity: item)
+        #expect(try keys(store, 1) == [51])
+        #expect(try keys(other, 1) == [52], "another store on the file sees it too")
+        try store.takeKeys(through: 10, entity: item)
+        try store.close()
+        #expect(try keys(openStore(dir.url()), 1) == [53], "keys already taken change nothing")
+        #expect(strataError { try other.takeKeys(through: 0, entity: item) }?.code == .invalidRequest)
+    }
+
     @Test func askingForNoKeysWritesNothing() throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }

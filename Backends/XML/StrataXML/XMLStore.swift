@@ -111,6 +111,30 @@ public final class XMLStore: PersistentStore, NativeQueryEvaluating {
         return (0..<Int64(count)).map { ObjectID(entityName: entityName, storeIdentifier: identifier, primaryKey: first + $0) }
     }
 
+    /// Records durably that every key of the entity at `entity` up to and including `key` is
+    /// taken, so that ``obtainPermanentIDs(for:count:)`` hands out only larger keys, in this
+    /// process, in others and after reopening (for inserts under keys chosen elsewhere, such as a
+    /// copy keeping its source's keys). Keys already taken change nothing.
+    ///
+    /// - Throws: what ``obtainPermanentIDs(for:count:)`` throws, and
+    ///   ``StrataError/Code/invalidRequest`` for a key below 1.
+    func takeKeys(through key: Int64, entity e: Int) throws {
+        guard key >= 1, key < Int64.max else {
+            throw StrataError(.invalidRequest, "cannot reserve keys through \(key); keys are 1 to \(Int64.max - 1)", location: ["entity": model.entities[e].name, "path": path])
+        }
+        let floor = try state.withLock { state in
+            try checkOpen(state)
+            if options.readOnly {
+                throw StrataError(.readOnly, "the XML store \(path) was opened read-only", location: ["path": path])
+            }
+            return max(state.image.nextKeys[e], key + 1)
+        }
+        let next = try keyLedger.reserve(entity: e, count: 0, floor: floor)
+        state.withLock { state in
+            state.image.nextKeys[e] = max(state.image.nextKeys[e], next)
+        }
+    }
+
     /// Closes the store and releases its lock file and key ledger. Later calls throw
     /// ``StrataError/Code/storeClosed``; closing twice is harmless.
     public func close() throws {
