@@ -20,6 +20,9 @@ import Synchronization
 ///   `lockTimeout` option, in ms). A store whose file was replaced by another process since it
 ///   was loaded refuses to save (``StrataError/Code/storeBusy``) instead of losing that
 ///   process's save: reopen it to see the new state.
+/// - **Keys**: ``obtainPermanentIDs(for:count:)`` records the keys it hands out in a synced
+///   ledger beside the store (`NAME.keys`, see ``XMLKeyLedger``), so no key is handed out twice,
+///   across reopening and across processes.
 /// - **Fetches** are answered from memory with StrataCore's own evaluator, so every request is
 ///   evaluated natively with exactly the reference semantics.
 ///

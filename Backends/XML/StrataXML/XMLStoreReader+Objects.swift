@@ -40,7 +40,9 @@ enum XMLSlotReader {
 /// its name came with last time and compares pointers first: in a file listing the properties in
 /// the canonical order, a start tag costs no string comparison at all. A pointer that does not
 /// match falls back to comparing the bytes, so a hand-edited file in any order reads the same.
-/// The remembered pointers belong to one parse and are never dereferenced after it.
+/// Only pointers the parser's dictionary owns (`xmlDictOwns`) are remembered, so a libxml2 that
+/// handed out names from a scratch buffer would only make the loader compare bytes. The
+/// remembered pointers belong to one parse and are never dereferenced after it.
 final class XMLEntityReader {
     /// The entity's layout.
     let layout: XMLEntityLayout
@@ -59,6 +61,7 @@ final class XMLEntityReader {
     /// The line of each row's start tag, parallel to ``keys`` (for messages found later).
     var lines: [Int32] = []
 
+    /// A reader for the entity laid out as `layout`, with nothing read yet.
     init(layout: XMLEntityLayout) {
         self.layout = layout
         readers = layout.slots.map { XMLSlotReader($0, layout: layout) }
@@ -75,7 +78,8 @@ enum XMLObjectProblem {
     case invalidValue(slot: Int, attributeIndex: Int)
     /// The attribute at this index of the start tag has a namespace prefix.
     case prefixed(attributeIndex: Int)
-    /// The attribute at this index is unknown, or gives a value twice: the slow path reports it.
+    /// The attribute at this index is not the fast path's (a base64 string, an unknown name): the
+    /// general path reads or reports it.
     case unresolved(attributeIndex: Int)
 }
 
@@ -98,7 +102,7 @@ extension XMLLoadState {
             e = found
         }
         let reader = entityReaders[e]
-        lastEntityName = localname
+        lastEntityName = isInterned(localname) ? localname : nil
         lastEntityReader = reader
         return reader
     }
@@ -188,19 +192,27 @@ extension XMLLoadState {
     /// for `_version`, `nil` for anything else (a `.b64` string, an unknown name: the slow path
     /// reports or reads those). Remembers the pointer.
     func resolveSlot(_ name: UnsafePointer<UInt8>, reader: XMLEntityReader) -> Int? {
+        let interned = isInterned(name)
         if strcmp(name, "_pk") == 0 {
-            reader.internedKeyName = name
+            if interned { reader.internedKeyName = name }
             return -1
         }
         if strcmp(name, "_version") == 0 {
-            reader.internedVersionName = name
+            if interned { reader.internedVersionName = name }
             return -2
         }
         for (s, slot) in reader.layout.slots.enumerated() where strcmp(name, slot.cName) == 0 {
-            reader.internedNames[s] = name
+            if interned { reader.internedNames[s] = name }
             return s
         }
         return nil
+    }
+
+    /// Whether `name` lives in the parser's dictionary (so the same pointer always means the
+    /// same name during this parse).
+    func isInterned(_ name: UnsafePointer<UInt8>) -> Bool {
+        guard let dictionary = context?.pointee.dict else { return false }
+        return xmlDictOwns(dictionary, name) == 1
     }
 
     /// `text` with `&#38;` turned back into `&` when the linked libxml2 leaves it (see
