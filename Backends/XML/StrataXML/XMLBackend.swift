@@ -68,7 +68,8 @@ public struct XMLBackend: StoreBackend {
         return try XMLStoreReader.metadata(path: path, url: url)
     }
 
-    /// Deletes the store file and its lock file (and temporary files a crash may have left).
+    /// Deletes the store file, its lock file and its key ledger (and temporary files a crash may
+    /// have left).
     public func destroyStore(at url: StoreURL) throws {
         let path = try Self.path(of: url)
         let file = URL(fileURLWithPath: path)
@@ -77,7 +78,7 @@ public struct XMLBackend: StoreBackend {
         if let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) {
             for name in names where name.hasPrefix(strayPrefix) { unlink(directory.appendingPathComponent(name).path) }
         }
-        for victim in [path, path + ".lock"] where unlink(victim) != 0 && errno != ENOENT {
+        for victim in [path, path + ".lock", path + ".keys"] where unlink(victim) != 0 && errno != ENOENT {
             throw XMLAtomicFile.ioError("cannot delete \(victim)", path: victim)
         }
     }
