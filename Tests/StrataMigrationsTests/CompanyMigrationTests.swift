@@ -39,15 +39,18 @@ import Testing
             let versions = try companyVersions()
             let registry = builtInRegistry()
             let url = kind.url(in: directory)
+            let identifier: String
             do {
                 let store = try registry.open(url, model: versions.version(named: "v1")!)
                 try CompanySeed.seed(store, employees: 30)
+                identifier = store.identifier
                 try store.close()
             }
             let plan = try StoreMigrator(versions: versions, registry: registry).migrate(storeAt: url)
             #expect(plan.steps.map(\.name) == ["v1 -> v2", "v2 -> v3"])
             let store = try registry.open(url, model: versions.current)
             defer { try? store.close() }
+            #expect(store.identifier == identifier, "a migrated store keeps its identifier, so saved object ID URIs stay valid")
             #expect(try companyProblems(store, version: "v3", employees: 30) == [])
             // The migrated store keeps working: a new employee gets a key never handed out before.
             let id = try store.obtainPermanentIDs(for: "Employee", count: 1)[0]

@@ -24,9 +24,9 @@ public struct InMemoryBackend: StoreBackend {
         let storage: InMemoryStorage
         if url.location.isEmpty {
             guard options.createIfMissing else { throw StrataError(.storeNotFound, "\(url) names no store", location: ["url": url.description]) }
-            storage = InMemoryStorage(metadata: .new(storeType: scheme, model: model))
+            storage = InMemoryStorage(metadata: .new(storeType: scheme, model: model, identifier: options.identifierForNewStore))
         } else {
-            storage = try InMemoryStorage.named(url.location, createWith: options.createIfMissing ? StoreMetadata.new(storeType: scheme, model: model) : nil, url: url)
+            storage = try InMemoryStorage.named(url.location, createWith: options.createIfMissing ? StoreMetadata.new(storeType: scheme, model: model, identifier: options.identifierForNewStore) : nil, url: url)
         }
         try storage.metadata().checkCompatible(with: model, at: url)
         return InMemoryStore(url: url, model: model, storage: storage, readOnly: options.readOnly)

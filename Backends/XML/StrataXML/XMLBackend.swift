@@ -50,7 +50,7 @@ public struct XMLBackend: StoreBackend {
             defer { lock.unlock() }
             // Another process may have created the store while this one waited for the lock.
             if XMLFileIdentity.of(path: path) == nil {
-                let image = XMLStoreImage(metadata: StoreMetadata.new(storeType: scheme, model: model), model: model)
+                let image = XMLStoreImage(metadata: StoreMetadata.new(storeType: scheme, model: model, identifier: options.identifierForNewStore), model: model)
                 let writer = XMLStoreWriter(layout: layout)
                 let identity = try XMLAtomicFile.replace(path) { fd, temporary in try writer.write(image, to: fd, path: temporary) }
                 return XMLStore(url: url, path: path, model: model, layout: layout, options: storeOptions, image: image, fileIdentity: identity, fileLock: lock)

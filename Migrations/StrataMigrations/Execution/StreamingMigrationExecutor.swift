@@ -74,6 +74,8 @@ public struct StreamingMigrationExecutor: Sendable {
         var writeOptions = options
         writeOptions.readOnly = false
         writeOptions.createIfMissing = true
+        // The rebuilt store is the same store: it keeps its identifier, so IDs and URIs stay valid.
+        writeOptions.identifierForNewStore = source.identifier
         let destination = try backend.open(to, model: step.destination, options: writeOptions)
         defer { try? destination.close() }
         let transformer = SnapshotTransformer(step: step, storeIdentifier: destination.identifier)
