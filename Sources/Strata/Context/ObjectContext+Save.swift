@@ -29,31 +29,64 @@ extension ObjectContext {
             updated: Set(changed.values.filter { $0.isUpdated }.map(\.objectID)),
             deleted: Set(changed.values.filter { $0.state.isDeleted }.map(\.objectID))))
         journal = Journal(changedBefore: changed)
-        let saved: ContextChanges
-        do {
-            defer { journal = nil }
+        vanished = []
+        defer { journal = nil; vanished = [] }
+        var resolved: [ObjectID: SaveConflict] = [:]
+        let saved = try saveResolvingConflicts(&resolved)
+        removeVanishedObjects()
+        pendingChanges = ContextChanges()
+        post(ObjectContext.didSaveNotification, saved, resolvedConflicts: resolved.values.sorted { $0.objectID < $1.objectID })
+    }
+
+    /// Saves; under a merge policy other than ``MergePolicy/error``, each conflict puts the
+    /// context back to its state before the save, resolves every conflict seen so far against
+    /// the latest state where it saves (collected in `resolved`), and saves again. Any other
+    /// failure (or a conflict under the error policy) leaves the context as before the call.
+    private func saveResolvingConflicts(_ resolved: inout [ObjectID: SaveConflict]) throws -> ContextChanges {
+        var rounds = 0
+        while true {
             do {
-                try applyDeleteRules()
-                let live = changed.values.filter { !$0.state.isDeleted && ($0.state.isInserted || $0.hasChangedValues) }
-                let failures = try validationFailures(of: live).sorted { ($0.objectID, $0.property ?? "") < ($1.objectID, $1.property ?? "") }
-                if !failures.isEmpty {
-                    throw StrataError(.validationFailed, "\(failures.count) validation failure(s); nothing was saved", validationFailures: failures)
-                }
-                saved = try parent == nil ? write(live) : pushToParent(live)
-            } catch {
+                return try saveOnce()
+            } catch let error as StrataError where error.code == .conflict && mergePolicy != .error && rounds < Self.maximumMergeRounds {
+                rounds += 1
                 journal?.restore()
                 if let before = journal?.changedBefore { changed = before }
-                pendingChanges = ContextChanges()
+                vanished = []
+                for conflict in error.conflicts { resolved[conflict.objectID] = conflict }
+                resolveConflicts(Array(resolved.values))
+            } catch var error as StrataError where error.code == .conflict && rounds >= Self.maximumMergeRounds {
+                restoreAfterFailedSave()
+                error.message += " (still in conflict after \(rounds) rounds of merging under \(mergePolicy))"
+                throw error
+            } catch {
+                restoreAfterFailedSave()
                 throw error
             }
         }
+    }
+
+    /// Puts the context back to its state before the save.
+    private func restoreAfterFailedSave() {
+        journal?.restore()
+        if let before = journal?.changedBefore { changed = before }
+        vanished = []
         pendingChanges = ContextChanges()
-        post(ObjectContext.didSaveNotification, saved)
+    }
+
+    /// One attempt: delete rules, validation, then the write (or the push into the parent).
+    private func saveOnce() throws -> ContextChanges {
+        try applyDeleteRules()
+        let live = changed.values.filter { !vanished.contains($0.objectID) && !$0.state.isDeleted && ($0.state.isInserted || $0.hasChangedValues) }
+        let failures = try validationFailures(of: live).sorted { ($0.objectID, $0.property ?? "") < ($1.objectID, $1.property ?? "") }
+        if !failures.isEmpty {
+            throw StrataError(.validationFailed, "\(failures.count) validation failure(s); nothing was saved", validationFailures: failures)
+        }
+        return try parent == nil ? write(live) : pushToParent(live)
     }
 
     /// Runs the delete rules of every deleted object until nothing more changes.
     private func applyDeleteRules() throws {
-        var queue = changed.values.filter { $0.state.isDeleted }.sorted { $0.objectID < $1.objectID }
+        var queue = changed.values.filter { $0.state.isDeleted && !vanished.contains($0.objectID) }.sorted { $0.objectID < $1.objectID }
         var denied: [String] = []
         var visited: Set<ObjectID> = []
         while let object = queue.popLast() {
@@ -104,7 +137,7 @@ extension ObjectContext {
             }
             return s
         }
-        let deleted = changed.values.filter { $0.state.isDeleted && !$0.state.isInserted }
+        let deleted = changed.values.filter { $0.state.isDeleted && !$0.state.isInserted && !vanished.contains($0.objectID) }
         var request = SaveRequest()
         request.inserts = inserted.map { mapped($0.currentSnapshot()) }
         request.updates = live.filter { !$0.state.isInserted }.map { .init(mapped($0.currentSnapshot()), expectedVersion: $0.version) }
