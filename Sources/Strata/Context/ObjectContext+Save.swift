@@ -52,7 +52,12 @@ extension ObjectContext {
                 journal?.restore()
                 if let before = journal?.changedBefore { changed = before }
                 vanished = []
-                for conflict in error.conflicts { resolved[conflict.objectID] = conflict }
+                // Described against the state before the save: what the caller had in memory
+                // and the snapshot it read, whatever earlier rounds resolved.
+                for var conflict in error.conflicts {
+                    conflict.properties = []
+                    resolved[conflict.objectID] = describeConflict(conflict)
+                }
                 resolveConflicts(Array(resolved.values))
             } catch var error as StrataError where error.code == .conflict && rounds >= Self.maximumMergeRounds {
                 restoreAfterFailedSave()
