@@ -10,11 +10,16 @@ extension ObjectContext {
     /// coordinator writes one save request with the version each object was read at.
     ///
     /// If any step fails, the context is exactly as it was before the call and nothing is
-    /// written. A conflict error (``StrataError/Code/conflict``) lists, for each object, the
-    /// properties in conflict with their in-memory, snapshot and store values.
+    /// written. A conflict (objects changed or deleted where the context saves since it read
+    /// them) is resolved by ``mergePolicy``: under ``MergePolicy/error`` (the default) the save
+    /// throws ``StrataError/Code/conflict``, listing for each object the properties in conflict
+    /// with their in-memory, snapshot and store values; under the other policies the context
+    /// resolves every conflict and saves again (see ``MergePolicy``), and the did-save
+    /// notification lists what was resolved (``resolvedConflictsKey``).
     ///
     /// A child context (``parent`` set) runs the same delete rules and validation, then pushes
-    /// its inserts, updates and deletes into the parent in one step, with no store I/O; they
+    /// its inserts, updates and deletes into the parent in one step, with no store I/O (the
+    /// parent checks them against the state the child read, as a store checks versions); they
     /// reach the stores when the root context saves, which then tells every level the permanent
     /// IDs of the inserted objects.
     ///
