@@ -66,6 +66,16 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(
+            name: "StallBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "Strata", package: root),
+                .product(name: "StrataSQLite", package: root),
+            ],
+            path: "Sources/StallBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
             name: "EngineBenchmarks",
             dependencies: ["BenchmarkSupport", .product(name: "Strata", package: root)],
             path: "Sources/EngineBenchmarks",
