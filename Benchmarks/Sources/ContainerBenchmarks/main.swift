@@ -12,11 +12,12 @@ let directory = FileManager.default.temporaryDirectory.appendingPathComponent("s
 try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 let url = StoreURL(scheme: "sqlite", location: directory.appendingPathComponent("records-\(records).sqlite").path)
 
-/// Loads the store through a new container (`migrator` given: the v2 container migrates).
+/// Loads the store through a new container (`migrating`: a v2 container, which migrates the v1
+/// store with its default migrator, StrataMigrations' `StoreMigrator`).
 func containerLoad(migrating: Bool) -> (CallerObservation, Error?) {
     let container = migrating
         ? PersistentContainer(name: "bench", versionedModel: try! VersionedModel(name: "bench", versions: [BigStore.v1, BigStore.v2]),
-                              storeDescriptions: [StoreDescription(url: url)], migrator: CopyMigrator(), environment: [:])
+                              storeDescriptions: [StoreDescription(url: url)], environment: [:])
         : PersistentContainer(name: "bench", model: BigStore.v1, storeDescriptions: [StoreDescription(url: url)], environment: [:])
     let observed = observeCaller { done in container.loadPersistentStores { error in done(error) } }
     try? container.closeStores()
