@@ -124,7 +124,7 @@ final class TestMigrator: StoreMigrating {
 }
 
 /// Waits on a GCD thread until `condition` holds, polling; throws after `seconds`.
-func waitUntil(seconds: Double = 20, _ what: String, _ condition: () -> Bool) throws {
+func waitUntil(seconds: Double = 120, _ what: String, _ condition: () -> Bool) throws {
     let deadline = DispatchTime.now() + seconds
     while !condition() {
         if DispatchTime.now() > deadline { throw StrataError(.internalInconsistency, "timed out waiting for \(what)") }
@@ -139,7 +139,7 @@ final class Gate: Sendable {
     func open() { semaphore.signal() }
     /// Waits for ``open()`` on the calling thread (a GCD thread, never the tests' cooperative
     /// pool); throws after `seconds` so that a broken test fails instead of hanging.
-    func wait(seconds: Double = 20, _ what: String) throws {
+    func wait(seconds: Double = 120, _ what: String) throws {
         if semaphore.wait(timeout: .now() + seconds) == .timedOut {
             throw StrataError(.internalInconsistency, "test gate timed out waiting for \(what)")
         }
@@ -147,7 +147,7 @@ final class Gate: Sendable {
 
     /// Waits for ``open()`` without holding a thread of the cooperative pool (the load under
     /// test may need one to start).
-    func arrival(seconds: Double = 20, _ what: String) async throws {
+    func arrival(seconds: Double = 120, _ what: String) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             DispatchQueue.global().async {
                 continuation.resume(with: Result { try self.wait(seconds: seconds, what) })

@@ -57,14 +57,24 @@ public struct ObjectID: Sendable, Hashable {
 }
 
 extension ObjectID {
-    /// Hashes the entity name and key only: the store identifier rarely tells two IDs apart and
-    /// is long, so leaving it out makes every dictionary of IDs faster. Equality still compares it.
+    /// Hashes the key and the entity name's length only. IDs are the keys of the engine's
+    /// busiest dictionaries (registries, changed objects, row caches), and hashing the names'
+    /// characters (and the long store identifier) on every lookup cost more than the rest of the
+    /// lookup. Keys are unique within an entity and UUIDs everywhere, so IDs that collide are
+    /// rare (the same key in two entities whose names have the same length); equality still
+    /// compares every part.
     public func hash(into hasher: inout Hasher) {
         switch key {
         case .permanent(let pk): hasher.combine(pk)
         case .temporary(let uuid): hasher.combine(uuid)
         }
-        hasher.combine(entityName)
+        hasher.combine(entityName.utf8.count)
+    }
+
+    /// Equal when entity, store and key are: the key first, the cheapest test that tells most
+    /// IDs apart.
+    public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
+        lhs.key == rhs.key && lhs.entityName == rhs.entityName && lhs.storeIdentifier == rhs.storeIdentifier
     }
 }
 
