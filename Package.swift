@@ -110,6 +110,20 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: Reliability (crash, fault, contention and hostile-input tests; docs/Reliability.md)
+        .target(
+            name: "StrataTortureKit",
+            dependencies: ["StrataCore", "StrataSQLite", "StrataLMDB", "StrataXML"],
+            path: "Sources/StrataTortureKit",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "strata-torture",
+            dependencies: ["StrataTortureKit", "StrataCore"],
+            path: "Sources/strata-torture",
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Tests
         .testTarget(
             name: "StrataCoreTests",
@@ -151,6 +165,15 @@ let package = Package(
             name: "StrataTests",
             dependencies: ["Strata"],
             path: "Tests/StrataTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataReliabilityTests",
+            dependencies: [
+                "StrataTortureKit", "strata-torture", "StrataCore", "StrataSQLite", "CStrataSQLite",
+                "StrataLMDB", "CStrataLMDB", "StrataXML",
+            ],
+            path: "Tests/StrataReliabilityTests",
             swiftSettings: strictSettings
         ),
     ]
