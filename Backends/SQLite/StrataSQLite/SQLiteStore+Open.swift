@@ -26,7 +26,7 @@ extension SQLiteStore {
         }
 
         let flags = options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
-        let connection = try SQLiteConnection(path: path, flags: flags, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+        let connection = try SQLiteConnection(path: path, flags: flags, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, vfs: options.vfs)
         do {
             let metadata = try prepareDatabase(connection, path: path, url: url, model: model, options: options)
             return SQLiteStore(

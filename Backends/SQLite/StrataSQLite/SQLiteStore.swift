@@ -70,7 +70,7 @@ public final class SQLiteStore: PersistentStore, NativeQueryEvaluating {
             if pool.isClosed { throw closedError }
             return pool.idle.popLast()
         }
-        let connection = try idle ?? SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+        let connection = try idle ?? SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, vfs: options.vfs)
         defer {
             let keep = readers.withLock { pool -> Bool in
                 guard !pool.isClosed, pool.idle.count < Self.maximumIdleReaders else { return false }
