@@ -4,8 +4,10 @@
 //       Opens the crash-test store at URL (made by the test), prints "ready N" (N: the last save
 //       it holds), then saves N+1, N+2, ... forever, printing "committed K" after the store
 //       reported save K committed. The test kills it with SIGKILL at a random moment.
-//   strata-torture contend URL WORKER OPERATIONS SEED
-//       One contention worker (ContentionWorker). Prints "done increments=… conflicts=… …".
+//   strata-torture contend URL WORKER OPERATIONS SEED [START-FILE]
+//       One contention worker (ContentionWorker). Opens the store, prints "ready", waits until
+//       START-FILE exists (so that every worker starts at once), then prints
+//       "done increments=… conflicts=… …".
 //   strata-torture modes DIRECTORY
 //       With umask 0, creates an SQLite, an LMDB and an XML store in DIRECTORY, saves once, and
 //       prints "mode OCTAL PATH" for every file in DIRECTORY while the stores are open.
@@ -58,7 +60,11 @@ do {
             emit("committed \(try driver.saveNext())")
         }
     case "contend":
-        guard arguments.count == 6, let worker = Int(arguments[3]), let operations = Int(arguments[4]), let seed = UInt64(arguments[5]) else { usage() }
+        guard arguments.count == 6 || arguments.count == 7, let worker = Int(arguments[3]), let operations = Int(arguments[4]), let seed = UInt64(arguments[5]) else { usage() }
+        emit("ready")
+        if arguments.count == 7 {
+            while access(arguments[6], F_OK) != 0 { usleep(500) }
+        }
         let result = try ContentionWorker(url: StoreURL.parse(arguments[2]), worker: worker, operations: operations, seed: seed).run()
         emit("done \(result)")
     case "modes":
