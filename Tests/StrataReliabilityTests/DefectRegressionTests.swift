@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 @testable import StrataXML
+import CStrataSQLite
 import StrataTortureKit
 import Testing
 
@@ -28,5 +29,28 @@ import Testing
         #expect(reloaded.state.lastSave == 1)
         try reloaded.saveNext()
         #expect(reloaded.state.lastSave == 2, "the same store saves again (no storeBusy)")
+    }
+
+    /// Defect 2: a SQLite store whose metadata matched the model but whose schema did not (a
+    /// damaged `sqlite_master`: one flipped byte renamed a column) opened fine and then failed
+    /// every fetch with `internalInconsistency` ("no such column"). Opening now compiles every
+    /// statement the store runs and reports `storeCorrupt`, naming the table.
+    @Test func aSQLiteStoreWhoseSchemaDoesNotMatchItsModelIsStoreCorruptAtOpen() throws {
+        let url = temporaryStoreURL("sqlite")
+        let store = try TortureStores.open(url)
+        try TortureDriver.create(in: store, seed: 22).saveNext()
+        try store.close()
+        var db: OpaquePointer?
+        #expect(sqlite3_open_v2(url.location, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK)
+        #expect(sqlite3_exec(db, "ALTER TABLE \"Group\" RENAME COLUMN \"revision\" TO \"revisiom\"", nil, nil, nil) == SQLITE_OK)
+        sqlite3_close_v2(db)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: url.location))
+        #expect {
+            try TortureStores.open(url)
+        } throws: { error in
+            guard let error = error as? StrataError else { return false }
+            return error.code == .storeCorrupt && error.location["table"] == "Group" && error.message.contains("revision")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: url.location)) == bytes, "the file is not touched")
     }
 }

@@ -44,6 +44,7 @@ extension SQLiteStore {
     private static func prepareDatabase(_ connection: SQLiteConnection, path: String, url: StoreURL, model: Model, options: SQLiteStoreOptions) throws -> StoreMetadata {
         if let metadata = try SQLiteMetadataTable.read(from: connection) {
             try metadata.checkCompatible(with: model, at: url)
+            try SQLiteSchema(model: model).verify(on: connection, path: path)
             if !options.readOnly { try configureWriter(connection, options: options) }
             return metadata
         }
