@@ -53,4 +53,28 @@ import Testing
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: url.location)) == bytes, "the file is not touched")
     }
+
+    /// Defect 4: every XML writer killed during a save left its temporary file (and, since the
+    /// fix of defect 1, the `.previous` link) beside the store for ever: 149 files after 200
+    /// kills. Opening a store for writing now removes those of processes that no longer exist,
+    /// and leaves those of live processes alone.
+    @Test func openingAnXMLStoreRemovesTheTemporaryFilesOfDeadWriters() throws {
+        let url = temporaryStoreURL("xml")
+        let directory = (url.location as NSString).deletingLastPathComponent
+        let store = try TortureStores.open(url)
+        try TortureDriver.create(in: store, seed: 23).saveNext()
+        try store.close()
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let dead = gone.processIdentifier
+        let stray = [".store.xml.tmp-\(dead)-1", ".store.xml.tmp-\(dead)-2.previous"]
+        let live = [".store.xml.tmp-\(getpid())-3", ".store.xml.tmp-1-4"]
+        for name in stray + live { _ = FileManager.default.createFile(atPath: directory + "/" + name, contents: Data("x".utf8)) }
+        let reopened = try TortureStores.open(url)
+        defer { try? reopened.close() }
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".tmp-") })
+        #expect(left == Set(live), "the files of dead writers are removed, those of live processes kept")
+    }
 }

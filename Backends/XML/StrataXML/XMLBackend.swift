@@ -58,6 +58,10 @@ public struct XMLBackend: StoreBackend {
         }
         let (image, identity) = try XMLStoreReader.load(path: path, url: url, layout: layout, model: model)
         let lock = options.readOnly ? nil : try XMLFileLock(storePath: path)
+        if let lock, (try? lock.lock(timeoutMilliseconds: 0, storePath: path)) != nil {
+            XMLAtomicFile.removeStrayTemporaries(of: path)
+            lock.unlock()
+        }
         return XMLStore(url: url, path: path, model: model, layout: layout, options: storeOptions, image: image, fileIdentity: identity, fileLock: lock)
     }
 

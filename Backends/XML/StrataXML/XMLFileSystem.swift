@@ -109,6 +109,30 @@ enum XMLAtomicFile {
     }
 }
 
+extension XMLAtomicFile {
+    /// Removes the temporary files (`.NAME.tmp-PID-…`, and their `.previous` links) that writers
+    /// killed on this machine left beside `path`: those whose process no longer exists. Files of
+    /// live processes (a save in progress, this process's included) are left alone. Called when
+    /// a store is opened for writing, holding the writer lock, so that a store whose writers are
+    /// killed again and again does not fill its directory.
+    ///
+    /// - Returns: how many files were removed.
+    @discardableResult
+    static func removeStrayTemporaries(of path: String) -> Int {
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        let prefix = ".\(url.lastPathComponent).tmp-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
+        var removed = 0
+        for name in names where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }), pid > 0, pid != getpid() else { continue }
+            guard kill(pid, 0) == -1, errno == ESRCH else { continue }
+            if unlink(directory + "/" + name) == 0 { removed += 1 }
+        }
+        return removed
+    }
+}
+
 /// The advisory lock that makes one process at a time the writer of an XML store: `flock` on
 /// `NAME.lock` beside the store (created 0600, never deleted, so every process locks the same inode).
 final class XMLFileLock: @unchecked Sendable {
