@@ -1,6 +1,6 @@
 # The two commands of the README, plus helpers. Each installs missing system packages first.
 
-.PHONY: deps demo test test-tsan build clean-demo
+.PHONY: deps demo test test-tsan test-reliability test-tsan-ci test-asan build clean-demo
 
 deps:
 	@./scripts/install-deps.sh
@@ -16,6 +16,26 @@ test: deps
 ## The concurrency and store tests under ThreadSanitizer.
 test-tsan: deps
 	swift test --sanitize=thread
+
+## The reliability tests alone: crash, fault injection, contention, hostile input, fuzzing
+## (docs/Reliability.md). Their counts are the lines starting with "reliability:".
+test-reliability: deps
+	swift test --filter StrataReliabilityTests
+
+# The sanitizer runs of CI, each in a build directory of its own so that they do not rebuild
+# the plain one.
+TSAN_TESTS = StrataTests|StrataInMemoryTests|StrataSQLiteTests|StrataLMDBTests|StrataXMLTests|StrataConformanceTests|ContentionTests|FaultInjectionTests|DefectRegressionTests
+ASAN_TESTS = PredicateFuzz|PredicateParser|PredicateFormat|ModelErrorTests|ModelFuzz|HostileXML|aDamagedOrTruncatedStoreFile|KeyExhaustion|XMLSafety|XMLBadInput|XMLDoubleParser|XMLRoundTrip|SQLiteBadInput|LMDBBadInput
+
+## CI: the concurrency and store tests (engine, every backend, the conformance kit, the
+## multi-process contention and fault-injection tests) under ThreadSanitizer.
+test-tsan-ci: deps
+	swift test --scratch-path .build/tsan --sanitize=thread --filter '$(TSAN_TESTS)'
+
+## CI: the parsers (predicates, model files, XML and JSON, damaged store files) under
+## AddressSanitizer.
+test-asan: deps
+	swift test --scratch-path .build/asan --sanitize=address --filter '$(ASAN_TESTS)'
 
 build: deps
 	swift build
