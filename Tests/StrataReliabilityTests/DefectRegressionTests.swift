@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 @testable import StrataXML
+import CStrataLMDB
 import CStrataSQLite
 import StrataTortureKit
 import Testing
@@ -76,5 +77,38 @@ import Testing
         defer { try? reopened.close() }
         let left = Set(try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".tmp-") })
         #expect(left == Set(live), "the files of dead writers are removed, those of live processes kept")
+    }
+
+    /// Defect 5: an LMDB store whose creation was killed between its two transactions (the
+    /// empty named databases committed, `_meta` not yet written) was refused as `storeCorrupt`
+    /// ("has no store identifier") at every later open: a store nobody could open or recreate
+    /// without deleting it by hand. Opening now finishes the creation; a read-only open (or
+    /// `createIfMissing: false`) reports `storeNotFound`.
+    @Test func anLMDBStoreWhoseCreationWasInterruptedIsCreatedAtTheNextOpen() throws {
+        let url = temporaryStoreURL("lmdb")
+        try FileManager.default.createDirectory(atPath: url.location, withIntermediateDirectories: true)
+        var env: OpaquePointer?
+        try #require(mdb_env_create(&env) == 0)
+        mdb_env_set_maxdbs(env, 64)
+        try #require(mdb_env_open(env, url.location, 0, 0o600) == 0)
+        var txn: OpaquePointer?
+        try #require(mdb_txn_begin(env, nil, 0, &txn) == 0)
+        for name in ["_meta", "_seq", "e:Group", "e:Item"] {
+            var dbi: MDB_dbi = 0
+            try #require(mdb_dbi_open(txn, name, UInt32(MDB_CREATE), &dbi) == 0)
+        }
+        try #require(mdb_txn_commit(txn) == 0)
+        mdb_env_close(env)
+
+        #expect {
+            try TortureStores.open(url, options: StoreOptions(createIfMissing: false))
+        } throws: { error in
+            (error as? StrataError)?.code == .storeNotFound && (error as? StrataError)?.message.contains("interrupted") == true
+        }
+        let store = try TortureStores.open(url)
+        defer { try? store.close() }
+        let driver = try TortureDriver.create(in: store, seed: 24)
+        try driver.saveNext()
+        #expect(try TortureDriver.load(from: store, seed: 24).state == driver.state)
     }
 }
