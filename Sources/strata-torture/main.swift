@@ -4,6 +4,9 @@
 //       Opens the crash-test store at URL (made by the test), prints "ready N" (N: the last save
 //       it holds), then saves N+1, N+2, ... forever, printing "committed K" after the store
 //       reported save K committed. The test kills it with SIGKILL at a random moment.
+//   strata-torture create URL
+//       Prints "opening", creates the store at URL with its initial graph (one save), prints
+//       "created". The test kills it while it creates the store.
 //   strata-torture contend URL WORKER OPERATIONS SEED [START-FILE]
 //       One contention worker (ContentionWorker). Opens the store, prints "ready", waits until
 //       START-FILE exists (so that every worker starts at once), then prints
@@ -42,7 +45,7 @@ func report(_ error: any Error) -> Never {
 }
 
 func usage() -> Never {
-    emit("usage: strata-torture crash URL SEED | contend URL WORKER OPERATIONS SEED | modes DIRECTORY | read URL | lmdb-fill DIRECTORY BYTES")
+    emit("usage: strata-torture crash URL SEED | create URL | contend URL WORKER OPERATIONS SEED | modes DIRECTORY | read URL | lmdb-fill DIRECTORY BYTES")
     exit(64)
 }
 
@@ -59,6 +62,12 @@ do {
         while true {
             emit("committed \(try driver.saveNext())")
         }
+    case "create":
+        emit("opening")
+        let store = try TortureStores.open(StoreURL.parse(arguments[2]))
+        _ = try TortureDriver.create(in: store, seed: 1)
+        try store.close()
+        emit("created")
     case "contend":
         guard arguments.count == 6 || arguments.count == 7, let worker = Int(arguments[3]), let operations = Int(arguments[4]), let seed = UInt64(arguments[5]) else { usage() }
         emit("ready")

@@ -82,4 +82,37 @@ import Testing
         #expect(leftovers == 0, "opening the store removes the temporary files killed writers left")
         reportCount("crash \(scheme): \(Self.kills) kills survived (\(killedDuringOpen) while opening), \(expected.lastSave) saves checked exactly, \(inFlightFound) in-flight saves found committed, \(leftovers) stray temporary files")
     }
+
+    /// Kills per backend while a store is being created.
+    static let creationKills = 40
+
+    @Test(arguments: TortureStores.schemes)
+    func aWriterKilledWhileCreatingAStoreLeavesNoStoreOrAWholeOne(_ scheme: String) throws {
+        var random = TortureRandom(seed: 0xC0FFEE + UInt64(scheme.utf8.count))
+        var outcomes: [String: Int] = [:]
+        for kill in 0..<Self.creationKills {
+            let url = temporaryStoreURL(scheme)
+            let child = try TortureChild(["create", url.description])
+            _ = child.waitForLine(startingWith: "opening")
+            usleep(UInt32.random(in: 0...20_000, using: &random))
+            child.kill()
+            #expect(!child.lines.contains { $0.hasPrefix("error") }, "kill \(kill): \(child.lines)")
+            // Whatever the kill left, opening (creating if needed) gives a usable store: no
+            // store, an empty one, or the whole initial graph; never a damaged or partial one.
+            let store = try TortureStores.open(url)
+            defer { try? store.close() }
+            #expect(try StoreIntegrity.check(url, store: store).isEmpty, "kill \(kill)")
+            let groups = try store.execute(FetchRequest(entityName: "Group", resultType: .count)).count()
+            if groups == 0 {
+                #expect(try store.execute(FetchRequest(entityName: "Journal", resultType: .count)).count() == 0, "kill \(kill): a partial graph")
+                _ = try TortureDriver.create(in: store, seed: 1)
+                outcomes["none or empty", default: 0] += 1
+            } else {
+                #expect(try TortureDriver.load(from: store, seed: 1).state == .initial, "kill \(kill)")
+                outcomes["whole", default: 0] += 1
+            }
+            try? FileManager.default.removeItem(atPath: (url.location as NSString).deletingLastPathComponent)
+        }
+        reportCount("crash while creating \(scheme): \(Self.creationKills) kills survived, outcomes \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+    }
 }
