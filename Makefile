@@ -33,9 +33,11 @@ test-tsan-ci: deps
 	swift test --scratch-path .build/tsan --sanitize=thread --filter '$(TSAN_TESTS)'
 
 ## CI: the parsers (predicates, model files, XML and JSON, damaged store files) under
-## AddressSanitizer.
+## AddressSanitizer: out-of-bounds accesses, use after free, double free. Leak detection is off:
+## LeakSanitizer cannot follow the bit-packed references Swift keeps in globals, and reports the
+## tests' static tables and Foundation's caches (22 KB in 240 allocations) as leaks.
 test-asan: deps
-	swift test --scratch-path .build/asan --sanitize=address --filter '$(ASAN_TESTS)'
+	ASAN_OPTIONS=detect_leaks=0 swift test --scratch-path .build/asan --sanitize=address --filter '$(ASAN_TESTS)'
 
 build: deps
 	swift build
