@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "StrataXML", targets: ["StrataXML"]),
         .executable(name: "strata", targets: ["strata"]),
         .library(name: "StrataLMDB", targets: ["StrataLMDB"]),
+        .library(name: "StrataMigrations", targets: ["StrataMigrations"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -29,6 +30,14 @@ let package = Package(
     targets: [
         // MARK: Vocabulary
         .target(name: "StrataCore", path: "Sources/StrataCore", swiftSettings: strictSettings),
+
+        // MARK: Migrations (planning, inference, stages, the streaming executor)
+        .target(
+            name: "StrataMigrations",
+            dependencies: ["StrataCore"],
+            path: "Migrations/StrataMigrations",
+            swiftSettings: strictSettings
+        ),
 
         // MARK: Backends (one folder each, with its C module beside it)
         .target(
@@ -46,7 +55,7 @@ let package = Package(
         ),
         .target(
             name: "StrataSQLite",
-            dependencies: ["StrataCore", "CStrataSQLite"],
+            dependencies: ["StrataCore", "StrataMigrations", "CStrataSQLite"],
             path: "Backends/SQLite/StrataSQLite",
             swiftSettings: strictSettings
         ),
@@ -64,7 +73,7 @@ let package = Package(
         ),
         .target(
             name: "StrataLMDB",
-            dependencies: ["StrataCore", "CStrataLMDB"],
+            dependencies: ["StrataCore", "StrataMigrations", "CStrataLMDB"],
             path: "Backends/LMDB/StrataLMDB",
             swiftSettings: strictSettings
         ),
@@ -90,7 +99,7 @@ let package = Package(
         // MARK: Engine, conformance kit, tool
         .target(
             name: "Strata",
-            dependencies: ["StrataCore", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML"],
+            dependencies: ["StrataCore", "StrataMigrations", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML"],
             path: "Sources/Strata",
             swiftSettings: strictSettings
         ),
@@ -104,9 +113,17 @@ let package = Package(
             name: "strata",
             dependencies: [
                 "Strata",
+                "StrataMigrations",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/strata",
+            swiftSettings: strictSettings
+        ),
+
+        .executableTarget(
+            name: "strata-migration-probe",
+            dependencies: ["StrataMigrations", "StrataSQLite", "StrataLMDB", "StrataXML"],
+            path: "Migrations/Probe",
             swiftSettings: strictSettings
         ),
 
@@ -125,6 +142,12 @@ let package = Package(
         ),
 
         // MARK: Tests
+        .testTarget(
+            name: "StrataMigrationsTests",
+            dependencies: ["StrataMigrations", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML", "strata-migration-probe", "strata"],
+            path: "Tests/StrataMigrationsTests",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "StrataCoreTests",
             dependencies: ["StrataCore"],
@@ -168,10 +191,16 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "StrataToolTests",
+            dependencies: ["Strata", "strata"],
+            path: "Tests/StrataToolTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "StrataReliabilityTests",
             dependencies: [
                 "StrataTortureKit", "strata-torture", "StrataCore", "StrataSQLite", "CStrataSQLite",
-                "StrataLMDB", "CStrataLMDB", "StrataXML",
+                "StrataLMDB", "CStrataLMDB", "StrataXML", "Strata",
             ],
             path: "Tests/StrataReliabilityTests",
             swiftSettings: strictSettings

@@ -55,9 +55,42 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(
+            name: "MigrationBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "StrataSQLite", package: root),
+                .product(name: "StrataMigrations", package: root),
+                .product(name: "StrataCore", package: root),
+            ],
+            path: "Sources/MigrationBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "StallBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "Strata", package: root),
+                .product(name: "StrataSQLite", package: root),
+            ],
+            path: "Sources/StallBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
             name: "EngineBenchmarks",
             dependencies: ["BenchmarkSupport", .product(name: "Strata", package: root)],
             path: "Sources/EngineBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "TransferBenchmarks",
+            dependencies: ["BenchmarkSupport", .product(name: "Strata", package: root)],
+            path: "Sources/TransferBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "ContainerBenchmarks",
+            dependencies: ["BenchmarkSupport", .product(name: "Strata", package: root)],
+            path: "Sources/ContainerBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

@@ -1,2 +1,4 @@
-// The Strata engine. It re-exports the vocabulary, so `import Strata` is all an application needs.
+// The Strata engine. It re-exports the vocabulary and the migration engine, so `import Strata`
+// is all an application needs.
 @_exported import StrataCore
+@_exported import StrataMigrations

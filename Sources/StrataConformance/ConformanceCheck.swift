@@ -31,6 +31,8 @@ public struct ConformanceCheck: Sendable, CustomStringConvertible, Hashable {
             try body(run)
         } catch let failure as ConformanceFailure {
             throw failure
+        } catch is ConformanceNotApplicable {
+            return false
         } catch {
             throw ConformanceFailure(check: name, backend: subject.name, message: "unexpected error: \(error)")
         }
@@ -64,6 +66,7 @@ public enum ConformanceKit {
     /// Every check, in a stable order.
     public static let checks: [ConformanceCheck] =
         lifecycleChecks + crudChecks + attributeChecks + queryChecks + relationshipChecks + lockingChecks + errorChecks + concurrencyChecks
+            + keyPreservingChecks
 
     /// Runs every check and returns the failures (empty when the backend conforms).
     public static func failures(of subject: ConformanceSubject) -> [ConformanceFailure] {

@@ -1,77 +1,89 @@
 import Foundation
 import Strata
 
-/// The demo's steps, on the store protocol.
-struct Demo {
-    let storeURL: String
+/// The demo's steps, on a persistent container: load in the background, import through
+/// background contexts on the three-tier stack, read on the view context.
+struct Demo: Sendable {
+    /// `--store`, or `nil` for the default (`$STRATA_STORE`, else ``defaultStore``).
+    let storeURL: String?
     let objects: Int
     let modelDirectory: String
     let deleteFirst: Bool
 
-    func run() throws {
+    /// The store when neither `--store` nor `STRATA_STORE` names one.
+    static let defaultStore = "sqlite:strata-demo.sqlite"
+    /// Employees per background context (and per save).
+    static let batchSize = 10_000
+    static let departmentNames = ["Engineering", "研发部", "Отдел продаж", "Design", "Support", "Финансы"]
+
+    func run() async throws {
         let versioned = try VersionedModel(directory: URL(fileURLWithPath: modelDirectory))
         let model = versioned.current
-        let url = try StoreURL.parse(storeURL)
-        let registry = BuiltInBackends.registry
-        let backend = try registry.backend(for: url.scheme)
-        print("Strata demo: store \(url), model \(versioned.name) \(model.versionIdentifier) (hash \(model.versionHash.prefix(12))...)")
+        // An explicit --store wins; otherwise the container's environment rule applies (STRATA_STORE).
+        let environment = storeURL == nil ? ProcessInfo.processInfo.environment : [:]
+        let description = try StoreDescription.applyingEnvironment(environment, to: [StoreDescription(url: try StoreURL.parse(storeURL ?? Demo.defaultStore))])[0]
+        let url = description.url
+        let backend = try BuiltInBackends.registry.backend(for: url.scheme)
+        print("Strata demo: store \(url)\(storeURL == nil && environment[StoreDescription.environmentVariable] != nil ? " (from STRATA_STORE)" : ""), model \(versioned.name) \(model.versionIdentifier) (hash \(model.versionHash.prefix(12))...)")
         if deleteFirst {
             try backend.destroyStore(at: url)
             print("deleted the existing store at \(url), as asked")
         }
-        let existed = try backend.metadata(at: url) != nil
-        var store: any PersistentStore = try timed("opened the \(existed ? "existing" : "new") store") { try backend.open(url, model: model, options: StoreOptions()) }
-        let before = try store.fetch(FetchRequest(entityName: "Employee", resultType: .count)).count()
+        let existed = (try? backend.metadata(at: url)) != nil
+
+        let container = PersistentContainer(name: "strata-demo", versionedModel: versioned, storeDescriptions: [description], stack: .threeTier, environment: [:])
+        try await load(container, what: "loaded the \(existed ? "existing" : "new") store in the background")
+        let identifier = container.loadedStores.first?.identifier ?? ""
+        let view = container.viewContext
+        let before = try await view.perform { try view.count(FetchRequest(entityName: "Employee")) }
         if before > 0 { print("the store already holds \(before.formatted()) employees; adding \(objects.formatted()) more") }
 
-        let (departments, employeeIDs) = try timed("inserted \(objects.formatted()) employees in 2 companies and 6 departments") { try insertGraph(into: store, model: model) }
-        _ = departments
-        let all = try timed("fetched every employee as snapshots") { try store.fetch(FetchRequest(entityName: "Employee")).snapshots() }
-        print("  \(all.count.formatted()) employees in the store")
+        try await timed("imported \(objects.formatted()) employees in 2 companies and 6 departments (background contexts, \(Demo.batchSize.formatted()) per save, three tiers)") {
+            try await importGraph(into: container)
+        }
+        let seen = try await timed("the view context sees them (merged from the writer)") { try await view.perform { try view.count(FetchRequest(entityName: "Employee")) } }
+        print("  \(seen.formatted()) employees")
+        let all = try await timed("fetched every employee on the view context") { try await view.perform { try view.fetch(FetchRequest(entityName: "Employee")).count } }
+        print("  \(all.formatted()) employees")
 
         let tall = ObjectPredicate.comparison(.init(.keyPath("height"), .greater, .constant(1.9)))
-        let count = try timed("counted employees taller than 1.9 m") { try store.fetch(FetchRequest(entityName: "Employee", predicate: tall, resultType: .count)).count() }
+        let count = try await timed("counted employees taller than 1.9 m") { try await view.perform { try view.count(FetchRequest(entityName: "Employee", predicate: tall)) } }
         print("  \(count.formatted()) of them")
         let aNames = ObjectPredicate.comparison(.init(.keyPath("name"), .beginsWith, .constant("а"), options: .caseInsensitive))
-        let russian = try timed("fetched names beginning with Cyrillic 'а' (case-insensitive)") { try store.fetch(FetchRequest(entityName: "Employee", predicate: aNames, resultType: .count)).count() }
+        let russian = try await timed("counted names beginning with Cyrillic 'а' (case-insensitive)") { try await view.perform { try view.count(FetchRequest(entityName: "Employee", predicate: aNames)) } }
         print("  \(russian.formatted()) of them")
         let engineering = ObjectPredicate.comparison(.init(.keyPath("department.name"), .equal, .constant("Engineering")))
-        let tallest = try timed("found the 3 tallest in Engineering (key path through a relationship, sorted, limited)") {
-            try store.fetch(FetchRequest(entityName: "Employee", predicate: engineering, sorts: [Sort("height", ascending: false), Sort("name")], limit: 3,
-                                         resultType: .dictionaries, propertiesToFetch: ["name", "height", "department.name"])).dictionaries()
+        let tallest = try await timed("found the 3 tallest in Engineering (key path through a relationship, sorted, limited)") {
+            try await view.perform {
+                try view.fetchDictionaries(FetchRequest(entityName: "Employee", predicate: engineering, sorts: [Sort("height", ascending: false), Sort("name")], limit: 3,
+                                                        resultType: .dictionaries, propertiesToFetch: ["name", "height", "department.name"]))
+            }
         }
         for row in tallest { print("  \(row["name"] ?? nil) \(row["height"] ?? nil) m") }
 
-        let updated = Array(employeeIDs.prefix(objects / 10))
-        try timed("promoted \(updated.count.formatted()) employees (one save, optimistic locking)") {
-            let snapshots = try store.fetch(FetchRequest(entityName: "Employee", objectIDs: updated)).snapshots()
-            let level = model.entity(named: "Employee")!.attributeIndex(named: "level")!
-            try store.save(SaveRequest(updates: snapshots.map { snapshot in
-                var next = snapshot
-                if case .integer(let l) = snapshot.attributes[level] { next.attributes[level] = .integer(min(l + 1, 10)) }
-                return .init(next, expectedVersion: snapshot.version)
-            }))
-        }
-        if let first = updated.first {
-            let stale = try store.fetch(FetchRequest(entityName: "Employee", objectIDs: [first])).snapshots()[0]
-            do {
-                try store.save(SaveRequest(updates: [.init(stale, expectedVersion: stale.version - 1)]))
-                print("unexpected: a stale save was accepted")
-            } catch let error as StrataError where error.code == .conflict {
-                print("a save based on an old version was refused, as it must be:\n  \(error.conflicts[0])")
+        let promoted = try await timed("promoted \((objects / 10).formatted()) employees in a background context (one save, optimistic locking)") {
+            try await container.performBackgroundTask { context -> [ObjectID] in
+                let ids = try context.fetchObjectIDs(FetchRequest(entityName: "Employee", limit: objects / 10))
+                for id in ids {
+                    let employee = context.object(with: id)
+                    if case .integer(let level) = employee["level"] { employee["level"] = .integer(min(level + 1, 10)) }
+                }
+                try context.save()
+                return ids
             }
         }
+        if let first = promoted.first { try await showConflict(on: first, in: container) }
 
-        let identifier = store.identifier
-        try store.close()
+        try container.closeStores()
         if url.scheme == "memory" && url.location.isEmpty {
             print("(a private memory: store is gone once closed; use memory:NAME to keep it for the process)")
             return
         }
-        store = try timed("closed and reopened the store") { try backend.open(url, model: model, options: StoreOptions()) }
-        let after = try store.fetch(FetchRequest(entityName: "Employee", resultType: .count)).count()
-        print("  \(after.formatted()) employees, store identifier \(store.identifier == identifier ? "unchanged" : "CHANGED")")
-        try store.close()
+        let reopened = PersistentContainer(name: "strata-demo", versionedModel: versioned, storeDescriptions: [description], stack: .threeTier, environment: [:])
+        try await load(reopened, what: "closed and reopened the store (a new container)")
+        let after = try await reopened.viewContext.perform { try reopened.viewContext.count(FetchRequest(entityName: "Employee")) }
+        print("  \(after.formatted()) employees, store identifier \(reopened.loadedStores.first?.identifier == identifier ? "unchanged" : "CHANGED")")
+        try reopened.closeStores()
         switch url.scheme {
         case "sqlite": print("done. Look inside with: sqlite3 \(url.location) .tables")
         case "lmdb": print("done. Look inside with: mdb_stat -a \(url.location)")
@@ -80,67 +92,115 @@ struct Demo {
         }
     }
 
-    /// Two companies, six departments, and `objects` employees spread over them; one save per
-    /// 10,000 objects. Returns the department and employee IDs.
-    private func insertGraph(into store: any PersistentStore, model: Model) throws -> ([ObjectID], [ObjectID]) {
-        let company = model.entity(named: "Company")!, department = model.entity(named: "Department")!, employee = model.entity(named: "Employee")!
-        let companyIDs = try store.obtainPermanentIDs(for: "Company", count: 2)
-        let departmentIDs = try store.obtainPermanentIDs(for: "Department", count: 6)
-        let employeeIDs = try store.obtainPermanentIDs(for: "Employee", count: objects)
-        let departmentNames = ["Engineering", "研发部", "Отдел продаж", "Design", "Support", "Финансы"]
-        var members = Array(repeating: [ObjectID](), count: 6)
-        for (i, id) in employeeIDs.enumerated() { members[i % 6].append(id) }
-
-        var graph: [Snapshot] = []
-        for (c, id) in companyIDs.enumerated() {
-            var s = Snapshot(objectID: id, entity: company)
-            s.attributes[0] = .string(c == 0 ? "Acme" : "Глобус")
-            s.relationships[0] = .toMany(departmentIDs.enumerated().filter { $0.offset % 2 == c }.map(\.element))
-            graph.append(s)
+    /// Starts the load from the main queue, as an app would, prints its progress, and reports how
+    /// long the main queue was blocked: by the call itself, and at most between two ticks of a
+    /// 1 ms main-queue ticker while the load ran.
+    private func load(_ container: PersistentContainer, what: String) async throws {
+        let updates = container.loadProgressUpdates()
+        let printer = Task {
+            var last: LoadProgress.Phase?
+            for await step in updates where step.phase != last || (step.phase == .migrating && step.total > 0 && step.completed == step.total) {
+                print("  \(step)")
+                last = step.phase
+            }
         }
-        for (d, id) in departmentIDs.enumerated() {
-            var s = Snapshot(objectID: id, entity: department)
-            s.attributes[0] = .string(departmentNames[d])
-            s.relationships[0] = .toOne(companyIDs[d % 2])
-            graph.append(s)
+        let ticker = DemoTicker()
+        let start = DispatchTime.now().uptimeNanoseconds
+        let blocked = Locked<UInt64>(0)
+        let error: StrataError? = await withCheckedContinuation { continuation in
+            DispatchQueue.main.async {
+                ticker.start()
+                let callStart = DispatchTime.now().uptimeNanoseconds
+                container.loadPersistentStores { error in continuation.resume(returning: error) }
+                blocked.withLock { $0 = DispatchTime.now().uptimeNanoseconds - callStart }
+            }
         }
-        try store.save(SaveRequest(inserts: graph))
+        let (ticks, longestGap) = ticker.stop()
+        // The main-queue block that started the load has finished (and noted its time) once a
+        // block enqueued after it runs.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in DispatchQueue.main.async { continuation.resume() } }
+        await printer.value
+        if let error { throw error }
+        let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        print("\(what): \(Demo.format(ms)) ms; state \(container.state)")
+        print("  the main queue was blocked \(Demo.format(Double(blocked.withLock { $0 }) / 1e3)) µs by the call, and kept ticking meanwhile (\(ticks) ticks, longest gap \(Demo.format(longestGap)) ms)")
+    }
 
+    /// Two companies, six departments and `objects` employees, through background contexts: one
+    /// per batch, each saving into the writer, which saves to the store.
+    private func importGraph(into container: PersistentContainer) async throws {
+        let existing = try await container.performBackgroundTask { context in try context.count(FetchRequest(entityName: "Department")) }
+        if existing == 0 {
+            try await container.performBackgroundTask { context in
+                let companies = ["Acme", "Глобус"].map { name -> ManagedObject in
+                    let company = context.insert("Company")
+                    company["name"] = .string(name)
+                    return company
+                }
+                for (d, name) in Demo.departmentNames.enumerated() {
+                    let department = context.insert("Department")
+                    department["name"] = .string(name)
+                    try department.setObject(companies[d % 2], for: "company")
+                }
+                try context.save()
+            }
+        }
         let given = ["Анна", "lxz", "Alice", "张伟", "Борис", "Émilie", "bob", "李娜", "Ольга", "Zoë"]
         let family = ["Smith", "Иванова", "王", "Müller", "Petrov", "García"]
-        let (nameIndex, heightIndex, levelIndex, birthIndex) = (employee.attributeIndex(named: "name")!, employee.attributeIndex(named: "height")!,
-                                                                employee.attributeIndex(named: "level")!, employee.attributeIndex(named: "dateOfBirth")!)
-        var random = SystemRandomNumberGenerator()
-        for start in stride(from: 0, to: employeeIDs.count, by: 10_000) {
-            let batch = employeeIDs[start..<min(start + 10_000, employeeIDs.count)]
-            try store.save(SaveRequest(inserts: batch.enumerated().map { offset, id in
-                let i = start + offset
-                var s = Snapshot(objectID: id, entity: employee)
-                s.attributes[nameIndex] = .string("\(given[i % given.count]) \(family[(i / given.count) % family.count]) \(i)")
-                s.attributes[heightIndex] = .double(1.5 + Double(Int.random(in: 0..<50, using: &random)) / 100)
-                s.attributes[levelIndex] = .integer(Int64(1 + i % 10))
-                s.attributes[birthIndex] = i % 7 == 0 ? .null : .date(Date(timeIntervalSince1970: -1_000_000_000 + Double(i) * 10_000))
-                s.relationships[0] = .toOne(departmentIDs[i % 6])
-                return s
-            }))
+        for start in stride(from: 0, to: objects, by: Demo.batchSize) {
+            let end = min(start + Demo.batchSize, objects)
+            try await container.performBackgroundTask { context in
+                var departments: [String: ManagedObject] = [:]
+                for department in try context.fetch(FetchRequest(entityName: "Department")) {
+                    if case .string(let name) = department["name"], departments[name] == nil { departments[name] = department }
+                }
+                var members: [String: [ManagedObject]] = [:]
+                var random = SystemRandomNumberGenerator()
+                for i in start..<end {
+                    let employee = context.insert("Employee")
+                    employee["name"] = .string("\(given[i % given.count]) \(family[(i / given.count) % family.count]) \(i)")
+                    employee["height"] = .double(1.5 + Double(Int.random(in: 0..<50, using: &random)) / 100)
+                    employee["level"] = .integer(Int64(1 + i % 10))
+                    employee["dateOfBirth"] = i % 7 == 0 ? .null : .date(Date(timeIntervalSince1970: -1_000_000_000 + Double(i) * 10_000))
+                    members[Demo.departmentNames[i % 6], default: []].append(employee)
+                }
+                // One relationship update per department (it sets every employee's inverse), not
+                // one per employee: a to-many list is rewritten once per batch.
+                for (name, joining) in members {
+                    guard let department = departments[name] else { continue }
+                    try department.setObjects(try department.objects(for: "employees") + joining, for: "employees")
+                }
+                try context.save()
+            }
         }
-        // Every save is inverse-consistent: the departments learn their members last, in one update.
-        let departments = try store.fetch(FetchRequest(entityName: "Department", objectIDs: departmentIDs)).snapshots()
-        try store.save(SaveRequest(updates: departments.map { snapshot in
-            var s = snapshot
-            let d = departmentIDs.firstIndex(of: snapshot.objectID)!
-            s.relationships[1] = .toMany(members[d].sorted())
-            return .init(s, expectedVersion: snapshot.version)
-        }))
-        return (departmentIDs, employeeIDs)
+    }
+
+    /// Shows optimistic locking: another context changes an employee without saving, a
+    /// background task changes and saves the same employee, so the other context's save is
+    /// refused and names the conflict.
+    private func showConflict(on id: ObjectID, in container: PersistentContainer) async throws {
+        let other = ObjectContext(coordinator: container.coordinator, name: "another editor")
+        // An unsaved change keeps the object (and the version it was read at) in the context.
+        try await other.perform { try other.existingObject(with: id)["height"] = .double(1.55) }
+        try await container.performBackgroundTask { context in
+            try context.existingObject(with: id)["height"] = .double(2.01)
+            try context.save()
+        }
+        do {
+            try await other.perform { try other.save() }
+            print("unexpected: a save based on an old version was accepted")
+        } catch let error as StrataError where error.code == .conflict {
+            print("a save based on an old version was refused, as it must be:\n  \(error.conflicts.first.map(String.init(describing:)) ?? error.message)")
+        }
     }
 
     @discardableResult
-    private func timed<T>(_ what: String, _ body: () throws -> T) rethrows -> T {
+    private func timed<T: Sendable>(_ what: String, _ body: () async throws -> T) async rethrows -> T {
         let start = DispatchTime.now().uptimeNanoseconds
-        let result = try body()
-        let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-        print("\(what): \(ms.formatted(.number.precision(.fractionLength(1)))) ms")
+        let result = try await body()
+        print("\(what): \(Demo.format(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)) ms")
         return result
     }
+
+    static func format(_ value: Double) -> String { value.formatted(.number.precision(.fractionLength(1))) }
 }

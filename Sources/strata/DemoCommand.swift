@@ -2,19 +2,24 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// `strata demo`: builds the seeds' Company graph in a store and queries it, with timings.
+/// `strata demo`: builds the seeds' Company graph through a persistent container, queries it,
+/// and prints what happens with timings.
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Fill a store with the Company example and query it, printing what happens.",
+        abstract: "Fill a store with the Company example through a persistent container and query it, printing what happens.",
         discussion: """
-            The store is never deleted or emptied: run the demo twice and it adds to what is there,
+            The store is loaded in the background (with progress), the employees are imported through \
+            background contexts on the three-tier stack and merged into the view context, and a few \
+            fetches run on the view context. Without --store the store is sqlite:strata-demo.sqlite, \
+            or $STRATA_STORE when it is set.
+            The store is never deleted or emptied: run the demo twice and it adds to what is there, \
             unless you pass --delete-existing-store.
             """
     )
 
-    @Option(help: "The store URL.")
-    var store: String = "sqlite:strata-demo.sqlite"
+    @Option(help: "The store URL (default: $STRATA_STORE, else sqlite:strata-demo.sqlite).")
+    var store: String?
 
     @Option(help: "How many employees to insert.")
     var objects: Int = 100_000
@@ -30,8 +35,9 @@ struct DemoCommand: ParsableCommand {
     }
 
     func run() throws {
+        let demo = Demo(storeURL: store, objects: objects, modelDirectory: model, deleteFirst: deleteExistingStore)
         do {
-            try Demo(storeURL: store, objects: objects, modelDirectory: model, deleteFirst: deleteExistingStore).run()
+            try DemoMainQueue.run { try await demo.run() }
         } catch let error as StrataError {
             FileHandle.standardError.write(Data("strata: \(error)\n".utf8))
             throw ExitCode(1)

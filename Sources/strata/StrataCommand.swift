@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// `strata`: inspect, demo and (in later releases) migrate, import, export and copy stores.
+/// `strata`: demo, inspect, import, export, validate, copy and migrate stores.
 @main
 struct StrataCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -8,9 +8,12 @@ struct StrataCommand: ParsableCommand {
         abstract: "Work with Strata object-graph stores.",
         discussion: """
             Stores are named by URL: memory:[NAME], sqlite:PATH, lmdb:DIR, xml:PATH.
-            Exit codes: 0 success, 1 a Strata error (printed with its code), 64 bad usage.
+            Every store command takes --model DIR and --json.
+            Exit codes: 0 success, 1 a Strata error (printed with its code),
+            2 validate found violations, 64 bad usage.
+            strata migrate exits with 3 when a migration is not confirmed.
             """,
         version: "0.1.0",
-        subcommands: [DemoCommand.self]
+        subcommands: [DemoCommand.self, InspectCommand.self, ImportCommand.self, ExportCommand.self, ValidateCommand.self, CopyCommand.self, MigrateCommand.self]
     )
 }

@@ -145,7 +145,8 @@ import Testing
         }
         root.delete(team)
         let error = #expect(throws: StrataError.self) { try child.performAndWait { try child.save() } }
-        #expect(error?.code == .invalidObjectID)
+        #expect(error?.code == .conflict, "deleted in the parent is a conflict, as deleted in the store is for a root")
+        #expect(error?.conflicts.map(\.objectID) == [teamID] && error?.conflicts.first?.storedSnapshot == nil)
         #expect(child.performAndWait { child.hasChanges && childTeam.name == "Seattle SuperSonics" })
         #expect(team.isDeleted && team.name == "Sonics", "the parent is as it was")
     }

@@ -42,6 +42,12 @@ struct BadInputCase: CustomTestStringConvertible, Sendable {
         BadInputCase(name: "undeclared entity reference", body: "<_meta key=\"k\" value=\"&foo;\"/>\n</strata-store>\n", line: 3, fragment: "not well-formed"),
         BadInputCase(name: "sequence of an unknown entity", body: "<_sequence entity=\"Gadget\" next=\"3\"/>\n</strata-store>\n", line: 3, fragment: "names entity 'Gadget'"),
         BadInputCase(name: "empty file", body: "", line: 1, fragment: "not well-formed", replacesHeader: true),
+        // The same names in a second object, so the loader has seen them once (its fast path).
+        BadInputCase(name: "primary key not an integer", body: "<Item _pk=\"1\" _version=\"1\" name=\"x\"/>\n<Item _pk=\"2x\" _version=\"1\" name=\"y\"/>\n</strata-store>\n", line: 4, fragment: "_pk '2x' is not a 64-bit integer"),
+        BadInputCase(name: "negative version", body: "<Item _pk=\"1\" _version=\"1\" name=\"x\"/>\n<Item _pk=\"2\" _version=\"-1\" name=\"y\"/>\n</strata-store>\n", line: 4, fragment: "_version '-1' is not a version"),
+        BadInputCase(name: "a string given as text and as base64", body: "<Item _pk=\"1\" _version=\"1\" name=\"x\" str=\"a\"/>\n<Item _pk=\"2\" _version=\"1\" name=\"y\" str=\"a\" str.b64=\"YQ==\"/>\n</strata-store>\n", line: 4, fragment: "Item.str is given twice"),
+        BadInputCase(name: "integer of the wrong type in a later object", body: "<Item _pk=\"1\" _version=\"1\" name=\"x\" i64=\"1\"/>\n\n<Item _pk=\"2\" _version=\"1\" name=\"y\" i64=\"1.5\"/>\n</strata-store>\n", line: 5, fragment: "Item.i64 = \"1.5\" is not a valid integer64"),
+        BadInputCase(name: "attribute with a namespace prefix", body: "<Item _pk=\"1\" _version=\"1\" name=\"x\" xml:lang=\"en\"/>\n</strata-store>\n", line: 3, fragment: "has a namespace prefix"),
     ]
 
     @Test(arguments: cases)
@@ -79,6 +85,27 @@ struct BadInputCase: CustomTestStringConvertible, Sendable {
         let error = strataError { _ = try openStore(dir.url()) }
         #expect(error?.code == .unsupported)
         #expect(error?.location["line"] == "2")
+    }
+
+    @Test func attributesInAnyOrderReadTheSameAsInTheCanonicalOrder() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        write(Self.header + """
+            <Item _pk="1" _version="1" name="a" i64="7" dbl="0.5" str="s &amp; t"/>
+            <Item str="s &amp; t" dbl="0.5" i64="7" name="a" _version="1" _pk="2"/>
+            <Item name="a" _pk="3" str.b64="cyAmIHQ=" _version="1" dbl="0.5" i64="7"/>
+            </strata-store>
+
+            """, to: dir.file("store.xml"))
+        let snapshots = try openStore(dir.url()).execute(FetchRequest(entityName: "Item")).snapshots()
+        #expect(snapshots.map { $0.objectID.primaryKey! } == [1, 2, 3])
+        let item = TestModels.item
+        for snapshot in snapshots {
+            #expect(snapshot.attributes[item.attributeIndex(named: "i64")!] == .integer(7))
+            #expect(snapshot.attributes[item.attributeIndex(named: "dbl")!] == .double(0.5))
+            #expect(snapshot.attributes[item.attributeIndex(named: "str")!] == .string("s & t"))
+            #expect(snapshot.attributes[item.attributeIndex(named: "name")!] == .string("a"))
+        }
     }
 
     @Test func aHandEditedFileWithObjectsOutOfOrderLoadsSorted() throws {

@@ -52,7 +52,7 @@ final class Observations: @unchecked Sendable {
         #expect(seen["oldIntact"] == "true")
         #expect(seen["oldLoadable"] == "true")
         #expect(contents(path) == old)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["store.xml", "store.xml.lock"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["store.xml", "store.xml.keys", "store.xml.lock"])
         #expect(try names(store) == ["old"], "memory changes only once the file is in place")
 
         store.setBeforeRenameHook(nil)

@@ -24,9 +24,9 @@ public struct InMemoryBackend: StoreBackend {
         let storage: InMemoryStorage
         if url.location.isEmpty {
             guard options.createIfMissing else { throw StrataError(.storeNotFound, "\(url) names no store", location: ["url": url.description]) }
-            storage = InMemoryStorage(metadata: .new(storeType: scheme, model: model))
+            storage = InMemoryStorage(metadata: .new(storeType: scheme, model: model, identifier: options.identifierForNewStore))
         } else {
-            storage = try InMemoryStorage.named(url.location, createWith: options.createIfMissing ? StoreMetadata.new(storeType: scheme, model: model) : nil, url: url)
+            storage = try InMemoryStorage.named(url.location, createWith: options.createIfMissing ? StoreMetadata.new(storeType: scheme, model: model, identifier: options.identifierForNewStore) : nil, url: url)
         }
         try storage.metadata().checkCompatible(with: model, at: url)
         return InMemoryStore(url: url, model: model, storage: storage, readOnly: options.readOnly)
@@ -82,31 +82,43 @@ struct InMemoryState: Sendable {
 /// The objects of one entity, by primary key, with the key order kept for ordered scans.
 struct InMemoryTable: Sendable {
     private(set) var rows: [Int64: Snapshot] = [:]
+    /// Keys in ascending order while `orderIsSorted`; may still hold removed keys while
+    /// `hasRemovals` (they are dropped at the next ordered scan or insert, in one O(n) pass).
     private var order: [Int64] = []
     private var orderIsSorted = true
+    private var hasRemovals = false
 
-    /// The snapshots in primary-key order. O(n), plus O(n log n) after out-of-order changes.
+    /// The snapshots in primary-key order: O(n); O(n log n) only after an insert below the
+    /// largest key (keys handed out by the store only grow, so that is rare).
     mutating func orderedSnapshots() -> [Snapshot] {
+        normalizeOrder()
+        return order.map { rows[$0]! }
+    }
+
+    private mutating func normalizeOrder() {
         if !orderIsSorted {
             order = rows.keys.sorted()
             orderIsSorted = true
+            hasRemovals = false
+        } else if hasRemovals {
+            order.removeAll { rows[$0] == nil }
+            hasRemovals = false
         }
-        return order.map { rows[$0]! }
     }
 
     subscript(key: Int64) -> Snapshot? { rows[key] }
 
     mutating func insert(_ snapshot: Snapshot, key: Int64) {
-        if rows.updateValue(snapshot, forKey: key) == nil {
-            if orderIsSorted, let last = order.last, key < last { orderIsSorted = false }
-            if orderIsSorted { order.append(key) }
-        }
+        guard rows.updateValue(snapshot, forKey: key) == nil, orderIsSorted else { return }
+        // A removed key may come back (deleted and inserted in one save): drop stale keys first.
+        if hasRemovals { normalizeOrder() }
+        if let last = order.last, key < last { orderIsSorted = false } else { order.append(key) }
     }
 
     mutating func update(_ snapshot: Snapshot, key: Int64) { rows[key] = snapshot }
 
     mutating func remove(key: Int64) {
-        if rows.removeValue(forKey: key) != nil { orderIsSorted = false }
+        if rows.removeValue(forKey: key) != nil { hasRemovals = true }
     }
 
     var count: Int { rows.count }

@@ -12,7 +12,7 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
     public let model: Model
     /// The store's identifier.
     public let identifier: String
-    private let storage: InMemoryStorage
+    let storage: InMemoryStorage
     private let readOnly: Bool
     private let closed = Locked(false)
 
@@ -28,7 +28,7 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
         if closed.withLock({ $0 }) { throw StrataError(.storeClosed, "the store \(url) is closed", location: ["url": url.description]) }
     }
 
-    private func checkWritable() throws {
+    func checkWritable() throws {
         try checkOpen()
         if readOnly { throw StrataError(.readOnly, "the store \(url) was opened read-only", location: ["url": url.description]) }
     }
@@ -71,24 +71,26 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
         return try QueryEvaluation.run(unrestricted, over: candidates, evaluator: evaluator)
     }
 
-    /// Applies a save atomically: every check runs against the current state before anything
-    /// changes, and the new state replaces the old one in a single assignment.
+    /// Applies a save atomically: every check (versions, keys, unique constraints) runs against
+    /// the current state and the request before anything changes; then the state is changed in
+    /// place, under the lock. Readers work on their own copy of the state (``execute(_:)``), so
+    /// they see it before or after the save, and a save costs what it touches, not the store's
+    /// size (copying the state per save made many small saves quadratic).
     @discardableResult
     public func save(_ request: SaveRequest) throws -> SaveResult {
         try checkWritable()
         try request.checkShape(against: model, storeIdentifier: identifier)
         return try storage.state.withLock { state in
-            var next = state
             var conflicts: [SaveConflict] = []
             for update in request.updates {
                 let id = update.snapshot.objectID
-                let stored = next.tables[id.entityName]?[id.primaryKey!]
+                let stored = state.tables[id.entityName]?[id.primaryKey!]
                 if stored?.version != update.expectedVersion {
                     conflicts.append(SaveConflict(objectID: id, expectedVersion: update.expectedVersion, storedSnapshot: stored))
                 }
             }
             for delete in request.deletes {
-                let stored = next.tables[delete.objectID.entityName]?[delete.objectID.primaryKey!]
+                let stored = state.tables[delete.objectID.entityName]?[delete.objectID.primaryKey!]
                 if stored?.version != delete.expectedVersion {
                     conflicts.append(SaveConflict(objectID: delete.objectID, expectedVersion: delete.expectedVersion, storedSnapshot: stored))
                 }
@@ -96,48 +98,60 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
             if !conflicts.isEmpty {
                 throw StrataError(.conflict, "\(conflicts.count) object(s) changed in the store since they were read; nothing was saved", conflicts: conflicts)
             }
+            let deleted = Set(request.deletes.map(\.objectID))
+            var inserted: Set<ObjectID> = []
+            for insert in request.inserts {
+                let id = insert.objectID, pk = id.primaryKey!
+                let exists = state.tables[id.entityName]?[pk] != nil && !deleted.contains(id)
+                if exists || !inserted.insert(id).inserted {
+                    throw StrataError(.invalidObjectID, "\(id) already exists; an insert needs a new ID", location: ["object": id.uriRepresentation])
+                }
+                guard pk < (state.nextKeys[id.entityName] ?? 1) else {
+                    throw StrataError(.invalidObjectID, "\(id) was not handed out by this store", location: ["object": id.uriRepresentation])
+                }
+            }
+            try checkUniqueConstraints(in: state, after: request, deleted: deleted)
+
             var versions: [ObjectID: Int64] = [:]
+            versions.reserveCapacity(request.inserts.count + request.updates.count)
             for delete in request.deletes {
-                next.tables[delete.objectID.entityName]?.remove(key: delete.objectID.primaryKey!)
+                state.tables[delete.objectID.entityName]?.remove(key: delete.objectID.primaryKey!)
             }
             for insert in request.inserts {
-                let pk = insert.objectID.primaryKey!
-                if next.tables[insert.objectID.entityName]?[pk] != nil {
-                    throw StrataError(.invalidObjectID, "\(insert.objectID) already exists; an insert needs a new ID", location: ["object": insert.objectID.uriRepresentation])
-                }
-                guard pk < (next.nextKeys[insert.objectID.entityName] ?? 1) else {
-                    throw StrataError(.invalidObjectID, "\(insert.objectID) was not handed out by this store", location: ["object": insert.objectID.uriRepresentation])
-                }
                 var stored = insert
                 stored.version = 1
-                next.tables[insert.objectID.entityName, default: InMemoryTable()].insert(stored, key: pk)
+                state.tables[insert.objectID.entityName, default: InMemoryTable()].insert(stored, key: insert.objectID.primaryKey!)
                 versions[insert.objectID] = 1
             }
             for update in request.updates {
                 var stored = update.snapshot
                 stored.version = update.expectedVersion + 1
-                next.tables[stored.objectID.entityName]?.update(stored, key: stored.objectID.primaryKey!)
+                state.tables[stored.objectID.entityName]?.update(stored, key: stored.objectID.primaryKey!)
                 versions[stored.objectID] = stored.version
             }
-            try checkUniqueConstraints(in: next, touching: request.inserts.map(\.objectID) + request.updates.map(\.snapshot.objectID))
-            for (key, value) in request.metadataChanges { next.metadata.userInfo[key] = value }
-            state = next
+            for (key, value) in request.metadataChanges { state.metadata.userInfo[key] = value }
             return SaveResult(versions: versions)
         }
     }
 
-    private func checkUniqueConstraints(in state: InMemoryState, touching ids: [ObjectID]) throws {
-        let byEntity = Dictionary(grouping: ids, by: \.entityName)
-        for (entityName, changed) in byEntity {
+    /// Throws ``StrataError/Code/uniqueConstraint`` when the state `request` would leave has two
+    /// objects with equal values for a unique constraint, one of them touched by the request.
+    private func checkUniqueConstraints(in state: InMemoryState, after request: SaveRequest, deleted: Set<ObjectID>) throws {
+        var touched: [String: [ObjectID: Snapshot]] = [:]
+        for snapshot in request.inserts { touched[snapshot.objectID.entityName, default: [:]][snapshot.objectID] = snapshot }
+        for update in request.updates { touched[update.snapshot.objectID.entityName, default: [:]][update.snapshot.objectID] = update.snapshot }
+        for (entityName, changed) in touched {
             let entity = try model.requireEntity(entityName)
-            guard !entity.uniqueConstraints.isEmpty, let table = state.tables[entityName] else { continue }
+            guard !entity.uniqueConstraints.isEmpty else { continue }
+            let untouched = (state.tables[entityName]?.rows.values).map(Array.init) ?? []
+            let after = untouched.lazy.filter { changed[$0.objectID] == nil && !deleted.contains($0.objectID) } + changed.values.sorted { $0.objectID < $1.objectID }
             for constraint in entity.uniqueConstraints {
                 let indexes = constraint.map { entity.attributeIndex(named: $0)! }
                 var owners: [[Value]: ObjectID] = [:]
-                for snapshot in table.rows.values {
+                for snapshot in after {
                     let key = indexes.map { snapshot.attributes[$0] }
                     if key.contains(where: \.isNull) { continue }
-                    if let other = owners[key], changed.contains(snapshot.objectID) || changed.contains(other) {
+                    if let other = owners[key], changed[snapshot.objectID] != nil || changed[other] != nil {
                         throw StrataError(
                             .uniqueConstraint,
                             "\(snapshot.objectID) and \(other) both have \(constraint.joined(separator: ", ")) = \(key.map(\.description).joined(separator: ", ")); '\(entity.name)' requires it to be unique",

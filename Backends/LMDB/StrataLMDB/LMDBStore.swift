@@ -64,8 +64,8 @@ public final class LMDBStore: NativeQueryEvaluating, @unchecked Sendable {
     // MARK: Opening
 
     /// Opens (or creates) the store at `url`; see ``LMDBBackend/open(_:model:options:)``.
-    static func open(_ url: StoreURL, model: Model, options: StoreOptions) throws -> LMDBStore {
-        let options = try LMDBOptions(options, url: url)
+    static func open(_ url: StoreURL, model: Model, options storeOptions: StoreOptions) throws -> LMDBStore {
+        let options = try LMDBOptions(storeOptions, url: url)
         let path = try LMDBDirectory.prepare(url, options: options)
         let environment = try LMDBEnvironment.acquire(path: path, options: options)
         do {
@@ -85,7 +85,7 @@ public final class LMDBStore: NativeQueryEvaluating, @unchecked Sendable {
                         location: ["path": path])
                 }
             }
-            let metadata = try readOrCreateMetadata(environment: environment, model: model, url: url, create: !existing)
+            let metadata = try readOrCreateMetadata(environment: environment, model: model, url: url, create: !existing, identifier: storeOptions.identifierForNewStore)
             try metadata.checkCompatible(with: model, at: url)
             let databases = try environment.openDatabases(LMDBLayout.databases(for: model), create: false)
             return LMDBStore(url: url, model: model, identifier: metadata.storeIdentifier, readOnly: options.readOnly, environment: environment, databases: databases)
@@ -102,13 +102,13 @@ public final class LMDBStore: NativeQueryEvaluating, @unchecked Sendable {
     }
 
     /// Reads the metadata of an existing store, or creates the store's databases and metadata.
-    private static func readOrCreateMetadata(environment: LMDBEnvironment, model: Model, url: StoreURL, create: Bool) throws -> StoreMetadata {
+    private static func readOrCreateMetadata(environment: LMDBEnvironment, model: Model, url: StoreURL, create: Bool, identifier: String?) throws -> StoreMetadata {
         if create {
             let databases = try environment.openDatabases(LMDBLayout.databases(for: model), create: true)
             let meta = databases[LMDBLayout.metadataDatabase]!
             return try environment.write { txn in
                 if let existing = try readMetadata(txn, meta, path: environment.path) { return existing }
-                let metadata = StoreMetadata.new(storeType: LMDBBackend.schemeName, model: model)
+                let metadata = StoreMetadata.new(storeType: LMDBBackend.schemeName, model: model, identifier: identifier)
                 let entries: [(String, String)] = [
                     ("layoutVersion", String(LMDBLayout.version)),
                     ("storeIdentifier", metadata.storeIdentifier),

@@ -63,7 +63,7 @@ extension SQLiteStore {
                 try metadata.checkCompatible(with: model, at: url)
                 return metadata
             }
-            let metadata = StoreMetadata.new(storeType: SQLiteBackend.schemeName, model: model)
+            let metadata = StoreMetadata.new(storeType: SQLiteBackend.schemeName, model: model, identifier: options.identifierForNewStore)
             for statement in SQLiteSchema(model: model).creationStatements() { try connection.execute(statement) }
             try SQLiteMetadataTable.initialize(metadata, in: connection)
             try connection.execute("COMMIT")

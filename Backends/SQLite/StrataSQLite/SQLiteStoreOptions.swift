@@ -22,12 +22,15 @@ struct SQLiteStoreOptions: Sendable {
     var busyTimeoutMilliseconds: Int32 = 5000
     /// The SQLite VFS every connection of the store uses (`nil`: the default one).
     var vfs: String?
+    /// The identifier a store created by this open gets (see `StoreOptions.identifierForNewStore`).
+    var identifierForNewStore: String?
 
     static let names = ["busyTimeout", "synchronous", "vfs"]
 
     init(_ options: StoreOptions, url: StoreURL) throws {
         readOnly = options.readOnly
         createIfMissing = options.createIfMissing
+        identifierForNewStore = options.identifierForNewStore
         for (name, value) in options.values.sorted(by: { $0.key < $1.key }) {
             switch name {
             case "synchronous":

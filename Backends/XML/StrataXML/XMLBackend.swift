@@ -50,7 +50,7 @@ public struct XMLBackend: StoreBackend {
             defer { lock.unlock() }
             // Another process may have created the store while this one waited for the lock.
             if XMLFileIdentity.of(path: path) == nil {
-                let image = XMLStoreImage(metadata: StoreMetadata.new(storeType: scheme, model: model), model: model)
+                let image = XMLStoreImage(metadata: StoreMetadata.new(storeType: scheme, model: model, identifier: options.identifierForNewStore), model: model)
                 let writer = XMLStoreWriter(layout: layout)
                 let identity = try XMLAtomicFile.replace(path) { fd, temporary in try writer.write(image, to: fd, path: temporary) }
                 return XMLStore(url: url, path: path, model: model, layout: layout, options: storeOptions, image: image, fileIdentity: identity, fileLock: lock)
@@ -72,7 +72,8 @@ public struct XMLBackend: StoreBackend {
         return try XMLStoreReader.metadata(path: path, url: url)
     }
 
-    /// Deletes the store file and its lock file (and temporary files a crash may have left).
+    /// Deletes the store file, its lock file and its key ledger (and temporary files a crash may
+    /// have left).
     public func destroyStore(at url: StoreURL) throws {
         let path = try Self.path(of: url)
         let file = URL(fileURLWithPath: path)
@@ -81,7 +82,7 @@ public struct XMLBackend: StoreBackend {
         if let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) {
             for name in names where name.hasPrefix(strayPrefix) { unlink(directory.appendingPathComponent(name).path) }
         }
-        for victim in [path, path + ".lock"] where unlink(victim) != 0 && errno != ENOENT {
+        for victim in [path, path + ".lock", path + ".keys"] where unlink(victim) != 0 && errno != ENOENT {
             throw XMLAtomicFile.ioError("cannot delete \(victim)", path: victim)
         }
     }

@@ -20,6 +20,9 @@ import Synchronization
 ///   `lockTimeout` option, in ms). A store whose file was replaced by another process since it
 ///   was loaded refuses to save (``StrataError/Code/storeBusy``) instead of losing that
 ///   process's save: reopen it to see the new state.
+/// - **Keys**: ``obtainPermanentIDs(for:count:)`` records the keys it hands out in a synced
+///   ledger beside the store (`NAME.keys`, see ``XMLKeyLedger``), so no key is handed out twice,
+///   across reopening and across processes.
 /// - **Fetches** are answered from memory with StrataCore's own evaluator, so every request is
 ///   evaluated natively with exactly the reference semantics.
 ///
@@ -40,6 +43,8 @@ public final class XMLStore: PersistentStore, NativeQueryEvaluating {
     let state: Mutex<State>
     /// Serializes saves (fetches do not wait for it).
     let saveLock = Mutex<Void>(())
+    /// The durable record of the keys handed out (`NAME.keys`).
+    let keyLedger: XMLKeyLedger
 
     /// The mutable part of the store.
     struct State: Sendable {
@@ -63,6 +68,7 @@ public final class XMLStore: PersistentStore, NativeQueryEvaluating {
         self.layout = layout
         self.options = options
         self.identifier = image.metadata.storeIdentifier
+        self.keyLedger = XMLKeyLedger(storePath: path, storeIdentifier: image.metadata.storeIdentifier, entityNames: model.entities.map(\.name))
         self.state = Mutex(State(image: image, fileIdentity: fileIdentity, fileLock: fileLock))
     }
 
@@ -74,31 +80,65 @@ public final class XMLStore: PersistentStore, NativeQueryEvaluating {
         }
     }
 
-    /// Hands out `count` keys of `entityName` from the in-memory sequence. The sequence is written
-    /// with the next save (and a store that cannot save, because another process saved first, can
-    /// never store objects under the keys it handed out), so no stored object ever reuses a key.
+    /// Hands out `count` new keys of `entityName`, never handed out before by any store that
+    /// opened this file, in this process or another, before or after a reopen.
+    ///
+    /// The keys come after both the store's sequence (which the file saves) and the key ledger
+    /// beside the store (`NAME.keys`, see ``XMLKeyLedger``), and the ledger records them, synced
+    /// to disk, before they are returned: one small write per call, so ask for many keys at once
+    /// (the engine asks once per entity per save).
+    ///
+    /// - Throws: ``StrataError/Code/readOnly`` for a store opened read-only,
+    ///   ``StrataError/Code/storeClosed``, ``StrataError/Code/unknownEntity``,
+    ///   ``StrataError/Code/invalidRequest`` for a negative count, and the ledger's errors.
     public func obtainPermanentIDs(for entityName: String, count: Int) throws -> [ObjectID] {
         let e = try entityIndex(entityName)
         guard count >= 0 else {
             throw StrataError(.invalidRequest, "cannot obtain a negative number (\(count)) of IDs", location: ["entity": entityName, "path": path])
         }
-        let first: Int64 = try state.withLock { state in
+        let floor = try state.withLock { state in
             try checkOpen(state)
             if options.readOnly {
                 throw StrataError(.readOnly, "the XML store \(path) was opened read-only", location: ["path": path])
             }
-            let first = state.image.nextKeys[e]
-            let (next, overflow) = first.addingReportingOverflow(Int64(count))
-            guard !overflow else {
-                throw StrataError(.internalInconsistency, "the primary keys of \(entityName) are exhausted", location: ["entity": entityName, "path": path])
-            }
-            state.image.nextKeys[e] = next
-            return first
+            return state.image.nextKeys[e]
+        }
+        if count == 0 { return [] }
+        // The ledger serializes hand-outs; the store's state is only locked for the moment it
+        // takes to read and raise the sequence, so fetches never wait for the disk.
+        let first = try keyLedger.reserve(entity: e, count: count, floor: floor)
+        let next = first + Int64(count)
+        state.withLock { state in
+            state.image.nextKeys[e] = max(state.image.nextKeys[e], next)
         }
         return (0..<Int64(count)).map { ObjectID(entityName: entityName, storeIdentifier: identifier, primaryKey: first + $0) }
     }
 
-    /// Closes the store and releases its lock file. Later calls throw
+    /// Records durably that every key of the entity at `entity` up to and including `key` is
+    /// taken, so that ``obtainPermanentIDs(for:count:)`` hands out only larger keys, in this
+    /// process, in others and after reopening (for inserts under keys chosen elsewhere, such as a
+    /// copy keeping its source's keys). Keys already taken change nothing.
+    ///
+    /// - Throws: what ``obtainPermanentIDs(for:count:)`` throws, and
+    ///   ``StrataError/Code/invalidRequest`` for a key below 1.
+    func takeKeys(through key: Int64, entity e: Int) throws {
+        guard key >= 1, key < Int64.max else {
+            throw StrataError(.invalidRequest, "cannot reserve keys through \(key); keys are 1 to \(Int64.max - 1)", location: ["entity": model.entities[e].name, "path": path])
+        }
+        let floor = try state.withLock { state in
+            try checkOpen(state)
+            if options.readOnly {
+                throw StrataError(.readOnly, "the XML store \(path) was opened read-only", location: ["path": path])
+            }
+            return max(state.image.nextKeys[e], key + 1)
+        }
+        let next = try keyLedger.reserve(entity: e, count: 0, floor: floor)
+        state.withLock { state in
+            state.image.nextKeys[e] = max(state.image.nextKeys[e], next)
+        }
+    }
+
+    /// Closes the store and releases its lock file and key ledger. Later calls throw
     /// ``StrataError/Code/storeClosed``; closing twice is harmless.
     public func close() throws {
         saveLock.withLock { _ in
@@ -106,6 +146,7 @@ public final class XMLStore: PersistentStore, NativeQueryEvaluating {
                 state.isClosed = true
                 state.fileLock = nil
             }
+            keyLedger.close()
         }
     }
 

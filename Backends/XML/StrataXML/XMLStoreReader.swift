@@ -37,7 +37,7 @@ enum XMLStoreReader {
 }
 
 /// The state of one parse; the SAX callbacks reach it through libxml2's user-data pointer.
-private final class XMLLoadState {
+final class XMLLoadState {
     let path: String
     let url: StoreURL
     let layout: XMLModelLayout?
@@ -56,10 +56,11 @@ private final class XMLLoadState {
     var metadata: StoreMetadata?
     var userInfo: [String: String] = [:]
     var sequences: [Int64] = []
-    var tables: [[Int64]] = []
-    var rows: [[StoredRow]] = []
-    var lines: [[Int32]] = []
-    var lastEntity = -1
+    /// One reader per entity, indexed like the model (empty when reading only the header).
+    let entityReaders: [XMLEntityReader]
+    /// The interned element name of the last object read, and its entity's reader.
+    var lastEntityName: UnsafePointer<UInt8>?
+    var lastEntityReader: XMLEntityReader?
     /// ``XMLFormat/saxKeepsAmpersandReferences``, read once.
     let keepsAmpersandReferences = XMLFormat.saxKeepsAmpersandReferences
 
@@ -69,11 +70,8 @@ private final class XMLLoadState {
         self.layout = layout
         self.model = model
         self.headerOnly = headerOnly
-        let count = layout?.entities.count ?? 0
-        sequences = Array(repeating: 1, count: count)
-        tables = Array(repeating: [], count: count)
-        rows = Array(repeating: [], count: count)
-        lines = Array(repeating: [], count: count)
+        sequences = Array(repeating: 1, count: layout?.entities.count ?? 0)
+        entityReaders = layout?.entities.map(XMLEntityReader.init(layout:)) ?? []
     }
 
     // MARK: Running the parser
@@ -338,93 +336,6 @@ private final class XMLLoadState {
         }
     }
 
-    func startObject(_ localname: UnsafePointer<UInt8>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
-        guard let layout else { return }
-        var e = lastEntity
-        if e < 0 || strcmp(localname, layout.entities[e].cName) != 0 {
-            guard let found = layout.entityIndexByName[String(cString: localname)] else {
-                let name = String(cString: localname)
-                return fail("unknown entity <\(name)>; the model has: \(layout.entities.map(\.entity.name).sorted().joined(separator: ", "))", entity: name)
-            }
-            e = found
-            lastEntity = e
-        }
-        let entityLayout = layout.entities[e]
-        // The entity itself is only needed for messages: copying it costs a dozen retains.
-        var entity: Entity { entityLayout.entity }
-        var values = [Value](repeating: .null, count: entityLayout.attributeTypes.count)
-        var targets = entityLayout.emptyTargets
-        var key: Int64?
-        var version: Int64?
-        var expected = 0
-        let slots = entityLayout.slots
-
-        for i in 0..<attributeCount {
-            var (name, text, prefixed) = attribute(attributes!, i, decode: false)
-            if prefixed { return fail("attribute '\(String(cString: name))' of <\(entity.name)> has a namespace prefix", entity: entity.name) }
-            let slotIndex: Int
-            if expected < slots.count && strcmp(name, slots[expected].cName) == 0 {
-                slotIndex = expected
-            } else if name[0] == UInt8(ascii: "_") {
-                if strcmp(name, "_pk") == 0 {
-                    guard let k = XMLFormat.parseInteger(text) else { return fail("\(entity.name)._pk '\(String(decoding: text, as: UTF8.self))' is not a 64-bit integer", entity: entity.name, key: "_pk") }
-                    key = k
-                } else if strcmp(name, "_version") == 0 {
-                    guard let v = XMLFormat.parseInteger(text), v >= 0 else { return fail("\(entity.name)._version '\(String(decoding: text, as: UTF8.self))' is not a version (an integer >= 0)", entity: entity.name, key: "_version") }
-                    version = v
-                } else {
-                    return fail("unknown attribute '\(String(cString: name))' of <\(entity.name)>", entity: entity.name, key: String(cString: name))
-                }
-                continue
-            } else {
-                let nameText = String(cString: name)
-                if let found = entityLayout.slotIndexByName[nameText] {
-                    slotIndex = found
-                } else if nameText.hasSuffix(XMLFormat.base64Suffix),
-                          let a = entity.attributeIndex(named: String(nameText.dropLast(XMLFormat.base64Suffix.count))),
-                          entity.attributes[a].type == .string
-                {
-                    guard values[a].isNull else { return fail("\(entity.name).\(entity.attributes[a].name) is given twice", entity: entity.name, key: entity.attributes[a].name) }
-                    guard let data = Data(base64Encoded: String(decoding: text, as: UTF8.self)), let string = String(data: data, encoding: .utf8) else {
-                        return fail("\(nameText) of <\(entity.name)> is not base64 of UTF-8 text", entity: entity.name, key: entity.attributes[a].name)
-                    }
-                    values[a] = .string(string)
-                    continue
-                } else {
-                    return fail("unknown attribute '\(nameText)' of <\(entity.name)>; it has: \(slots.map { String(cString: $0.cName) }.joined(separator: ", "))", entity: entity.name, key: nameText)
-                }
-            }
-            expected = slotIndex + 1
-            switch slots[slotIndex].kind {
-            case .attribute(let a):
-                let type = entityLayout.attributeTypes[a]
-                if type == .string || type == .uri { text = attribute(attributes!, i).value }
-                guard values[a].isNull else { return fail("\(entity.name).\(entity.attributes[a].name) is given twice", entity: entity.name, key: entity.attributes[a].name) }
-                guard let value = XMLFormat.parseValue(text, as: type) else {
-                    let shown = String(decoding: text.prefix(80), as: UTF8.self)
-                    return fail("\(entity.name).\(entity.attributes[a].name) = \"\(shown)\" is not a valid \(type.rawValue)", entity: entity.name, key: entity.attributes[a].name)
-                }
-                values[a] = value
-            case .relationship(let r):
-                guard let parsed = parseTargets(text, toMany: entityLayout.isToMany[r]) else {
-                    let relationship = entity.relationships[r]
-                    let shown = String(decoding: text.prefix(80), as: UTF8.self)
-                    let expectation = relationship.isToMany ? "space-separated primary keys" : "one primary key"
-                    return fail("\(entity.name).\(relationship.name) = \"\(shown)\" is not \(expectation) of \(relationship.destination)", entity: entity.name, key: relationship.name)
-                }
-                targets[r] = entityLayout.isUnorderedToMany[r] ? .toMany(parsed.keys.sorted()) : parsed
-            }
-        }
-        guard let key else { return fail("<\(entity.name)> has no _pk (primary key) attribute", entity: entity.name, key: "_pk") }
-        guard let version else { return fail("<\(entity.name) _pk=\"\(key)\"> has no _version attribute", entity: entity.name, key: "_version") }
-        for a in entityLayout.requiredAttributes where values[a].isNull {
-            return fail("<\(entity.name) _pk=\"\(key)\"> has no value for the required attribute '\(entity.attributes[a].name)'", entity: entity.name, key: entity.attributes[a].name)
-        }
-        tables[e].append(key)
-        rows[e].append(StoredRow(version: version, attributes: values, relationships: targets))
-        lines[e].append(Int32(clamping: line))
-    }
-
     /// Parses `12` (to-one) or `3 4 5` (to-many, single spaces; empty for no target).
     func parseTargets(_ text: UnsafeBufferPointer<UInt8>, toMany: Bool) -> StoredRelationship? {
         if !toMany {
@@ -452,7 +363,10 @@ private final class XMLLoadState {
         metadata.userInfo = userInfo
         var image = XMLStoreImage(metadata: metadata, model: model)
         for e in layout.entities.indices {
-            var keys = tables[e], entityRows = rows[e], entityLines = lines[e]
+            let reader = entityReaders[e]
+            var keys = reader.keys, entityRows = reader.rows, entityLines = reader.lines
+            reader.keys = []
+            reader.rows = []
             if !EntityTable(keys: keys, rows: []).isSorted {
                 let order = keys.indices.sorted { keys[$0] < keys[$1] || (keys[$0] == keys[$1] && $0 < $1) }
                 for i in order.indices.dropFirst() where keys[order[i]] == keys[order[i - 1]] {
@@ -463,11 +377,9 @@ private final class XMLLoadState {
                 keys = order.map { keys[$0] }
                 entityRows = order.map { entityRows[$0] }
                 entityLines = order.map { entityLines[$0] }
-                lines[e] = entityLines
+                reader.lines = entityLines
             }
             image.tables[e] = EntityTable(keys: keys, rows: entityRows)
-            tables[e] = []
-            rows[e] = []
             image.nextKeys[e] = max(sequences[e], (keys.last ?? 0) + 1)
         }
         for (e, entityLayout) in layout.entities.enumerated() where !entityLayout.entity.relationships.isEmpty {
@@ -477,7 +389,7 @@ private final class XMLLoadState {
                     let destination = entityLayout.destinations[r]
                     for target in targets.keys where image.tables[destination].index(of: target) == nil {
                         let relationship = entityLayout.entity.relationships[r]
-                        let line = Int(lines[e][i])
+                        let line = Int(entityReaders[e].lines[i])
                         throw StrataError(
                             .storeCorrupt,
                             "\(path), line \(line): \(entityLayout.entity.name) \(table.keys[i]).\(relationship.name) refers to \(relationship.destination) \(target), which does not exist in the file",

@@ -32,9 +32,13 @@ extension ObjectContext {
     }
 
     /// The IDs of the matching objects, in order.
+    ///
+    /// A child context with nothing pending for the answer asks its parent for the IDs (down to
+    /// the store when no level has pending changes), instead of loading every snapshot.
     public func fetchObjectIDs(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> [ObjectID] {
         checkConfinement()
-        if parent == nil, !options.includesPendingChanges || !hasPendingChanges(for: request.entityName) {
+        if !options.includesPendingChanges || !hasPendingChanges(for: request.entityName) {
+            if let parent { return try parent.performAndWait { try parent.fetchObjectIDs(request) } }
             var plain = request
             plain.resultType = .objectIDs
             return try coordinator.fetch(plain).objectIDs()
@@ -43,9 +47,14 @@ extension ObjectContext {
     }
 
     /// The number of matching objects, pending changes included by default.
+    ///
+    /// A child context with nothing pending for the answer asks its parent to count (down to
+    /// the store's count when no level has pending changes), instead of loading every snapshot:
+    /// a main-queue view context counting during a background import stays cheap.
     public func count(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> Int {
         checkConfinement()
-        if parent == nil, !options.includesPendingChanges || !hasPendingChanges(for: request.entityName) {
+        if !options.includesPendingChanges || !hasPendingChanges(for: request.entityName) {
+            if let parent { return try parent.performAndWait { try parent.count(request) } }
             var plain = request
             plain.resultType = .count
             return try coordinator.fetch(plain).count()

@@ -26,6 +26,12 @@ extension ObjectContext {
     /// posting context: pending deletes in objects-did-change; empty in did-save and after a
     /// merge, whose deleted objects have left the context (same-queue observers only).
     public static let deletedObjectsKey = "deletedObjects"
+    /// `userInfo` key of ``didSaveNotification``: the `[SaveConflict]` that the context's
+    /// ``mergePolicy`` resolved during that save (empty when there was none), each with the
+    /// in-memory, snapshot and stored values of its properties as they were when the conflict
+    /// was found, and a `nil` stored snapshot for an object deleted in the store (or the parent),
+    /// which left the context. So no change a policy discards goes unreported.
+    public static let resolvedConflictsKey = "resolvedConflicts"
 
     /// Posts the pending `objectsDidChange` notification now, if anything changed since the
     /// last one. Runs by itself at the end of each outermost perform block and before a save;
@@ -56,14 +62,16 @@ extension ObjectContext {
 
     /// Posts `name` through `NotificationCenter.default` (observers run synchronously, on this
     /// context's queue) and yields to the streams that asked for it.
-    func post(_ name: Notification.Name, _ changes: ContextChanges) {
+    func post(_ name: Notification.Name, _ changes: ContextChanges, resolvedConflicts: [SaveConflict]? = nil) {
         func objects(_ ids: Set<ObjectID>) -> Set<ManagedObject> { Set(ids.compactMap { registeredObject(for: $0) }) }
-        NotificationCenter.default.post(name: name, object: self, userInfo: [
+        var userInfo: [AnyHashable: Any] = [
             ObjectContext.changesKey: changes,
             ObjectContext.insertedObjectsKey: objects(changes.inserted),
             ObjectContext.updatedObjectsKey: objects(changes.updated),
             ObjectContext.deletedObjectsKey: objects(changes.deleted),
-        ])
+        ]
+        if let resolvedConflicts { userInfo[ObjectContext.resolvedConflictsKey] = resolvedConflicts }
+        NotificationCenter.default.post(name: name, object: self, userInfo: userInfo)
         let targets = streams.withLock { table in table.continuations.values.filter { $0.name == name }.map(\.continuation) }
         for continuation in targets { continuation.yield(changes) }
     }

@@ -43,10 +43,17 @@ extension ObjectContext {
         let deleted = changed.values.filter { $0.state.isDeleted && !$0.state.isInserted }
         let inserts = inserted.map { $0.currentSnapshot() }, updates = updated.map { $0.currentSnapshot() }
         let deletes = deleted.map(\.objectID)
+        var readStates: [ObjectID: Snapshot] = [:]
+        for object in updated + deleted { readStates[object.objectID] = object.original }
         let saved = ContextChanges(inserted: Set(inserts.map(\.objectID)), updated: Set(updates.map(\.objectID)), deleted: Set(deletes))
-        try parent.performAndWait {
-            try parent.absorb(inserts: inserts, updates: updates, deletes: deletes)
-            parent.announceToChildren(saved, from: self)
+        do {
+            try parent.performAndWait {
+                try parent.absorb(inserts: inserts, updates: updates, deletes: deletes, readStates: readStates)
+                parent.announceToChildren(saved, from: self)
+            }
+        } catch var error as StrataError where error.code == .conflict {
+            error.conflicts = error.conflicts.map(describeConflict)
+            throw error
         }
         // Success: from here on nothing can fail.
         for object in live {
@@ -72,33 +79,58 @@ extension ObjectContext {
     }
 
     /// Takes a child's saved changes as this context's own unsaved changes. All or nothing:
-    /// every updated or deleted object is found before anything changes.
+    /// every updated or deleted object is found and checked before anything changes.
     ///
-    /// - Throws: ``StrataError/Code/invalidObjectID`` when an object the child changed no
-    ///   longer exists here (deleted here or in the store meanwhile).
-    private func absorb(inserts: [Snapshot], updates: [Snapshot], deletes: [ObjectID]) throws {
+    /// The parent plays the store for its child: `readStates` holds, for each object the child
+    /// updated or deleted, the state the child read from this context. An object whose current
+    /// state here differs from it (this context, or a sibling's save, changed it meanwhile) or
+    /// that no longer exists here (deleted here, or gone from the store) is in conflict.
+    ///
+    /// - Throws: ``StrataError/Code/conflict`` listing every object in conflict with this
+    ///   context's current state as the stored snapshot (`nil` when deleted); nothing changes.
+    private func absorb(inserts: [Snapshot], updates: [Snapshot], deletes: [ObjectID], readStates: [ObjectID: Snapshot]) throws {
         checkConfinement()
         var targets: [ObjectID: ManagedObject] = [:]
+        var conflicts: [SaveConflict] = []
+        var loads: [Snapshot] = []
         for id in updates.map(\.objectID) + deletes {
+            let read = readStates[id]
             if let object = registeredObject(for: id), !object.state.isFault {
                 guard !object.state.isDeleted, !object.state.isInvalid else {
-                    throw StrataError(.invalidObjectID, "a child of \(debugName) saved \(id), which is deleted in its parent", location: ["object": id.uriRepresentation])
+                    conflicts.append(SaveConflict(objectID: id, expectedVersion: read?.version ?? 0, storedSnapshot: nil))
+                    continue
+                }
+                let current = object.currentSnapshot()
+                if let read, read.attributes != current.attributes || read.relationships != current.relationships {
+                    conflicts.append(SaveConflict(objectID: id, expectedVersion: read.version, storedSnapshot: current))
+                    continue
                 }
                 targets[id] = object
                 continue
             }
             guard let snapshot = try sourceSnapshot(for: id) else {
-                throw StrataError(.invalidObjectID, "a child of \(debugName) saved \(id), which no longer exists", location: ["object": id.uriRepresentation])
+                conflicts.append(SaveConflict(objectID: id, expectedVersion: read?.version ?? 0, storedSnapshot: nil))
+                continue
             }
+            if let read, read.attributes != snapshot.attributes || read.relationships != snapshot.relationships {
+                conflicts.append(SaveConflict(objectID: id, expectedVersion: read.version, storedSnapshot: snapshot))
+                continue
+            }
+            loads.append(snapshot)
+        }
+        if !conflicts.isEmpty {
+            throw StrataError(.conflict, "\(conflicts.count) object(s) changed in \(debugName) since its child read them; nothing was saved", conflicts: conflicts)
+        }
+        for snapshot in loads {
             let object: ManagedObject
-            if let registered = registeredObject(for: id) {
+            if let registered = registeredObject(for: snapshot.objectID) {
                 object = registered
             } else {
-                object = makeObject(entity: try model.requireEntity(id.entityName), id: id)
+                object = makeObject(entity: try model.requireEntity(snapshot.objectID.entityName), id: snapshot.objectID)
                 register(object)
             }
             object.apply(snapshot)
-            targets[id] = object
+            targets[snapshot.objectID] = object
         }
         for snapshot in inserts {
             let object: ManagedObject

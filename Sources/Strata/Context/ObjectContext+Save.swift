@@ -10,11 +10,16 @@ extension ObjectContext {
     /// coordinator writes one save request with the version each object was read at.
     ///
     /// If any step fails, the context is exactly as it was before the call and nothing is
-    /// written. A conflict error (``StrataError/Code/conflict``) lists, for each object, the
-    /// properties in conflict with their in-memory, snapshot and store values.
+    /// written. A conflict (objects changed or deleted where the context saves since it read
+    /// them) is resolved by ``mergePolicy``: under ``MergePolicy/error`` (the default) the save
+    /// throws ``StrataError/Code/conflict``, listing for each object the properties in conflict
+    /// with their in-memory, snapshot and store values; under the other policies the context
+    /// resolves every conflict and saves again (see ``MergePolicy``), and the did-save
+    /// notification lists what was resolved (``resolvedConflictsKey``).
     ///
     /// A child context (``parent`` set) runs the same delete rules and validation, then pushes
-    /// its inserts, updates and deletes into the parent in one step, with no store I/O; they
+    /// its inserts, updates and deletes into the parent in one step, with no store I/O (the
+    /// parent checks them against the state the child read, as a store checks versions); they
     /// reach the stores when the root context saves, which then tells every level the permanent
     /// IDs of the inserted objects.
     ///
@@ -29,31 +34,69 @@ extension ObjectContext {
             updated: Set(changed.values.filter { $0.isUpdated }.map(\.objectID)),
             deleted: Set(changed.values.filter { $0.state.isDeleted }.map(\.objectID))))
         journal = Journal(changedBefore: changed)
-        let saved: ContextChanges
-        do {
-            defer { journal = nil }
+        vanished = []
+        defer { journal = nil; vanished = [] }
+        var resolved: [ObjectID: SaveConflict] = [:]
+        let saved = try saveResolvingConflicts(&resolved)
+        removeVanishedObjects()
+        pendingChanges = ContextChanges()
+        post(ObjectContext.didSaveNotification, saved, resolvedConflicts: resolved.values.sorted { $0.objectID < $1.objectID })
+    }
+
+    /// Saves; under a merge policy other than ``MergePolicy/error``, each conflict puts the
+    /// context back to its state before the save, resolves every conflict seen so far against
+    /// the latest state where it saves (collected in `resolved`), and saves again. Any other
+    /// failure (or a conflict under the error policy) leaves the context as before the call.
+    private func saveResolvingConflicts(_ resolved: inout [ObjectID: SaveConflict]) throws -> ContextChanges {
+        var rounds = 0
+        while true {
             do {
-                try applyDeleteRules()
-                let live = changed.values.filter { !$0.state.isDeleted && ($0.state.isInserted || $0.hasChangedValues) }
-                let failures = try validationFailures(of: live).sorted { ($0.objectID, $0.property ?? "") < ($1.objectID, $1.property ?? "") }
-                if !failures.isEmpty {
-                    throw StrataError(.validationFailed, "\(failures.count) validation failure(s); nothing was saved", validationFailures: failures)
-                }
-                saved = try parent == nil ? write(live) : pushToParent(live)
-            } catch {
+                return try saveOnce()
+            } catch let error as StrataError where error.code == .conflict && mergePolicy != .error && rounds < Self.maximumMergeRounds {
+                rounds += 1
                 journal?.restore()
                 if let before = journal?.changedBefore { changed = before }
-                pendingChanges = ContextChanges()
+                vanished = []
+                // Described against the state before the save: what the caller had in memory
+                // and the snapshot it read, whatever earlier rounds resolved.
+                for var conflict in error.conflicts {
+                    conflict.properties = []
+                    resolved[conflict.objectID] = describeConflict(conflict)
+                }
+                resolveConflicts(Array(resolved.values))
+            } catch var error as StrataError where error.code == .conflict && rounds >= Self.maximumMergeRounds {
+                restoreAfterFailedSave()
+                error.message += " (still in conflict after \(rounds) rounds of merging under \(mergePolicy))"
+                throw error
+            } catch {
+                restoreAfterFailedSave()
                 throw error
             }
         }
+    }
+
+    /// Puts the context back to its state before the save.
+    private func restoreAfterFailedSave() {
+        journal?.restore()
+        if let before = journal?.changedBefore { changed = before }
+        vanished = []
         pendingChanges = ContextChanges()
-        post(ObjectContext.didSaveNotification, saved)
+    }
+
+    /// One attempt: delete rules, validation, then the write (or the push into the parent).
+    private func saveOnce() throws -> ContextChanges {
+        try applyDeleteRules()
+        let live = changed.values.filter { !vanished.contains($0.objectID) && !$0.state.isDeleted && ($0.state.isInserted || $0.hasChangedValues) }
+        let failures = try validationFailures(of: live).sorted { ($0.objectID, $0.property ?? "") < ($1.objectID, $1.property ?? "") }
+        if !failures.isEmpty {
+            throw StrataError(.validationFailed, "\(failures.count) validation failure(s); nothing was saved", validationFailures: failures)
+        }
+        return try parent == nil ? write(live) : pushToParent(live)
     }
 
     /// Runs the delete rules of every deleted object until nothing more changes.
     private func applyDeleteRules() throws {
-        var queue = changed.values.filter { $0.state.isDeleted }.sorted { $0.objectID < $1.objectID }
+        var queue = changed.values.filter { $0.state.isDeleted && !vanished.contains($0.objectID) }.sorted { $0.objectID < $1.objectID }
         var denied: [String] = []
         var visited: Set<ObjectID> = []
         while let object = queue.popLast() {
@@ -104,7 +147,7 @@ extension ObjectContext {
             }
             return s
         }
-        let deleted = changed.values.filter { $0.state.isDeleted && !$0.state.isInserted }
+        let deleted = changed.values.filter { $0.state.isDeleted && !$0.state.isInserted && !vanished.contains($0.objectID) }
         var request = SaveRequest()
         request.inserts = inserted.map { mapped($0.currentSnapshot()) }
         request.updates = live.filter { !$0.state.isInserted }.map { .init(mapped($0.currentSnapshot()), expectedVersion: $0.version) }

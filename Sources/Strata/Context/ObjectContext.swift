@@ -36,6 +36,11 @@ public final class ObjectContext: @unchecked Sendable {
     /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
     var changed: [ObjectID: ManagedObject] = [:]
     var journal: Journal?
+    /// During a save under a merge policy: objects found deleted where the context saves (the
+    /// store, or the parent), left out of the save; they leave the context when it succeeds.
+    var vanished: Set<ObjectID> = []
+    /// Backs ``mergePolicy``.
+    let mergePolicyStorage = Locked(MergePolicy.error)
     /// The serial queue perform blocks run on (`DispatchQueue.main` for a main-queue context).
     let queue: DispatchQueue
     /// Which thread may use the context now; see ``checkConfinement(_:)``.

@@ -115,9 +115,11 @@ public enum JSONValueCoding {
         return text.count > 40 ? " (\(text.prefix(40))...)" : " (\(text))"
     }
 
-    /// `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'` in UTC.
+    /// `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'` in UTC, rounded to the nearest millisecond (the formatter
+    /// alone truncates, so a date read from `.999Z` would be written as `.998Z`).
     public static func formatDate(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: TimeZone(identifier: "UTC")!))
+        let rounded = Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
+        return rounded.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: TimeZone(identifier: "UTC")!))
     }
 
     /// Parses ISO 8601 with or without fractional seconds.

@@ -20,9 +20,9 @@ public struct StoreMetadata: Sendable, Hashable {
         self.userInfo = userInfo
     }
 
-    /// Metadata for a new store of `storeType` written with `model`.
-    public static func new(storeType: String, model: Model) -> StoreMetadata {
-        StoreMetadata(storeIdentifier: StoreIdentifier.make(), storeType: storeType, modelVersionHash: model.versionHash, modelVersionIdentifier: model.versionIdentifier)
+    /// Metadata for a new store of `storeType` written with `model`, with `identifier` or a new one.
+    public static func new(storeType: String, model: Model, identifier: String? = nil) -> StoreMetadata {
+        StoreMetadata(storeIdentifier: identifier ?? StoreIdentifier.make(), storeType: storeType, modelVersionHash: model.versionHash, modelVersionIdentifier: model.versionIdentifier)
     }
 
     /// Throws ``StrataError/Code/modelMismatch``, naming both hashes and versions, unless the store

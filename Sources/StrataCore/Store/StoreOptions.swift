@@ -12,12 +12,17 @@ public struct StoreOptions: Sendable, Hashable {
     public var createIfMissing: Bool
     /// Backend-specific options by name.
     public var values: [String: String]
+    /// The identifier a store created by this open gets (a new UUID when `nil`). Migrations that
+    /// rebuild a store set it to the old store's identifier, so permanent IDs and their URIs stay
+    /// valid; an existing store keeps its own identifier whatever this says.
+    public var identifierForNewStore: String?
 
     /// Creates options.
-    public init(readOnly: Bool = false, createIfMissing: Bool = true, values: [String: String] = [:]) {
+    public init(readOnly: Bool = false, createIfMissing: Bool = true, values: [String: String] = [:], identifierForNewStore: String? = nil) {
         self.readOnly = readOnly
         self.createIfMissing = createIfMissing
         self.values = values
+        self.identifierForNewStore = identifierForNewStore
     }
 
     /// The value of the backend option `name`.

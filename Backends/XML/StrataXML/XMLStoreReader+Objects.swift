@@ -1,0 +1,335 @@
+import CStrataXML
+import Foundation
+import StrataCore
+
+/// How the loader turns one XML attribute of an object element into a stored value, decided once
+/// per entity from the model so that the per-object loop only switches on this small enum.
+enum XMLSlotReader {
+    /// An integer attribute (its index) and the range its width allows.
+    case integer(attribute: Int, range: ClosedRange<Int64>)
+    /// A double attribute.
+    case double(attribute: Int)
+    /// A string attribute (its text may hold `&#38;` to decode).
+    case string(attribute: Int)
+    /// Any other attribute type, parsed by ``XMLFormat/parseValue(_:as:)``.
+    case other(attribute: Int, type: AttributeType)
+    /// The relationship at this index of ``Entity/relationships``.
+    case relationship(Int)
+
+    /// The reader of `slot`.
+    init(_ slot: XMLEntityLayout.Slot, layout: XMLEntityLayout) {
+        switch slot.kind {
+        case .relationship(let r):
+            self = .relationship(r)
+        case .attribute(let a):
+            let type = layout.attributeTypes[a]
+            switch type {
+            case .integer16, .integer32, .integer64: self = .integer(attribute: a, range: type.integerRange!)
+            case .double: self = .double(attribute: a)
+            case .string: self = .string(attribute: a)
+            default: self = .other(attribute: a, type: type)
+            }
+        }
+    }
+}
+
+/// The objects of one entity as the loader reads them, and what it learned about their names.
+///
+/// libxml2 interns every element and attribute name in its parser's dictionary, so the same name
+/// arrives as the same pointer in every start tag. The reader remembers, per property, the pointer
+/// its name came with last time and compares pointers first: in a file listing the properties in
+/// the canonical order, a start tag costs no string comparison at all. A pointer that does not
+/// match falls back to comparing the bytes, so a hand-edited file in any order reads the same.
+/// Only pointers the parser's dictionary owns (`xmlDictOwns`) are remembered, so a libxml2 that
+/// handed out names from a scratch buffer would only make the loader compare bytes. The
+/// remembered pointers belong to one parse and are never dereferenced after it.
+final class XMLEntityReader {
+    /// The entity's layout.
+    let layout: XMLEntityLayout
+    /// The entity, for messages.
+    var entity: Entity { layout.entity }
+    /// The value reader of each slot, indexed like ``XMLEntityLayout/slots``.
+    let readers: [XMLSlotReader]
+    /// The interned name pointer last seen for each slot (`nil` until seen).
+    let internedNames: UnsafeMutablePointer<UnsafePointer<UInt8>?>
+    /// The interned pointers of `_pk` and `_version`.
+    var internedKeyName: UnsafePointer<UInt8>?, internedVersionName: UnsafePointer<UInt8>?
+    /// The keys read, in file order.
+    var keys: [Int64] = []
+    /// The rows read, parallel to ``keys``.
+    var rows: [StoredRow] = []
+    /// The line of each row's start tag, parallel to ``keys`` (for messages found later).
+    var lines: [Int32] = []
+
+    /// A reader for the entity laid out as `layout`, with nothing read yet.
+    init(layout: XMLEntityLayout) {
+        self.layout = layout
+        readers = layout.slots.map { XMLSlotReader($0, layout: layout) }
+        internedNames = .allocate(capacity: max(1, layout.slots.count))
+        internedNames.initialize(repeating: nil, count: max(1, layout.slots.count))
+    }
+
+    deinit { internedNames.deallocate() }
+}
+
+/// Why an object's attribute could not be read (the message is built only on failure).
+enum XMLObjectProblem {
+    /// The attribute at this index of the start tag is not a valid value of its slot.
+    case invalidValue(slot: Int, attributeIndex: Int)
+    /// The attribute at this index of the start tag has a namespace prefix.
+    case prefixed(attributeIndex: Int)
+    /// The attribute at this index is not the fast path's (a base64 string, an unknown name): the
+    /// general path reads or reports it.
+    case unresolved(attributeIndex: Int)
+}
+
+extension XMLLoadState {
+    /// The reader of the entity named `localname` (an interned pointer), or `nil` after reporting
+    /// an unknown entity.
+    @inline(__always)
+    func entityReader(_ localname: UnsafePointer<UInt8>) -> XMLEntityReader? {
+        if localname == lastEntityName, let lastEntityReader { return lastEntityReader }
+        guard let layout else { return nil }
+        let e: Int
+        if let last = lastEntityReader, strcmp(localname, last.layout.cName) == 0 {
+            e = layout.entityIndexByName[last.entity.name]!
+        } else {
+            guard let found = layout.entityIndexByName[String(cString: localname)] else {
+                let name = String(cString: localname)
+                fail("unknown entity <\(name)>; the model has: \(layout.entities.map(\.entity.name).sorted().joined(separator: ", "))", entity: name)
+                return nil
+            }
+            e = found
+        }
+        let reader = entityReaders[e]
+        lastEntityName = isInterned(localname) ? localname : nil
+        lastEntityReader = reader
+        return reader
+    }
+
+    /// Reads one object element into its entity's rows: the hot path of a load.
+    func startObject(_ localname: UnsafePointer<UInt8>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+        guard let reader = entityReader(localname) else { return }
+        let slotCount = reader.readers.count
+        var key: Int64?
+        var version: Int64?
+        var targets = reader.layout.emptyTargets
+        var values = [Value](repeating: .null, count: reader.layout.attributeTypes.count)
+        let problem: XMLObjectProblem? = values.withUnsafeMutableBufferPointer { values in
+            var expected = 0
+            for i in 0..<attributeCount {
+                let base = attributes! + i * 5
+                let name = base[0]!
+                if base[1] != nil { return .prefixed(attributeIndex: i) }
+                let start = base[3]!
+                let text = UnsafeBufferPointer(start: start, count: base[4]! - start)
+                let slot: Int
+                if expected < slotCount && name == reader.internedNames[expected] {
+                    slot = expected
+                } else if name == reader.internedKeyName {
+                    guard let k = XMLFormat.parseInteger(text) else { return .invalidValue(slot: -1, attributeIndex: i) }
+                    key = k
+                    continue
+                } else if name == reader.internedVersionName {
+                    guard let v = XMLFormat.parseInteger(text), v >= 0 else { return .invalidValue(slot: -2, attributeIndex: i) }
+                    version = v
+                    continue
+                } else if let found = resolveSlot(name, reader: reader) {
+                    if found == -1 {
+                        guard let k = XMLFormat.parseInteger(text) else { return .invalidValue(slot: -1, attributeIndex: i) }
+                        key = k
+                        continue
+                    }
+                    if found == -2 {
+                        guard let v = XMLFormat.parseInteger(text), v >= 0 else { return .invalidValue(slot: -2, attributeIndex: i) }
+                        version = v
+                        continue
+                    }
+                    slot = found
+                } else {
+                    return .unresolved(attributeIndex: i)
+                }
+                expected = slot + 1
+                // libxml2 refuses an attribute given twice, and a name resolved here is the
+                // property's own, so no value is set twice here (`NAME` with `NAME.b64` goes to
+                // the general path, which reports it).
+                switch reader.readers[slot] {
+                case .integer(let a, let range):
+                    guard let v = XMLFormat.parseInteger(text), range.contains(v) else { return .invalidValue(slot: slot, attributeIndex: i) }
+                    values[a] = .integer(v)
+                case .double(let a):
+                    guard let v = XMLFormat.parseDouble(text) else { return .invalidValue(slot: slot, attributeIndex: i) }
+                    values[a] = .double(v)
+                case .string(let a):
+                    values[a] = .string(String(decoding: decodedText(text), as: UTF8.self))
+                case .other(let a, let type):
+                    guard let value = XMLFormat.parseValue(type == .uri ? decodedText(text) : text, as: type) else {
+                        return .invalidValue(slot: slot, attributeIndex: i)
+                    }
+                    values[a] = value
+                case .relationship(let r):
+                    guard let parsed = parseTargets(text, toMany: reader.layout.isToMany[r]) else { return .invalidValue(slot: slot, attributeIndex: i) }
+                    targets[r] = reader.layout.isUnorderedToMany[r] ? .toMany(parsed.keys.sorted()) : parsed
+                }
+            }
+            return nil
+        }
+        if let problem {
+            return reportObjectProblem(problem, reader: reader, attributeCount: attributeCount, attributes: attributes!)
+        }
+        let entity = reader.entity
+        guard let key else { return fail("<\(entity.name)> has no _pk (primary key) attribute", entity: entity.name, key: "_pk") }
+        guard let version else { return fail("<\(entity.name) _pk=\"\(key)\"> has no _version attribute", entity: entity.name, key: "_version") }
+        for a in reader.layout.requiredAttributes where values[a].isNull {
+            return fail("<\(entity.name) _pk=\"\(key)\"> has no value for the required attribute '\(entity.attributes[a].name)'", entity: entity.name, key: entity.attributes[a].name)
+        }
+        reader.keys.append(key)
+        reader.rows.append(StoredRow(version: version, attributes: values, relationships: targets))
+        reader.lines.append(Int32(clamping: line))
+    }
+
+    /// The slot of an attribute name not seen at its interned pointer yet: `-1` for `_pk`, `-2`
+    /// for `_version`, `nil` for anything else (a `.b64` string, an unknown name: the slow path
+    /// reports or reads those). Remembers the pointer.
+    func resolveSlot(_ name: UnsafePointer<UInt8>, reader: XMLEntityReader) -> Int? {
+        let interned = isInterned(name)
+        if strcmp(name, "_pk") == 0 {
+            if interned { reader.internedKeyName = name }
+            return -1
+        }
+        if strcmp(name, "_version") == 0 {
+            if interned { reader.internedVersionName = name }
+            return -2
+        }
+        for (s, slot) in reader.layout.slots.enumerated() where strcmp(name, slot.cName) == 0 {
+            if interned { reader.internedNames[s] = name }
+            return s
+        }
+        return nil
+    }
+
+    /// Whether `name` lives in the parser's dictionary (so the same pointer always means the
+    /// same name during this parse).
+    func isInterned(_ name: UnsafePointer<UInt8>) -> Bool {
+        guard let dictionary = context?.pointee.dict else { return false }
+        return xmlDictOwns(dictionary, name) == 1
+    }
+
+    /// `text` with `&#38;` turned back into `&` when the linked libxml2 leaves it (see
+    /// ``XMLFormat/saxKeepsAmpersandReferences``).
+    @inline(__always)
+    func decodedText(_ text: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        if keepsAmpersandReferences, let start = text.baseAddress, memchr(start, 0x26, text.count) != nil {
+            return decodeAmpersands(text)
+        }
+        return text
+    }
+
+    /// Reports `problem` (or, for a base64 string, reads it and goes on with the object through
+    /// the general path).
+    func reportObjectProblem(_ problem: XMLObjectProblem, reader: XMLEntityReader, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>) {
+        let entity = reader.entity
+        switch problem {
+        case .prefixed(let i):
+            let name = String(cString: attributes[i * 5]!)
+            fail("attribute '\(name)' of <\(entity.name)> has a namespace prefix", entity: entity.name)
+        case .invalidValue(let slot, let i):
+            let (_, text, _) = attribute(attributes, i)
+            let shown = String(decoding: text.prefix(80), as: UTF8.self)
+            if slot == -1 {
+                fail("\(entity.name)._pk '\(shown)' is not a 64-bit integer", entity: entity.name, key: "_pk")
+            } else if slot == -2 {
+                fail("\(entity.name)._version '\(shown)' is not a version (an integer >= 0)", entity: entity.name, key: "_version")
+            } else if case .relationship(let r) = reader.readers[slot] {
+                let relationship = entity.relationships[r]
+                let expectation = relationship.isToMany ? "space-separated primary keys" : "one primary key"
+                fail("\(entity.name).\(relationship.name) = \"\(shown)\" is not \(expectation) of \(relationship.destination)", entity: entity.name, key: relationship.name)
+            } else if case .attribute(let a) = reader.layout.slots[slot].kind {
+                fail("\(entity.name).\(entity.attributes[a].name) = \"\(shown)\" is not a valid \(entity.attributes[a].type.rawValue)", entity: entity.name, key: entity.attributes[a].name)
+            }
+        case .unresolved:
+            // A base64 string, a value given twice or an unknown name: read the whole element
+            // again the general way, which reads the first and reports the others.
+            startObjectGenerally(reader: reader, attributeCount: attributeCount, attributes: attributes)
+        }
+    }
+
+    /// Reads one object element the general way: base64 strings (`NAME.b64`), and every problem
+    /// the fast path (``startObject(_:attributeCount:attributes:)``) leaves to it, reported.
+    func startObjectGenerally(reader: XMLEntityReader, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+        let entityLayout = reader.layout
+        // The entity itself is only needed for messages: copying it costs a dozen retains.
+        var entity: Entity { entityLayout.entity }
+        var values = [Value](repeating: .null, count: entityLayout.attributeTypes.count)
+        var targets = entityLayout.emptyTargets
+        var key: Int64?
+        var version: Int64?
+        var expected = 0
+        let slots = entityLayout.slots
+
+        for i in 0..<attributeCount {
+            var (name, text, prefixed) = attribute(attributes!, i, decode: false)
+            if prefixed { return fail("attribute '\(String(cString: name))' of <\(entity.name)> has a namespace prefix", entity: entity.name) }
+            let slotIndex: Int
+            if expected < slots.count && strcmp(name, slots[expected].cName) == 0 {
+                slotIndex = expected
+            } else if name[0] == UInt8(ascii: "_") {
+                if strcmp(name, "_pk") == 0 {
+                    guard let k = XMLFormat.parseInteger(text) else { return fail("\(entity.name)._pk '\(String(decoding: text, as: UTF8.self))' is not a 64-bit integer", entity: entity.name, key: "_pk") }
+                    key = k
+                } else if strcmp(name, "_version") == 0 {
+                    guard let v = XMLFormat.parseInteger(text), v >= 0 else { return fail("\(entity.name)._version '\(String(decoding: text, as: UTF8.self))' is not a version (an integer >= 0)", entity: entity.name, key: "_version") }
+                    version = v
+                } else {
+                    return fail("unknown attribute '\(String(cString: name))' of <\(entity.name)>", entity: entity.name, key: String(cString: name))
+                }
+                continue
+            } else {
+                let nameText = String(cString: name)
+                if let found = entityLayout.slotIndexByName[nameText] {
+                    slotIndex = found
+                } else if nameText.hasSuffix(XMLFormat.base64Suffix),
+                          let a = entity.attributeIndex(named: String(nameText.dropLast(XMLFormat.base64Suffix.count))),
+                          entity.attributes[a].type == .string
+                {
+                    guard values[a].isNull else { return fail("\(entity.name).\(entity.attributes[a].name) is given twice", entity: entity.name, key: entity.attributes[a].name) }
+                    guard let data = Data(base64Encoded: String(decoding: text, as: UTF8.self)), let string = String(data: data, encoding: .utf8) else {
+                        return fail("\(nameText) of <\(entity.name)> is not base64 of UTF-8 text", entity: entity.name, key: entity.attributes[a].name)
+                    }
+                    values[a] = .string(string)
+                    continue
+                } else {
+                    return fail("unknown attribute '\(nameText)' of <\(entity.name)>; it has: \(slots.map { String(cString: $0.cName) }.joined(separator: ", "))", entity: entity.name, key: nameText)
+                }
+            }
+            expected = slotIndex + 1
+            switch slots[slotIndex].kind {
+            case .attribute(let a):
+                let type = entityLayout.attributeTypes[a]
+                if type == .string || type == .uri { text = attribute(attributes!, i).value }
+                guard values[a].isNull else { return fail("\(entity.name).\(entity.attributes[a].name) is given twice", entity: entity.name, key: entity.attributes[a].name) }
+                guard let value = XMLFormat.parseValue(text, as: type) else {
+                    let shown = String(decoding: text.prefix(80), as: UTF8.self)
+                    return fail("\(entity.name).\(entity.attributes[a].name) = \"\(shown)\" is not a valid \(type.rawValue)", entity: entity.name, key: entity.attributes[a].name)
+                }
+                values[a] = value
+            case .relationship(let r):
+                guard let parsed = parseTargets(text, toMany: entityLayout.isToMany[r]) else {
+                    let relationship = entity.relationships[r]
+                    let shown = String(decoding: text.prefix(80), as: UTF8.self)
+                    let expectation = relationship.isToMany ? "space-separated primary keys" : "one primary key"
+                    return fail("\(entity.name).\(relationship.name) = \"\(shown)\" is not \(expectation) of \(relationship.destination)", entity: entity.name, key: relationship.name)
+                }
+                targets[r] = entityLayout.isUnorderedToMany[r] ? .toMany(parsed.keys.sorted()) : parsed
+            }
+        }
+        guard let key else { return fail("<\(entity.name)> has no _pk (primary key) attribute", entity: entity.name, key: "_pk") }
+        guard let version else { return fail("<\(entity.name) _pk=\"\(key)\"> has no _version attribute", entity: entity.name, key: "_version") }
+        for a in entityLayout.requiredAttributes where values[a].isNull {
+            return fail("<\(entity.name) _pk=\"\(key)\"> has no value for the required attribute '\(entity.attributes[a].name)'", entity: entity.name, key: entity.attributes[a].name)
+        }
+        reader.keys.append(key)
+        reader.rows.append(StoredRow(version: version, attributes: values, relationships: targets))
+        reader.lines.append(Int32(clamping: line))
+    }
+}

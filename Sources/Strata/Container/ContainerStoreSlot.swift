@@ -1,0 +1,77 @@
+import StrataCore
+
+/// The coordinator's stand-in for one store of a container, added when the container is made so
+/// that every entity is routed from the start.
+///
+/// Until the store is loaded it is an empty, unwritable graph: fetches return nothing, and saves,
+/// ID requests and metadata throw ``StrataError/Code/storeNotFound`` saying the store is not
+/// loaded (or, after a failed load, why). Once loaded it forwards every call to the real store,
+/// and answers native queries exactly when the real store does.
+final class ContainerStoreSlot: NativeQueryEvaluating {
+    /// What the slot forwards to.
+    enum Content {
+        case pending
+        case failed(StrataError)
+        case loaded(any PersistentStore)
+    }
+
+    let url: StoreURL
+    let model: Model
+    private let content = Locked<Content>(.pending)
+
+    init(url: StoreURL, model: Model) {
+        self.url = url
+        self.model = model
+    }
+
+    /// The real store, once loaded.
+    var store: (any PersistentStore)? {
+        if case .loaded(let store) = content.withLock({ $0 }) { return store }
+        return nil
+    }
+
+    func attach(_ store: any PersistentStore) { content.withLock { $0 = .loaded(store) } }
+    func markFailed(_ error: StrataError) { content.withLock { $0 = .failed(error) } }
+    func markPending() { content.withLock { $0 = .pending } }
+
+    private func loaded() throws -> any PersistentStore {
+        switch content.withLock({ $0 }) {
+        case .loaded(let store): return store
+        case .pending:
+            throw StrataError(.storeNotFound, "the store at \(url) is not loaded yet; wait for PersistentContainer.loadPersistentStores() to finish", location: ["url": url.description])
+        case .failed(let error):
+            throw StrataError(.storeNotFound, "the store at \(url) failed to load: \(error.message)", location: ["url": url.description], underlying: error.description)
+        }
+    }
+
+    var identifier: String { store?.identifier ?? "" }
+
+    func metadata() throws -> StoreMetadata { try loaded().metadata() }
+
+    func execute(_ request: FetchRequest) throws -> FetchResult {
+        if let store { return try store.execute(request) }
+        switch request.resultType {
+        case .snapshots: return .snapshots([])
+        case .objectIDs: return .objectIDs([])
+        case .count: return .count(0)
+        case .dictionaries: return .dictionaries([])
+        }
+    }
+
+    /// While nothing is loaded every request is answered here (with nothing); afterwards the real
+    /// store decides.
+    func canEvaluateNatively(_ request: FetchRequest) -> Bool {
+        guard let store else { return true }
+        return (store as? any NativeQueryEvaluating)?.canEvaluateNatively(request) ?? false
+    }
+
+    @discardableResult
+    func save(_ request: SaveRequest) throws -> SaveResult { try loaded().save(request) }
+
+    func obtainPermanentIDs(for entityName: String, count: Int) throws -> [ObjectID] {
+        try loaded().obtainPermanentIDs(for: entityName, count: count)
+    }
+
+    /// Closes the real store, if one is loaded.
+    func close() throws { try store?.close() }
+}

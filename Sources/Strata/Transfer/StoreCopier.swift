@@ -1,0 +1,238 @@
+import Foundation
+import StrataCore
+
+/// Copies every object of one store into a new store of any kind (SQLite to LMDB, LMDB to XML,
+/// ...), keeping every object's primary key.
+///
+/// The destination must adopt ``KeyPreservingStore`` (every built-in store does): the copier
+/// reserves each entity's keys up to the source's largest, then inserts each object under its
+/// own key. Relationships therefore copy as they are, with no table mapping old IDs to new ones.
+///
+/// Objects are inserted entity by entity in model order, in batches of ``batchSize`` (one save
+/// each). A relationship naming an object not copied yet (a later entity, or a later batch) is
+/// left empty at insert, because some stores (XML) refuse references to objects they do not
+/// hold. A second pass visits just those objects and updates the ones whose relationships the
+/// destination does not already hold through the inverse side (stores with one row per link,
+/// as SQLite's join tables, already do). Such a store may write a link only from one side, so
+/// a third pass restores the order of ordered relationships whose inverse was set in the second
+/// pass (Project.members when Employee.projects was deferred). Objects updated by these passes
+/// end at version 2 or 3 instead of 1.
+///
+/// Memory: the IDs of one entity, the IDs of the objects left for the second pass, and one
+/// batch of snapshots. A copy that fails midway leaves the destination with the batches
+/// saved so far; it is a new store, so copy again with `replacingExisting`.
+///
+/// The destination is refused when it already holds objects, unless the caller passes
+/// `replacingExisting: true`, which destroys it first (that is the only way this type deletes
+/// anything).
+public struct StoreCopier: Sendable {
+    /// Objects per save.
+    public var batchSize: Int
+
+    /// Creates a copier that saves `batchSize` objects at a time.
+    public init(batchSize: Int = 1_000) {
+        self.batchSize = batchSize
+    }
+
+    /// What a copy did.
+    public struct Report: Sendable, Hashable {
+        /// Objects copied, by entity name.
+        public var counts: [String: Int]
+        /// All objects copied.
+        public var total: Int { counts.values.reduce(0, +) }
+    }
+
+    /// Copies `source` into the store at `destination`, created with `source.model` by `backend`.
+    ///
+    /// - Parameters:
+    ///   - replacingExisting: destroy an existing destination first, whatever it holds and at
+    ///     whatever model version; without it a destination holding objects is refused
+    ///     (``StrataError/Code/invalidRequest``) and left untouched, and an empty one is filled.
+    ///   - progress: called after each batch with the entity being copied and the objects of it
+    ///     copied so far.
+    /// - Throws: ``StrataError/Code/invalidRequest`` for a non-empty destination or a batch size
+    ///   below 1, ``StrataError/Code/unsupported`` when the destination cannot keep keys,
+    ///   ``StrataError/Code/modelMismatch`` when the destination was written with another model,
+    ///   and the stores' errors.
+    @discardableResult
+    public func copy(
+        from source: any PersistentStore,
+        to destination: StoreURL,
+        backend: any StoreBackend,
+        options: StoreOptions = StoreOptions(),
+        replacingExisting: Bool = false,
+        progress: (MigrationProgress) -> Void = { _ in }
+    ) throws -> Report {
+        guard batchSize >= 1 else {
+            throw StrataError(.invalidRequest, "the copy batch size must be 1 or more, got \(batchSize)", location: ["url": destination.description])
+        }
+        if destination == source.url {
+            throw StrataError(.invalidRequest, "cannot copy the store \(destination) onto itself", location: ["url": destination.description])
+        }
+        let model = source.model
+        if try backend.metadata(at: destination) != nil {
+            if replacingExisting {
+                // Asked for explicitly: whatever the store holds, at whatever model version.
+                try backend.destroyStore(at: destination)
+            } else {
+                let existing = try backend.open(destination, model: model, options: options)
+                let held = try Self.objectCount(of: existing)
+                try existing.close()
+                guard held == 0 else {
+                    throw StrataError(.invalidRequest, "the destination \(destination) already holds \(held) object\(held == 1 ? "" : "s"); nothing was copied; to delete it and copy anyway, pass --replace (replacingExisting: true)",
+                                      location: ["url": destination.description])
+                }
+            }
+        }
+        let opened = try backend.open(destination, model: model, options: options)
+        defer { try? opened.close() }
+        guard let target = opened as? any KeyPreservingStore else {
+            throw StrataError(.unsupported, "the \(destination.scheme) store at \(destination) cannot insert objects under given keys (KeyPreservingStore), so it cannot be copied into",
+                              location: ["url": destination.description])
+        }
+        var report = Report(counts: [:])
+        // Objects whose relationships named objects not yet copied: some stores (XML) refuse a
+        // reference to an object they do not hold, so those relationships are set in a second pass.
+        var deferred: [(entity: Entity, ids: [ObjectID])] = []
+        var trimmedRelationships: Set<String> = []
+        for (position, entity) in model.entities.enumerated() {
+            let ids = try source.fetch(FetchRequest(entityName: entity.name, resultType: .objectIDs)).objectIDs()
+                .sorted { $0.primaryKey! < $1.primaryKey! }
+            report.counts[entity.name] = ids.count
+            let phase = "copying \(entity.name)"
+            progress(MigrationProgress(phase: phase, completed: 0, total: ids.count))
+            guard let largest = ids.last?.primaryKey else { continue }
+            try target.reserveKeys(through: largest, for: entity.name)
+            var later: [ObjectID] = []
+            var done = 0
+            while done < ids.count {
+                let batch = Array(ids[done..<min(done + batchSize, ids.count)])
+                let snapshots = try fetch(batch, of: entity, from: source)
+                let copied = CopiedSoFar(model: model, position: position, lastKey: batch.last!.primaryKey!)
+                var inserts: [Snapshot] = []
+                inserts.reserveCapacity(snapshots.count)
+                for snapshot in snapshots {
+                    var insert = Self.rehome(snapshot, into: target.identifier)
+                    let trimmed = copied.trim(&insert.relationships, of: entity)
+                    if !trimmed.isEmpty {
+                        later.append(snapshot.objectID)
+                        for r in trimmed { trimmedRelationships.insert(entity.relationships[r].destination + "." + entity.relationships[r].inverse) }
+                    }
+                    inserts.append(insert)
+                }
+                try target.save(SaveRequest(inserts: inserts))
+                done += batch.count
+                progress(MigrationProgress(phase: phase, completed: done, total: ids.count))
+            }
+            if !later.isEmpty { deferred.append((entity, later)) }
+        }
+        for (entity, ids) in deferred {
+            try relink(ids, of: entity, from: source, into: target, phase: "linking \(entity.name)", progress: progress)
+        }
+        // A store may keep a link once, written from one side (SQLite's join tables): the
+        // ordered inverse of a relationship set in the second pass may have lost its order.
+        for entity in model.entities where entity.relationships.contains(where: { $0.isOrdered && trimmedRelationships.contains(entity.name + "." + $0.name) }) {
+            let ids = try source.fetch(FetchRequest(entityName: entity.name, resultType: .objectIDs)).objectIDs()
+            try relink(ids, of: entity, from: source, into: target, phase: "ordering \(entity.name)", progress: progress)
+        }
+        return report
+    }
+
+    /// Updates the objects `ids` of the destination whose relationships differ from the source's.
+    private func relink(_ ids: [ObjectID], of entity: Entity, from source: any PersistentStore, into target: any PersistentStore,
+                        phase: String, progress: (MigrationProgress) -> Void) throws {
+        var done = 0
+        while done < ids.count {
+            let batch = Array(ids[done..<min(done + batchSize, ids.count)])
+            let wanted = try fetch(batch, of: entity, from: source).map { Self.rehome($0, into: target.identifier) }
+            let present = try fetch(wanted.map(\.objectID), of: entity, from: target)
+            var updates: [SaveRequest.Update] = []
+            for (want, have) in zip(wanted, present) where !Self.sameRelationships(want, have, entity: entity) {
+                var next = want
+                next.version = have.version
+                updates.append(SaveRequest.Update(next, expectedVersion: have.version))
+            }
+            if !updates.isEmpty { try target.save(SaveRequest(updates: updates)) }
+            done += batch.count
+            progress(MigrationProgress(phase: phase, completed: done, total: ids.count))
+        }
+    }
+
+    /// The snapshots of `batch`, all of them, in key order.
+    private func fetch(_ batch: [ObjectID], of entity: Entity, from source: any PersistentStore) throws -> [Snapshot] {
+        let snapshots = try source.fetch(FetchRequest(entityName: entity.name, objectIDs: batch)).snapshots()
+        guard snapshots.count == batch.count else {
+            throw StrataError(.conflict, "\(batch.count - snapshots.count) \(entity.name) object(s) of \(source.url) were deleted while being copied; copy again",
+                              location: ["url": source.url.description, "entity": entity.name])
+        }
+        return snapshots
+    }
+
+    /// Whether `a` and `b` relate to the same objects (unordered to-many relationships in any order).
+    static func sameRelationships(_ a: Snapshot, _ b: Snapshot, entity: Entity) -> Bool {
+        for (relationship, (x, y)) in zip(entity.relationships, zip(a.relationships, b.relationships)) {
+            if relationship.isToMany && !relationship.isOrdered {
+                if x.targets.count != y.targets.count || Set(x.targets) != Set(y.targets) { return false }
+            } else if x != y {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Which objects the destination holds once the current batch is saved: every object of the
+    /// entities before `position` in the model, and the current entity's up to `lastKey`.
+    private struct CopiedSoFar {
+        let positions: [String: Int]
+        let position: Int
+        let lastKey: Int64
+
+        init(model: Model, position: Int, lastKey: Int64) {
+            var positions: [String: Int] = [:]
+            for (i, entity) in model.entities.enumerated() { positions[entity.name] = i }
+            self.positions = positions
+            self.position = position
+            self.lastKey = lastKey
+        }
+
+        func holds(_ id: ObjectID) -> Bool {
+            let p = positions[id.entityName] ?? Int.max
+            return p < position || (p == position && id.primaryKey! <= lastKey)
+        }
+
+        /// Empties the relationships that name objects not copied yet and returns their positions.
+        func trim(_ relationships: inout [RelationshipValue], of entity: Entity) -> [Int] {
+            var trimmed: [Int] = []
+            for (r, value) in relationships.enumerated() where !value.targets.allSatisfy(holds) {
+                relationships[r] = entity.relationships[r].isToMany ? .toMany([]) : .toOne(nil)
+                trimmed.append(r)
+            }
+            return trimmed
+        }
+    }
+
+    /// `snapshot` with its ID and its relationships' targets moved to the store `identifier`,
+    /// keys unchanged.
+    static func rehome(_ snapshot: Snapshot, into identifier: String) -> Snapshot {
+        func move(_ id: ObjectID) -> ObjectID {
+            ObjectID(entityName: id.entityName, storeIdentifier: identifier, primaryKey: id.primaryKey!)
+        }
+        return Snapshot(
+            objectID: move(snapshot.objectID),
+            version: 0,
+            attributes: snapshot.attributes,
+            relationships: snapshot.relationships.map { value in
+                switch value {
+                case .toOne(let id): return .toOne(id.map(move))
+                case .toMany(let ids): return .toMany(ids.map(move))
+                }
+            })
+    }
+
+    /// How many objects `store` holds, all entities together.
+    public static func objectCount(of store: any PersistentStore) throws -> Int {
+        try store.model.entities.reduce(0) { sum, entity in
+            sum + (try store.fetch(FetchRequest(entityName: entity.name, resultType: .count)).count())
+        }
+    }
+}

@@ -1,0 +1,20 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// The options every store command takes.
+struct CommonOptions: ParsableArguments {
+    @Option(name: .customLong("model"), help: ArgumentHelp("The model directory (NAME.stratamodel).", valueName: "DIR"))
+    var modelDirectory: String = "Examples/Models/Company.stratamodel"
+
+    @Flag(help: "Print machine-readable JSON on standard output (errors too) instead of text.")
+    var json = false
+}
+
+/// The tool's exit codes (docs/CLI.md).
+enum ToolExit {
+    /// A Strata error; the message on standard error starts with its code.
+    static let strataError = ExitCode(1)
+    /// `strata validate` found objects that break the model's rules.
+    static let violations = ExitCode(2)
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata copy FROM TO`: a store into a new store of any kind, keys kept.
+struct CopyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "copy",
+        abstract: "Copy every object of a store into a new store of any kind (sqlite: to lmdb:, ...).",
+        discussion: """
+            Objects keep their keys, so relationships copy as they are; the copy streams in
+            batches. TO is created at FROM's model version. A TO that already holds objects is
+            refused unless --replace is given, which deletes it first.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The store to copy.", valueName: "FROM"))
+    var from: String
+
+    @Argument(help: ArgumentHelp("The store to create.", valueName: "TO"))
+    var to: String
+
+    @Flag(help: "Delete TO first when it already holds objects (destructive).")
+    var replace = false
+
+    @Option(help: "Objects per save.")
+    var batchSize: Int = 1_000
+
+    @OptionGroup var options: CommonOptions
+
+    func validate() throws {
+        guard batchSize >= 1 else { throw ValidationError("--batch-size must be 1 or more, got \(batchSize)") }
+    }
+
+    func run() throws {
+        try reportingErrors(json: options.json) {
+            let environment = try ToolEnvironment(options)
+            let source = try storeURL(from)
+            let destination = try storeURL(to)
+            let destinationBackend = try environment.backend(for: destination)
+            let (store, _) = try environment.openExisting(source)
+            defer { try? store.close() }
+            let showProgress = !options.json && isatty(2) == 1
+            let report = try StoreCopier(batchSize: batchSize).copy(
+                from: store, to: destination, backend: destinationBackend, replacingExisting: replace
+            ) { progress in
+                if showProgress { FileHandle.standardError.write(Data("\r\(progress)\u{1B}[K".utf8)) }
+            }
+            if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
+            if options.json {
+                print(JSONNode.object([
+                    ("from", .string(source.description)), ("to", .string(destination.description)),
+                    ("modelVersion", .string(store.model.versionIdentifier)),
+                    ("copied", .integer(Int64(report.total))), ("entities", countsNode(report.counts, model: store.model)),
+                ]).compactText())
+            } else {
+                print("copied \(objects(report.total)) from \(source) to \(destination)" + (report.total > 0 ? ": \(countsText(report.counts, model: store.model))" : ""))
+            }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import StrataCore
+import StrataMigrations
+import Testing
+
+/// A child process (`strata-migration-probe`) migrates a Company v1 store to v3 and is killed
+/// with SIGKILL at a random moment; the store must then open at a whole version (v1, v2 or v3)
+/// with every object intact, and a new migration must finish it.
+@Suite struct MigrationCrashTests {
+    static let runs = 50
+
+    /// Small stores, so that 50 runs per backend stay within seconds; the XML store rewrites its
+    /// file at every save, so it gets fewer objects and the child's batches are small.
+    static func employees(_ kind: BackendKind) -> Int { kind == .xml ? 45 : 150 }
+    static func batch(_ kind: BackendKind) -> Int { kind == .xml ? 15 : 25 }
+
+    @Test(arguments: [BackendKind.sqlite, .lmdb, .xml])
+    func killedMigrationLeavesAWholeVersionWithEveryObject(kind: BackendKind) throws {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [directory.appendingPathComponent("strata-migration-probe"), directory.deletingLastPathComponent().appendingPathComponent("strata-migration-probe")]
+        guard let probe = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            Issue.record("strata-migration-probe is not built beside \(directory.path)")
+            return
+        }
+        try withTemporaryDirectory { root in
+            let registry = builtInRegistry()
+            let versions = try companyVersions()
+            let template = kind.url(in: root, name: "template")
+            do {
+                let store = try registry.open(template, model: versions.versions[0])
+                try CompanySeed.seed(store, employees: Self.employees(kind))
+                try store.close()
+            }
+            // Calibrate: how long the child takes to start, and to start and migrate.
+            let calibration = kind.url(in: root.appendingPathComponent("calibration"), name: "store")
+            try copyStore(template, to: calibration)
+            var start = Date()
+            _ = try runProbe(probe, calibration, command: "start", batch: Self.batch(kind), killAfter: nil)
+            let startup = Date().timeIntervalSince(start)
+            start = Date()
+            let whole = try runProbe(probe, calibration, command: "migrate", batch: Self.batch(kind), killAfter: nil)
+            let duration = Date().timeIntervalSince(start)
+            #expect(whole.status == 0)
+            var generator = SystemRandomNumberGenerator()
+            var killedMidway = 0, killedBeforeStart = 0
+            var versionsSeen: [String: Int] = [:]
+            for run in 0..<Self.runs {
+                let url = kind.url(in: root.appendingPathComponent("run\(run)"), name: "store")
+                try copyStore(template, to: url)
+                let delay = Double.random(in: (startup * 0.8)...(duration * 1.05), using: &generator)
+                let result = try runProbe(probe, url, command: "migrate", batch: Self.batch(kind), killAfter: delay)
+                if result.status == nil { if result.started { killedMidway += 1 } else { killedBeforeStart += 1 } }
+                let metadata = try #require(try registry.backend(for: url.scheme).metadata(at: url))
+                let version = try #require(versions.version(withHash: metadata.modelVersionHash), "run \(run): the store is at no whole version")
+                versionsSeen[version.versionIdentifier, default: 0] += 1
+                do {
+                    let store = try registry.open(url, model: version)
+                    defer { try? store.close() }
+                    #expect(try companyProblems(store, version: version.versionIdentifier, employees: Self.employees(kind)) == [], "run \(run) after \(delay)s at \(version.versionIdentifier)")
+                }
+                try StoreMigrator(versions: versions, registry: registry).migrate(storeAt: url)
+                let store = try registry.open(url, model: versions.current)
+                #expect(try companyProblems(store, version: "v3", employees: Self.employees(kind)) == [], "run \(run), migrated again")
+                try store.close()
+                try? FileManager.default.removeItem(at: root.appendingPathComponent("run\(run)"))
+            }
+            print("migration crash test (\(kind)): \(Self.runs) runs, \(killedMidway) kills landed mid-migration, \(killedBeforeStart) before it began, \(Self.runs - killedMidway - killedBeforeStart) after it ended; child start-up \(Int(startup * 1000)) ms, whole run \(Int(duration * 1000)) ms; versions found after the kill: \(versionsSeen.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))")
+            #expect(killedMidway > 0)
+        }
+    }
+
+    /// Runs the probe on `url`; with `killAfter`, sends SIGKILL after that many seconds.
+    /// Returns the exit status (`nil` when the kill landed before the child finished) and
+    /// whether the child had begun migrating.
+    private func runProbe(_ probe: URL, _ url: StoreURL, command: String, batch: Int, killAfter: Double?) throws -> (status: Int32?, started: Bool) {
+        let process = Process()
+        process.executableURL = probe
+        process.arguments = [command, url.description, companyModelURL.path, String(batch)]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var status: Int32?
+        if let killAfter {
+            usleep(useconds_t(killAfter * 1_000_000))
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        process.waitUntilExit()
+        if process.terminationReason == .exit { status = process.terminationStatus }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (status, text.contains("start"))
+    }
+
+    private func copyStore(_ from: StoreURL, to: StoreURL) throws {
+        let target = URL(fileURLWithPath: to.location)
+        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: URL(fileURLWithPath: from.location), to: target)
+    }
+}
