@@ -14,6 +14,9 @@
 //   strata-torture modes DIRECTORY
 //       With umask 0, creates an SQLite, an LMDB and an XML store in DIRECTORY, saves once, and
 //       prints "mode OCTAL PATH" for every file in DIRECTORY while the stores are open.
+//   strata-torture xml-first-use DIRECTORY
+//       Eight threads create an XML store each at the same moment, as this process's first use
+//       of libxml2; prints "ok". (libxml2 initialises its globals lazily; see XMLLibrary.)
 //   strata-torture read URL
 //       Opens the store at URL without creating it, reads every object; prints "ok N" or
 //       "error CODE". Corrupt LMDB files are read in this child, since liblmdb trusts its pages.
@@ -104,6 +107,27 @@ do {
             emit("mode \(String(info.st_mode & 0o777, radix: 8)) \(path)")
         }
         for store in stores { try store.close() }
+    case "xml-first-use":
+        let directory = arguments[2]
+        let start = DispatchSemaphore(value: 0)
+        let group = DispatchGroup()
+        let failures = Locked<[String]>([])
+        for thread in 0..<8 {
+            group.enter()
+            Thread.detachNewThread {
+                start.wait()
+                do {
+                    try TortureStores.open(StoreURL(scheme: "xml", location: "\(directory)/first-\(thread).xml")).close()
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+                group.leave()
+            }
+        }
+        for _ in 0..<8 { start.signal() }
+        group.wait()
+        let failed = failures.withLock { $0 }
+        emit(failed.isEmpty ? "ok" : "error \(failed)")
     case "read":
         let url = try StoreURL.parse(arguments[2])
         let store = try TortureStores.open(url, options: StoreOptions(createIfMissing: false))

@@ -111,4 +111,17 @@ import Testing
         try driver.saveNext()
         #expect(try TortureDriver.load(from: store, seed: 24).state == driver.state)
     }
+
+    /// Defect 6: libxml2 was never initialised explicitly, so the first calls of two threads at
+    /// once could crash inside its lazy global initialisation (ThreadSanitizer's CI run faulted in
+    /// `xmlTextWriterStartDocument` while the XML conformance tests created stores in parallel).
+    /// Each child process makes its first libxml2 calls from eight threads at the same moment.
+    @Test func eightThreadsMakingAProcesssFirstXMLCallsAtOnceDoNotCrash() throws {
+        for run in 0..<30 {
+            let directory = temporaryDirectory()
+            let child = try TortureChild(["xml-first-use", directory])
+            child.finish()
+            #expect(child.process.terminationReason == .exit && child.lines == ["ok"], "run \(run): \(child.process.terminationReason.rawValue) \(child.lines)")
+        }
+    }
 }

@@ -18,6 +18,7 @@ struct XMLStoreWriter {
     ///
     /// - Throws: ``StrataError/Code/io`` when writing fails (disk full), naming `path` and `errno`.
     func write(_ image: XMLStoreImage, to fd: Int32, path: String) throws {
+        _ = XMLLibrary.initialized
         let output = XMLFileOutput(fd: fd, path: path)
         try withExtendedLifetime(output) {
             let context = Unmanaged.passUnretained(output).toOpaque()
