@@ -127,6 +127,20 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: Reliability (crash, fault, contention and hostile-input tests; docs/Reliability.md)
+        .target(
+            name: "StrataTortureKit",
+            dependencies: ["StrataCore", "StrataSQLite", "StrataLMDB", "StrataXML"],
+            path: "Sources/StrataTortureKit",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "strata-torture",
+            dependencies: ["StrataTortureKit", "StrataCore"],
+            path: "Sources/strata-torture",
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Tests
         .testTarget(
             name: "StrataMigrationsTests",
@@ -180,6 +194,15 @@ let package = Package(
             name: "StrataToolTests",
             dependencies: ["Strata", "strata"],
             path: "Tests/StrataToolTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataReliabilityTests",
+            dependencies: [
+                "StrataTortureKit", "strata-torture", "StrataCore", "StrataSQLite", "CStrataSQLite",
+                "StrataLMDB", "CStrataLMDB", "StrataXML", "Strata",
+            ],
+            path: "Tests/StrataReliabilityTests",
             swiftSettings: strictSettings
         ),
     ]

@@ -90,4 +90,105 @@ struct PredicateFuzzTests {
             guard Self.check(String(text), []) else { return }
         }
     }
+
+    // MARK: Mutations, evaluation and nesting limits (the reliability tests, docs/Reliability.md)
+
+    static let validPredicates = [
+        "name == 'Ann' AND age > 30", "ANY team.members.name BEGINSWITH[cd] 'é'", "score BETWEEN {1.5, 2.5} OR NOT (age IN {1, 2, 3})",
+        "name LIKE[c] 'a*b?' && team != nil", "members.@count >= 2 || SELF IN %@", "name MATCHES '^[a-z]+$'", "age < %d AND name CONTAINS %@",
+        "TRUEPREDICATE", "NONE team.members.age == nil", "CAST(0, 'NSDate') < name", "%K == 'x'", "(((age == 1)))",
+    ]
+
+    @Test func mutatedValidPredicatesParseOrThrowASyntaxError() {
+        var generator = SeededGenerator(seed: 2026)
+        var parsedCount = 0
+        for i in 0..<3_000 {
+            var scalars = Array(Self.validPredicates[i % Self.validPredicates.count].unicodeScalars)
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                let position = Int.random(in: 0...scalars.count, using: &generator)
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0 where position < scalars.count: scalars.remove(at: position)
+                case 1 where position < scalars.count: scalars.insert(scalars[position], at: position)
+                case 2: scalars.insert(contentsOf: Self.vocabulary.randomElement(using: &generator)!.unicodeScalars, at: position)
+                default: scalars = Array(scalars[0..<position])
+                }
+            }
+            var text = String.UnicodeScalarView()
+            text.append(contentsOf: scalars)
+            // One argument per specifier of the mutated text, of the kind the specifier asks for.
+            let arguments: [any PredicateArgument] = String(text).split(separator: "%", omittingEmptySubsequences: false).dropFirst().map { rest -> any PredicateArgument in
+                rest.first == "K" ? "name" : rest.first == "d" ? 3 : "x"
+            }
+            guard Self.check(String(text), arguments) else { return }
+            if (try? ObjectPredicate(format: String(text), argumentArray: arguments)) != nil { parsedCount += 1 }
+        }
+        #expect(parsedCount > 100)
+        print("reliability: predicate fuzz (mutated predicates): 3000 inputs tried, \(parsedCount) parsed")
+    }
+
+    static let evaluationModel = try! Model(entities: [
+        Entity("Person", attributes: [Attribute("name", .string, isOptional: true), Attribute("age", .integer32, isOptional: true),
+                                      Attribute("score", .double, isOptional: true)],
+               relationships: [Relationship("team", to: "Team", inverse: "members")]),
+        Entity("Team", attributes: [Attribute("title", .string)], relationships: [Relationship("members", to: "Person", inverse: "team", toMany: true)]),
+    ])
+
+    @Test func parsedRandomPredicatesEvaluateOrThrowATypedError() {
+        var generator = SeededGenerator(seed: 31)
+        let team = ObjectID(entityName: "Team", storeIdentifier: "s", primaryKey: 1)
+        let person = ObjectID(entityName: "Person", storeIdentifier: "s", primaryKey: 1)
+        let snapshot = Snapshot(objectID: person, version: 1, attributes: ["Ann", 30, .double(.nan)], relationships: [.toOne(team)])
+        let evaluator = PredicateEvaluator(model: Self.evaluationModel) { id in
+            id == team ? Snapshot(objectID: team, version: 1, attributes: ["Red"], relationships: [.toMany([person])]) : id == person ? snapshot : nil
+        }
+        let keys = ["name", "age", "score", "team", "team.title", "team.members", "team.members.name", "team.members.@count", "SELF", "nope", "name.length"]
+        let ops = ["==", "!=", "<", ">=", "BEGINSWITH[c]", "CONTAINS[cd]", "LIKE", "MATCHES", "IN", "BETWEEN", "ENDSWITH"]
+        let values = ["1", "-2.5", "'A*'", "'('", "nil", "TRUE", "{1, 'a'}", "{1, 2}", "%@", "CAST(0, 'NSDate')", "1e400", "''"]
+        var evaluated = 0
+        var typedErrors = 0
+        for _ in 0..<3_000 {
+            var text = ""
+            var arguments: [any PredicateArgument] = []
+            for term in 0..<Int.random(in: 1...4, using: &generator) {
+                if term > 0 { text += [" AND ", " OR ", " AND NOT "].randomElement(using: &generator)! }
+                let v = values.randomElement(using: &generator)!
+                if v == "%@" { arguments.append(Self.argumentPool.randomElement(using: &generator)!) }
+                text += "\(["", "ANY ", "ALL ", "NONE "].randomElement(using: &generator)!)\(keys.randomElement(using: &generator)!) \(ops.randomElement(using: &generator)!) \(v)"
+            }
+            guard let predicate = try? ObjectPredicate(format: text, argumentArray: arguments) else { continue }
+            do {
+                _ = try evaluator.evaluate(predicate, on: snapshot)
+                evaluated += 1
+            } catch is StrataError {
+                typedErrors += 1
+            } catch {
+                Issue.record("\(text): an untyped error \(error)")
+                return
+            }
+        }
+        #expect(evaluated > 300 && typedErrors > 100, "\(evaluated) evaluated, \(typedErrors) typed errors")
+        print("reliability: predicate fuzz (evaluation): 3000 inputs tried, \(evaluated) evaluated, \(typedErrors) typed errors")
+    }
+
+    @Test func theDeepestAcceptedNestingParsesPrintsAndEvaluatesAndOneMoreIsASyntaxError() throws {
+        let limit = 128
+        let person = ObjectID(entityName: "Person", storeIdentifier: "s", primaryKey: 1)
+        let snapshot = Snapshot(objectID: person, version: 1, attributes: ["Ann", 30, 1.5], relationships: [.toOne(nil)])
+        let evaluator = PredicateEvaluator(model: Self.evaluationModel) { _ in nil }
+        for (open, close) in [("(", ")"), ("NOT (", ")")] {
+            func nested(_ depth: Int) -> String { String(repeating: open, count: depth) + "age == 30" + String(repeating: close, count: depth) }
+            let accepted = try #require((0...limit).last { (try? ObjectPredicate(format: nested($0))) != nil })
+            #expect(accepted >= limit / 2 - 1, "only \(accepted) levels of \(open) are accepted")
+            let parsed = try ObjectPredicate(format: nested(accepted))
+            #expect(try ObjectPredicate(format: parsed.description) == parsed)
+            _ = try evaluator.evaluate(parsed, on: snapshot)
+            for depth in [accepted + 1, 100_000] {
+                #expect(throws: StrataError.self) { try ObjectPredicate(format: nested(depth)) }
+            }
+        }
+        let wide = (0..<20_000).map { "age == \($0)" }.joined(separator: " OR ")
+        let parsed = try ObjectPredicate(format: wide)
+        #expect(try evaluator.evaluate(parsed, on: snapshot))
+        #expect(try ObjectPredicate(format: parsed.description) == parsed, "a 20,000-term OR prints and parses back")
+    }
 }

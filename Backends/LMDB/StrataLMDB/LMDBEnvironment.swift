@@ -358,10 +358,11 @@ final class LMDBEnvironment: @unchecked Sendable {
         var info = MDB_envinfo()
         mdb_env_info(env, &info)
         let current = info.me_mapsize
-        guard current < LMDBEnvironment.maximumMapSize else {
+        let limit = min(options.maximumMapSize, LMDBEnvironment.maximumMapSize)
+        guard current < limit else {
             throw StrataError.lmdb(LMDBFailure(code: MDB_MAP_FULL, call: "mdb_env_set_mapsize"), path: path, doing: "growing the map")
         }
-        let next = min(current * 2, LMDBEnvironment.maximumMapSize)
+        let next = min(current * 2, limit)
         do {
             try check(mdb_env_set_mapsize(env, next), "mdb_env_set_mapsize")
         } catch let failure as LMDBFailure {

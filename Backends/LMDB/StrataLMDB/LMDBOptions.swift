@@ -5,6 +5,9 @@ import StrataCore
 ///
 /// - `mapSize`: the initial map size in bytes (default 64 MiB, at least 1 MiB). The map grows by
 ///   itself whenever a save needs more room, so this only sets where it starts.
+/// - `maxMapSize`: the size the map never grows beyond (default and upper limit 1 TiB, at least
+///   `mapSize`). A save that needs more fails with ``StrataError/Code/io`` and writes nothing: a
+///   quota for the store, and how the reliability tests make the map run full.
 /// - `sync`: `full` (default: data and meta pages are flushed at every commit, a committed save
 ///   survives a power loss), `nometasync` (the meta page is not flushed: a crash may lose the last
 ///   save but never corrupts the store) or `nosync` (nothing is flushed at commit: the operating
@@ -31,6 +34,8 @@ struct LMDBOptions: Sendable, Hashable {
     static let minimumMapSize = 1 << 20
 
     var mapSize: Int = LMDBOptions.defaultMapSize
+    /// The map never grows beyond this.
+    var maximumMapSize: Int = 1 << 40
     var sync: Sync = .full
     var readOnly = false
     var createIfMissing = true
@@ -39,7 +44,7 @@ struct LMDBOptions: Sendable, Hashable {
     init() {}
 
     /// The option names this backend understands.
-    static let known: Set<String> = ["mapSize", "sync"]
+    static let known: Set<String> = ["mapSize", "maxMapSize", "sync"]
 
     /// Parses `options`, rejecting unknown names and unusable values with
     /// ``StrataError/Code/invalidOption``.
@@ -56,6 +61,14 @@ struct LMDBOptions: Sendable, Hashable {
                         location: ["option": name, "value": value, "url": url.description])
                 }
                 mapSize = bytes
+            case "maxMapSize":
+                guard let bytes = Int(value), bytes >= LMDBOptions.minimumMapSize, bytes <= 1 << 40 else {
+                    throw StrataError(
+                        .invalidOption,
+                        "option maxMapSize=\(value) for \(url) is not a size in bytes from \(LMDBOptions.minimumMapSize) to \(1 << 40)",
+                        location: ["option": name, "value": value, "url": url.description])
+                }
+                maximumMapSize = bytes
             case "sync":
                 guard let mode = Sync(rawValue: value) else {
                     throw StrataError(
@@ -70,6 +83,12 @@ struct LMDBOptions: Sendable, Hashable {
                     "the LMDB backend has no option '\(name)'; it understands: \(LMDBOptions.known.sorted().joined(separator: ", "))",
                     location: ["option": name, "url": url.description])
             }
+        }
+        if mapSize > maximumMapSize {
+            throw StrataError(
+                .invalidOption,
+                "option mapSize=\(mapSize) for \(url) is larger than maxMapSize=\(maximumMapSize)",
+                location: ["option": "mapSize", "value": String(mapSize), "url": url.description])
         }
     }
 }

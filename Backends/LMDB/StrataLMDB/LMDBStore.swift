@@ -69,16 +69,20 @@ public final class LMDBStore: NativeQueryEvaluating, @unchecked Sendable {
         let path = try LMDBDirectory.prepare(url, options: options)
         let environment = try LMDBEnvironment.acquire(path: path, options: options)
         do {
-            let existing = try environment.hasDatabase(LMDBLayout.metadataDatabase)
+            let interrupted = try environment.creationWasInterrupted()
+            let existing = try !interrupted && environment.hasDatabase(LMDBLayout.metadataDatabase)
             if !existing {
-                guard try environment.mainDatabaseIsEmpty() else {
+                guard try interrupted || environment.mainDatabaseIsEmpty() else {
                     throw StrataError(
                         .storeCorrupt,
                         "\(path) is an LMDB environment but not a Strata store: it has no \(LMDBLayout.metadataDatabase) database",
                         location: ["path": path])
                 }
                 guard options.createIfMissing, !options.readOnly else {
-                    throw StrataError(.storeNotFound, "there is no Strata store in the empty LMDB environment \(path)", location: ["path": path])
+                    throw StrataError(
+                        .storeNotFound,
+                        "there is no Strata store in the " + (interrupted ? "LMDB environment \(path) (its creation was interrupted)" : "empty LMDB environment \(path)"),
+                        location: ["path": path])
                 }
             }
             let metadata = try readOrCreateMetadata(environment: environment, model: model, url: url, create: !existing, identifier: storeOptions.identifierForNewStore)

@@ -16,10 +16,11 @@ final class SQLiteConnection: @unchecked Sendable {
     private var slots: [SQLiteStatement?] = []
     private static let statementCacheLimit = 512
 
-    /// Opens `path` with `flags`, sets the busy timeout and registers Strata's SQL functions.
-    init(path: String, flags: Int32, busyTimeoutMilliseconds: Int32) throws {
+    /// Opens `path` with `flags` (through the VFS named `vfs`, or the default one), sets the busy
+    /// timeout and registers Strata's SQL functions.
+    init(path: String, flags: Int32, busyTimeoutMilliseconds: Int32, vfs: String? = nil) throws {
         var db: OpaquePointer?
-        let code = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
+        let code = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, vfs)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
             if let db { sqlite3_close_v2(db) }

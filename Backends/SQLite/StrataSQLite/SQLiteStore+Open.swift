@@ -26,7 +26,7 @@ extension SQLiteStore {
         }
 
         let flags = options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
-        let connection = try SQLiteConnection(path: path, flags: flags, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+        let connection = try SQLiteConnection(path: path, flags: flags, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, vfs: options.vfs)
         do {
             let metadata = try prepareDatabase(connection, path: path, url: url, model: model, options: options)
             return SQLiteStore(
@@ -44,6 +44,7 @@ extension SQLiteStore {
     private static func prepareDatabase(_ connection: SQLiteConnection, path: String, url: StoreURL, model: Model, options: SQLiteStoreOptions) throws -> StoreMetadata {
         if let metadata = try SQLiteMetadataTable.read(from: connection) {
             try metadata.checkCompatible(with: model, at: url)
+            try SQLiteSchema(model: model).verify(on: connection, path: path)
             if !options.readOnly { try configureWriter(connection, options: options) }
             return metadata
         }

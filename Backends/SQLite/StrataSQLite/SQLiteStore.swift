@@ -70,7 +70,7 @@ public final class SQLiteStore: PersistentStore, NativeQueryEvaluating {
             if pool.isClosed { throw closedError }
             return pool.idle.popLast()
         }
-        let connection = try idle ?? SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+        let connection = try idle ?? SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, vfs: options.vfs)
         defer {
             let keep = readers.withLock { pool -> Bool in
                 guard !pool.isClosed, pool.idle.count < Self.maximumIdleReaders else { return false }
@@ -143,8 +143,10 @@ public final class SQLiteStore: PersistentStore, NativeQueryEvaluating {
         }
         var ids: [ObjectID] = []
         ids.reserveCapacity(count)
-        for key in first..<(first + Int64(count)) {
-            ids.append(ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key))
+        // Offsets from `first`: `first + count` is one past the last key and overflows when the
+        // last key handed out is Int64.max.
+        for offset in 0..<Int64(count) {
+            ids.append(ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: first + offset))
         }
         return ids
     }

@@ -1,3 +1,4 @@
+import CStrataSQLite
 import StrataCore
 
 /// The SQLite backend's options, parsed from ``StoreOptions``.
@@ -6,6 +7,7 @@ import StrataCore
 /// |---|---|---|
 /// | `synchronous` | `normal`, `full`, `off` | `normal` (with WAL: durable up to the last checkpoint on power loss, never corrupt) |
 /// | `busyTimeout` | milliseconds, 0 or more | `5000` |
+/// | `vfs` | the name of a registered SQLite VFS | SQLite's default VFS |
 ///
 /// Any other name, or a value outside these, is ``StrataError/Code/invalidOption``.
 struct SQLiteStoreOptions: Sendable {
@@ -18,10 +20,12 @@ struct SQLiteStoreOptions: Sendable {
     var createIfMissing: Bool
     var synchronous: Synchronous = .normal
     var busyTimeoutMilliseconds: Int32 = 5000
+    /// The SQLite VFS every connection of the store uses (`nil`: the default one).
+    var vfs: String?
     /// The identifier a store created by this open gets (see `StoreOptions.identifierForNewStore`).
     var identifierForNewStore: String?
 
-    static let names = ["busyTimeout", "synchronous"]
+    static let names = ["busyTimeout", "synchronous", "vfs"]
 
     init(_ options: StoreOptions, url: StoreURL) throws {
         readOnly = options.readOnly
@@ -39,6 +43,11 @@ struct SQLiteStoreOptions: Sendable {
                     throw Self.invalid(name, value, "expected a number of milliseconds from 0 to \(Int32.max)", url)
                 }
                 busyTimeoutMilliseconds = ms
+            case "vfs":
+                guard sqlite3_vfs_find(value) != nil else {
+                    throw Self.invalid(name, value, "no SQLite VFS of that name is registered in this process", url)
+                }
+                vfs = value
             default:
                 throw StrataError(
                     .invalidOption,

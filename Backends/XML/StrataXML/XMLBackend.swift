@@ -38,6 +38,7 @@ public struct XMLBackend: StoreBackend {
 
     /// ``open(_:model:options:)`` with the concrete type.
     public func openStore(_ url: StoreURL, model: Model, options: StoreOptions = StoreOptions()) throws -> XMLStore {
+        _ = XMLLibrary.initialized
         let path = try Self.path(of: url)
         let storeOptions = try XMLStoreOptions(options)
         let layout = XMLModelLayout(model: model)
@@ -58,11 +59,16 @@ public struct XMLBackend: StoreBackend {
         }
         let (image, identity) = try XMLStoreReader.load(path: path, url: url, layout: layout, model: model)
         let lock = options.readOnly ? nil : try XMLFileLock(storePath: path)
+        if let lock, (try? lock.lock(timeoutMilliseconds: 0, storePath: path)) != nil {
+            XMLAtomicFile.removeStrayTemporaries(of: path)
+            lock.unlock()
+        }
         return XMLStore(url: url, path: path, model: model, layout: layout, options: storeOptions, image: image, fileIdentity: identity, fileLock: lock)
     }
 
     /// The metadata in the file's root element (and `_meta` entries), or `nil` when there is no file.
     public func metadata(at url: StoreURL) throws -> StoreMetadata? {
+        _ = XMLLibrary.initialized
         let path = try Self.path(of: url)
         guard XMLFileIdentity.of(path: path) != nil else { return nil }
         return try XMLStoreReader.metadata(path: path, url: url)

@@ -18,7 +18,8 @@ struct XMLStoreWriter {
     ///
     /// - Throws: ``StrataError/Code/io`` when writing fails (disk full), naming `path` and `errno`.
     func write(_ image: XMLStoreImage, to fd: Int32, path: String) throws {
-        let output = XMLFileOutput(fd: fd)
+        _ = XMLLibrary.initialized
+        let output = XMLFileOutput(fd: fd, path: path)
         try withExtendedLifetime(output) {
             let context = Unmanaged.passUnretained(output).toOpaque()
             guard let buffer = xmlOutputBufferCreateIO({ ctx, bytes, length in
@@ -46,14 +47,17 @@ struct XMLStoreWriter {
 /// libxml2's 4 KB ones.
 final class XMLFileOutput {
     let fd: Int32
+    /// The file's path (for ``XMLFileFaults``).
+    let path: String
     private let capacity = 1 << 20
     private let buffer: UnsafeMutablePointer<UInt8>
     private var used = 0
     /// The `errno` of the first failed `write`, or 0.
     private(set) var errorNumber: Int32 = 0
 
-    init(fd: Int32) {
+    init(fd: Int32, path: String) {
         self.fd = fd
+        self.path = path
         buffer = .allocate(capacity: capacity)
     }
 
@@ -82,6 +86,11 @@ final class XMLFileOutput {
 
     private func writeAll(_ bytes: UnsafeRawPointer, _ length: Int) -> Bool {
         var offset = 0
+        if let fault = XMLFileFaults.due(.write, path: path) {
+            if fault.short { _ = Foundation.write(fd, bytes, length / 2) }
+            errorNumber = fault.errorNumber
+            return false
+        }
         while offset < length {
             let n = Foundation.write(fd, bytes + offset, length - offset)
             if n < 0 {
