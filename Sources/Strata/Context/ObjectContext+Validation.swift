@@ -9,40 +9,11 @@ extension ObjectContext {
         for object in objects {
             let entity = object.entity
             for (index, attribute) in entity.attributes.enumerated() {
-                let value = object.attributeValues[index]
-                func fail(_ reason: String) { failures.append(ValidationFailure(objectID: object.objectID, property: attribute.name, reason: reason)) }
-                if value.isNull {
-                    if !attribute.isOptional { fail("is required but has no value") }
-                    continue
-                }
-                let rules = attribute.validation
-                if let minimum = rules.minimum, let order = ValueComparison.order(value, minimum), order < 0 { fail("\(value) is less than the minimum \(minimum)") }
-                if let maximum = rules.maximum, let order = ValueComparison.order(value, maximum), order > 0 { fail("\(value) is more than the maximum \(maximum)") }
-                let length: Int? = {
-                    switch value {
-                    case .string(let s): return s.count
-                    case .binary(let d): return d.count
-                    default: return nil
-                    }
-                }()
-                if let length {
-                    let unit = attribute.type == .string ? "characters" : "bytes"
-                    if let minimum = rules.minimumLength, length < minimum { fail("is \(length) \(unit) long, shorter than \(minimum) (\(value))") }
-                    if let maximum = rules.maximumLength, length > maximum { fail("is \(length) \(unit) long, longer than \(maximum)") }
-                }
-                if let pattern = rules.pattern, case .string(let text) = value, !(try StringMatching.matches(text, pattern)) {
-                    fail("\(value) does not match the pattern \(pattern)")
-                }
+                failures += try PropertyRules.failures(of: object.attributeValues[index], for: attribute, objectID: object.objectID)
             }
             for (index, relationship) in entity.relationships.enumerated() {
                 let targets = object.relationshipValues[index].targets.filter { id in !(registeredObject(for: id)?.state.isDeleted ?? false) }
-                func fail(_ reason: String) { failures.append(ValidationFailure(objectID: object.objectID, property: relationship.name, reason: reason)) }
-                if !relationship.isToMany {
-                    if !relationship.isOptional && targets.isEmpty { fail("is a required relationship but has no target") }
-                } else {
-                    if relationship.minimumCount > 0 && targets.count < relationship.minimumCount { fail("has \(targets.count) targets, fewer than the minimum \(relationship.minimumCount)") }
-                    if relationship.maximumCount > 0 && targets.count > relationship.maximumCount { fail("has \(targets.count) targets, more than the maximum \(relationship.maximumCount)") }
-                }
+                failures += PropertyRules.failures(ofTargetCount: targets.count, for: relationship, objectID: object.objectID)
             }
         }
         failures += try uniqueConstraintFailures(of: objects)

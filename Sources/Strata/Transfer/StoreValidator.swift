@@ -63,39 +63,10 @@ public struct StoreValidator: Sendable {
     static func failures(of snapshot: Snapshot, entity: Entity) throws -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
         for (attribute, value) in zip(entity.attributes, snapshot.attributes) {
-            func fail(_ reason: String) { failures.append(ValidationFailure(objectID: snapshot.objectID, property: attribute.name, reason: reason)) }
-            if value.isNull {
-                if !attribute.isOptional { fail("is required but has no value") }
-                continue
-            }
-            let rules = attribute.validation
-            if let minimum = rules.minimum, let order = ValueComparison.order(value, minimum), order < 0 { fail("\(value) is less than the minimum \(minimum)") }
-            if let maximum = rules.maximum, let order = ValueComparison.order(value, maximum), order > 0 { fail("\(value) is more than the maximum \(maximum)") }
-            let length: Int? = {
-                switch value {
-                case .string(let s): return s.count
-                case .binary(let d): return d.count
-                default: return nil
-                }
-            }()
-            if let length {
-                let unit = attribute.type == .string ? "characters" : "bytes"
-                if let minimum = rules.minimumLength, length < minimum { fail("is \(length) \(unit) long, shorter than \(minimum) (\(value))") }
-                if let maximum = rules.maximumLength, length > maximum { fail("is \(length) \(unit) long, longer than \(maximum)") }
-            }
-            if let pattern = rules.pattern, case .string(let text) = value, !(try StringMatching.matches(text, pattern)) {
-                fail("\(value) does not match the pattern \(pattern)")
-            }
+            failures += try PropertyRules.failures(of: value, for: attribute, objectID: snapshot.objectID)
         }
         for (relationship, value) in zip(entity.relationships, snapshot.relationships) {
-            func fail(_ reason: String) { failures.append(ValidationFailure(objectID: snapshot.objectID, property: relationship.name, reason: reason)) }
-            let count = value.targets.count
-            if !relationship.isToMany {
-                if !relationship.isOptional && count == 0 { fail("is a required relationship but has no target") }
-            } else {
-                if relationship.minimumCount > 0 && count < relationship.minimumCount { fail("has \(count) targets, fewer than the minimum \(relationship.minimumCount)") }
-                if relationship.maximumCount > 0 && count > relationship.maximumCount { fail("has \(count) targets, more than the maximum \(relationship.maximumCount)") }
-            }
+            failures += PropertyRules.failures(ofTargetCount: value.targets.count, for: relationship, objectID: snapshot.objectID)
         }
         return failures
     }
