@@ -11,33 +11,8 @@ struct JSONLineWriter {
 
     mutating func raw(_ fragment: String) { text += fragment }
 
-    /// A JSON string: quoted, with `"`, `\`, and control characters escaped as `JSONNode` does.
-    mutating func string(_ s: String) {
-        if !s.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 }) {
-            text += "\""
-            text += s
-            text += "\""
-            return
-        }
-        text += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    text.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        text += "\""
-    }
+    /// A JSON string, quoted and escaped by `JSONNode.appendQuoted(_:to:)`.
+    mutating func string(_ s: String) { JSONNode.appendQuoted(s, to: &text) }
 
     /// A key and its colon.
     mutating func key(_ name: String) {

@@ -70,7 +70,7 @@ public indirect enum JSONNode: Sendable, Hashable {
         case .integer(let i): out += String(i)
         case .double(let d):
             if d.isFinite && d == d.rounded() && abs(d) < 1e15 { out += String(format: "%.1f", d) } else { out += "\(d)" }
-        case .string(let s): JSONNode.quote(s, into: &out)
+        case .string(let s): JSONNode.appendQuoted(s, to: &out)
         case .array(let items):
             if items.isEmpty { out += "[]"; return }
             out += "[" + newline
@@ -85,7 +85,7 @@ public indirect enum JSONNode: Sendable, Hashable {
             out += "{" + newline
             for (i, (key, value)) in members.enumerated() {
                 out += pad(level + 1)
-                JSONNode.quote(key, into: &out)
+                JSONNode.appendQuoted(key, to: &out)
                 out += indent == nil ? ":" : ": "
                 value.write(into: &out, indent: indent, level: level + 1)
                 out += (i < members.count - 1 ? "," : "") + newline
@@ -94,8 +94,16 @@ public indirect enum JSONNode: Sendable, Hashable {
         }
     }
 
-    private static func quote(_ s: String, into out: inout String) {
+    /// Appends `s` to `out` as a JSON string literal: quotes, backslashes and control characters
+    /// escaped (`\n`, `\r`, `\t`, else `\u00XX`), everything else as is. A string with nothing
+    /// to escape is appended in one piece.
+    public static func appendQuoted(_ s: String, to out: inout String) {
         out += "\""
+        guard s.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 }) else {
+            out += s
+            out += "\""
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
