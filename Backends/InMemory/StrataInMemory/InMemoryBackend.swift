@@ -108,6 +108,12 @@ struct InMemoryTable: Sendable {
 
     subscript(key: Int64) -> Snapshot? { rows[key] }
 
+    /// Makes room for `extra` more rows at once, so a large insert does not grow the table step by step.
+    mutating func reserveCapacity(_ extra: Int) {
+        rows.reserveCapacity(rows.count + extra)
+        order.reserveCapacity(order.count + extra)
+    }
+
     mutating func insert(_ snapshot: Snapshot, key: Int64) {
         guard rows.updateValue(snapshot, forKey: key) == nil, orderIsSorted else { return }
         // A removed key may come back (deleted and inserted in one save): drop stale keys first.

@@ -5,7 +5,7 @@ import StrataCore
 /// Thread-safe: every operation takes the storage's lock briefly; fetches evaluate over a
 /// consistent copy of the data outside the lock, so readers never see part of a save and never
 /// hold up writers for long. It evaluates every request natively with the reference evaluator.
-public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchOperating {
+public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchOperating, SnapshotServing {
     /// Where the store lives.
     public let url: StoreURL
     /// The model it was opened with.
@@ -41,6 +41,13 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
 
     /// Always `true`: this store evaluates everything with the reference evaluator.
     public func canEvaluateNatively(_ request: FetchRequest) -> Bool { true }
+
+    /// The stored snapshot of `id`, under the lock, without copying the state.
+    public func snapshot(for id: ObjectID) throws -> Snapshot? {
+        try checkOpen()
+        guard let pk = id.primaryKey, id.storeIdentifier == identifier else { return nil }
+        return storage.state.withLock { $0.tables[id.entityName]?[pk] }
+    }
 
     /// Runs a fetch over a consistent copy of the data.
     public func execute(_ request: FetchRequest) throws -> FetchResult {
@@ -99,17 +106,25 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
                 throw StrataError(.conflict, "\(conflicts.count) object(s) changed in the store since they were read; nothing was saved", conflicts: conflicts)
             }
             let deleted = Set(request.deletes.map(\.objectID))
-            var inserted: Set<ObjectID> = []
+            // Inserts arrive grouped by entity: look each table up once per run of one entity.
+            var runEntity = "", runTable: InMemoryTable? = nil, runNextKey: Int64 = 1
+            var inserted = Set<ObjectID>(minimumCapacity: request.inserts.count)
             for insert in request.inserts {
                 let id = insert.objectID, pk = id.primaryKey!
-                let exists = state.tables[id.entityName]?[pk] != nil && !deleted.contains(id)
+                if id.entityName != runEntity {
+                    runEntity = id.entityName
+                    runTable = state.tables[runEntity]
+                    runNextKey = state.nextKeys[runEntity] ?? 1
+                }
+                let exists = runTable?[pk] != nil && !deleted.contains(id)
                 if exists || !inserted.insert(id).inserted {
                     throw StrataError(.invalidObjectID, "\(id) already exists; an insert needs a new ID", location: ["object": id.uriRepresentation])
                 }
-                guard pk < (state.nextKeys[id.entityName] ?? 1) else {
+                guard pk < runNextKey else {
                     throw StrataError(.invalidObjectID, "\(id) was not handed out by this store", location: ["object": id.uriRepresentation])
                 }
             }
+            runTable = nil
             try checkUniqueConstraints(in: state, after: request, deleted: deleted)
 
             var versions: [ObjectID: Int64] = [:]
@@ -117,11 +132,19 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
             for delete in request.deletes {
                 state.tables[delete.objectID.entityName]?.remove(key: delete.objectID.primaryKey!)
             }
-            for insert in request.inserts {
-                var stored = insert
-                stored.version = 1
-                state.tables[insert.objectID.entityName, default: InMemoryTable()].insert(stored, key: insert.objectID.primaryKey!)
-                versions[insert.objectID] = 1
+            var start = request.inserts.startIndex
+            while start < request.inserts.endIndex {
+                let entityName = request.inserts[start].objectID.entityName
+                var end = start
+                while end < request.inserts.endIndex && request.inserts[end].objectID.entityName == entityName { end += 1 }
+                state.tables[entityName, default: InMemoryTable()].reserveCapacity(end - start)
+                for insert in request.inserts[start..<end] {
+                    var stored = insert
+                    stored.version = 1
+                    state.tables[entityName, default: InMemoryTable()].insert(stored, key: insert.objectID.primaryKey!)
+                    versions[insert.objectID] = 1
+                }
+                start = end
             }
             for update in request.updates {
                 var stored = update.snapshot
@@ -137,6 +160,12 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
     /// Throws ``StrataError/Code/uniqueConstraint`` when the state `request` would leave has two
     /// objects with equal values for a unique constraint, one of them touched by the request.
     private func checkUniqueConstraints(in state: InMemoryState, after request: SaveRequest, deleted: Set<ObjectID>) throws {
+        var names: Set<String> = [], last = ""
+        for id in request.inserts.lazy.map(\.objectID) + request.updates.lazy.map(\.snapshot.objectID) where id.entityName != last {
+            last = id.entityName
+            names.insert(last)
+        }
+        guard names.contains(where: { model.entity(named: $0)?.uniqueConstraints.isEmpty == false }) else { return }
         var touched: [String: [ObjectID: Snapshot]] = [:]
         for snapshot in request.inserts { touched[snapshot.objectID.entityName, default: [:]][snapshot.objectID] = snapshot }
         for update in request.updates { touched[update.snapshot.objectID.entityName, default: [:]][update.snapshot.objectID] = update.snapshot }

@@ -61,14 +61,19 @@ extension ObjectContext {
     }
 
     /// Posts `name` through `NotificationCenter.default` (observers run synchronously, on this
-    /// context's queue) and yields to the streams that asked for it.
-    func post(_ name: Notification.Name, _ changes: ContextChanges, resolvedConflicts: [SaveConflict]? = nil) {
-        func objects(_ ids: Set<ObjectID>) -> Set<ManagedObject> { Set(ids.compactMap { registeredObject(for: $0) }) }
+    /// context's queue) and yields to the streams that asked for it. The object sets are looked
+    /// up by ID unless the caller has them at hand (`objects`).
+    func post(_ name: Notification.Name, _ changes: ContextChanges, objects: ChangedObjects? = nil, resolvedConflicts: [SaveConflict]? = nil) {
+        func lookUp(_ ids: Set<ObjectID>) -> Set<ManagedObject> {
+            var found = Set<ManagedObject>(minimumCapacity: ids.count)
+            for id in ids { if let object = registeredObject(for: id) { found.insert(object) } }
+            return found
+        }
         var userInfo: [AnyHashable: Any] = [
             ObjectContext.changesKey: changes,
-            ObjectContext.insertedObjectsKey: objects(changes.inserted),
-            ObjectContext.updatedObjectsKey: objects(changes.updated),
-            ObjectContext.deletedObjectsKey: objects(changes.deleted),
+            ObjectContext.insertedObjectsKey: objects.map { Set($0.inserted) } ?? lookUp(changes.inserted),
+            ObjectContext.updatedObjectsKey: objects.map { Set($0.updated) } ?? lookUp(changes.updated),
+            ObjectContext.deletedObjectsKey: objects.map { Set($0.deleted) } ?? lookUp(changes.deleted),
         ]
         if let resolvedConflicts { userInfo[ObjectContext.resolvedConflictsKey] = resolvedConflicts }
         NotificationCenter.default.post(name: name, object: self, userInfo: userInfo)

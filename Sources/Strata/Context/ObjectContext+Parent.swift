@@ -36,7 +36,7 @@ extension ObjectContext {
     // MARK: Saving into the parent
 
     /// A child's save: hands the changes to the parent in one step, then marks them saved here.
-    func pushToParent(_ live: [ManagedObject]) throws -> ContextChanges {
+    func pushToParent(_ live: [ManagedObject]) throws -> SavedChanges {
         guard let parent else { preconditionFailure("\(debugName) has no parent") }
         let inserted = live.filter { $0.state.isInserted }
         let updated = live.filter { !$0.state.isInserted }
@@ -66,7 +66,7 @@ extension ObjectContext {
             object.state.isInvalid = true
         }
         settleUnchangedObjects()
-        return saved
+        return SavedChanges(changes: saved, objects: ChangedObjects(inserted: inserted, updated: updated))
     }
 
     /// Has every child that ``automaticallyMergesChangesFromParent`` merge a save that `source`
@@ -195,9 +195,9 @@ extension ObjectContext {
                 rekey(object, from: old)
             }
             guard !object.state.isFault else { continue }
-            object.relationshipValues = remap(object.relationshipValues, of: object.entity, with: mapping)
+            object.relationshipValues = ObjectContext.remap(object.relationshipValues, of: object.entity, with: mapping)
             if let original = object.original {
-                object.original?.relationships = remap(original.relationships, of: object.entity, with: mapping)
+                object.original?.relationships = ObjectContext.remap(original.relationships, of: object.entity, with: mapping)
             }
         }
         for (old, new) in mapping {
@@ -208,7 +208,7 @@ extension ObjectContext {
     }
 
     /// `values` with every mapped target replaced (unordered to-many kept sorted).
-    private func remap(_ values: [RelationshipValue], of entity: Entity, with mapping: [ObjectID: ObjectID]) -> [RelationshipValue] {
+    static func remap(_ values: [RelationshipValue], of entity: Entity, with mapping: [ObjectID: ObjectID]) -> [RelationshipValue] {
         values.enumerated().map { index, value in
             guard value.targets.contains(where: { mapping[$0] != nil }) else { return value }
             let ids = value.targets.map { mapping[$0] ?? $0 }

@@ -29,10 +29,13 @@ extension ObjectContext {
         checkConfinement()
         guard hasChanges else { return }
         processPendingChanges()
+        var pending = ChangedObjects()
+        for object in changed.values {
+            if object.state.isInserted { pending.inserted.append(object) } else if object.state.isDeleted { pending.deleted.append(object) } else if object.isUpdated { pending.updated.append(object) }
+        }
         post(ObjectContext.willSaveNotification, ContextChanges(
-            inserted: Set(changed.values.filter { $0.state.isInserted }.map(\.objectID)),
-            updated: Set(changed.values.filter { $0.isUpdated }.map(\.objectID)),
-            deleted: Set(changed.values.filter { $0.state.isDeleted }.map(\.objectID))))
+            inserted: Set(pending.inserted.map(\.objectID)), updated: Set(pending.updated.map(\.objectID)), deleted: Set(pending.deleted.map(\.objectID))),
+             objects: pending)
         journal = Journal(changedBefore: changed)
         vanished = []
         defer { journal = nil; vanished = [] }
@@ -40,14 +43,14 @@ extension ObjectContext {
         let saved = try saveResolvingConflicts(&resolved)
         removeVanishedObjects()
         pendingChanges = ContextChanges()
-        post(ObjectContext.didSaveNotification, saved, resolvedConflicts: resolved.values.sorted { $0.objectID < $1.objectID })
+        post(ObjectContext.didSaveNotification, saved.changes, objects: saved.objects, resolvedConflicts: resolved.values.sorted { $0.objectID < $1.objectID })
     }
 
     /// Saves; under a merge policy other than ``MergePolicy/error``, each conflict puts the
     /// context back to its state before the save, resolves every conflict seen so far against
     /// the latest state where it saves (collected in `resolved`), and saves again. Any other
     /// failure (or a conflict under the error policy) leaves the context as before the call.
-    private func saveResolvingConflicts(_ resolved: inout [ObjectID: SaveConflict]) throws -> ContextChanges {
+    private func saveResolvingConflicts(_ resolved: inout [ObjectID: SaveConflict]) throws -> SavedChanges {
         var rounds = 0
         while true {
             do {
@@ -84,7 +87,7 @@ extension ObjectContext {
     }
 
     /// One attempt: delete rules, validation, then the write (or the push into the parent).
-    private func saveOnce() throws -> ContextChanges {
+    private func saveOnce() throws -> SavedChanges {
         try applyDeleteRules()
         let live = changed.values.filter { !vanished.contains($0.objectID) && !$0.state.isDeleted && ($0.state.isInserted || $0.hasChangedValues) }
         let failures = try validationFailures(of: live).sorted { ($0.objectID, $0.property ?? "") < ($1.objectID, $1.property ?? "") }
@@ -127,30 +130,27 @@ extension ObjectContext {
     }
 
     /// Obtains permanent IDs, writes, and on success moves every object to its saved state.
-    private func write(_ live: [ManagedObject]) throws -> ContextChanges {
-        let inserted = live.filter { $0.state.isInserted }
-        var mapping: [ObjectID: ObjectID] = [:]
-        // Objects given permanent IDs early (obtainPermanentIDs) keep them.
-        for (entityName, group) in Dictionary(grouping: inserted.filter { $0.objectID.isTemporary }, by: { $0.entity.name }) {
-            let ids = try coordinator.obtainPermanentIDs(for: entityName, count: group.count)
-            for (object, id) in zip(group, ids) { mapping[object.objectID] = id }
+    ///
+    /// Each object's snapshot is built once, under its permanent ID, and the same snapshot
+    /// becomes the object's saved state: no second copy, no lookup of the store's answer beyond
+    /// the version.
+    private func write(_ live: [ManagedObject]) throws -> SavedChanges {
+        var inserted: [ManagedObject] = [], updated: [ManagedObject] = []
+        for object in live {
+            if object.state.isInserted { inserted.append(object) } else { updated.append(object) }
         }
-        func mapped(_ snapshot: Snapshot) -> Snapshot {
-            guard !mapping.isEmpty else { return snapshot }
-            var s = snapshot
-            s.objectID = mapping[s.objectID] ?? s.objectID
-            s.relationships = s.relationships.map { value in
-                switch value {
-                case .toOne(let id): return .toOne(id.map { mapping[$0] ?? $0 })
-                case .toMany(let ids): return .toMany(ids.map { mapping[$0] ?? $0 })
-                }
-            }
-            return s
+        let mapping = try permanentIDs(for: inserted)
+        let remapsTargets = !mapping.isEmpty && live.contains { $0.hasTemporaryTargets }
+        func snapshot(of object: ManagedObject) -> Snapshot {
+            Snapshot(objectID: mapping[object.objectID] ?? object.objectID, version: object.version, attributes: object.attributeValues,
+                     relationships: remapsTargets ? ObjectContext.remap(object.relationshipValues, of: object.entity, with: mapping) : object.relationshipValues)
         }
         let deleted = changed.values.filter { $0.state.isDeleted && !$0.state.isInserted && !vanished.contains($0.objectID) }
         var request = SaveRequest()
-        request.inserts = inserted.map { mapped($0.currentSnapshot()) }
-        request.updates = live.filter { !$0.state.isInserted }.map { .init(mapped($0.currentSnapshot()), expectedVersion: $0.version) }
+        request.inserts.reserveCapacity(inserted.count)
+        for object in inserted { request.inserts.append(snapshot(of: object)) }
+        request.updates.reserveCapacity(updated.count)
+        for object in updated { request.updates.append(.init(snapshot(of: object), expectedVersion: object.version)) }
         request.deletes = deleted.map { .init($0.objectID, expectedVersion: $0.version) }
         let result: SaveResult
         do {
@@ -160,19 +160,27 @@ extension ObjectContext {
             throw error
         }
         // Success: from here on nothing can fail.
-        for object in inserted {
+        var insertedIDs = Set<ObjectID>(minimumCapacity: inserted.count)
+        for (object, written) in zip(inserted, request.inserts) {
+            var saved = written
+            saved.version = result.versions[saved.objectID] ?? 1
             let old = object.objectID
-            guard let new = mapping[old] else { continue }
-            object.objectID = new
-            rekey(object, from: old)
-        }
-        for object in live {
-            var snapshot = mapped(object.currentSnapshot())
-            snapshot.version = result.versions[snapshot.objectID] ?? (object.version + 1)
-            object.relationshipValues = snapshot.relationships
-            object.apply(snapshot)
+            changed.removeValue(forKey: old)
+            if saved.objectID != old {
+                object.objectID = saved.objectID
+                rekey(object, from: old)
+            }
+            object.apply(saved)
             object.state.isInserted = false
+            insertedIDs.insert(saved.objectID)
+        }
+        var updatedIDs = Set<ObjectID>(minimumCapacity: updated.count)
+        for (object, update) in zip(updated, request.updates) {
+            var saved = update.snapshot
+            saved.version = result.versions[saved.objectID] ?? (update.expectedVersion + 1)
+            object.apply(saved)
             changed.removeValue(forKey: object.objectID)
+            updatedIDs.insert(saved.objectID)
         }
         for object in deleted {
             unregister(object)
@@ -180,8 +188,23 @@ extension ObjectContext {
         }
         settleUnchangedObjects()
         propagatePermanentIDs(mapping)
-        return ContextChanges(inserted: Set(inserted.map(\.objectID)), updated: Set(request.updates.map(\.snapshot.objectID)),
-                              deleted: Set(request.deletes.map(\.objectID)))
+        return SavedChanges(changes: ContextChanges(inserted: insertedIDs, updated: updatedIDs, deleted: Set(request.deletes.map(\.objectID))),
+                            objects: ChangedObjects(inserted: inserted, updated: updated))
+    }
+
+    /// New permanent IDs from the stores for the objects among `objects` that have temporary
+    /// ones (objects given permanent IDs early by ``obtainPermanentIDs(for:)`` keep them), by
+    /// temporary ID. Asks each entity's store once.
+    private func permanentIDs(for objects: [ManagedObject]) throws -> [ObjectID: ObjectID] {
+        var groups: [String: [ObjectID]] = [:]
+        for object in objects where object.objectID.isTemporary { groups[object.entity.name, default: []].append(object.objectID) }
+        var mapping: [ObjectID: ObjectID] = [:]
+        mapping.reserveCapacity(objects.count)
+        for (entityName, temporary) in groups {
+            let ids = try coordinator.obtainPermanentIDs(for: entityName, count: temporary.count)
+            for (old, new) in zip(temporary, ids) { mapping[old] = new }
+        }
+        return mapping
     }
 
     /// Forgets objects that were touched but end up with no change.
@@ -220,23 +243,15 @@ extension ObjectContext {
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
         checkConfinement()
         let temporary = objects.filter { $0.objectID.isTemporary }
-        var mapping: [ObjectID: ObjectID] = [:]
-        for (entityName, group) in Dictionary(grouping: temporary, by: { $0.entity.name }) {
-            let ids = try coordinator.obtainPermanentIDs(for: entityName, count: group.count)
-            for (object, id) in zip(group, ids) { mapping[object.objectID] = id }
-        }
+        let mapping = try permanentIDs(for: temporary)
         guard !mapping.isEmpty else { return }
         for object in temporary {
             let old = object.objectID
             object.objectID = mapping[old]!
             rekey(object, from: old)
         }
-        for object in registeredObjects where !object.state.isFault {
-            for (index, value) in object.relationshipValues.enumerated() where value.targets.contains(where: { mapping[$0] != nil }) {
-                let ids = value.targets.map { mapping[$0] ?? $0 }
-                let relationship = object.entity.relationships[index]
-                object.relationshipValues[index] = relationship.isToMany ? .toMany(relationship.isOrdered ? ids : ids.sorted()) : .toOne(ids.first)
-            }
+        for object in registeredObjects where !object.state.isFault && object.hasTemporaryTargets {
+            object.relationshipValues = ObjectContext.remap(object.relationshipValues, of: object.entity, with: mapping)
         }
         propagatePermanentIDs(mapping)
     }

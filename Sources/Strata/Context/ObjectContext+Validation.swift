@@ -6,17 +6,25 @@ extension ObjectContext {
     /// store). Complexity: O(objects × properties) plus one store query per constraint and object.
     func validationFailures(of objects: [ManagedObject]) throws -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
+        var ruled = RuledProperties(entity: nil)
         for object in objects {
             let entity = object.entity
+            if ruled.entityName != entity.name { ruled = RuledProperties(entity: entity) }
             for (index, attribute) in entity.attributes.enumerated() {
-                failures += try PropertyRules.failures(of: object.attributeValues[index], for: attribute, objectID: object.objectID)
+                let value = object.attributeValues[index]
+                // Most attributes have no rule: only a missing required value can fail them.
+                if !ruled.attributes[index] && (attribute.isOptional || !value.isNull) { continue }
+                failures += try PropertyRules.failures(of: value, for: attribute, objectID: object.objectID)
             }
-            for (index, relationship) in entity.relationships.enumerated() {
+            for index in ruled.relationships {
+                let relationship = entity.relationships[index]
                 let targets = object.relationshipValues[index].targets.filter { id in !(registeredObject(for: id)?.state.isDeleted ?? false) }
                 failures += PropertyRules.failures(ofTargetCount: targets.count, for: relationship, objectID: object.objectID)
             }
         }
-        failures += try uniqueConstraintFailures(of: objects)
+        if objects.contains(where: { !$0.entity.uniqueConstraints.isEmpty }) {
+            failures += try uniqueConstraintFailures(of: objects.filter { !$0.entity.uniqueConstraints.isEmpty })
+        }
         return failures
     }
 
@@ -48,5 +56,23 @@ extension ObjectContext {
             }
         }
         return failures
+    }
+}
+
+/// Which properties of an entity carry a rule to check at save: attributes with validation
+/// rules (a required attribute is checked whenever its value is missing), and relationships that
+/// are required or have a count limit.
+private struct RuledProperties {
+    let entityName: String?
+    let attributes: [Bool]
+    let relationships: [Int]
+
+    init(entity: Entity?) {
+        entityName = entity?.name
+        attributes = entity?.attributes.map { !$0.validation.isEmpty } ?? []
+        relationships = entity?.relationships.indices.filter { index in
+            let relationship = entity!.relationships[index]
+            return relationship.isToMany ? (relationship.minimumCount > 0 || relationship.maximumCount > 0) : !relationship.isOptional
+        } ?? []
     }
 }

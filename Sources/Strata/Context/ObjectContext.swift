@@ -31,7 +31,11 @@ public final class ObjectContext: @unchecked Sendable {
     /// The model.
     public var model: Model { coordinator.model }
 
-    private var registry: [ObjectID: WeakObject] = [:]
+    /// Every object of this context by ID, held strongly; objects nobody else references are
+    /// released by ``sweepRegistry()`` (see ``register(_:)``). Strong references keep the
+    /// objects' reference counts on the runtime's fast path (a weak reference to an object moves
+    /// every retain and release of it onto a slow, side-table path).
+    private var registry: [ObjectID: ManagedObject] = [:]
     private var sweepThreshold = 1024
     /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
     var changed: [ObjectID: ManagedObject] = [:]
@@ -102,13 +106,15 @@ public final class ObjectContext: @unchecked Sendable {
     /// The object registered for `id` in this context, if any; never fetches.
     public func registeredObject(for id: ObjectID) -> ManagedObject? {
         checkConfinement()
-        return changed[id] ?? registry[id]?.object
+        return registry[id] ?? changed[id]
     }
 
-    /// Every object registered in this context that is still alive.
+    /// Every object registered in this context that is still in use: changed, or referenced
+    /// from outside the context.
     public var registeredObjects: [ManagedObject] {
         checkConfinement()
-        return registry.values.compactMap(\.object)
+        sweepRegistry()
+        return Array(registry.values)
     }
 
     /// The object for `id`: the registered one, or a new fault. Does not check that the object
@@ -145,12 +151,25 @@ public final class ObjectContext: @unchecked Sendable {
         return object
     }
 
+    /// Registers `object` under its ID. When the registry has doubled since the last sweep, it
+    /// releases the objects only it references (amortized O(1) per registration), so iterating a
+    /// large batched fetch keeps a few batches, not every object.
     func register(_ object: ManagedObject) {
-        registry[object.objectID] = WeakObject(object)
-        if registry.count > sweepThreshold {
-            registry = registry.filter { $0.value.object != nil }
-            sweepThreshold = max(1024, registry.count * 2)
+        registry[object.objectID] = object
+        if registry.count > sweepThreshold { sweepRegistry() }
+    }
+
+    /// Forgets every registered object that no one outside the registry references (nothing
+    /// changed in it, no caller holding it): what a weak registry would have lost already.
+    func sweepRegistry() {
+        var unused: [ObjectID] = []
+        var index = registry.values.startIndex
+        while index != registry.values.endIndex {
+            if isKnownUniquelyReferenced(&registry.values[index]) { unused.append(registry.keys[index]) }
+            registry.values.formIndex(after: &index)
         }
+        for id in unused { registry.removeValue(forKey: id) }
+        sweepThreshold = max(1024, registry.count * 2)
     }
 
     func registryRemove(_ object: ManagedObject) { unregister(object) }
@@ -168,9 +187,9 @@ public final class ObjectContext: @unchecked Sendable {
     /// Re-keys `object` from `old` to its current ID (after a temporary ID became permanent).
     func rekey(_ object: ManagedObject, from old: ObjectID) {
         registry.removeValue(forKey: old)
-        registry[object.objectID] = WeakObject(object)
+        registry[object.objectID] = object
         if changed.removeValue(forKey: old) != nil { changed[object.objectID] = object }
-        if pendingChanges.inserted.remove(old) != nil { pendingChanges.inserted.insert(object.objectID) }
+        if !pendingChanges.inserted.isEmpty, pendingChanges.inserted.remove(old) != nil { pendingChanges.inserted.insert(object.objectID) }
     }
 
     private func entityFor(_ id: ObjectID) -> Entity {
@@ -288,12 +307,6 @@ public final class ObjectContext: @unchecked Sendable {
     public var updatedObjects: Set<ManagedObject> { checkConfinement(); return Set(changed.values.filter { $0.isUpdated }) }
     /// Objects deleted and not saved yet.
     public var deletedObjects: Set<ManagedObject> { checkConfinement(); return Set(changed.values.filter { $0.state.isDeleted }) }
-}
-
-/// A weak reference to a registered object.
-struct WeakObject {
-    weak var object: ManagedObject?
-    init(_ object: ManagedObject) { self.object = object }
 }
 
 /// The state of every object a save touched, so that a failed save can put it back.

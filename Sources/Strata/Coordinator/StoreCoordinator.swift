@@ -13,12 +13,15 @@ import StrataCore
 /// Several stores can serve one model, one per model configuration: each entity goes to the
 /// store of the configuration that names it. Relationships never cross stores.
 ///
+/// The row cache sits in front of stores that read from disk (SQLite, LMDB); a store that keeps
+/// its snapshots in memory (``SnapshotServing``, such as the in-memory store) is asked directly.
+///
 /// Thread-safe: contexts on any queue share one coordinator.
 public final class StoreCoordinator: Sendable {
     /// The model every store was opened with.
     public let model: Model
     let rowCache: RowCache
-    private let routes = Locked<[String: any PersistentStore]>([:])
+    private let routes = Locked<[String: Route]>([:])
     private let stores_ = Locked<[any PersistentStore]>([])
     private let writeLock = NSLock()
     private let classes = Locked<[String: ManagedObject.Type]>([:])
@@ -66,31 +69,38 @@ public final class StoreCoordinator: Sendable {
         try routes.withLock { routes in
             for name in names {
                 if let other = routes[name] {
-                    throw StrataError(.invalidModel, "entity '\(name)' is already served by \(other.url); a configuration may not share entities with another store's", location: ["entity": name])
+                    throw StrataError(.invalidModel, "entity '\(name)' is already served by \(other.store.url); a configuration may not share entities with another store's", location: ["entity": name])
                 }
             }
-            for name in names { routes[name] = store }
+            for name in names { routes[name] = Route(store: store) }
         }
         stores_.withLock { $0.append(store) }
     }
 
     /// The store that serves `entityName`.
     public func store(for entityName: String) throws -> any PersistentStore {
-        if let store = routes.withLock({ $0[entityName] }) { return store }
+        try route(for: entityName).store
+    }
+
+    private func route(for entityName: String) throws -> Route {
+        if let route = routes.withLock({ $0[entityName] }) { return route }
         _ = try model.requireEntity(entityName)
         throw StrataError(.storeNotFound, "no store serves entity '\(entityName)'; add a store for a configuration that names it", location: ["entity": entityName])
     }
 
     /// Runs `request` on the store of its entity (see ``PersistentStore/fetch(_:)``), caching
-    /// the snapshots it returns.
+    /// the snapshots it returns (unless the store serves snapshots from memory itself).
     public func fetch(_ request: FetchRequest) throws -> FetchResult {
-        let result = try store(for: request.entityName).fetch(request)
-        if case .snapshots(let snapshots) = result { rowCache.store(snapshots) }
+        let route = try route(for: request.entityName)
+        let result = try route.store.fetch(request)
+        if route.serving == nil, case .snapshots(let snapshots) = result { rowCache.store(snapshots) }
         return result
     }
 
     /// The snapshot of `id`: from the row cache, else from its store; `nil` when it does not exist.
     public func snapshot(for id: ObjectID) throws -> Snapshot? {
+        let route = try route(for: id.entityName)
+        if let serving = route.serving { return try serving.snapshot(for: id) }
         if let cached = rowCache.snapshot(for: id) { return cached }
         return try fetch(FetchRequest(entityName: id.entityName, objectIDs: [id])).snapshots().first
     }
@@ -106,12 +116,13 @@ public final class StoreCoordinator: Sendable {
     @discardableResult
     public func save(_ request: SaveRequest) throws -> SaveResult {
         try writeLock.withLock {
-            var parts: [ObjectIdentifier: (store: any PersistentStore, request: SaveRequest)] = [:]
+            if let whole = try singleStoreRoute(for: request) { return try save(request, to: whole) }
+            var parts: [ObjectIdentifier: (route: Route, request: SaveRequest)] = [:]
             var order: [ObjectIdentifier] = []
             func part(_ entity: String) throws -> ObjectIdentifier {
-                let store = try store(for: entity)
-                let key = ObjectIdentifier(store)
-                if parts[key] == nil { parts[key] = (store, SaveRequest()); order.append(key) }
+                let route = try route(for: entity)
+                let key = ObjectIdentifier(route.store)
+                if parts[key] == nil { parts[key] = (route, SaveRequest()); order.append(key) }
                 return key
             }
             for insert in request.inserts { parts[try part(insert.objectID.entityName)]!.request.inserts.append(insert) }
@@ -119,30 +130,73 @@ public final class StoreCoordinator: Sendable {
             for delete in request.deletes { parts[try part(delete.objectID.entityName)]!.request.deletes.append(delete) }
             if !request.metadataChanges.isEmpty, let first = stores.first {
                 let key = ObjectIdentifier(first)
-                if parts[key] == nil { parts[key] = (first, SaveRequest()); order.append(key) }
+                if parts[key] == nil { parts[key] = (Route(store: first), SaveRequest()); order.append(key) }
                 parts[key]!.request.metadataChanges = request.metadataChanges
             }
             var result = SaveResult()
             for key in order {
-                let (store, part) = parts[key]!
-                let partial: SaveResult
-                do { partial = try store.save(part) } catch let error as StrataError where error.code == .conflict {
-                    rowCache.remove(error.conflicts.map(\.objectID))
-                    rowCache.store(error.conflicts.compactMap(\.storedSnapshot))
-                    throw error
-                }
+                let (route, part) = parts[key]!
+                let partial = try save(part, to: route)
                 result.versions.merge(partial.versions) { $1 }
-                var written = part.inserts
-                written += part.updates.map { update in
-                    var s = update.snapshot
-                    s.version = partial.versions[s.objectID] ?? update.expectedVersion + 1
-                    return s
-                }
-                for i in written.indices where i < part.inserts.count { written[i].version = partial.versions[written[i].objectID] ?? 1 }
-                rowCache.remove(part.deletes.map(\.objectID))
-                rowCache.store(written)
             }
             return result
         }
+    }
+
+    /// The route of every object in `request` when they all go to one store (the usual case),
+    /// so the request goes whole, without being split; `nil` when they do not.
+    private func singleStoreRoute(for request: SaveRequest) throws -> Route? {
+        var route: Route?
+        var lastEntity = ""
+        func visit(_ entityName: String) throws -> Bool {
+            if entityName == lastEntity { return true }
+            lastEntity = entityName
+            let next = try self.route(for: entityName)
+            if let route, route.store !== next.store { return false }
+            route = next
+            return true
+        }
+        for insert in request.inserts where !(try visit(insert.objectID.entityName)) { return nil }
+        for update in request.updates where !(try visit(update.snapshot.objectID.entityName)) { return nil }
+        for delete in request.deletes where !(try visit(delete.objectID.entityName)) { return nil }
+        guard let route else { return nil }
+        if !request.metadataChanges.isEmpty, let first = stores.first, first !== route.store { return nil }
+        return route
+    }
+
+    /// Saves `part` to the store of `route` and keeps the row cache in step with it (conflicts
+    /// refresh the cached snapshots they found stale).
+    private func save(_ part: SaveRequest, to route: Route) throws -> SaveResult {
+        let partial: SaveResult
+        do { partial = try route.store.save(part) } catch let error as StrataError where error.code == .conflict {
+            if route.serving == nil {
+                rowCache.remove(error.conflicts.map(\.objectID))
+                rowCache.store(error.conflicts.compactMap(\.storedSnapshot))
+            }
+            throw error
+        }
+        guard route.serving == nil else { return partial }
+        var written = part.inserts
+        for i in written.indices { written[i].version = partial.versions[written[i].objectID] ?? 1 }
+        written += part.updates.map { update in
+            var s = update.snapshot
+            s.version = partial.versions[s.objectID] ?? update.expectedVersion + 1
+            return s
+        }
+        rowCache.remove(part.deletes.map(\.objectID))
+        rowCache.store(written)
+        return partial
+    }
+}
+
+/// Where the coordinator sends an entity's requests: its store and, when the store serves
+/// snapshots from memory, the same store as a ``SnapshotServing`` (no row cache then).
+private struct Route: Sendable {
+    let store: any PersistentStore
+    let serving: (any SnapshotServing)?
+
+    init(store: any PersistentStore) {
+        self.store = store
+        self.serving = store as? any SnapshotServing
     }
 }

@@ -123,8 +123,7 @@ extension ManagedObject {
         guard let (index, inverse) = try? relationshipIndex(relationship.inverse) else { return }
         fulfill()
         if inverse.isToMany {
-            let current = relationshipValues[index].targets
-            if !current.contains(source) { setTargets(current + [source], at: index) }
+            insertTarget(source, at: index, ordered: inverse.isOrdered)
         } else {
             // One-to-one: detach our previous partner first.
             if let previous = relationshipValues[index].targets.first, previous != source, let other = context?.object(with: previous) {
@@ -139,9 +138,68 @@ extension ManagedObject {
 
     /// The inverse of `relationship` (declared on `self`'s side) drops `source`.
     func unlink(_ source: ObjectID, fromInverseOf relationship: Relationship) {
-        guard let (index, _) = try? relationshipIndex(relationship.inverse) else { return }
+        guard let (index, inverse) = try? relationshipIndex(relationship.inverse) else { return }
         fulfill()
-        let current = relationshipValues[index].targets
-        if current.contains(source) { setTargets(current.filter { $0 != source }, at: index) }
+        if inverse.isToMany {
+            removeTarget(source, at: index, ordered: inverse.isOrdered)
+        } else if relationshipValues[index].targets.first == source {
+            setTargets([], at: index)
+        }
+    }
+
+    /// Adds `id` to the to-many relationship at `index`, in place: at the end when ordered, at
+    /// its place by ID otherwise (found by binary search; the end for a newly inserted object,
+    /// whose temporary ID sorts after every other). O(log n) plus the shift of the elements
+    /// after it, so linking many objects to one target stays linear overall.
+    func insertTarget(_ id: ObjectID, at index: Int, ordered: Bool) {
+        guard case .toMany(var ids) = relationshipValues[index] else { return }
+        let position = ordered ? ids.count : ids.sortedInsertionPoint(of: id)
+        if ordered ? ids.contains(id) : (position < ids.count && ids[position] == id) { return }
+        context?.willChange(self)
+        relationshipValues[index] = .toMany([])
+        ids.insert(id, at: position)
+        relationshipValues[index] = .toMany(ids)
+        state.isDirty = true
+    }
+
+    /// Removes `id` from the to-many relationship at `index`, in place.
+    func removeTarget(_ id: ObjectID, at index: Int, ordered: Bool) {
+        guard case .toMany(var ids) = relationshipValues[index] else { return }
+        let found: Int?
+        if ordered {
+            found = ids.firstIndex(of: id)
+        } else {
+            let position = ids.sortedInsertionPoint(of: id)
+            found = position < ids.count && ids[position] == id ? position : nil
+        }
+        guard let found else { return }
+        context?.willChange(self)
+        relationshipValues[index] = .toMany([])
+        ids.remove(at: found)
+        relationshipValues[index] = .toMany(ids)
+        state.isDirty = true
+    }
+
+    /// Whether any relationship holds a temporary ID (an inserted object not saved yet).
+    var hasTemporaryTargets: Bool {
+        relationshipValues.contains { value in
+            switch value {
+            case .toOne(let id): return id?.isTemporary ?? false
+            case .toMany(let ids): return ids.contains { $0.isTemporary }
+            }
+        }
+    }
+}
+
+extension Array where Element == ObjectID {
+    /// The first position whose ID is not less than `id`, in an array sorted by ID.
+    func sortedInsertionPoint(of id: ObjectID) -> Int {
+        if let last = self.last, last < id { return count }
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if self[middle] < id { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }

@@ -34,7 +34,7 @@ public struct ObjectID: Sendable, Hashable {
 
     /// A fresh temporary ID for a newly inserted object.
     public static func temporary(entityName: String) -> ObjectID {
-        ObjectID(entityName: entityName, storeIdentifier: "", key: .temporary(UUID()))
+        ObjectID(entityName: entityName, storeIdentifier: "", key: .temporary(TemporaryIdentity.next()))
     }
 
     private init(entityName: String, storeIdentifier: String, key: Key) {

@@ -8,14 +8,18 @@ extension SaveRequest {
     ///   ``StrataError/Code/typeMismatch`` or ``StrataError/Code/missingValue``, naming the object
     ///   and property.
     public func checkShape(against model: Model, storeIdentifier: String) throws {
-        for snapshot in inserts { try snapshot.checkShape(against: model, storeIdentifier: storeIdentifier) }
-        for update in updates { try update.snapshot.checkShape(against: model, storeIdentifier: storeIdentifier) }
+        // Snapshots come grouped by entity: resolve each run's entity once.
+        var entity: Entity?
+        for snapshot in inserts.lazy + updates.lazy.map(\.snapshot) {
+            if entity?.name != snapshot.objectID.entityName { entity = try model.requireEntity(snapshot.objectID.entityName) }
+            try snapshot.checkShape(of: entity!, storeIdentifier: storeIdentifier)
+        }
         for delete in deletes {
             _ = try model.requireEntity(delete.objectID.entityName)
             try delete.objectID.checkBelongs(to: storeIdentifier)
         }
-        var seen: Set<ObjectID> = []
-        for id in inserts.map(\.objectID) + updates.map(\.snapshot.objectID) + deletes.map(\.objectID) {
+        var seen = Set<ObjectID>(minimumCapacity: inserts.count + updates.count + deletes.count)
+        for id in inserts.lazy.map(\.objectID) + updates.lazy.map(\.snapshot.objectID) + deletes.lazy.map(\.objectID) {
             guard seen.insert(id).inserted else {
                 throw StrataError(.invalidRequest, "\(id) appears more than once in one save", location: ["object": id.uriRepresentation])
             }
