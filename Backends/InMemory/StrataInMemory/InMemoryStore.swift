@@ -108,16 +108,15 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
             let deleted = Set(request.deletes.map(\.objectID))
             // Inserts arrive grouped by entity: look each table up once per run of one entity.
             var runEntity = "", runTable: InMemoryTable? = nil, runNextKey: Int64 = 1
-            var inserted = Set<ObjectID>(minimumCapacity: request.inserts.count)
-            for insert in request.inserts {
-                let id = insert.objectID, pk = id.primaryKey!
+            for index in request.inserts.indices {
+                let id = request.inserts[index].objectID, pk = id.primaryKey!
                 if id.entityName != runEntity {
                     runEntity = id.entityName
                     runTable = state.tables[runEntity]
                     runNextKey = state.nextKeys[runEntity] ?? 1
                 }
-                let exists = runTable?[pk] != nil && !deleted.contains(id)
-                if exists || !inserted.insert(id).inserted {
+                // checkShape already refused an ID listed twice in the request.
+                if runTable?[pk] != nil && !deleted.contains(id) {
                     throw StrataError(.invalidObjectID, "\(id) already exists; an insert needs a new ID", location: ["object": id.uriRepresentation])
                 }
                 guard pk < runNextKey else {
@@ -138,11 +137,11 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
                 var end = start
                 while end < request.inserts.endIndex && request.inserts[end].objectID.entityName == entityName { end += 1 }
                 state.tables[entityName, default: InMemoryTable()].reserveCapacity(end - start)
-                for insert in request.inserts[start..<end] {
-                    var stored = insert
+                for index in start..<end {
+                    var stored = request.inserts[index]
                     stored.version = 1
-                    state.tables[entityName, default: InMemoryTable()].insert(stored, key: insert.objectID.primaryKey!)
-                    versions[insert.objectID] = 1
+                    versions[stored.objectID] = 1
+                    state.tables[entityName, default: InMemoryTable()].insert(stored, key: stored.objectID.primaryKey!)
                 }
                 start = end
             }
@@ -161,8 +160,12 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
     /// objects with equal values for a unique constraint, one of them touched by the request.
     private func checkUniqueConstraints(in state: InMemoryState, after request: SaveRequest, deleted: Set<ObjectID>) throws {
         var names: Set<String> = [], last = ""
-        for id in request.inserts.lazy.map(\.objectID) + request.updates.lazy.map(\.snapshot.objectID) where id.entityName != last {
-            last = id.entityName
+        for index in request.inserts.indices where request.inserts[index].objectID.entityName != last {
+            last = request.inserts[index].objectID.entityName
+            names.insert(last)
+        }
+        for index in request.updates.indices where request.updates[index].snapshot.objectID.entityName != last {
+            last = request.updates[index].snapshot.objectID.entityName
             names.insert(last)
         }
         guard names.contains(where: { model.entity(named: $0)?.uniqueConstraints.isEmpty == false }) else { return }

@@ -18,6 +18,21 @@ public func milliseconds(_ body: () throws -> Void) rethrows -> Double {
     return Double(monotonicNanoseconds() - start) / 1e6
 }
 
+/// CPU time of the calling thread in nanoseconds: unlike wall time, it does not grow when other
+/// processes share the cores.
+public func threadCPUNanoseconds() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
+/// Wall-clock and CPU milliseconds taken by `body` on the calling thread.
+public func wallAndCPUMilliseconds(_ body: () throws -> Void) rethrows -> (wall: Double, cpu: Double) {
+    let start = monotonicNanoseconds(), cpuStart = threadCPUNanoseconds()
+    try body()
+    return (Double(monotonicNanoseconds() - start) / 1e6, Double(threadCPUNanoseconds() - cpuStart) / 1e6)
+}
+
 /// The median of `values` (0 for none).
 public func median(_ values: [Double]) -> Double {
     guard !values.isEmpty else { return 0 }

@@ -14,6 +14,7 @@ extension ObjectContext {
         if let batchSize = request.batchSize, batchSize > 0 {
             return FetchedResults(objectIDs: snapshots.map(\.objectID), objects: nil, context: self, batchSize: batchSize)
         }
+        reserveRegistryCapacity(snapshots.count)
         let objects = snapshots.map { objectFor($0, asFault: options.returnsObjectsAsFaults) }
         if !options.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(options.relationshipKeyPathsForPrefetching, of: objects, entity: try model.requireEntity(request.entityName))
@@ -135,7 +136,7 @@ extension ObjectContext {
             }
             return object
         }
-        let object = makeObject(entity: model.entity(named: snapshot.objectID.entityName)!, id: snapshot.objectID)
+        let object = makeObject(entity: entityFor(snapshot.objectID), id: snapshot.objectID)
         if asFault { object.state.isFault = true } else { object.apply(snapshot) }
         register(object)
         return object

@@ -139,18 +139,25 @@ extension ObjectContext {
         for object in live {
             if object.state.isInserted { inserted.append(object) } else { updated.append(object) }
         }
-        let mapping = try permanentIDs(for: inserted)
-        let remapsTargets = !mapping.isEmpty && live.contains { $0.hasTemporaryTargets }
-        func snapshot(of object: ManagedObject) -> Snapshot {
-            Snapshot(objectID: mapping[object.objectID] ?? object.objectID, version: object.version, attributes: object.attributeValues,
+        let newIDs = try permanentIDs(for: inserted)
+        // A temporary → permanent map is needed only to rewrite relationship targets and to tell
+        // child contexts; a plain insert of unrelated objects goes by position.
+        let remapsTargets = live.contains { $0.hasTemporaryTargets }
+        var mapping: [ObjectID: ObjectID] = [:]
+        if remapsTargets || hasChildren {
+            mapping.reserveCapacity(inserted.count)
+            for (object, id) in zip(inserted, newIDs) where object.objectID != id { mapping[object.objectID] = id }
+        }
+        func snapshot(of object: ManagedObject, as id: ObjectID) -> Snapshot {
+            Snapshot(objectID: id, version: object.version, attributes: object.attributeValues,
                      relationships: remapsTargets ? ObjectContext.remap(object.relationshipValues, of: object.entity, with: mapping) : object.relationshipValues)
         }
         let deleted = changed.values.filter { $0.state.isDeleted && !$0.state.isInserted && !vanished.contains($0.objectID) }
         var request = SaveRequest()
         request.inserts.reserveCapacity(inserted.count)
-        for object in inserted { request.inserts.append(snapshot(of: object)) }
+        for (object, id) in zip(inserted, newIDs) { request.inserts.append(snapshot(of: object, as: id)) }
         request.updates.reserveCapacity(updated.count)
-        for object in updated { request.updates.append(.init(snapshot(of: object), expectedVersion: object.version)) }
+        for object in updated { request.updates.append(.init(snapshot(of: object, as: object.objectID), expectedVersion: object.version)) }
         request.deletes = deleted.map { .init($0.objectID, expectedVersion: $0.version) }
         let result: SaveResult
         do {
@@ -192,20 +199,22 @@ extension ObjectContext {
                             objects: ChangedObjects(inserted: inserted, updated: updated))
     }
 
-    /// New permanent IDs from the stores for the objects among `objects` that have temporary
-    /// ones (objects given permanent IDs early by ``obtainPermanentIDs(for:)`` keep them), by
-    /// temporary ID. Asks each entity's store once.
-    private func permanentIDs(for objects: [ManagedObject]) throws -> [ObjectID: ObjectID] {
-        var groups: [String: [ObjectID]] = [:]
-        for object in objects where object.objectID.isTemporary { groups[object.entity.name, default: []].append(object.objectID) }
-        var mapping: [ObjectID: ObjectID] = [:]
-        mapping.reserveCapacity(objects.count)
-        for (entityName, temporary) in groups {
-            let ids = try coordinator.obtainPermanentIDs(for: entityName, count: temporary.count)
-            for (old, new) in zip(temporary, ids) { mapping[old] = new }
+    /// The permanent ID of each of `objects`, in order: its own when it has one (given early by
+    /// ``obtainPermanentIDs(for:)``), else a new one from its entity's store, which is asked
+    /// once per entity.
+    private func permanentIDs(for objects: [ManagedObject]) throws -> [ObjectID] {
+        var result = objects.map(\.objectID)
+        var groups: [String: [Int]] = [:]
+        for (index, id) in result.enumerated() where id.isTemporary { groups[id.entityName, default: []].append(index) }
+        for (entityName, positions) in groups {
+            let ids = try coordinator.obtainPermanentIDs(for: entityName, count: positions.count)
+            for (position, id) in zip(positions, ids) { result[position] = id }
         }
-        return mapping
+        return result
     }
+
+    /// Whether child contexts may need to hear of new permanent IDs.
+    private var hasChildren: Bool { children.withLock { list in list.contains { $0.context != nil } } }
 
     /// Forgets objects that were touched but end up with no change.
     func settleUnchangedObjects() {
@@ -243,7 +252,8 @@ extension ObjectContext {
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
         checkConfinement()
         let temporary = objects.filter { $0.objectID.isTemporary }
-        let mapping = try permanentIDs(for: temporary)
+        var mapping: [ObjectID: ObjectID] = [:]
+        for (object, id) in zip(temporary, try permanentIDs(for: temporary)) { mapping[object.objectID] = id }
         guard !mapping.isEmpty else { return }
         for object in temporary {
             let old = object.objectID

@@ -37,6 +37,8 @@ public final class ObjectContext: @unchecked Sendable {
     /// every retain and release of it onto a slow, side-table path).
     private var registry: [ObjectID: ManagedObject] = [:]
     private var sweepThreshold = 1024
+    /// The entity and class of the last object made (see ``makeObject(entity:id:)``).
+    private var lastMaker: ObjectMaker?
     /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
     var changed: [ObjectID: ManagedObject] = [:]
     var journal: Journal?
@@ -192,16 +194,31 @@ public final class ObjectContext: @unchecked Sendable {
         if !pendingChanges.inserted.isEmpty, pendingChanges.inserted.remove(old) != nil { pendingChanges.inserted.insert(object.objectID) }
     }
 
-    private func entityFor(_ id: ObjectID) -> Entity {
+    func entityFor(_ id: ObjectID) -> Entity {
+        if let maker = lastMaker, maker.entity.name == id.entityName { return maker.entity }
         guard let entity = model.entity(named: id.entityName) else {
             preconditionFailure("\(id) names entity '\(id.entityName)', which the model does not have")
         }
         return entity
     }
 
+    /// A new object of `entity`, of the class registered for it. Fetches and lookups make runs
+    /// of one entity, so the entity and class of the last object made are kept at hand
+    /// (``StoreCoordinator/registerClasses(_:)`` invalidates them).
     func makeObject(entity: Entity, id: ObjectID) -> ManagedObject {
+        let generation = coordinator.classGeneration
+        if let maker = lastMaker, maker.generation == generation, maker.entity.name == entity.name {
+            return maker.type.init(entity: maker.entity, objectID: id, context: self)
+        }
         let type = coordinator.managedClass(for: entity.name)
+        lastMaker = ObjectMaker(entity: entity, type: type, generation: generation)
         return type.init(entity: entity, objectID: id, context: self)
+    }
+
+    /// Prepares the registry for `count` more objects at once (a large fetch), instead of
+    /// growing it step by step.
+    func reserveRegistryCapacity(_ count: Int) {
+        registry.reserveCapacity(registry.count + count)
     }
 
     /// Loads a fault's values from the row cache or its store.
@@ -307,6 +324,14 @@ public final class ObjectContext: @unchecked Sendable {
     public var updatedObjects: Set<ManagedObject> { checkConfinement(); return Set(changed.values.filter { $0.isUpdated }) }
     /// Objects deleted and not saved yet.
     public var deletedObjects: Set<ManagedObject> { checkConfinement(); return Set(changed.values.filter { $0.state.isDeleted }) }
+}
+
+/// The entity and class objects of one entity are made with, and the coordinator's class
+/// generation they were looked up at.
+struct ObjectMaker {
+    let entity: Entity
+    let type: ManagedObject.Type
+    let generation: Int
 }
 
 /// The state of every object a save touched, so that a failed save can put it back.

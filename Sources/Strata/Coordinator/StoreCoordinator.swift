@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import Synchronization
 
 /// Routes every request to the store that holds its entity, serializes writes, and keeps a row
 /// cache of snapshots shared by its contexts. The persistent store coordinator of Core Data.
@@ -25,6 +26,7 @@ public final class StoreCoordinator: Sendable {
     private let stores_ = Locked<[any PersistentStore]>([])
     private let writeLock = NSLock()
     private let classes = Locked<[String: ManagedObject.Type]>([:])
+    private let classGenerations = Atomic<Int>(0)
 
     /// A coordinator for `model` with no store yet. `rowCacheCapacity` bounds the shared
     /// snapshot cache.
@@ -39,10 +41,17 @@ public final class StoreCoordinator: Sendable {
         classes.withLock { table in
             for type in types {
                 precondition(model.entity(named: type.entityName) != nil, "\(type) maps to entity '\(type.entityName)', which the model does not have")
-                table[type.entityName] = type
+                if table[type.entityName] != type {
+                    table[type.entityName] = type
+                    classGenerations.add(1, ordering: .releasing)
+                }
             }
         }
     }
+
+    /// Changes whenever ``registerClasses(_:)`` maps an entity to a new class, so contexts may
+    /// keep the class of the entity they last made objects for.
+    var classGeneration: Int { classGenerations.load(ordering: .acquiring) }
 
     /// The class whose instances represent `entityName` (``ManagedObject`` when none is registered).
     public func managedClass(for entityName: String) -> ManagedObject.Type {

@@ -9,21 +9,29 @@ extension SaveRequest {
     ///   and property.
     public func checkShape(against model: Model, storeIdentifier: String) throws {
         // Snapshots come grouped by entity: resolve each run's entity once.
+        // Snapshots are read in place (indices, not copies): this runs on every save.
         var entity: Entity?
-        for snapshot in inserts.lazy + updates.lazy.map(\.snapshot) {
-            if entity?.name != snapshot.objectID.entityName { entity = try model.requireEntity(snapshot.objectID.entityName) }
-            try snapshot.checkShape(of: entity!, storeIdentifier: storeIdentifier)
+        for index in inserts.indices {
+            if entity?.name != inserts[index].objectID.entityName { entity = try model.requireEntity(inserts[index].objectID.entityName) }
+            try inserts[index].checkShape(of: entity!, storeIdentifier: storeIdentifier)
+        }
+        for index in updates.indices {
+            if entity?.name != updates[index].snapshot.objectID.entityName { entity = try model.requireEntity(updates[index].snapshot.objectID.entityName) }
+            try updates[index].snapshot.checkShape(of: entity!, storeIdentifier: storeIdentifier)
         }
         for delete in deletes {
             _ = try model.requireEntity(delete.objectID.entityName)
             try delete.objectID.checkBelongs(to: storeIdentifier)
         }
         var seen = Set<ObjectID>(minimumCapacity: inserts.count + updates.count + deletes.count)
-        for id in inserts.lazy.map(\.objectID) + updates.lazy.map(\.snapshot.objectID) + deletes.lazy.map(\.objectID) {
+        func see(_ id: ObjectID) throws {
             guard seen.insert(id).inserted else {
                 throw StrataError(.invalidRequest, "\(id) appears more than once in one save", location: ["object": id.uriRepresentation])
             }
         }
+        for index in inserts.indices { try see(inserts[index].objectID) }
+        for index in updates.indices { try see(updates[index].snapshot.objectID) }
+        for delete in deletes { try see(delete.objectID) }
     }
 }
 
