@@ -319,6 +319,35 @@ struct LMDBPageCheckTests {
         #expect(try store.execute(FetchRequest(entityName: "Employee", resultType: .count)).count() == 601)
     }
 
+    @Test func openingWhileAnotherProcessCommitsNeverMistakesItsPagesForDamage() throws {
+        let path = temporaryStorePath()
+        defer { cleanUp(path) }
+        let model = try probeModel()
+        try openStore(path, model: model).close()
+        // The probe commits 300 saves of 40 items while this process opens the store again and
+        // again: each open checks a snapshot other commits are replacing under it.
+        let writer = Process()
+        writer.executableURL = productsDirectory().appendingPathComponent("strata-lmdb-probe")
+        writer.arguments = ["insert", path, "40", "300"]
+        writer.standardOutput = FileHandle.nullDevice
+        try writer.run()
+        var opens = 0, counts: [Int] = []
+        while writer.isRunning || opens == 0 {
+            let store = try openStore(path, model: model)
+            counts.append(try store.execute(FetchRequest(entityName: "Item", resultType: .count)).count())
+            try store.close()
+            opens += 1
+        }
+        writer.waitUntilExit()
+        #expect(writer.terminationStatus == 0)
+        #expect(counts == counts.sorted(), "each open sees the same or a later snapshot")
+        #expect(counts.allSatisfy { $0 % 40 == 0 })
+        let store = try openStore(path, model: model)
+        defer { try? store.close() }
+        #expect(try store.execute(FetchRequest(entityName: "Item", resultType: .count)).count() == 12_000)
+        #expect(opens >= 1)
+    }
+
     @Test func thePageCheckOptionAcceptsFullAndOffOnly() throws {
         let path = temporaryStorePath()
         defer { cleanUp(path) }
