@@ -17,9 +17,13 @@ struct LMDBPageCheckTests {
         let model = try companyModel()
         let store = try openStore(path)
         let ids = try store.obtainPermanentIDs(for: "Employee", count: 600)
-        var snapshots = ids.map { employee($0, name: String(repeating: "n", count: 60) + "\($0.primaryKey!)", age: $0.primaryKey! % 200, model: model) }
+        // One department for all: its key has 600 duplicates in r:Employee:department, too many
+        // for a sub-page, so they form a sub-database of their own.
+        let departmentID = try store.obtainPermanentIDs(for: "Department", count: 1)[0]
+        var snapshots = ids.map { employee($0, name: String(repeating: "n", count: 60) + "\($0.primaryKey!)", age: $0.primaryKey! % 200, department: departmentID, model: model) }
         // Two photos large enough for overflow pages.
         for index in [0, 1] { snapshots[index].attributes[5] = .binary(Data(repeating: UInt8(index + 1), count: 9_000)) }
+        snapshots.append(department(departmentID, name: "all", employees: ids, model: model))
         try store.save(SaveRequest(inserts: snapshots))
         try store.close()
         return path
@@ -110,6 +114,10 @@ struct LMDBPageCheckTests {
             sawSubPage = sawSubPage || file.nodes(leaf).contains { file.u16($0 + 4) == LMDBPageFormat.dupData }
         }
         #expect(sawSubPage, "the test needs duplicates in a sub-page")
+        let sources = try file.record("r:Employee:department").record
+        let subDatabases = file.leaves(sources.root).flatMap { file.nodes($0) }.filter { file.u16($0 + 4) == LMDBPageFormat.dupData | LMDBPageFormat.subData }
+        #expect(subDatabases.count == 1, "the test needs a duplicates sub-database")
+        #expect(sources.entries == 600)
         // The parsed meta page agrees with liblmdb's own view.
         var env: OpaquePointer?
         try #require(mdb_env_create(&env) == 0)
@@ -287,6 +295,23 @@ struct LMDBPageCheckTests {
         #expect(lower?.message.contains("sub-page") == true)
         let flags = try refusal { file in file.set16(try subPage(file) + 10, LMDBPageFormat.branchPage) }
         #expect(flags?.location["field"]?.hasSuffix("sub-page mp_flags") == true)
+    }
+
+    @Test func aDamagedDuplicatesSubDatabaseIsRefused() throws {
+        func subDatabase(_ file: DataFile) throws -> Int {
+            for leaf in file.leaves(try file.record("r:Employee:department").record.root) {
+                for node in file.nodes(leaf) where file.u16(node + 4) == LMDBPageFormat.dupData | LMDBPageFormat.subData {
+                    return node + 8 + Int(file.u16(node + 6))
+                }
+            }
+            throw StrataError(.internalInconsistency, "no duplicates sub-database")
+        }
+        let root = try refusal { file in file.set64(try subDatabase(file) + 40, 0) }
+        #expect(root?.location["field"]?.hasSuffix("(a duplicates sub-database).md_root") == true)
+        let flags = try refusal { file in file.set16(try subDatabase(file) + 4, LMDBPageFormat.dupSort) }
+        #expect(flags?.location["field"]?.hasSuffix("md_flags") == true)
+        let entries = try refusal { file in file.set64(try subDatabase(file) + 32, 599) }
+        #expect(entries?.location["field"]?.hasSuffix("md_entries") == true)
     }
 
     @Test func aMetaPageWithPageSizeZeroIsRefusedBeforeLiblmdbDividesByIt() throws {
