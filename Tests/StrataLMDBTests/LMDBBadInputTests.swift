@@ -44,7 +44,7 @@ struct LMDBBadInputTests {
         let error = #expect(throws: StrataError.self) { try openStore(path) }
         #expect(error?.code == .storeCorrupt)
         #expect(error?.location["path"] == path)
-        #expect(error?.underlying != nil, "the LMDB cause is kept")
+        #expect(error?.underlying != nil, "the cause (the damaged field and its value) is kept")
 
         let garbage = temporaryStorePath("garbage")
         defer { cleanUp(garbage) }

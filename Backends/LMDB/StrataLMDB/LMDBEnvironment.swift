@@ -112,6 +112,9 @@ final class LMDBEnvironment: @unchecked Sendable {
     }
 
     private static func open(path: String, options: LMDBOptions) throws -> LMDBEnvironment {
+        // Before liblmdb reads anything: a meta page it would trust blindly (a page size of 0,
+        // a file shorter than the pages it counts) is refused here.
+        _ = try LMDBPageCheck.checkMetaPages(directory: path)
         var handle: OpaquePointer?
         do {
             try check(mdb_env_create(&handle), "mdb_env_create")
@@ -130,17 +133,7 @@ final class LMDBEnvironment: @unchecked Sendable {
             try check(mdb_env_open(env, path, flags, 0o600), "mdb_env_open")
             var dead: Int32 = 0
             try check(mdb_reader_check(env, &dead), "mdb_reader_check")
-            // Pages past the end of a truncated data file would fault when mapped: refuse it.
-            var info = MDB_envinfo(), pages = MDB_stat(), fd: Int32 = -1, file = stat()
-            try check(mdb_env_info(env, &info), "mdb_env_info")
-            try check(mdb_env_stat(env, &pages), "mdb_env_stat")
-            try check(mdb_env_get_fd(env, &fd), "mdb_env_get_fd")
-            if fstat(fd, &file) == 0, (info.me_last_pgno + 1) * Int(pages.ms_psize) > Int(file.st_size) {
-                throw StrataError(
-                    .storeCorrupt,
-                    "LMDB store at \(path): data.mdb is truncated: it holds \(file.st_size) bytes, but its meta page counts \(info.me_last_pgno + 1) pages of \(pages.ms_psize) bytes",
-                    location: ["path": path])
-            }
+            if options.checksPages { try checkPages(env, path: path) }
             // Opening the main database sets its key comparison, which lookups in it need.
             var txn: OpaquePointer?
             try check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin")
@@ -157,6 +150,24 @@ final class LMDBEnvironment: @unchecked Sendable {
             throw error
         }
         return LMDBEnvironment(path: path, env: env, options: options)
+    }
+
+    /// Checks every tree of the snapshot a new read transaction sees, before any B-tree page is
+    /// read (``LMDBPageCheck``); the transaction's reader slot keeps the pages from being reused
+    /// by other processes' writers meanwhile.
+    private static func checkPages(_ env: OpaquePointer, path: String) throws {
+        var txn: OpaquePointer?
+        var code = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn)
+        if code == MDB_MAP_RESIZED {
+            try check(mdb_env_set_mapsize(env, 0), "mdb_env_set_mapsize")
+            code = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn)
+        }
+        try check(code, "mdb_txn_begin")
+        defer { mdb_txn_abort(txn) }
+        var pages = MDB_stat(), descriptor: Int32 = -1
+        try check(mdb_env_stat(env, &pages), "mdb_env_stat")
+        try check(mdb_env_get_fd(env, &descriptor), "mdb_env_get_fd")
+        try LMDBPageCheck.checkSnapshot(directory: path, descriptor: descriptor, pageSize: Int(pages.ms_psize), transaction: UInt64(mdb_txn_id(txn)))
     }
 
     private func shutDown() {

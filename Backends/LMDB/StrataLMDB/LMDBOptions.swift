@@ -13,6 +13,9 @@ import StrataCore
 ///   save but never corrupts the store) or `nosync` (nothing is flushed at commit: the operating
 ///   system writes when it likes; a crash of the machine may lose recent saves, and on some file
 ///   systems damage the store; a crash of the process alone loses nothing).
+/// - `pageCheck`: `full` (default: when the environment opens, every B-tree page the snapshot
+///   uses is checked before liblmdb reads it, see ``LMDBPageCheck``) or `off` (only the meta
+///   pages are checked: for trusted files, when opening must cost nothing per page).
 struct LMDBOptions: Sendable, Hashable {
     /// The durability trade-off at commit.
     enum Sync: String, Sendable, Hashable, CaseIterable {
@@ -37,6 +40,8 @@ struct LMDBOptions: Sendable, Hashable {
     /// The map never grows beyond this.
     var maximumMapSize: Int = 1 << 40
     var sync: Sync = .full
+    /// Whether the environment's trees are checked when it opens (`pageCheck=full`).
+    var checksPages = true
     var readOnly = false
     var createIfMissing = true
 
@@ -44,7 +49,7 @@ struct LMDBOptions: Sendable, Hashable {
     init() {}
 
     /// The option names this backend understands.
-    static let known: Set<String> = ["mapSize", "maxMapSize", "sync"]
+    static let known: Set<String> = ["mapSize", "maxMapSize", "sync", "pageCheck"]
 
     /// Parses `options`, rejecting unknown names and unusable values with
     /// ``StrataError/Code/invalidOption``.
@@ -77,6 +82,16 @@ struct LMDBOptions: Sendable, Hashable {
                         location: ["option": name, "value": value, "url": url.description])
                 }
                 sync = mode
+            case "pageCheck":
+                switch value {
+                case "full": checksPages = true
+                case "off": checksPages = false
+                default:
+                    throw StrataError(
+                        .invalidOption,
+                        "option pageCheck=\(value) for \(url) is not one of: full, off",
+                        location: ["option": name, "value": value, "url": url.description])
+                }
             default:
                 throw StrataError(
                     .invalidOption,

@@ -16,8 +16,8 @@ final class StrataLMDBRuns {
     private var fetched: [Snapshot] = []
     private var ids: [ObjectID] = []
 
-    init(path: String) throws {
-        store = try LMDBBackend().open(StoreURL(scheme: "lmdb", location: path), model: Self.model, options: StoreOptions(values: ["mapSize": String(1 << 30)]))
+    init(path: String, options: [String: String] = ["mapSize": String(1 << 30)]) throws {
+        store = try LMDBBackend().open(StoreURL(scheme: "lmdb", location: path), model: Self.model, options: StoreOptions(values: options))
     }
 
     deinit { try? store.close() }

@@ -3,9 +3,15 @@
 // on fresh environments each run. Prints medians and ratios (target <= 2.5x).
 //
 //   swift run -c release --package-path Benchmarks LMDBBenchmarks [runs]
+//   swift run -c release --package-path Benchmarks LMDBBenchmarks open-check [runs]   (OpenCheckBenchmark.swift)
 
 import BenchmarkSupport
 import Foundation
+
+if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "open-check" {
+    try runOpenCheckBenchmark(runs: CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 5 : 5)
+    exit(0)
+}
 
 let runs = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 5 : 5
 let workload = Workload()
