@@ -28,7 +28,7 @@ test-reliability: deps
 # The sanitizer runs of CI, each in a build directory of its own so that they do not rebuild
 # the plain one.
 TSAN_TESTS = StrataTests|StrataInMemoryTests|StrataSQLiteTests|StrataLMDBTests|StrataXMLTests|StrataConformanceTests|FaultInjectionTests|DefectRegressionTests
-ASAN_TESTS = PredicateFuzz|PredicateParser|PredicateFormat|ModelErrorTests|ModelFuzz|HostileXML|aDamagedOrTruncatedStoreFile|KeyExhaustion|XMLSafety|XMLBadInput|XMLDoubleParser|XMLRoundTrip|SQLiteBadInput|LMDBBadInput
+ASAN_TESTS = PredicateFuzz|PredicateParser|PredicateFormat|ModelErrorTests|ModelFuzz|HostileXML|aDamagedOrTruncatedStoreFile|KeyExhaustion|XMLSafety|XMLBadInput|XMLDoubleParser|XMLRoundTrip|SQLiteBadInput|LMDBBadInput|LMDBPageCheck|aDamagedOrTruncatedLMDBDataFile
 
 ## CI: the concurrency and store tests (engine, every backend, the conformance kit, the
 ## fault-injection tests) under ThreadSanitizer.
