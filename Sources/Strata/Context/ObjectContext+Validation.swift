@@ -8,16 +8,14 @@ extension ObjectContext {
         var failures: [ValidationFailure] = []
         var ruled = RuledProperties(entity: nil)
         for object in objects {
-            let entity = object.entity
-            if ruled.entityName != entity.name { ruled = RuledProperties(entity: entity) }
-            for (index, attribute) in entity.attributes.enumerated() {
-                let value = object.attributeValues[index]
+            if ruled.entityName != object.entity.name { ruled = RuledProperties(entity: object.entity) }
+            for index in ruled.attributes.indices {
                 // Most attributes have no rule: only a missing required value can fail them.
-                if !ruled.attributes[index] && (attribute.isOptional || !value.isNull) { continue }
-                failures += try PropertyRules.failures(of: value, for: attribute, objectID: object.objectID)
+                if !ruled.attributes[index] && (ruled.optional[index] || !object.attributeValues[index].isNull) { continue }
+                failures += try PropertyRules.failures(of: object.attributeValues[index], for: object.entity.attributes[index], objectID: object.objectID)
             }
             for index in ruled.relationships {
-                let relationship = entity.relationships[index]
+                let relationship = object.entity.relationships[index]
                 let targets = object.relationshipValues[index].targets.filter { id in !(registeredObject(for: id)?.state.isDeleted ?? false) }
                 failures += PropertyRules.failures(ofTargetCount: targets.count, for: relationship, objectID: object.objectID)
             }
@@ -64,12 +62,16 @@ extension ObjectContext {
 /// are required or have a count limit.
 private struct RuledProperties {
     let entityName: String?
+    /// Whether each attribute has validation rules.
     let attributes: [Bool]
+    /// Whether each attribute is optional.
+    let optional: [Bool]
     let relationships: [Int]
 
     init(entity: Entity?) {
         entityName = entity?.name
         attributes = entity?.attributes.map { !$0.validation.isEmpty } ?? []
+        optional = entity?.attributes.map(\.isOptional) ?? []
         relationships = entity?.relationships.indices.filter { index in
             let relationship = entity!.relationships[index]
             return relationship.isToMany ? (relationship.minimumCount > 0 || relationship.maximumCount > 0) : !relationship.isOptional

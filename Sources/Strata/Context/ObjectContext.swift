@@ -206,13 +206,18 @@ public final class ObjectContext: @unchecked Sendable {
     /// of one entity, so the entity and class of the last object made are kept at hand
     /// (``StoreCoordinator/registerClasses(_:)`` invalidates them).
     func makeObject(entity: Entity, id: ObjectID) -> ManagedObject {
+        let maker = self.maker(for: entity)
+        return maker.type.init(entity: maker.entity, objectID: id, context: self)
+    }
+
+    /// The ``ObjectMaker`` for `entity`: the last one when it is for the same entity and no
+    /// class was registered since, else a new one.
+    private func maker(for entity: Entity) -> ObjectMaker {
         let generation = coordinator.classGeneration
-        if let maker = lastMaker, maker.generation == generation, maker.entity.name == entity.name {
-            return maker.type.init(entity: maker.entity, objectID: id, context: self)
-        }
-        let type = coordinator.managedClass(for: entity.name)
-        lastMaker = ObjectMaker(entity: entity, type: type, generation: generation)
-        return type.init(entity: entity, objectID: id, context: self)
+        if let maker = lastMaker, maker.generation == generation, maker.entity.name == entity.name { return maker }
+        let maker = ObjectMaker(entity: entity, type: coordinator.managedClass(for: entity.name), generation: generation)
+        lastMaker = maker
+        return maker
     }
 
     /// Prepares the registry for `count` more objects at once (a large fetch), instead of
@@ -259,12 +264,16 @@ public final class ObjectContext: @unchecked Sendable {
     /// - Throws: ``StrataError/Code/unknownEntity`` listing the model's entities.
     public func insertObject(_ entityName: String) throws -> ManagedObject {
         checkConfinement()
-        let entity = try model.requireEntity(entityName)
+        let maker: ObjectMaker
+        if let last = lastMaker, last.entity.name == entityName, last.generation == coordinator.classGeneration {
+            maker = last
+        } else {
+            maker = self.maker(for: try model.requireEntity(entityName))
+        }
         let id = ObjectID.temporary(entityName: entityName)
-        let object = makeObject(entity: entity, id: id)
-        let fresh = Snapshot(objectID: id, entity: entity)
-        object.attributeValues = fresh.attributes
-        object.relationshipValues = fresh.relationships
+        let object = maker.type.init(entity: maker.entity, objectID: id, context: self)
+        object.attributeValues = maker.defaultAttributes
+        object.relationshipValues = maker.emptyRelationships
         object.state.isInserted = true
         object.state.isDirty = true
         register(object)
@@ -332,6 +341,19 @@ struct ObjectMaker {
     let entity: Entity
     let type: ManagedObject.Type
     let generation: Int
+    /// A new object's attribute values: each attribute's default, or null.
+    let defaultAttributes: [Value]
+    /// A new object's relationships: all empty.
+    let emptyRelationships: [RelationshipValue]
+
+    init(entity: Entity, type: ManagedObject.Type, generation: Int) {
+        self.entity = entity
+        self.type = type
+        self.generation = generation
+        let fresh = Snapshot(objectID: .temporary(entityName: entity.name), entity: entity)
+        defaultAttributes = fresh.attributes
+        emptyRelationships = fresh.relationships
+    }
 }
 
 /// The state of every object a save touched, so that a failed save can put it back.

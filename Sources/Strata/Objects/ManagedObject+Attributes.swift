@@ -47,9 +47,10 @@ extension ManagedObject {
         checkConfinement()
         let index = try attributeIndex(key)
         let newValue = value.strataValue
-        let attribute = entity.attributes[index]
-        guard newValue.fits(attribute.type) else {
-            throw StrataError(.typeMismatch, "\(objectID): '\(entity.name).\(key)' is a \(attribute.type.rawValue) and cannot hold \(newValue) (\(newValue.typeName))",
+        // The type alone, not a copy of the whole attribute: this runs for every value written.
+        let type = entity.attributes[index].type
+        guard newValue.fits(type) else {
+            throw StrataError(.typeMismatch, "\(objectID): '\(entity.name).\(key)' is a \(type.rawValue) and cannot hold \(newValue) (\(newValue.typeName))",
                               location: ["entity": entity.name, "key": key])
         }
         try checkWritable()
