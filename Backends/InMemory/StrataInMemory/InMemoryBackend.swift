@@ -114,7 +114,7 @@ struct InMemoryTable: Sendable {
         order.reserveCapacity(order.count + extra)
     }
 
-    mutating func insert(_ snapshot: Snapshot, key: Int64) {
+    mutating func insert(_ snapshot: consuming Snapshot, key: Int64) {
         guard rows.updateValue(snapshot, forKey: key) == nil, orderIsSorted else { return }
         // A removed key may come back (deleted and inserted in one save): drop stale keys first.
         if hasRemovals { normalizeOrder() }

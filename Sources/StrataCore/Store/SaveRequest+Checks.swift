@@ -60,17 +60,25 @@ extension Snapshot {
         guard attributes.count == entity.attributes.count, relationships.count == entity.relationships.count else {
             throw StrataError(.invalidRequest, "the snapshot of \(objectID) has \(attributes.count) attributes and \(relationships.count) relationships; '\(entity.name)' has \(entity.attributes.count) and \(entity.relationships.count)", location: ["object": objectID.uriRepresentation])
         }
-        for (attribute, value) in zip(entity.attributes, attributes) {
+        // Fields are read in place (indices, not copies of each attribute): this runs for every
+        // value of every save.
+        for index in attributes.indices {
+            let value = attributes[index]
             if value.isNull {
-                guard attribute.isOptional else {
+                guard entity.attributes[index].isOptional else {
+                    let attribute = entity.attributes[index]
                     throw StrataError(.missingValue, "\(objectID): the required attribute '\(entity.name).\(attribute.name)' has no value", location: ["object": objectID.uriRepresentation, "entity": entity.name, "key": attribute.name])
                 }
-            } else if !value.fits(attribute.type) {
+            } else if !value.fits(entity.attributes[index].type) {
+                let attribute = entity.attributes[index]
                 throw StrataError(.typeMismatch, "\(objectID): '\(entity.name).\(attribute.name)' is a \(attribute.type.rawValue) and cannot hold \(value) (\(value.typeName))", location: ["object": objectID.uriRepresentation, "entity": entity.name, "key": attribute.name])
             }
         }
-        for (relationship, value) in zip(entity.relationships, relationships) {
-            let location = ["object": objectID.uriRepresentation, "entity": entity.name, "key": relationship.name]
+        for index in relationships.indices {
+            if case .toOne(nil) = relationships[index], !entity.relationships[index].isToMany { continue }
+            if case .toMany(let ids) = relationships[index], ids.isEmpty, entity.relationships[index].isToMany { continue }
+            let relationship = entity.relationships[index], value = relationships[index]
+            var location: [String: String] { ["object": objectID.uriRepresentation, "entity": entity.name, "key": relationship.name] }
             switch value {
             case .toOne where relationship.isToMany, .toMany where !relationship.isToMany:
                 throw StrataError(.typeMismatch, "\(objectID): '\(entity.name).\(relationship.name)' is a \(relationship.isToMany ? "to-many" : "to-one") relationship", location: location)
