@@ -121,7 +121,7 @@ struct InMemoryTable: Sendable {
         if let last = order.last, key < last { orderIsSorted = false } else { order.append(key) }
     }
 
-    mutating func update(_ snapshot: Snapshot, key: Int64) { rows[key] = snapshot }
+    mutating func update(_ snapshot: consuming Snapshot, key: Int64) { rows[key] = snapshot }
 
     mutating func remove(key: Int64) {
         if rows.removeValue(forKey: key) != nil { hasRemovals = true }

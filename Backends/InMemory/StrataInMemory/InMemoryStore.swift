@@ -89,11 +89,11 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
         try request.checkShape(against: model, storeIdentifier: identifier)
         return try storage.state.withLock { state in
             var conflicts: [SaveConflict] = []
-            for update in request.updates {
-                let id = update.snapshot.objectID
+            for index in request.updates.indices {
+                let id = request.updates[index].snapshot.objectID, expected = request.updates[index].expectedVersion
                 let stored = state.tables[id.entityName]?[id.primaryKey!]
-                if stored?.version != update.expectedVersion {
-                    conflicts.append(SaveConflict(objectID: id, expectedVersion: update.expectedVersion, storedSnapshot: stored))
+                if stored?.version != expected {
+                    conflicts.append(SaveConflict(objectID: id, expectedVersion: expected, storedSnapshot: stored))
                 }
             }
             for delete in request.deletes {
@@ -145,11 +145,11 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
                 }
                 start = end
             }
-            for update in request.updates {
-                var stored = update.snapshot
-                stored.version = update.expectedVersion + 1
-                state.tables[stored.objectID.entityName]?.update(stored, key: stored.objectID.primaryKey!)
+            for index in request.updates.indices {
+                var stored = request.updates[index].snapshot
+                stored.version = request.updates[index].expectedVersion + 1
                 versions[stored.objectID] = stored.version
+                state.tables[stored.objectID.entityName]?.update(stored, key: stored.objectID.primaryKey!)
             }
             for (key, value) in request.metadataChanges { state.metadata.userInfo[key] = value }
             return SaveResult(versions: versions)
