@@ -54,6 +54,8 @@ final class XMLEntityLayout: @unchecked Sendable {
     let attributeTypes: [AttributeType]
     /// The indexes of the required (non-optional) attributes.
     let requiredAttributes: [Int]
+    /// For each attribute, whether it is required (non-optional).
+    let isRequired: [Bool]
     /// For each relationship, the index of its destination entity in the model.
     let destinations: [Int]
     /// For each relationship, whether it is to-many.
@@ -82,6 +84,7 @@ final class XMLEntityLayout: @unchecked Sendable {
         slotIndexByName = byName
         attributeTypes = entity.attributes.map(\.type)
         requiredAttributes = entity.attributes.indices.filter { !entity.attributes[$0].isOptional }
+        isRequired = entity.attributes.map { !$0.isOptional }
         destinations = entity.relationships.map { entityIndexByName[$0.destination] ?? 0 }
         isToMany = entity.relationships.map(\.isToMany)
         isUnorderedToMany = entity.relationships.map { $0.isToMany && !$0.isOrdered }

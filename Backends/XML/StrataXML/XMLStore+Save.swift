@@ -65,9 +65,10 @@ extension XMLStore {
         var conflicts: [SaveConflict] = []
         func checkVersion(_ id: ObjectID, expected: Int64) throws {
             let e = try ownIndex(of: id)
-            let stored = current.tables[e].row(for: id.primaryKey!)
-            if stored?.version != expected {
-                conflicts.append(SaveConflict(objectID: id, expectedVersion: expected, storedSnapshot: stored.map { snapshot(e, id.primaryKey!, $0) }))
+            let table = current.tables[e]
+            let i = table.index(of: id.primaryKey!)
+            if i.map({ table.versions[$0] }) != expected {
+                conflicts.append(SaveConflict(objectID: id, expectedVersion: expected, storedSnapshot: i.map { snapshot(e, table, $0) }))
             }
         }
         for update in request.updates { try checkVersion(update.snapshot.objectID, expected: update.expectedVersion) }
@@ -166,7 +167,7 @@ extension XMLStore {
                 var owners: [[Value]: Int64] = [:]
                 owners.reserveCapacity(table.count)
                 for i in 0..<table.count {
-                    let values = indexes.map { table.rows[i].attributes[$0] }
+                    let values = indexes.map { table.value($0, at: i) }
                     if values.contains(where: \.isNull) { continue }
                     let key = table.keys[i]
                     if let other = owners[values], changed.contains(key) || changed.contains(other) {
