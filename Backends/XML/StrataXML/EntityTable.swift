@@ -1,44 +1,54 @@
 import StrataCore
 
-/// The objects of one entity, sorted by primary key, kept column by column: the keys, the
-/// versions, one ``XMLColumn`` per attribute and one ``XMLRelationshipColumn`` per relationship,
-/// all parallel (row `i` of each belongs to the object `keys[i]`).
+/// The objects of one entity, sorted by primary key: the keys, and the rows in one of two forms.
+///
+/// - ``Storage/rows(_:)``: one ``StoredRow`` per object, whose value arrays are the ones the
+///   saved snapshots carried (a save stores them without copying a value).
+/// - ``Storage/columns(_:)``: ``EntityColumns``, a handful of contiguous arrays per entity (a
+///   load reads the file straight into them, with no per-object allocation; a ``Value`` is made
+///   only when one is read).
+///
+/// A load gives columns; a save gives rows for a table that was empty or already in rows, and
+/// columns for a table in columns (its untouched runs copied in bulk), so neither form is ever
+/// converted as a whole.
 ///
 /// Sorted arrays rather than a dictionary: the file is written in key order, fetches return key
-/// order, loading a file (already in key order) only appends, and a key costs 8 bytes. Lookups are
-/// binary searches, O(log n). A save rebuilds a changed table in one merge pass that copies the
-/// untouched runs of rows in bulk, O(n + k log k), which is what writing the whole file costs
-/// anyway. Values are boxed into ``Value``s only when read (``value(_:at:)``, ``row(at:)``).
+/// order, loading a file (already in key order) only appends, and a key costs 8 bytes. Lookups
+/// are binary searches, O(log n). A save rebuilds a changed table in one merge pass, O(n + k log k),
+/// which is what writing the whole file costs anyway.
 struct EntityTable: Sendable {
+    /// How the rows are kept.
+    enum Storage: Sendable {
+        /// One row per object, parallel to ``EntityTable/keys``.
+        case rows([StoredRow])
+        /// Columns, parallel to ``EntityTable/keys``.
+        case columns(EntityColumns)
+    }
+
     /// The primary keys, strictly ascending.
-    private(set) var keys: [Int64] = []
-    /// The optimistic-locking versions, parallel to ``keys``.
-    private(set) var versions: [Int64] = []
-    /// One column per attribute, indexed like ``Entity/attributes``.
-    private(set) var columns: [XMLColumn]
-    /// One column per relationship, indexed like ``Entity/relationships``.
-    private(set) var relationships: [XMLRelationshipColumn]
+    private(set) var keys: [Int64]
+    /// The rows, parallel to ``keys``.
+    private(set) var storage: Storage
 
-    /// An empty table for `entity`.
-    init(entity: Entity) {
-        columns = entity.attributes.map { XMLColumn(type: $0.type) }
-        relationships = entity.relationships.map { XMLRelationshipColumn(isToMany: $0.isToMany) }
+    /// An empty table.
+    init() {
+        keys = []
+        storage = .rows([])
     }
 
-    /// A table from parallel columns (as the loader builds them); `keys` must be strictly
-    /// ascending and every column as long as `keys`.
-    init(keys: [Int64], versions: [Int64], columns: [XMLColumn], relationships: [XMLRelationshipColumn]) {
-        precondition(versions.count == keys.count && columns.allSatisfy { $0.count == keys.count } && relationships.allSatisfy { $0.count == keys.count })
+    /// A table from parallel keys and rows; `keys` must be strictly ascending.
+    init(keys: [Int64], rows: [StoredRow]) {
+        precondition(rows.count == keys.count)
         self.keys = keys
-        self.versions = versions
-        self.columns = columns
-        self.relationships = relationships
+        storage = .rows(rows)
     }
 
-    /// An empty table with the same columns as `other`.
-    private init(shapeOf other: EntityTable) {
-        columns = other.columns.map { XMLColumn(storage: $0.storage) }
-        relationships = other.relationships.map { XMLRelationshipColumn(isToMany: $0.isToMany) }
+    /// A table from parallel keys and columns (as the loader builds them); `keys` must be
+    /// strictly ascending.
+    init(keys: [Int64], columns: EntityColumns) {
+        precondition(columns.count == keys.count)
+        self.keys = keys
+        storage = .columns(columns)
     }
 
     /// The number of objects.
@@ -48,13 +58,19 @@ struct EntityTable: Sendable {
     var largestKey: Int64? { keys.last }
 
     /// The position of `key`, or `nil`. O(log n).
-    func index(of key: Int64) -> Int? {
-        let i = insertionIndex(of: key)
+    func index(of key: Int64) -> Int? { Self.index(of: key, in: keys) }
+
+    /// The position of the first key not below `key`. O(log n).
+    func insertionIndex(of key: Int64) -> Int { Self.insertionIndex(of: key, in: keys) }
+
+    /// The position of `key` in the ascending `keys`, or `nil`. O(log n).
+    static func index(of key: Int64, in keys: [Int64]) -> Int? {
+        let i = insertionIndex(of: key, in: keys)
         return i < keys.count && keys[i] == key ? i : nil
     }
 
-    /// The position of the first key not below `key`. O(log n).
-    func insertionIndex(of key: Int64) -> Int {
+    /// The position of the first of the ascending `keys` not below `key`. O(log n).
+    static func insertionIndex(of key: Int64, in keys: [Int64]) -> Int {
         var low = 0, high = keys.count
         while low < high {
             let mid = (low + high) / 2
@@ -68,115 +84,75 @@ struct EntityTable: Sendable {
         zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }
     }
 
+    /// The version of row `i`. O(1).
+    func version(at i: Int) -> Int64 {
+        switch storage {
+        case .rows(let rows): return rows[i].version
+        case .columns(let columns): return columns.versions[i]
+        }
+    }
+
     /// The value of attribute `a` at row `i`. O(1), plus a string's length.
-    func value(_ a: Int, at i: Int) -> Value { columns[a].value(at: i) }
+    func value(_ a: Int, at i: Int) -> Value {
+        switch storage {
+        case .rows(let rows): return rows[i].attributes[a]
+        case .columns(let columns): return columns.value(a, at: i)
+        }
+    }
 
-    /// The whole row `i`, boxed (for conflicts and tests).
+    /// The target keys of relationship `r` at row `i`.
+    func targets(_ r: Int, at i: Int) -> ArraySlice<Int64> {
+        switch storage {
+        case .rows(let rows): return rows[i].relationships[r].keys[...]
+        case .columns(let columns): return columns.relationships[r].keys(at: i)
+        }
+    }
+
+    /// The whole row `i`.
     func row(at i: Int) -> StoredRow {
-        StoredRow(version: versions[i], attributes: columns.map { $0.value(at: i) }, relationships: relationships.map { $0.stored(at: i) })
-    }
-
-    // MARK: Building
-
-    /// Appends a row whose key is larger than every key already present. O(1) amortized, plus
-    /// its strings' lengths.
-    mutating func append(key: Int64, row: StoredRow) {
-        keys.append(key)
-        versions.append(row.version)
-        for a in columns.indices { columns[a].append(row.attributes[a]) }
-        for r in relationships.indices { relationships[r].append(row.relationships[r]) }
-    }
-
-    /// Appends the rows `range` of `other` (a table of the same entity), whose keys are larger
-    /// than every key already present: bulk copies, column by column.
-    mutating func append(rowsOf other: EntityTable, _ range: Range<Int>) {
-        guard !range.isEmpty else { return }
-        keys.append(contentsOf: other.keys[range])
-        versions.append(contentsOf: other.versions[range])
-        for a in columns.indices { columns[a].append(rowsOf: other.columns[a], range) }
-        for r in relationships.indices { relationships[r].append(rowsOf: other.relationships[r], range) }
+        switch storage {
+        case .rows(let rows): return rows[i]
+        case .columns(let columns): return columns.row(at: i)
+        }
     }
 
     /// The table with its rows in the order `order` (a permutation of the row indexes).
     func permuted(_ order: [Int]) -> EntityTable {
-        EntityTable(
-            keys: order.map { keys[$0] }, versions: order.map { versions[$0] },
-            columns: columns.map { $0.permuted(order) }, relationships: relationships.map { $0.permuted(order) })
-    }
-
-    /// Reserves room for `count` rows.
-    mutating func reserveCapacity(_ count: Int) {
-        keys.reserveCapacity(count)
-        versions.reserveCapacity(count)
-    }
-
-    // MARK: Saving
-
-    /// The table after deleting `deleted`, replacing rows by `updated` and adding `inserted`
-    /// (none of whose keys is present). One merge pass that copies the runs of untouched rows
-    /// in bulk: O(n + k log k).
-    func applying(deleted: Set<Int64>, updated: [Int64: StoredRow], inserted: [(Int64, StoredRow)]) -> EntityTable {
-        var additions = inserted
-        if !zip(additions, additions.dropFirst()).allSatisfy({ $0.0 < $1.0 }) { additions.sort { $0.0 < $1.0 } }
-
-        /// What happens at a position of the old rows: an insertion before it, or a replacement
-        /// or deletion of it.
-        enum Edit {
-            case insert(Int64, StoredRow)
-            case replace(StoredRow)
-            case delete
+        let sortedKeys = order.map { keys[$0] }
+        switch storage {
+        case .rows(let rows): return EntityTable(keys: sortedKeys, rows: order.map { rows[$0] })
+        case .columns(let columns): return EntityTable(keys: sortedKeys, columns: columns.permuted(order))
         }
-        var edits: [(position: Int, edit: Edit)] = []
-        edits.reserveCapacity(additions.count + updated.count + deleted.count)
-        for (key, row) in additions { edits.append((insertionIndex(of: key), .insert(key, row))) }
-        var changedRows: [(position: Int, edit: Edit)] = []
-        for key in deleted { if let i = index(of: key) { changedRows.append((i, .delete)) } }
-        for (key, row) in updated where !deleted.contains(key) {
-            if let i = index(of: key) { changedRows.append((i, .replace(row))) }
-        }
-        changedRows.sort { $0.position < $1.position }
-        // Insertions before a position come before the change of that position's row; both
-        // lists are already in order, so a merge keeps everything stable.
-        var a = 0, c = 0
-        var merged: [(position: Int, edit: Edit)] = []
-        merged.reserveCapacity(edits.count + changedRows.count)
-        while a < edits.count || c < changedRows.count {
-            if c == changedRows.count || (a < edits.count && edits[a].position <= changedRows[c].position) {
-                merged.append(edits[a])
-                a += 1
-            } else {
-                merged.append(changedRows[c])
-                c += 1
-            }
-        }
-
-        var result = EntityTable(shapeOf: self)
-        result.reserveCapacity(count + additions.count)
-        var next = 0
-        for (position, edit) in merged {
-            if position > next {
-                result.append(rowsOf: self, next..<position)
-                next = position
-            }
-            switch edit {
-            case .insert(let key, let row):
-                result.append(key: key, row: row)
-            case .replace(let row):
-                result.append(key: keys[position], row: row)
-                next = position + 1
-            case .delete:
-                next = position + 1
-            }
-        }
-        result.append(rowsOf: self, next..<count)
-        return result
     }
 
     /// Removes from every relationship of every row the targets for which `isGone` is true,
     /// returning whether anything changed.
     mutating func removeTargets(_ isGone: (_ relationship: Int, _ key: Int64) -> Bool) -> Bool {
-        var changed = false
-        for r in relationships.indices where relationships[r].removeTargets(where: { isGone(r, $0) }) { changed = true }
-        return changed
+        switch storage {
+        case .columns(var columns):
+            storage = .rows([])
+            let changed = columns.removeTargets(isGone)
+            storage = .columns(columns)
+            return changed
+        case .rows(var rows):
+            storage = .rows([])
+            var changed = false
+            for i in rows.indices where !rows[i].relationships.isEmpty {
+                for r in rows[i].relationships.indices {
+                    switch rows[i].relationships[r] {
+                    case .toOne(let key?) where isGone(r, key):
+                        rows[i].relationships[r] = .toOne(nil)
+                        changed = true
+                    case .toMany(let keys) where keys.contains(where: { isGone(r, $0) }):
+                        rows[i].relationships[r] = .toMany(keys.filter { !isGone(r, $0) })
+                        changed = true
+                    default:
+                        break
+                    }
+                }
+            }
+            storage = .rows(rows)
+            return changed
+        }
     }
 }

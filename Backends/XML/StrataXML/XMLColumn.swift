@@ -151,6 +151,57 @@ struct XMLColumn: Sendable {
         }
     }
 
+    /// Appends attribute `a` of each of `rows` (a save's checked rows: values of the column's
+    /// type, or ``Value/null``), one tight loop per column. O(rows plus bytes).
+    mutating func append(attribute a: Int, of rows: UnsafeBufferPointer<(key: Int64, row: StoredRow)>) {
+        let first = count
+        switch storage {
+        case .integers:
+            integers.reserveCapacity(first + rows.count)
+            for i in rows.indices {
+                switch rows[i].row.attributes[a] {
+                case .integer(let v): integers.append(v)
+                case .null:
+                    nulls.insert(first + i)
+                    integers.append(0)
+                default: preconditionFailure("a \(rows[i].row.attributes[a].typeName) value in an integer column")
+                }
+            }
+        case .doubles:
+            doubles.reserveCapacity(first + rows.count)
+            for i in rows.indices {
+                switch rows[i].row.attributes[a] {
+                case .double(let v): doubles.append(v)
+                case .null:
+                    nulls.insert(first + i)
+                    doubles.append(0)
+                default: preconditionFailure("a \(rows[i].row.attributes[a].typeName) value in a double column")
+                }
+            }
+        case .strings:
+            var byteCount = bytes.count
+            for i in rows.indices {
+                if case .string(let s) = rows[i].row.attributes[a] { byteCount += s.utf8.count }
+            }
+            bytes.reserveCapacity(byteCount)
+            ends.reserveCapacity(first + rows.count)
+            for i in rows.indices {
+                switch rows[i].row.attributes[a] {
+                case .string(var s):
+                    s.withUTF8 { bytes.append(contentsOf: $0) }
+                    ends.append(bytes.count)
+                case .null:
+                    nulls.insert(first + i)
+                    ends.append(bytes.count)
+                default: preconditionFailure("a \(rows[i].row.attributes[a].typeName) value in a string column")
+                }
+            }
+        case .values:
+            values.reserveCapacity(first + rows.count)
+            for i in rows.indices { values.append(rows[i].row.attributes[a]) }
+        }
+    }
+
     /// Appends the rows `range` of `other`, a column of the same storage: bulk copies, O(rows
     /// plus bytes).
     mutating func append(rowsOf other: XMLColumn, _ range: Range<Int>) {

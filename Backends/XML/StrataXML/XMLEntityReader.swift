@@ -17,7 +17,7 @@ struct XMLEntityRows {
 
     /// No rows, with the columns of `entity`.
     init(entity: Entity) {
-        let empty = EntityTable(entity: entity)
+        let empty = EntityColumns(entity: entity)
         columns = empty.columns
         relationships = empty.relationships
     }
@@ -153,6 +153,6 @@ final class XMLEntityReader {
     func takeTable() -> (table: EntityTable, lines: [Int32]) {
         let read = rows.move()
         rows.initialize(to: XMLEntityRows(entity: layout.entity))
-        return (EntityTable(keys: read.keys, versions: read.versions, columns: read.columns, relationships: read.relationships), read.lines)
+        return (EntityTable(keys: read.keys, columns: EntityColumns(versions: read.versions, columns: read.columns, relationships: read.relationships)), read.lines)
     }
 }

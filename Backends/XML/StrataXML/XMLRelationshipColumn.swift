@@ -62,6 +62,12 @@ struct XMLRelationshipColumn: Sendable {
         }
     }
 
+    /// Appends relationship `r` of each of `rows` (a save's checked rows).
+    mutating func append(relationship r: Int, of rows: UnsafeBufferPointer<(key: Int64, row: StoredRow)>) {
+        reserveCapacity(rows: count + rows.count)
+        for i in rows.indices { append(rows[i].row.relationships[r]) }
+    }
+
     /// Appends a row read from the file: `12` for a to-one, `3 4 5` (single spaces; empty for no
     /// target) for a to-many, sorted when `sorted` is true. Returns false, appending nothing,
     /// when the text is not that.

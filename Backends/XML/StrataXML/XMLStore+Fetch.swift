@@ -63,7 +63,14 @@ extension XMLStore {
     func snapshots<Rows: Collection<Int>>(of e: Int, rows: Rows, in table: EntityTable) -> [Snapshot] {
         var result: [Snapshot] = []
         result.reserveCapacity(rows.count)
-        for i in rows { result.append(snapshot(e, table, i)) }
+        switch table.storage {
+        case .rows(let stored):
+            for i in rows { result.append(snapshot(e, table.keys[i], stored[i])) }
+        case .columns(let columns):
+            columns.columns.withUnsafeBufferPointer { attributeColumns in
+                for i in rows { result.append(snapshot(e, table.keys[i], columns, attributeColumns, i)) }
+            }
+        }
         return result
     }
 
@@ -75,27 +82,54 @@ extension XMLStore {
         return snapshot(e, image.tables[e], i)
     }
 
-    /// Row `i` of `table` (entity `e`) as a ``Snapshot``: its values boxed from the columns, its
-    /// strings copied out of the arena, its targets turned into object IDs.
+    /// Row `i` of `table` (entity `e`) as a ``Snapshot``.
     func snapshot(_ e: Int, _ table: EntityTable, _ i: Int) -> Snapshot {
+        switch table.storage {
+        case .rows(let stored):
+            return snapshot(e, table.keys[i], stored[i])
+        case .columns(let columns):
+            return columns.columns.withUnsafeBufferPointer { snapshot(e, table.keys[i], columns, $0, i) }
+        }
+    }
+
+    /// A stored row as a ``Snapshot`` (its value arrays are shared, not copied).
+    func snapshot(_ e: Int, _ key: Int64, _ row: StoredRow) -> Snapshot {
         let entity = layout.entities[e].entity
-        var attributes: [Value] = []
-        attributes.reserveCapacity(table.columns.count)
-        for column in table.columns { attributes.append(column.value(at: i)) }
         var relationships: [RelationshipValue] = []
-        if !table.relationships.isEmpty {
-            relationships.reserveCapacity(table.relationships.count)
-            for (r, column) in table.relationships.enumerated() {
-                let destination = entity.relationships[r].destination
-                if column.isToMany {
-                    relationships.append(.toMany(column.keys(at: i).map { ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: $0) }))
-                } else {
-                    relationships.append(.toOne(column.keys(at: i).first.map { ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: $0) }))
-                }
+        if !row.relationships.isEmpty {
+            relationships.reserveCapacity(row.relationships.count)
+            for (r, stored) in row.relationships.enumerated() {
+                relationships.append(relationshipValue(stored.keys[...], toMany: entity.relationships[r].isToMany, destination: entity.relationships[r].destination))
             }
         }
         return Snapshot(
-            objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: table.keys[i]),
-            version: table.versions[i], attributes: attributes, relationships: relationships)
+            objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
+            version: row.version, attributes: row.attributes, relationships: relationships)
+    }
+
+    /// Row `i` of `columns` (entity `e`, key `key`; `attributeColumns` are its attribute
+    /// columns) as a ``Snapshot``: its values boxed from the columns, its strings copied out of
+    /// the arena.
+    func snapshot(_ e: Int, _ key: Int64, _ columns: EntityColumns, _ attributeColumns: UnsafeBufferPointer<XMLColumn>, _ i: Int) -> Snapshot {
+        let entity = layout.entities[e].entity
+        var attributes: [Value] = []
+        attributes.reserveCapacity(attributeColumns.count)
+        for a in attributeColumns.indices { attributes.append(attributeColumns[a].value(at: i)) }
+        var relationships: [RelationshipValue] = []
+        if !columns.relationships.isEmpty {
+            relationships.reserveCapacity(columns.relationships.count)
+            for (r, column) in columns.relationships.enumerated() {
+                relationships.append(relationshipValue(column.keys(at: i), toMany: column.isToMany, destination: entity.relationships[r].destination))
+            }
+        }
+        return Snapshot(
+            objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
+            version: columns.versions[i], attributes: attributes, relationships: relationships)
+    }
+
+    /// Target keys of `destination` as a relationship value.
+    func relationshipValue(_ keys: ArraySlice<Int64>, toMany: Bool, destination: String) -> RelationshipValue {
+        if toMany { return .toMany(keys.map { ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: $0) }) }
+        return .toOne(keys.first.map { ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: $0) })
     }
 }

@@ -67,7 +67,7 @@ extension XMLStore {
             let e = try ownIndex(of: id)
             let table = current.tables[e]
             let i = table.index(of: id.primaryKey!)
-            if i.map({ table.versions[$0] }) != expected {
+            if i.map({ table.version(at: $0) }) != expected {
                 conflicts.append(SaveConflict(objectID: id, expectedVersion: expected, storedSnapshot: i.map { snapshot(e, table, $0) }))
             }
         }

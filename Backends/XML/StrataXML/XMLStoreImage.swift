@@ -2,10 +2,11 @@ import StrataCore
 
 /// The whole graph of an XML store, as it lives in memory between a load and a save.
 ///
-/// One ``EntityTable`` per entity of the model, indexed like ``Model/entities``, each kept column
-/// by column (one array per attribute, strings in one byte arena, relationship targets as bare
-/// 64-bit keys), so 100,000 objects cost a few dozen arrays rather than 100,000 value arrays and
-/// a heap string per string value. ``Snapshot``s are made when a fetch asks for them.
+/// One ``EntityTable`` per entity of the model, indexed like ``Model/entities``. A loaded table is
+/// kept column by column (one array per attribute, strings in one byte arena), so loading 100,000
+/// objects allocates a few dozen arrays rather than 100,000 value arrays and a heap string per
+/// string value; a saved table keeps the saved rows as they came. Relationship targets are bare
+/// 64-bit keys (the destination entity and the store identifier are implied).
 /// A value type: a save builds the next image from a copy and swaps it in whole.
 struct XMLStoreImage: Sendable {
     /// The metadata recorded in the root element and the `_meta` elements.
@@ -19,7 +20,7 @@ struct XMLStoreImage: Sendable {
     init(metadata: StoreMetadata, model: Model) {
         self.metadata = metadata
         self.nextKeys = Array(repeating: 1, count: model.entities.count)
-        self.tables = model.entities.map(EntityTable.init(entity:))
+        self.tables = Array(repeating: EntityTable(), count: model.entities.count)
     }
 
     /// The number of objects of every entity.

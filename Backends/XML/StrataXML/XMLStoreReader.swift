@@ -408,9 +408,9 @@ final class XMLLoadState {
         for (e, entityLayout) in layout.entities.enumerated() where !entityLayout.entity.relationships.isEmpty {
             let table = image.tables[e]
             for i in 0..<table.count {
-                for (r, column) in table.relationships.enumerated() {
+                for r in entityLayout.destinations.indices {
                     let destination = image.tables[entityLayout.destinations[r]]
-                    for target in column.keys(at: i) where destination.index(of: target) == nil {
+                    for target in table.targets(r, at: i) where destination.index(of: target) == nil {
                         let relationship = entityLayout.entity.relationships[r]
                         let line = Int(lines[e][i])
                         throw StrataError(

@@ -150,27 +150,57 @@ private struct XMLWriterSession {
         for e in layout.entityWriteOrder {
             let entityLayout = layout.entities[e]
             let table = image.tables[e]
-            let written = table.columns.withUnsafeBufferPointer { columns in
-                table.relationships.withUnsafeBufferPointer { relationships in
-                    for i in 0..<table.count {
-                        guard object(table, i, columns: columns, relationships: relationships, layout: entityLayout) else { return false }
-                    }
-                    return true
+            switch table.storage {
+            case .rows(let rows):
+                for i in 0..<table.count {
+                    guard object(key: table.keys[i], row: rows[i], layout: entityLayout) else { return false }
                 }
+            case .columns(let columns):
+                let written = columns.columns.withUnsafeBufferPointer { attributeColumns in
+                    columns.relationships.withUnsafeBufferPointer { relationships in
+                        for i in 0..<table.count {
+                            guard object(key: table.keys[i], version: columns.versions[i], i, columns: attributeColumns, relationships: relationships, layout: entityLayout) else { return false }
+                        }
+                        return true
+                    }
+                }
+                guard written else { return false }
             }
-            guard written else { return false }
         }
         // xmlTextWriterEndDocument ends the file with the last line feed.
         return xmlTextWriterEndElement(writer) >= 0 && xmlTextWriterEndDocument(writer) >= 0
     }
 
-    /// Writes row `i` of `table`, whose columns are `columns` and `relationships`.
+    /// Writes an object kept as a row.
+    mutating func object(key: Int64, row: StoredRow, layout: XMLEntityLayout) -> Bool {
+        guard xmlTextWriterStartElement(writer, layout.cName) >= 0,
+              integerAttribute(Names.primaryKey.utf8Start, key), integerAttribute(Names.version.utf8Start, row.version)
+        else { return false }
+        for slot in layout.slots {
+            switch slot.kind {
+            case .attribute(let a):
+                guard value(row.attributes[a], name: slot.cName, base64Name: layout.base64Names[a]) else { return false }
+            case .relationship(let r):
+                switch row.relationships[r] {
+                case .toOne(nil):
+                    continue
+                case .toOne(let target?):
+                    guard integerAttribute(slot.cName, target) else { return false }
+                case .toMany(let targets):
+                    guard targets.isEmpty || keyList(slot.cName, targets[...]) else { return false }
+                }
+            }
+        }
+        return xmlTextWriterEndElement(writer) >= 0 && newline()
+    }
+
+    /// Writes row `i` of columns `columns` and `relationships` (key `key`, version `version`).
     mutating func object(
-        _ table: EntityTable, _ i: Int, columns: UnsafeBufferPointer<XMLColumn>, relationships: UnsafeBufferPointer<XMLRelationshipColumn>,
+        key: Int64, version: Int64, _ i: Int, columns: UnsafeBufferPointer<XMLColumn>, relationships: UnsafeBufferPointer<XMLRelationshipColumn>,
         layout: XMLEntityLayout
     ) -> Bool {
         guard xmlTextWriterStartElement(writer, layout.cName) >= 0,
-              integerAttribute(Names.primaryKey.utf8Start, table.keys[i]), integerAttribute(Names.version.utf8Start, table.versions[i])
+              integerAttribute(Names.primaryKey.utf8Start, key), integerAttribute(Names.version.utf8Start, version)
         else { return false }
         for slot in layout.slots {
             switch slot.kind {
@@ -195,16 +225,21 @@ private struct XMLWriterSession {
                     guard integerAttribute(slot.cName, targets[targets.startIndex]) else { return false }
                     continue
                 }
-                var text = ""
-                text.reserveCapacity(targets.count * 8)
-                for (n, target) in targets.enumerated() {
-                    if n > 0 { text.append(" ") }
-                    text.append(String(target))
-                }
-                guard raw(slot.cName, text) else { return false }
+                guard keyList(slot.cName, targets) else { return false }
             }
         }
         return xmlTextWriterEndElement(writer) >= 0 && newline()
+    }
+
+    /// A to-many's keys, separated by single spaces.
+    func keyList(_ name: UnsafePointer<UInt8>, _ targets: ArraySlice<Int64>) -> Bool {
+        var text = ""
+        text.reserveCapacity(targets.count * 8)
+        for (n, target) in targets.enumerated() {
+            if n > 0 { text.append(" ") }
+            text.append(String(target))
+        }
+        return raw(name, text)
     }
 
     /// A string attribute from its UTF-8 bytes: escaped, or in base64 under `base64Name` when XML
