@@ -4,8 +4,8 @@ extension EntityTable {
     ///
     /// Rows stay rows (the saved rows are stored as they are); columns stay columns, their
     /// untouched runs copied in bulk and only the saved rows converted.
-    func applying(deleted: Set<Int64>, updated: [Int64: StoredRow], inserted: [(Int64, StoredRow)]) -> EntityTable {
-        var additions: [(key: Int64, row: StoredRow)] = inserted.map { (key: $0.0, row: $0.1) }
+    func applying(deleted: Set<Int64>, updated: [Int64: StoredRow], inserted: [(key: Int64, row: StoredRow)]) -> EntityTable {
+        var additions = inserted
         if !zip(additions, additions.dropFirst()).allSatisfy({ $0.key < $1.key }) { additions.sort { $0.key < $1.key } }
         switch storage {
         case .rows(let rows):
