@@ -38,11 +38,6 @@ struct EntityColumns: Sendable {
     /// The value of attribute `a` at row `i`. O(1), plus a string's length.
     func value(_ a: Int, at i: Int) -> Value { columns[a].value(at: i) }
 
-    /// The whole row `i`, boxed.
-    func row(at i: Int) -> StoredRow {
-        StoredRow(version: versions[i], attributes: columns.map { $0.value(at: i) }, relationships: relationships.map { $0.stored(at: i) })
-    }
-
     /// Reserves room for `count` rows in all.
     mutating func reserveCapacity(_ count: Int) {
         versions.reserveCapacity(count)

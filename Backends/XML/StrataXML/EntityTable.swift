@@ -108,14 +108,6 @@ struct EntityTable: Sendable {
         }
     }
 
-    /// The whole row `i`.
-    func row(at i: Int) -> StoredRow {
-        switch storage {
-        case .rows(let rows): return rows[i]
-        case .columns(let columns): return columns.row(at: i)
-        }
-    }
-
     /// The table with its rows in the order `order` (a permutation of the row indexes).
     func permuted(_ order: [Int]) -> EntityTable {
         let sortedKeys = order.map { keys[$0] }

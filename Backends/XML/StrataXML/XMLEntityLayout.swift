@@ -52,8 +52,6 @@ final class XMLEntityLayout: @unchecked Sendable {
     let slotIndexByName: [String: Int]
     /// The attribute types, indexed like ``Entity/attributes``.
     let attributeTypes: [AttributeType]
-    /// The indexes of the required (non-optional) attributes.
-    let requiredAttributes: [Int]
     /// For each attribute, whether it is required (non-optional).
     let isRequired: [Bool]
     /// For each relationship, the index of its destination entity in the model.
@@ -83,7 +81,6 @@ final class XMLEntityLayout: @unchecked Sendable {
         self.slots = slots
         slotIndexByName = byName
         attributeTypes = entity.attributes.map(\.type)
-        requiredAttributes = entity.attributes.indices.filter { !entity.attributes[$0].isOptional }
         isRequired = entity.attributes.map { !$0.isOptional }
         destinations = entity.relationships.map { entityIndexByName[$0.destination] ?? 0 }
         isToMany = entity.relationships.map(\.isToMany)

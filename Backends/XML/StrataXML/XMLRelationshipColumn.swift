@@ -31,12 +31,6 @@ struct XMLRelationshipColumn: Sendable {
         return nulls.contains(row) ? [] : targets[row..<(row + 1)]
     }
 
-    /// The targets of `row` as a ``StoredRelationship``.
-    func stored(at row: Int) -> StoredRelationship {
-        if isToMany { return .toMany(Array(keys(at: row))) }
-        return .toOne(nulls.contains(row) ? nil : targets[row])
-    }
-
     /// Appends a row with no target (a `nil` to-one, an empty to-many).
     mutating func appendNone() {
         if isToMany {

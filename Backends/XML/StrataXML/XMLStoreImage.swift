@@ -27,8 +27,8 @@ struct XMLStoreImage: Sendable {
     var objectCount: Int { tables.reduce(0) { $0 + $1.count } }
 }
 
-/// The stored state of one object, without its identity (the table knows the entity and key): the
-/// form a save builds from a snapshot before the object joins its table's columns.
+/// The stored state of one object, without its identity (the table knows the entity and key): what
+/// a save builds from a snapshot, kept as it is by a table in rows (``EntityTable/Storage/rows(_:)``).
 struct StoredRow: Sendable {
     /// The optimistic-locking version.
     var version: Int64
