@@ -54,8 +54,12 @@ final class XMLEntityLayout: @unchecked Sendable {
     let attributeTypes: [AttributeType]
     /// For each attribute, whether it is required (non-optional).
     let isRequired: [Bool]
+    /// The entity's name (a copy, so that reading it does not copy the whole ``entity``).
+    let name: String
     /// For each relationship, the index of its destination entity in the model.
     let destinations: [Int]
+    /// For each relationship, the name of its destination entity.
+    let destinationNames: [String]
     /// For each relationship, whether it is to-many.
     let isToMany: [Bool]
     /// For each relationship, whether it is an unordered to-many (kept sorted by key).
@@ -82,7 +86,9 @@ final class XMLEntityLayout: @unchecked Sendable {
         slotIndexByName = byName
         attributeTypes = entity.attributes.map(\.type)
         isRequired = entity.attributes.map { !$0.isOptional }
+        name = entity.name
         destinations = entity.relationships.map { entityIndexByName[$0.destination] ?? 0 }
+        destinationNames = entity.relationships.map(\.destination)
         isToMany = entity.relationships.map(\.isToMany)
         isUnorderedToMany = entity.relationships.map { $0.isToMany && !$0.isOrdered }
         emptyTargets = entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }

@@ -94,16 +94,16 @@ extension XMLStore {
 
     /// A stored row as a ``Snapshot`` (its value arrays are shared, not copied).
     func snapshot(_ e: Int, _ key: Int64, _ row: StoredRow) -> Snapshot {
-        let entity = layout.entities[e].entity
+        let entityLayout = layout.entities[e]
         var relationships: [RelationshipValue] = []
         if !row.relationships.isEmpty {
             relationships.reserveCapacity(row.relationships.count)
             for (r, stored) in row.relationships.enumerated() {
-                relationships.append(relationshipValue(stored.keys[...], toMany: entity.relationships[r].isToMany, destination: entity.relationships[r].destination))
+                relationships.append(relationshipValue(stored.keys[...], toMany: entityLayout.isToMany[r], destination: entityLayout.destinationNames[r]))
             }
         }
         return Snapshot(
-            objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
+            objectID: ObjectID(entityName: entityLayout.name, storeIdentifier: identifier, primaryKey: key),
             version: row.version, attributes: row.attributes, relationships: relationships)
     }
 
@@ -111,7 +111,7 @@ extension XMLStore {
     /// columns) as a ``Snapshot``: its values boxed from the columns, its strings copied out of
     /// the arena.
     func snapshot(_ e: Int, _ key: Int64, _ columns: EntityColumns, _ attributeColumns: UnsafeBufferPointer<XMLColumn>, _ i: Int) -> Snapshot {
-        let entity = layout.entities[e].entity
+        let entityLayout = layout.entities[e]
         var attributes: [Value] = []
         attributes.reserveCapacity(attributeColumns.count)
         for a in attributeColumns.indices { attributes.append(attributeColumns[a].value(at: i)) }
@@ -119,11 +119,11 @@ extension XMLStore {
         if !columns.relationships.isEmpty {
             relationships.reserveCapacity(columns.relationships.count)
             for (r, column) in columns.relationships.enumerated() {
-                relationships.append(relationshipValue(column.keys(at: i), toMany: column.isToMany, destination: entity.relationships[r].destination))
+                relationships.append(relationshipValue(column.keys(at: i), toMany: column.isToMany, destination: entityLayout.destinationNames[r]))
             }
         }
         return Snapshot(
-            objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
+            objectID: ObjectID(entityName: entityLayout.name, storeIdentifier: identifier, primaryKey: key),
             version: columns.versions[i], attributes: attributes, relationships: relationships)
     }
 
