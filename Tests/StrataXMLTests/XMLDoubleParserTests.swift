@@ -35,6 +35,45 @@ import Testing
         #expect(decided > samples / 2, "the fast path decides most inputs")
     }
 
+    @Test func digitRunsOfEveryLengthParseExactly() {
+        var rng = SystemRandomNumberGenerator()
+        var decided = 0, total = 0
+        for integerDigits in 1...12 {
+            for fractionDigits in 0...12 {
+                for _ in 0..<20 {
+                    var text = String((0..<integerDigits).map { _ in Character(String(UInt8.random(in: 0...9, using: &rng))) })
+                    if fractionDigits > 0 {
+                        text += "." + String((0..<fractionDigits).map { _ in Character(String(UInt8.random(in: 0...9, using: &rng))) })
+                    }
+                    total += 1
+                    // The fast path decides or leaves the text to strtod; either way the bits are exact.
+                    if let parsed = parse(text) {
+                        decided += 1
+                        #expect(parsed.bitPattern == strtod(text, nil).bitPattern, "\(text)")
+                    }
+                    var copy = text
+                    #expect(copy.withUTF8 { XMLFormat.parseDouble($0) }?.bitPattern == strtod(text, nil).bitPattern, "\(text)")
+                }
+            }
+        }
+        #expect(decided > total * 3 / 4, "the fast path decides most texts")
+    }
+
+    @Test func aNumberFollowedByMoreDigitsInMemoryParsesOnlyItsOwnText() {
+        let buffer = Array("12.5999999999999999".utf8)
+        buffer.withUnsafeBufferPointer { all in
+            for length in [1, 2, 4, 5, 9, 12] {
+                let text = String(decoding: all[0..<length], as: UTF8.self)
+                let parsed = XMLFormat.parseDouble(UnsafeBufferPointer(rebasing: all[0..<length]))
+                #expect(parsed?.bitPattern == strtod(text, nil).bitPattern, "\(text)")
+                // Texts that are not dyadic fractions are decided by the fast path itself, which
+                // must stop at the text's end even where memory goes on with digits.
+                let fast = XMLDoubleParser.parse(UnsafeBufferPointer(rebasing: all[0..<length]))
+                if length >= 5 { #expect(fast?.bitPattern == strtod(text, nil).bitPattern, "\(text)") }
+            }
+        }
+    }
+
     @Test func edgeCasesAreExactOrLeftToStrtod() {
         for text in ["0", "0.0", "-0.0", "1.0", "0.1", "0.30000000000000004", "1e-05", "123.456", "9007199254740993",
                      "1.7976931348623157e+308", "2.2250738585072014e-308", "5e-324", "4.9406564584124654e-324", "1e+23", "8.98846567431158e+307"] {

@@ -52,10 +52,14 @@ final class XMLEntityLayout: @unchecked Sendable {
     let slotIndexByName: [String: Int]
     /// The attribute types, indexed like ``Entity/attributes``.
     let attributeTypes: [AttributeType]
-    /// The indexes of the required (non-optional) attributes.
-    let requiredAttributes: [Int]
+    /// For each attribute, whether it is required (non-optional).
+    let isRequired: [Bool]
+    /// The entity's name (a copy, so that reading it does not copy the whole ``entity``).
+    let name: String
     /// For each relationship, the index of its destination entity in the model.
     let destinations: [Int]
+    /// For each relationship, the name of its destination entity.
+    let destinationNames: [String]
     /// For each relationship, whether it is to-many.
     let isToMany: [Bool]
     /// For each relationship, whether it is an unordered to-many (kept sorted by key).
@@ -81,8 +85,10 @@ final class XMLEntityLayout: @unchecked Sendable {
         self.slots = slots
         slotIndexByName = byName
         attributeTypes = entity.attributes.map(\.type)
-        requiredAttributes = entity.attributes.indices.filter { !entity.attributes[$0].isOptional }
+        isRequired = entity.attributes.map { !$0.isOptional }
+        name = entity.name
         destinations = entity.relationships.map { entityIndexByName[$0.destination] ?? 0 }
+        destinationNames = entity.relationships.map(\.destination)
         isToMany = entity.relationships.map(\.isToMany)
         isUnorderedToMany = entity.relationships.map { $0.isToMany && !$0.isOrdered }
         emptyTargets = entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }

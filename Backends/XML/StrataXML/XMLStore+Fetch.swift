@@ -7,10 +7,12 @@ extension XMLStore {
 
     /// Answers a fetch from the in-memory graph.
     ///
-    /// A plain request (no predicate, sorts, limit or offset, snapshots) is a scan in key order
-    /// or, with ``FetchRequest/objectIDs``, O(log n) lookups; anything else goes through
-    /// ``QueryEvaluation`` with relationships resolved in the same graph, so the whole fetch sees
-    /// one consistent state even while a save commits.
+    /// A request without predicate or sorts is a scan in key order or, with
+    /// ``FetchRequest/objectIDs``, O(log n) lookups, and a count or a list of IDs of one is
+    /// answered without making any snapshot; anything else goes through ``QueryEvaluation``
+    /// with relationships resolved in the same graph, so the whole fetch sees one consistent
+    /// state even while a save commits. Snapshots are made from the table's columns when asked
+    /// for (``snapshot(_:_:_:)``).
     public func execute(_ request: FetchRequest) throws -> FetchResult {
         let e = try entityIndex(request.entityName)
         try request.validateShape()
@@ -18,9 +20,21 @@ extension XMLStore {
             try checkOpen(state)
             return state.image
         }
-        let candidates = snapshots(of: e, ids: request.objectIDs, in: image)
-        let isPlain = request.predicate == nil && request.sorts.isEmpty && request.limit == nil && request.offset == 0
-        if isPlain && request.resultType == .snapshots { return .snapshots(candidates) }
+        let table = image.tables[e]
+        let rows = rowIndexes(of: e, ids: request.objectIDs, in: table)
+        if request.predicate == nil && request.sorts.isEmpty && request.resultType != .dictionaries {
+            let all = rows ?? Array(0..<table.count)
+            let start = min(request.offset, all.count)
+            let end = request.limit.map { min(start + $0, all.count) } ?? all.count
+            switch request.resultType {
+            case .count: return .count(end - start)
+            case .objectIDs:
+                let name = layout.entities[e].entity.name
+                return .objectIDs(all[start..<end].map { ObjectID(entityName: name, storeIdentifier: identifier, primaryKey: table.keys[$0]) })
+            default: return .snapshots(snapshots(of: e, rows: all[start..<end], in: table))
+            }
+        }
+        let candidates = snapshots(of: e, rows: rows ?? Array(0..<table.count), in: table)
         let evaluator = PredicateEvaluator(model: model) { [self] id in snapshot(of: id, in: image) }
         let unfiltered = FetchRequest(
             entityName: request.entityName, predicate: request.predicate, sorts: request.sorts, limit: request.limit,
@@ -28,16 +42,10 @@ extension XMLStore {
         return try QueryEvaluation.run(unfiltered, over: candidates, evaluator: evaluator)
     }
 
-    /// The snapshots of entity `e`, in key order: all of them, or those named by `ids` (skipping
-    /// IDs of another entity or store and objects that do not exist).
-    func snapshots(of e: Int, ids: [ObjectID]?, in image: XMLStoreImage) -> [Snapshot] {
-        let table = image.tables[e]
-        guard let ids else {
-            var result: [Snapshot] = []
-            result.reserveCapacity(table.count)
-            for i in 0..<table.count { result.append(snapshot(e, table.keys[i], table.rows[i])) }
-            return result
-        }
+    /// The rows of `table` (entity `e`) named by `ids`, in key order, each once (skipping IDs of
+    /// another entity or store and objects that do not exist); `nil` for no `ids` (every row).
+    func rowIndexes(of e: Int, ids: [ObjectID]?, in table: EntityTable) -> [Int]? {
+        guard let ids else { return nil }
         let name = layout.entities[e].entity.name
         var indexes: [Int] = []
         indexes.reserveCapacity(ids.count)
@@ -45,12 +53,23 @@ extension XMLStore {
             if let key = id.primaryKey, let i = table.index(of: key) { indexes.append(i) }
         }
         indexes.sort()
+        var unique: [Int] = []
+        unique.reserveCapacity(indexes.count)
+        for i in indexes where unique.last != i { unique.append(i) }
+        return unique
+    }
+
+    /// The snapshots of `rows` of `table` (entity `e`), in that order.
+    func snapshots<Rows: Collection<Int>>(of e: Int, rows: Rows, in table: EntityTable) -> [Snapshot] {
         var result: [Snapshot] = []
-        result.reserveCapacity(indexes.count)
-        var previous = -1
-        for i in indexes where i != previous {
-            result.append(snapshot(e, table.keys[i], table.rows[i]))
-            previous = i
+        result.reserveCapacity(rows.count)
+        switch table.storage {
+        case .rows(let stored):
+            for i in rows { result.append(snapshot(e, table.keys[i], stored[i])) }
+        case .columns(let columns):
+            columns.columns.withUnsafeBufferPointer { attributeColumns in
+                for i in rows { result.append(snapshot(e, table.keys[i], columns, attributeColumns, i)) }
+            }
         }
         return result
     }
@@ -58,30 +77,59 @@ extension XMLStore {
     /// The snapshot of `id` in `image`, or `nil` when it does not exist there.
     func snapshot(of id: ObjectID, in image: XMLStoreImage) -> Snapshot? {
         guard id.storeIdentifier == identifier, let key = id.primaryKey, let e = layout.entityIndexByName[id.entityName],
-              let row = image.tables[e].row(for: key)
+              let i = image.tables[e].index(of: key)
         else { return nil }
-        return snapshot(e, key, row)
+        return snapshot(e, image.tables[e], i)
     }
 
-    /// A stored row as a ``Snapshot``.
+    /// Row `i` of `table` (entity `e`) as a ``Snapshot``.
+    func snapshot(_ e: Int, _ table: EntityTable, _ i: Int) -> Snapshot {
+        switch table.storage {
+        case .rows(let stored):
+            return snapshot(e, table.keys[i], stored[i])
+        case .columns(let columns):
+            return columns.columns.withUnsafeBufferPointer { snapshot(e, table.keys[i], columns, $0, i) }
+        }
+    }
+
+    /// A stored row as a ``Snapshot`` (its value arrays are shared, not copied).
     func snapshot(_ e: Int, _ key: Int64, _ row: StoredRow) -> Snapshot {
         let entityLayout = layout.entities[e]
-        let entity = entityLayout.entity
         var relationships: [RelationshipValue] = []
         if !row.relationships.isEmpty {
             relationships.reserveCapacity(row.relationships.count)
             for (r, stored) in row.relationships.enumerated() {
-                let destination = entity.relationships[r].destination
-                switch stored {
-                case .toOne(let target):
-                    relationships.append(.toOne(target.map { ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: $0) }))
-                case .toMany(let targets):
-                    relationships.append(.toMany(targets.map { ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: $0) }))
-                }
+                relationships.append(relationshipValue(stored.keys[...], toMany: entityLayout.isToMany[r], destination: entityLayout.destinationNames[r]))
             }
         }
         return Snapshot(
-            objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
+            objectID: ObjectID(entityName: entityLayout.name, storeIdentifier: identifier, primaryKey: key),
             version: row.version, attributes: row.attributes, relationships: relationships)
+    }
+
+    /// Row `i` of `columns` (entity `e`, key `key`; `attributeColumns` are its attribute
+    /// columns) as a ``Snapshot``: its values boxed from the columns, its strings copied out of
+    /// the arena.
+    func snapshot(_ e: Int, _ key: Int64, _ columns: EntityColumns, _ attributeColumns: UnsafeBufferPointer<XMLColumn>, _ i: Int) -> Snapshot {
+        let entityLayout = layout.entities[e]
+        var attributes: [Value] = []
+        attributes.reserveCapacity(attributeColumns.count)
+        for a in attributeColumns.indices { attributes.append(attributeColumns[a].value(at: i)) }
+        var relationships: [RelationshipValue] = []
+        if !columns.relationships.isEmpty {
+            relationships.reserveCapacity(columns.relationships.count)
+            for (r, column) in columns.relationships.enumerated() {
+                relationships.append(relationshipValue(column.keys(at: i), toMany: column.isToMany, destination: entityLayout.destinationNames[r]))
+            }
+        }
+        return Snapshot(
+            objectID: ObjectID(entityName: entityLayout.name, storeIdentifier: identifier, primaryKey: key),
+            version: columns.versions[i], attributes: attributes, relationships: relationships)
+    }
+
+    /// Target keys of `destination` as a relationship value.
+    func relationshipValue(_ keys: ArraySlice<Int64>, toMany: Bool, destination: String) -> RelationshipValue {
+        if toMany { return .toMany(keys.map { ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: $0) }) }
+        return .toOne(keys.first.map { ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: $0) })
     }
 }

@@ -65,9 +65,10 @@ extension XMLStore {
         var conflicts: [SaveConflict] = []
         func checkVersion(_ id: ObjectID, expected: Int64) throws {
             let e = try ownIndex(of: id)
-            let stored = current.tables[e].row(for: id.primaryKey!)
-            if stored?.version != expected {
-                conflicts.append(SaveConflict(objectID: id, expectedVersion: expected, storedSnapshot: stored.map { snapshot(e, id.primaryKey!, $0) }))
+            let table = current.tables[e]
+            let i = table.index(of: id.primaryKey!)
+            if i.map({ table.version(at: $0) }) != expected {
+                conflicts.append(SaveConflict(objectID: id, expectedVersion: expected, storedSnapshot: i.map { snapshot(e, table, $0) }))
             }
         }
         for update in request.updates { try checkVersion(update.snapshot.objectID, expected: update.expectedVersion) }
@@ -80,7 +81,7 @@ extension XMLStore {
         }
 
         // 2. Values and IDs, grouped by entity.
-        var inserted = Array(repeating: [(Int64, StoredRow)](), count: entityCount)
+        var inserted = Array(repeating: [(key: Int64, row: StoredRow)](), count: entityCount)
         var updated = Array(repeating: [Int64: StoredRow](), count: entityCount)
         var deleted = Array(repeating: Set<Int64>(), count: entityCount)
         for delete in request.deletes {
@@ -95,7 +96,7 @@ extension XMLStore {
             guard key < current.nextKeys[e] else {
                 throw StrataError(.invalidObjectID, "\(snapshot.objectID) was not handed out by this store (obtainPermanentIDs)", location: ["path": path, "entity": snapshot.objectID.entityName])
             }
-            inserted[e].append((key, try row(from: snapshot, entity: e, version: 1)))
+            inserted[e].append((key: key, row: try row(from: snapshot, entity: e, version: 1)))
             result.versions[snapshot.objectID] = 1
         }
         for update in request.updates {
@@ -154,7 +155,7 @@ extension XMLStore {
     /// Throws ``StrataError/Code/uniqueConstraint`` when an inserted or updated object shares the
     /// values of a unique constraint with another object of `image`. O(n) per constrained entity
     /// touched by the save.
-    func checkUniqueConstraints(in image: XMLStoreImage, inserted: [[(Int64, StoredRow)]], updated: [[Int64: StoredRow]]) throws {
+    func checkUniqueConstraints(in image: XMLStoreImage, inserted: [[(key: Int64, row: StoredRow)]], updated: [[Int64: StoredRow]]) throws {
         for (e, entityLayout) in layout.entities.enumerated() where !entityLayout.entity.uniqueConstraints.isEmpty {
             guard !inserted[e].isEmpty || !updated[e].isEmpty else { continue }
             let entity = entityLayout.entity
@@ -166,7 +167,7 @@ extension XMLStore {
                 var owners: [[Value]: Int64] = [:]
                 owners.reserveCapacity(table.count)
                 for i in 0..<table.count {
-                    let values = indexes.map { table.rows[i].attributes[$0] }
+                    let values = indexes.map { table.value($0, at: i) }
                     if values.contains(where: \.isNull) { continue }
                     let key = table.keys[i]
                     if let other = owners[values], changed.contains(key) || changed.contains(other) {

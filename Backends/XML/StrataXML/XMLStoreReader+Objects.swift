@@ -33,45 +33,6 @@ enum XMLSlotReader {
     }
 }
 
-/// The objects of one entity as the loader reads them, and what it learned about their names.
-///
-/// libxml2 interns every element and attribute name in its parser's dictionary, so the same name
-/// arrives as the same pointer in every start tag. The reader remembers, per property, the pointer
-/// its name came with last time and compares pointers first: in a file listing the properties in
-/// the canonical order, a start tag costs no string comparison at all. A pointer that does not
-/// match falls back to comparing the bytes, so a hand-edited file in any order reads the same.
-/// Only pointers the parser's dictionary owns (`xmlDictOwns`) are remembered, so a libxml2 that
-/// handed out names from a scratch buffer would only make the loader compare bytes. The
-/// remembered pointers belong to one parse and are never dereferenced after it.
-final class XMLEntityReader {
-    /// The entity's layout.
-    let layout: XMLEntityLayout
-    /// The entity, for messages.
-    var entity: Entity { layout.entity }
-    /// The value reader of each slot, indexed like ``XMLEntityLayout/slots``.
-    let readers: [XMLSlotReader]
-    /// The interned name pointer last seen for each slot (`nil` until seen).
-    let internedNames: UnsafeMutablePointer<UnsafePointer<UInt8>?>
-    /// The interned pointers of `_pk` and `_version`.
-    var internedKeyName: UnsafePointer<UInt8>?, internedVersionName: UnsafePointer<UInt8>?
-    /// The keys read, in file order.
-    var keys: [Int64] = []
-    /// The rows read, parallel to ``keys``.
-    var rows: [StoredRow] = []
-    /// The line of each row's start tag, parallel to ``keys`` (for messages found later).
-    var lines: [Int32] = []
-
-    /// A reader for the entity laid out as `layout`, with nothing read yet.
-    init(layout: XMLEntityLayout) {
-        self.layout = layout
-        readers = layout.slots.map { XMLSlotReader($0, layout: layout) }
-        internedNames = .allocate(capacity: max(1, layout.slots.count))
-        internedNames.initialize(repeating: nil, count: max(1, layout.slots.count))
-    }
-
-    deinit { internedNames.deallocate() }
-}
-
 /// Why an object's attribute could not be read (the message is built only on failure).
 enum XMLObjectProblem {
     /// The attribute at this index of the start tag is not a valid value of its slot.
@@ -102,20 +63,30 @@ extension XMLLoadState {
             e = found
         }
         let reader = entityReaders[e]
+        if reader.rows.pointee.plannedRows == 0 {
+            // The file's sequence bounds the number of objects a file Strata wrote holds (keys
+            // run from 1 and are never reused), and no object takes fewer than 24 bytes of it.
+            reader.rows.pointee.reserve(rows: Int(clamping: max(1, min(sequences[e] - 1, identity.size / 24))))
+        }
         lastEntityName = isInterned(localname) ? localname : nil
         lastEntityReader = reader
         return reader
     }
 
-    /// Reads one object element into its entity's rows: the hot path of a load.
+    /// Reads one object element into its entity's columns: the hot path of a load.
     func startObject(_ localname: UnsafePointer<UInt8>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
         guard let reader = entityReader(localname) else { return }
-        let slotCount = reader.readers.count
+        let rows = reader.rows
+        let row = rows.pointee.count
+        let readers = reader.readers
+        let names = reader.internedNames
+        let slotCount = readers.count
+        let keySlot = reader.keySlot, versionSlot = reader.versionSlot
+        let isUnorderedToMany = reader.isUnorderedToMany
         var key: Int64?
         var version: Int64?
-        var targets = reader.layout.emptyTargets
-        var values = [Value](repeating: .null, count: reader.layout.attributeTypes.count)
-        let problem: XMLObjectProblem? = values.withUnsafeMutableBufferPointer { values in
+        var attributesGiven = 0, relationshipsGiven = 0
+        let problem: XMLObjectProblem? = rows.pointee.columns.withUnsafeMutableBufferPointer { columns in
             var expected = 0
             for i in 0..<attributeCount {
                 let base = attributes! + i * 5
@@ -124,13 +95,13 @@ extension XMLLoadState {
                 let start = base[3]!
                 let text = UnsafeBufferPointer(start: start, count: base[4]! - start)
                 let slot: Int
-                if expected < slotCount && name == reader.internedNames[expected] {
+                if expected < slotCount && name == names[expected] {
                     slot = expected
-                } else if name == reader.internedKeyName {
+                } else if name == names[keySlot] {
                     guard let k = XMLFormat.parseInteger(text) else { return .invalidValue(slot: -1, attributeIndex: i) }
                     key = k
                     continue
-                } else if name == reader.internedVersionName {
+                } else if name == names[versionSlot] {
                     guard let v = XMLFormat.parseInteger(text), v >= 0 else { return .invalidValue(slot: -2, attributeIndex: i) }
                     version = v
                     continue
@@ -150,42 +121,72 @@ extension XMLLoadState {
                     return .unresolved(attributeIndex: i)
                 }
                 expected = slot + 1
-                // libxml2 refuses an attribute given twice, and a name resolved here is the
-                // property's own, so no value is set twice here (`NAME` with `NAME.b64` goes to
-                // the general path, which reports it).
-                switch reader.readers[slot] {
+                // libxml2 refuses an attribute given twice and a name resolved here is the
+                // property's own, so a column gets at most one value per object; the count
+                // checks only hand anything else to the general path, which reports it.
+                switch readers[slot] {
                 case .integer(let a, let range):
+                    guard columns[a].count == row else { return .unresolved(attributeIndex: i) }
                     guard let v = XMLFormat.parseInteger(text), range.contains(v) else { return .invalidValue(slot: slot, attributeIndex: i) }
-                    values[a] = .integer(v)
+                    columns[a].append(integer: v)
                 case .double(let a):
+                    guard columns[a].count == row else { return .unresolved(attributeIndex: i) }
                     guard let v = XMLFormat.parseDouble(text) else { return .invalidValue(slot: slot, attributeIndex: i) }
-                    values[a] = .double(v)
+                    columns[a].append(double: v)
                 case .string(let a):
-                    values[a] = .string(String(decoding: decodedText(text), as: UTF8.self))
+                    guard columns[a].count == row else { return .unresolved(attributeIndex: i) }
+                    if XMLText.isPlainASCII(text) {
+                        columns[a].append(utf8: text)
+                    } else {
+                        // `&#38;` to decode, or UTF-8 beyond ASCII: through a String, which also
+                        // replaces any invalid UTF-8 (libxml2 lets none through).
+                        var string = String(decoding: decodedText(text), as: UTF8.self)
+                        string.withUTF8 { columns[a].append(utf8: $0) }
+                    }
                 case .other(let a, let type):
+                    guard columns[a].count == row else { return .unresolved(attributeIndex: i) }
                     guard let value = XMLFormat.parseValue(type == .uri ? decodedText(text) : text, as: type) else {
                         return .invalidValue(slot: slot, attributeIndex: i)
                     }
-                    values[a] = value
+                    columns[a].append(value)
                 case .relationship(let r):
-                    guard let parsed = parseTargets(text, toMany: reader.layout.isToMany[r]) else { return .invalidValue(slot: slot, attributeIndex: i) }
-                    targets[r] = reader.layout.isUnorderedToMany[r] ? .toMany(parsed.keys.sorted()) : parsed
+                    let appended: Bool? = rows.pointee.relationships.withUnsafeMutableBufferPointer { relationships in
+                        guard relationships[r].count == row else { return nil }
+                        return relationships[r].append(parsing: text, sorted: isUnorderedToMany[r])
+                    }
+                    guard let appended else { return .unresolved(attributeIndex: i) }
+                    guard appended else { return .invalidValue(slot: slot, attributeIndex: i) }
+                    relationshipsGiven += 1
+                    continue
                 }
+                attributesGiven += 1
             }
             return nil
         }
         if let problem {
+            reader.discardRow(row)
             return reportObjectProblem(problem, reader: reader, attributeCount: attributeCount, attributes: attributes!)
         }
-        let entity = reader.entity
-        guard let key else { return fail("<\(entity.name)> has no _pk (primary key) attribute", entity: entity.name, key: "_pk") }
-        guard let version else { return fail("<\(entity.name) _pk=\"\(key)\"> has no _version attribute", entity: entity.name, key: "_version") }
-        for a in reader.layout.requiredAttributes where values[a].isNull {
+        finishObject(reader: reader, row: row, key: key, version: version, attributesGiven: attributesGiven, relationshipsGiven: relationshipsGiven)
+    }
+
+    /// Checks the object just read as row `row` has its key, its version and every required
+    /// value, and records it (or reports what is missing). `attributesGiven` and
+    /// `relationshipsGiven` count the columns it filled (`-1`: not counted).
+    @inline(__always)
+    func finishObject(reader: XMLEntityReader, row: Int, key: Int64?, version: Int64?, attributesGiven: Int = -1, relationshipsGiven: Int = -1) {
+        guard let key else {
+            reader.discardRow(row)
+            return fail("<\(reader.entity.name)> has no _pk (primary key) attribute", entity: reader.entity.name, key: "_pk")
+        }
+        guard let version else {
+            reader.discardRow(row)
+            return fail("<\(reader.entity.name) _pk=\"\(key)\"> has no _version attribute", entity: reader.entity.name, key: "_version")
+        }
+        if let a = reader.finishRow(row, attributesGiven: attributesGiven, relationshipsGiven: relationshipsGiven, key: key, version: version, line: line) {
+            let entity = reader.entity
             return fail("<\(entity.name) _pk=\"\(key)\"> has no value for the required attribute '\(entity.attributes[a].name)'", entity: entity.name, key: entity.attributes[a].name)
         }
-        reader.keys.append(key)
-        reader.rows.append(StoredRow(version: version, attributes: values, relationships: targets))
-        reader.lines.append(Int32(clamping: line))
     }
 
     /// The slot of an attribute name not seen at its interned pointer yet: `-1` for `_pk`, `-2`
@@ -194,11 +195,11 @@ extension XMLLoadState {
     func resolveSlot(_ name: UnsafePointer<UInt8>, reader: XMLEntityReader) -> Int? {
         let interned = isInterned(name)
         if strcmp(name, "_pk") == 0 {
-            if interned { reader.internedKeyName = name }
+            if interned { reader.internedNames[reader.keySlot] = name }
             return -1
         }
         if strcmp(name, "_version") == 0 {
-            if interned { reader.internedVersionName = name }
+            if interned { reader.internedNames[reader.versionSlot] = name }
             return -2
         }
         for (s, slot) in reader.layout.slots.enumerated() where strcmp(name, slot.cName) == 0 {
@@ -260,8 +261,7 @@ extension XMLLoadState {
         let entityLayout = reader.layout
         // The entity itself is only needed for messages: copying it costs a dozen retains.
         var entity: Entity { entityLayout.entity }
-        var values = [Value](repeating: .null, count: entityLayout.attributeTypes.count)
-        var targets = entityLayout.emptyTargets
+        let row = reader.rows.pointee.count
         var key: Int64?
         var version: Int64?
         var expected = 0
@@ -292,11 +292,11 @@ extension XMLLoadState {
                           let a = entity.attributeIndex(named: String(nameText.dropLast(XMLFormat.base64Suffix.count))),
                           entity.attributes[a].type == .string
                 {
-                    guard values[a].isNull else { return fail("\(entity.name).\(entity.attributes[a].name) is given twice", entity: entity.name, key: entity.attributes[a].name) }
+                    guard reader.rows.pointee.columns[a].count == row else { return fail("\(entity.name).\(entity.attributes[a].name) is given twice", entity: entity.name, key: entity.attributes[a].name) }
                     guard let data = Data(base64Encoded: String(decoding: text, as: UTF8.self)), let string = String(data: data, encoding: .utf8) else {
                         return fail("\(nameText) of <\(entity.name)> is not base64 of UTF-8 text", entity: entity.name, key: entity.attributes[a].name)
                     }
-                    values[a] = .string(string)
+                    reader.rows.pointee.columns[a].append(.string(string))
                     continue
                 } else {
                     return fail("unknown attribute '\(nameText)' of <\(entity.name)>; it has: \(slots.map { String(cString: $0.cName) }.joined(separator: ", "))", entity: entity.name, key: nameText)
@@ -307,29 +307,22 @@ extension XMLLoadState {
             case .attribute(let a):
                 let type = entityLayout.attributeTypes[a]
                 if type == .string || type == .uri { text = attribute(attributes!, i).value }
-                guard values[a].isNull else { return fail("\(entity.name).\(entity.attributes[a].name) is given twice", entity: entity.name, key: entity.attributes[a].name) }
+                guard reader.rows.pointee.columns[a].count == row else { return fail("\(entity.name).\(entity.attributes[a].name) is given twice", entity: entity.name, key: entity.attributes[a].name) }
                 guard let value = XMLFormat.parseValue(text, as: type) else {
                     let shown = String(decoding: text.prefix(80), as: UTF8.self)
                     return fail("\(entity.name).\(entity.attributes[a].name) = \"\(shown)\" is not a valid \(type.rawValue)", entity: entity.name, key: entity.attributes[a].name)
                 }
-                values[a] = value
+                reader.rows.pointee.columns[a].append(value)
             case .relationship(let r):
-                guard let parsed = parseTargets(text, toMany: entityLayout.isToMany[r]) else {
-                    let relationship = entity.relationships[r]
+                let relationship = entity.relationships[r]
+                guard reader.rows.pointee.relationships[r].count == row else { return fail("\(entity.name).\(relationship.name) is given twice", entity: entity.name, key: relationship.name) }
+                guard reader.rows.pointee.relationships[r].append(parsing: text, sorted: entityLayout.isUnorderedToMany[r]) else {
                     let shown = String(decoding: text.prefix(80), as: UTF8.self)
                     let expectation = relationship.isToMany ? "space-separated primary keys" : "one primary key"
                     return fail("\(entity.name).\(relationship.name) = \"\(shown)\" is not \(expectation) of \(relationship.destination)", entity: entity.name, key: relationship.name)
                 }
-                targets[r] = entityLayout.isUnorderedToMany[r] ? .toMany(parsed.keys.sorted()) : parsed
             }
         }
-        guard let key else { return fail("<\(entity.name)> has no _pk (primary key) attribute", entity: entity.name, key: "_pk") }
-        guard let version else { return fail("<\(entity.name) _pk=\"\(key)\"> has no _version attribute", entity: entity.name, key: "_version") }
-        for a in entityLayout.requiredAttributes where values[a].isNull {
-            return fail("<\(entity.name) _pk=\"\(key)\"> has no value for the required attribute '\(entity.attributes[a].name)'", entity: entity.name, key: entity.attributes[a].name)
-        }
-        reader.keys.append(key)
-        reader.rows.append(StoredRow(version: version, attributes: values, relationships: targets))
-        reader.lines.append(Int32(clamping: line))
+        finishObject(reader: reader, row: row, key: key, version: version)
     }
 }

@@ -36,6 +36,16 @@ enum XMLStoreReader {
     }
 }
 
+/// Bytes read from the store file and not yet handed to libxml2: `storage[start..<end]`.
+struct XMLReadBuffer {
+    /// The buffer (owned by ``XMLLoadState/run()``).
+    let storage: UnsafeMutableRawBufferPointer
+    /// The first byte not yet handed out.
+    var start = 0
+    /// The end of the bytes read.
+    var end = 0
+}
+
 /// The state of one parse; the SAX callbacks reach it through libxml2's user-data pointer.
 final class XMLLoadState {
     let path: String
@@ -46,8 +56,13 @@ final class XMLLoadState {
 
     var fd: Int32 = -1
     var readErrno: Int32 = 0
+    /// The bytes read from ``fd`` and not yet handed to libxml2.
+    var input = XMLReadBuffer(storage: UnsafeMutableRawBufferPointer(start: nil, count: 0))
     var context: xmlParserCtxtPtr?
-    var error: StrataError?
+    /// The first error found; the parser is stopped when it is set.
+    var error: StrataError? { didSet { failed = error != nil } }
+    /// Whether ``error`` is set (a plain flag: the per-element checks read it).
+    var failed = false
     var firstParserError: (message: String, line: Int)?
     var stoppedAfterHeader = false
     var identity = XMLFileIdentity(device: 0, inode: 0, size: 0, modifiedSeconds: 0, modifiedNanoseconds: 0)
@@ -94,16 +109,18 @@ final class XMLLoadState {
         sax.initialized = XML_SAX2_MAGIC
         sax.startElementNs = { ctx, localname, prefix, uri, namespaceCount, _, attributeCount, _, attributes in
             guard let ctx, let localname else { return }
-            Unmanaged<XMLLoadState>.fromOpaque(ctx).takeUnretainedValue()
-                .startElement(localname, prefix: prefix, uri: uri, namespaceCount: namespaceCount, attributeCount: Int(attributeCount), attributes: attributes)
+            // The state outlives the parse (`withExtendedLifetime` below): no retain per element.
+            Unmanaged<XMLLoadState>.fromOpaque(ctx)._withUnsafeGuaranteedRef {
+                $0.startElement(localname, prefix: prefix, uri: uri, namespaceCount: namespaceCount, attributeCount: Int(attributeCount), attributes: attributes)
+            }
         }
         sax.endElementNs = { ctx, _, _, _ in
             guard let ctx else { return }
-            Unmanaged<XMLLoadState>.fromOpaque(ctx).takeUnretainedValue().depth -= 1
+            Unmanaged<XMLLoadState>.fromOpaque(ctx)._withUnsafeGuaranteedRef { $0.depth -= 1 }
         }
         sax.characters = { ctx, text, length in
             guard let ctx, let text else { return }
-            Unmanaged<XMLLoadState>.fromOpaque(ctx).takeUnretainedValue().characters(text, Int(length))
+            Unmanaged<XMLLoadState>.fromOpaque(ctx)._withUnsafeGuaranteedRef { $0.characters(text, Int(length)) }
         }
         sax.cdataBlock = { ctx, _, _ in
             guard let ctx else { return }
@@ -130,33 +147,34 @@ final class XMLLoadState {
             let e = errorPointer.pointee
             guard e.level.rawValue >= XML_ERR_ERROR.rawValue, state.firstParserError == nil else { return }
             let message = e.message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "malformed XML"
-            state.firstParserError = (message, Int(e.line))
+            var line = Int(e.line)
+            // At the end of a file that ends with a line feed (a root never closed), libxml2
+            // counts the empty line after it: name the file's last line instead.
+            if let input = state.context?.pointee.input?.pointee, let cur = input.cur, let base = input.base,
+               cur == input.end, cur > base, cur[-1] == 0x0A, line > 1
+            {
+                line -= 1
+            }
+            state.firstParserError = (message, line)
         }
 
-        // The push parser, fed 256 KiB reads: libxml2's own I/O reads 4 KB at a time.
+        // A pull parser reading through `readInput`, which serves libxml2's 4 KB requests from
+        // 256 KiB reads of the descriptor already open (so the file parsed is the one whose
+        // identity was taken, and there are few system calls).
         let me = Unmanaged.passUnretained(self).toOpaque()
-        guard let ctxt = xmlCreatePushParserCtxt(&sax, me, nil, 0, path) else {
+        let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
+        defer { readBuffer.deallocate() }
+        input = XMLReadBuffer(storage: readBuffer)
+        guard let ctxt = xmlCreateIOParserCtxt(&sax, me, { ctx, out, length in
+            guard let ctx, let out, length > 0 else { return 0 }
+            return Unmanaged<XMLLoadState>.fromOpaque(ctx)._withUnsafeGuaranteedRef { $0.readInput(into: out, capacity: Int(length)) }
+        }, nil, me, XML_CHAR_ENCODING_NONE) else {
             throw StrataError(.io, "libxml2 could not create a parser for \(path)", location: ["path": path])
         }
         defer { xmlFreeParserCtxt(ctxt) }
         context = ctxt
         xmlCtxtUseOptions(ctxt, Int32(XML_PARSE_NONET.rawValue))
-        let chunkSize = 256 * 1024
-        let chunk = UnsafeMutablePointer<CChar>.allocate(capacity: chunkSize)
-        defer { chunk.deallocate() }
-        var status: Int32 = 0
-        withExtendedLifetime(self) {
-            while status == 0 && error == nil && !stoppedAfterHeader {
-                let n = read(fd, chunk, chunkSize)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    readErrno = errno
-                    return
-                }
-                status = xmlParseChunk(ctxt, chunk, Int32(n), n == 0 ? 1 : 0)
-                if n == 0 { return }
-            }
-        }
+        let status = withExtendedLifetime(self) { xmlParseDocument(ctxt) }
         context = nil
 
         if let error { throw error }
@@ -173,12 +191,32 @@ final class XMLLoadState {
         }
     }
 
+    /// Copies up to `capacity` bytes of the file into `out` for libxml2; returns the number of
+    /// bytes copied, 0 at the end of the file, or -1 after a read error (kept in ``readErrno``).
+    func readInput(into out: UnsafeMutablePointer<CChar>, capacity: Int) -> Int32 {
+        if input.start == input.end {
+            var n: Int
+            repeat { n = read(fd, input.storage.baseAddress, input.storage.count) } while n < 0 && errno == EINTR
+            if n < 0 {
+                readErrno = errno
+                return -1
+            }
+            input.start = 0
+            input.end = n
+            if n == 0 { return 0 }
+        }
+        let count = min(capacity, input.end - input.start)
+        UnsafeMutableRawPointer(out).copyMemory(from: input.storage.baseAddress! + input.start, byteCount: count)
+        input.start += count
+        return Int32(count)
+    }
+
     /// The line the parser is at (the end of the current start tag).
     var line: Int { context.map { Int(xmlSAX2GetLineNumber($0)) } ?? 0 }
 
     /// Records the first error, with the current line, and stops the parser.
     func fail(_ message: String, code: StrataError.Code = .storeCorrupt, entity: String? = nil, key: String? = nil) {
-        guard error == nil else { return }
+        guard !failed else { return }
         let line = self.line
         var location = ["path": path, "line": String(line)]
         if let entity { location["entity"] = entity }
@@ -193,7 +231,7 @@ final class XMLLoadState {
         _ localname: UnsafePointer<UInt8>, prefix: UnsafePointer<UInt8>?, uri: UnsafePointer<UInt8>?,
         namespaceCount: Int32, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
     ) {
-        guard error == nil else { return }
+        guard !failed else { return }
         depth += 1
         if prefix != nil || uri != nil || namespaceCount > 0 {
             return fail("element <\(String(cString: localname))> uses an XML namespace; the format has none")
@@ -218,7 +256,7 @@ final class XMLLoadState {
     }
 
     func characters(_ text: UnsafePointer<UInt8>, _ length: Int) {
-        guard error == nil else { return }
+        guard !failed else { return }
         for i in 0..<length {
             let c = text[i]
             if c != 0x20 && c != 0x0A && c != 0x09 && c != 0x0D {
@@ -336,22 +374,6 @@ final class XMLLoadState {
         }
     }
 
-    /// Parses `12` (to-one) or `3 4 5` (to-many, single spaces; empty for no target).
-    func parseTargets(_ text: UnsafeBufferPointer<UInt8>, toMany: Bool) -> StoredRelationship? {
-        if !toMany {
-            return XMLFormat.parseInteger(text).map { .toOne($0) }
-        }
-        var keys: [Int64] = []
-        if text.isEmpty { return .toMany(keys) }
-        var start = 0
-        for i in 0...text.count where i == text.count || text[i] == 0x20 {
-            guard i > start, let k = XMLFormat.parseInteger(UnsafeBufferPointer(rebasing: text[start..<i])) else { return nil }
-            keys.append(k)
-            start = i + 1
-        }
-        return .toMany(keys)
-    }
-
     // MARK: Finishing
 
     /// Sorts tables when the file listed objects out of order, rejects duplicate keys and
@@ -362,34 +384,35 @@ final class XMLLoadState {
         }
         metadata.userInfo = userInfo
         var image = XMLStoreImage(metadata: metadata, model: model)
+        var lines = Array(repeating: [Int32](), count: layout.entities.count)
         for e in layout.entities.indices {
             let reader = entityReaders[e]
-            var keys = reader.keys, entityRows = reader.rows, entityLines = reader.lines
-            reader.keys = []
-            reader.rows = []
-            if !EntityTable(keys: keys, rows: []).isSorted {
+            var (table, entityLines) = reader.takeTable()
+            if !table.isSorted {
+                let keys = table.keys
                 let order = keys.indices.sorted { keys[$0] < keys[$1] || (keys[$0] == keys[$1] && $0 < $1) }
                 for i in order.indices.dropFirst() where keys[order[i]] == keys[order[i - 1]] {
                     let entityName = layout.entities[e].entity.name
                     let line = Int(max(entityLines[order[i]], entityLines[order[i - 1]]))
                     throw StrataError(.storeCorrupt, "\(path), line \(line): <\(entityName) _pk=\"\(keys[order[i]])\"> appears twice (also at line \(min(entityLines[order[i]], entityLines[order[i - 1]])))", location: ["path": path, "line": String(line), "entity": entityName])
                 }
-                keys = order.map { keys[$0] }
-                entityRows = order.map { entityRows[$0] }
+                table = table.permuted(order)
                 entityLines = order.map { entityLines[$0] }
-                reader.lines = entityLines
             }
-            image.tables[e] = EntityTable(keys: keys, rows: entityRows)
-            image.nextKeys[e] = max(sequences[e], (keys.last ?? 0) + 1)
+            lines[e] = entityLines
+            image.tables[e] = table
+            // A key of Int64.max leaves no key to hand out, rather than overflowing.
+            let largest = table.largestKey ?? 0
+            image.nextKeys[e] = max(sequences[e], largest == .max ? .max : largest + 1)
         }
         for (e, entityLayout) in layout.entities.enumerated() where !entityLayout.entity.relationships.isEmpty {
             let table = image.tables[e]
-            for (i, row) in table.rows.enumerated() {
-                for (r, targets) in row.relationships.enumerated() {
-                    let destination = entityLayout.destinations[r]
-                    for target in targets.keys where image.tables[destination].index(of: target) == nil {
+            for i in 0..<table.count {
+                for r in entityLayout.destinations.indices {
+                    let destination = image.tables[entityLayout.destinations[r]]
+                    for target in table.targets(r, at: i) where destination.index(of: target) == nil {
                         let relationship = entityLayout.entity.relationships[r]
-                        let line = Int(entityReaders[e].lines[i])
+                        let line = Int(lines[e][i])
                         throw StrataError(
                             .storeCorrupt,
                             "\(path), line \(line): \(entityLayout.entity.name) \(table.keys[i]).\(relationship.name) refers to \(relationship.destination) \(target), which does not exist in the file",

@@ -150,14 +150,28 @@ private struct XMLWriterSession {
         for e in layout.entityWriteOrder {
             let entityLayout = layout.entities[e]
             let table = image.tables[e]
-            for i in 0..<table.count {
-                guard object(key: table.keys[i], row: table.rows[i], layout: entityLayout) else { return false }
+            switch table.storage {
+            case .rows(let rows):
+                for i in 0..<table.count {
+                    guard object(key: table.keys[i], row: rows[i], layout: entityLayout) else { return false }
+                }
+            case .columns(let columns):
+                let written = columns.columns.withUnsafeBufferPointer { attributeColumns in
+                    columns.relationships.withUnsafeBufferPointer { relationships in
+                        for i in 0..<table.count {
+                            guard object(key: table.keys[i], version: columns.versions[i], i, columns: attributeColumns, relationships: relationships, layout: entityLayout) else { return false }
+                        }
+                        return true
+                    }
+                }
+                guard written else { return false }
             }
         }
         // xmlTextWriterEndDocument ends the file with the last line feed.
         return xmlTextWriterEndElement(writer) >= 0 && xmlTextWriterEndDocument(writer) >= 0
     }
 
+    /// Writes an object kept as a row.
     mutating func object(key: Int64, row: StoredRow, layout: XMLEntityLayout) -> Bool {
         guard xmlTextWriterStartElement(writer, layout.cName) >= 0,
               integerAttribute(Names.primaryKey.utf8Start, key), integerAttribute(Names.version.utf8Start, row.version)
@@ -173,18 +187,68 @@ private struct XMLWriterSession {
                 case .toOne(let target?):
                     guard integerAttribute(slot.cName, target) else { return false }
                 case .toMany(let targets):
-                    if targets.isEmpty { continue }
-                    var text = ""
-                    text.reserveCapacity(targets.count * 8)
-                    for (i, target) in targets.enumerated() {
-                        if i > 0 { text.append(" ") }
-                        text.append(String(target))
-                    }
-                    guard raw(slot.cName, text) else { return false }
+                    guard targets.isEmpty || keyList(slot.cName, targets[...]) else { return false }
                 }
             }
         }
         return xmlTextWriterEndElement(writer) >= 0 && newline()
+    }
+
+    /// Writes row `i` of columns `columns` and `relationships` (key `key`, version `version`).
+    mutating func object(
+        key: Int64, version: Int64, _ i: Int, columns: UnsafeBufferPointer<XMLColumn>, relationships: UnsafeBufferPointer<XMLRelationshipColumn>,
+        layout: XMLEntityLayout
+    ) -> Bool {
+        guard xmlTextWriterStartElement(writer, layout.cName) >= 0,
+              integerAttribute(Names.primaryKey.utf8Start, key), integerAttribute(Names.version.utf8Start, version)
+        else { return false }
+        for slot in layout.slots {
+            switch slot.kind {
+            case .attribute(let a):
+                let column = columns.baseAddress! + a
+                if column.pointee.isNull(i) { continue }
+                switch column.pointee.storage {
+                case .integers:
+                    guard integerAttribute(slot.cName, column.pointee.integers[i]) else { return false }
+                case .doubles:
+                    guard raw(slot.cName, column.pointee.doubles[i].description) else { return false }
+                case .strings:
+                    guard column.pointee.withUTF8(at: i, { string(name: slot.cName, base64Name: layout.base64Names[a], $0) }) else { return false }
+                case .values:
+                    guard value(column.pointee.values[i], name: slot.cName, base64Name: layout.base64Names[a]) else { return false }
+                }
+            case .relationship(let r):
+                let column = relationships.baseAddress! + r
+                let targets = column.pointee.keys(at: i)
+                if targets.isEmpty { continue }
+                if !column.pointee.isToMany {
+                    guard integerAttribute(slot.cName, targets[targets.startIndex]) else { return false }
+                    continue
+                }
+                guard keyList(slot.cName, targets) else { return false }
+            }
+        }
+        return xmlTextWriterEndElement(writer) >= 0 && newline()
+    }
+
+    /// A to-many's keys, separated by single spaces.
+    func keyList(_ name: UnsafePointer<UInt8>, _ targets: ArraySlice<Int64>) -> Bool {
+        var text = ""
+        text.reserveCapacity(targets.count * 8)
+        for (n, target) in targets.enumerated() {
+            if n > 0 { text.append(" ") }
+            text.append(String(target))
+        }
+        return raw(name, text)
+    }
+
+    /// A string attribute from its UTF-8 bytes: escaped, or in base64 under `base64Name` when XML
+    /// cannot carry it.
+    mutating func string(name: UnsafePointer<UInt8>, base64Name: UnsafePointer<UInt8>?, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if let base64Name, !XMLFormat.isXMLSafe(bytes) {
+            return raw(base64Name, Data(bytes).base64EncodedString())
+        }
+        return escapedAttribute(name, bytes)
     }
 
     mutating func value(_ value: Value, name: UnsafePointer<UInt8>, base64Name: UnsafePointer<UInt8>?) -> Bool {
@@ -194,11 +258,7 @@ private struct XMLWriterSession {
         case .integer(let v):
             return integerAttribute(name, v)
         case .string(var s):
-            let safe = s.withUTF8 { XMLFormat.isXMLSafe($0) }
-            if !safe, let base64Name {
-                return raw(base64Name, Data(s.utf8).base64EncodedString())
-            }
-            return s.withUTF8 { escapedAttribute(name, $0) }
+            return s.withUTF8 { string(name: name, base64Name: base64Name, $0) }
         case .uri(let url):
             var text = url.absoluteString
             return text.withUTF8 { escapedAttribute(name, $0) }

@@ -4,7 +4,8 @@
 //   swift run -c release --package-path Benchmarks XMLBenchmarks [runs]
 //
 // Peak memory is measured in child processes (this executable with `memory-load PATH` or
-// `memory-save`), so each measurement starts from a clean baseline.
+// `memory-save`), so each measurement starts from a clean baseline. Profiling modes
+// (`profile-save`, `profile-open`): see Profiling.swift.
 
 import BenchmarkSupport
 import Foundation
@@ -12,6 +13,9 @@ import StrataCore
 import StrataXML
 
 let arguments = CommandLine.arguments
+if try runProfilingMode(arguments) {
+    exit(0)
+}
 if arguments.count >= 2 && arguments[1].hasPrefix("memory-") {
     runMemoryChild(arguments)
     exit(0)
@@ -32,6 +36,9 @@ var loadCPU = ComparisonRow(workload: "X load 100k (CPU)", target: 1.5)
 let storePath = directory + "/store.xml"
 let rawPath = directory + "/raw.xml"
 var identical = true
+// Not a comparison: fetching every record as snapshots from the store just loaded (a loaded
+// table keeps columns, so each fetch makes the snapshots' values and strings).
+var fetchAll: [Double] = []
 
 for run in 1...runs {
     // Save: a fresh store each run, the request built beforehand.
@@ -56,6 +63,9 @@ for run in 1...runs {
         opened = try XMLBackend().openStore(StoreURL(scheme: "xml", location: storePath), model: model)
     }
     loaded = try opened!.execute(FetchRequest(entityName: "Record", resultType: .count)).count()
+    var fetched = 0
+    fetchAll.append(try milliseconds { fetched = try opened!.execute(FetchRequest(entityName: "Record")).snapshots().count })
+    precondition(fetched == loaded)
     try opened!.close()
     opened = nil
     if strataFirst { rawLoad() }
@@ -66,6 +76,7 @@ let fileBytes = (try FileManager.default.attributesOfItem(atPath: storePath)[.si
 printTable(title: "XML: X, \(workload.records.count) records, \(String(format: "%.1f", Double(fileBytes) / 1_048_576)) MiB file", rawName: "libxml2 (xmlTextWriter / SAX2)", rows: [save, load], runs: runs)
 printTable(title: "The same runs, CPU time of the measuring thread", rawName: "libxml2 (xmlTextWriter / SAX2)", rows: [saveCPU, loadCPU], runs: runs)
 print("\nThe file XMLStore wrote is byte-identical to the raw xmlTextWriter one: \(identical ? "yes" : "NO")")
+print("Fetching all \(workload.records.count) records as snapshots from the loaded store: \(format(median(fetchAll))) ms (median)")
 
 let loadMemory = measureInChild(["memory-load", storePath])
 let saveMemory = measureInChild(["memory-save", directory + "/memory-save.xml"])

@@ -1,0 +1,158 @@
+import StrataCore
+
+/// What the loader has read of one entity's objects, as parallel columns in file order: what
+/// ``EntityTable`` holds once the load is finished.
+struct XMLEntityRows {
+    /// The keys read, in file order.
+    var keys: [Int64] = []
+    /// The versions read, parallel to ``keys``.
+    var versions: [Int64] = []
+    /// The line of each object's start tag, parallel to ``keys`` (for messages found later).
+    var lines: [Int32] = []
+    /// The attribute values read, one column per attribute, parallel to ``keys`` (a column is
+    /// one row longer while an object is being read).
+    var columns: [XMLColumn]
+    /// The relationship targets read, one column per relationship, parallel to ``keys``.
+    var relationships: [XMLRelationshipColumn]
+
+    /// No rows, with the columns of `entity`.
+    init(entity: Entity) {
+        let empty = EntityColumns(entity: entity)
+        columns = empty.columns
+        relationships = empty.relationships
+    }
+
+    /// The number of objects read.
+    var count: Int { keys.count }
+
+    /// The number of objects room was reserved for (0 until ``reserve(rows:)``).
+    private(set) var plannedRows = 0
+
+    /// Reserves room for `rows` objects in every column, so that reading them copies no column
+    /// to a larger buffer. Room never used is address space only: untouched pages are never
+    /// resident.
+    mutating func reserve(rows: Int) {
+        plannedRows = rows
+        keys.reserveCapacity(rows)
+        versions.reserveCapacity(rows)
+        lines.reserveCapacity(rows)
+        for a in columns.indices { columns[a].reserveCapacity(rows: rows) }
+        for r in relationships.indices { relationships[r].reserveCapacity(rows: rows) }
+    }
+
+    /// Once the first objects are read, reserves room in each string column for the strings of
+    /// the planned objects at the average length read so far, plus a quarter.
+    mutating func reserveStringBytes() {
+        guard plannedRows > count, count > 0 else { return }
+        for a in columns.indices where columns[a].storage == .strings {
+            columns[a].reserveCapacity(bytes: columns[a].bytes.count / count * plannedRows * 5 / 4)
+        }
+    }
+}
+
+/// The objects of one entity as the loader reads them, and what it learned about their names.
+///
+/// libxml2 interns every element and attribute name in its parser's dictionary, so the same name
+/// arrives as the same pointer in every start tag. The reader remembers, per property, the pointer
+/// its name came with last time and compares pointers first: in a file listing the properties in
+/// the canonical order, a start tag costs no string comparison at all. A pointer that does not
+/// match falls back to comparing the bytes, so a hand-edited file in any order reads the same.
+/// Only pointers the parser's dictionary owns (`xmlDictOwns`) are remembered, so a libxml2 that
+/// handed out names from a scratch buffer would only make the loader compare bytes. The
+/// remembered pointers belong to one parse and are never dereferenced after it.
+///
+/// Everything the per-object path reads or changes is held through pointers the reader owns, so
+/// that path does no reference counting and no dynamic exclusivity checks (a class's stored
+/// `var`s cost one of each per access).
+final class XMLEntityReader {
+    /// The entity's layout.
+    let layout: XMLEntityLayout
+    /// The entity, for messages.
+    var entity: Entity { layout.entity }
+    /// The value reader of each slot, indexed like ``XMLEntityLayout/slots``.
+    let readers: UnsafeMutableBufferPointer<XMLSlotReader>
+    /// The interned name pointer last seen for each slot (`nil` until seen), then those of `_pk`
+    /// (at ``keySlot``) and `_version` (at ``versionSlot``).
+    let internedNames: UnsafeMutablePointer<UnsafePointer<UInt8>?>
+    /// For each attribute, whether it is required.
+    let isRequired: UnsafeMutableBufferPointer<Bool>
+    /// For each relationship, whether it is an unordered to-many (its keys are sorted).
+    let isUnorderedToMany: UnsafeMutableBufferPointer<Bool>
+    /// The objects read so far.
+    let rows: UnsafeMutablePointer<XMLEntityRows>
+
+    /// The index of `_pk`'s interned pointer in ``internedNames``.
+    var keySlot: Int { readers.count }
+    /// The index of `_version`'s interned pointer in ``internedNames``.
+    var versionSlot: Int { readers.count + 1 }
+
+    /// A reader for the entity laid out as `layout`, with nothing read yet.
+    init(layout: XMLEntityLayout) {
+        self.layout = layout
+        readers = .allocate(capacity: layout.slots.count)
+        _ = readers.initialize(from: layout.slots.map { XMLSlotReader($0, layout: layout) })
+        internedNames = .allocate(capacity: layout.slots.count + 2)
+        internedNames.initialize(repeating: nil, count: layout.slots.count + 2)
+        isRequired = .allocate(capacity: layout.isRequired.count)
+        _ = isRequired.initialize(from: layout.isRequired)
+        isUnorderedToMany = .allocate(capacity: layout.isUnorderedToMany.count)
+        _ = isUnorderedToMany.initialize(from: layout.isUnorderedToMany)
+        rows = .allocate(capacity: 1)
+        rows.initialize(to: XMLEntityRows(entity: layout.entity))
+    }
+
+    deinit {
+        readers.deallocate()
+        internedNames.deallocate()
+        isRequired.deallocate()
+        isUnorderedToMany.deallocate()
+        rows.deinitialize(count: 1)
+        rows.deallocate()
+    }
+
+    /// Ends the object being read as row `row` (the number of objects read before it): every
+    /// column it gave no value gets a null, and its key, version and line are recorded.
+    /// `attributesGiven` and `relationshipsGiven` count the columns it filled. Returns the index
+    /// of a required attribute it gave no value, recording nothing, or `nil`.
+    @inline(__always)
+    func finishRow(_ row: Int, attributesGiven: Int, relationshipsGiven: Int, key: Int64, version: Int64, line: Int) -> Int? {
+        if attributesGiven != rows.pointee.columns.count {
+            let required = isRequired
+            let missing: Int? = rows.pointee.columns.withUnsafeMutableBufferPointer { columns in
+                for a in columns.indices where columns[a].count == row {
+                    if required[a] { return a }
+                    columns[a].appendNull()
+                }
+                return nil
+            }
+            if let missing {
+                discardRow(row)
+                return missing
+            }
+        }
+        if relationshipsGiven != rows.pointee.relationships.count {
+            rows.pointee.relationships.withUnsafeMutableBufferPointer { relationships in
+                for r in relationships.indices where relationships[r].count == row { relationships[r].appendNone() }
+            }
+        }
+        rows.pointee.keys.append(key)
+        rows.pointee.versions.append(version)
+        rows.pointee.lines.append(Int32(clamping: line))
+        if row == 255 { rows.pointee.reserveStringBytes() }
+        return nil
+    }
+
+    /// Removes what was read of the object that would be row `row`.
+    func discardRow(_ row: Int) {
+        for a in rows.pointee.columns.indices { rows.pointee.columns[a].truncate(to: row) }
+        for r in rows.pointee.relationships.indices { rows.pointee.relationships[r].truncate(to: row) }
+    }
+
+    /// The objects read, as a table in file order, and the line of each; the reader is left
+    /// empty.
+    func takeTable() -> (table: EntityTable, lines: [Int32]) {
+        let read = rows.move()
+        rows.initialize(to: XMLEntityRows(entity: layout.entity))
+        return (EntityTable(keys: read.keys, columns: EntityColumns(versions: read.versions, columns: read.columns, relationships: read.relationships)), read.lines)
+    }
+}
