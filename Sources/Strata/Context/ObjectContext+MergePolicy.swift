@@ -1,3 +1,4 @@
+import Foundation
 import StrataCore
 
 extension ObjectContext {
@@ -11,6 +12,16 @@ extension ObjectContext {
     /// The save gives up after this many rounds of resolving and saving again (each round means
     /// another context changed one of the objects in between) and throws the last conflict.
     static let maximumMergeRounds = 1_000
+
+    /// After a few rounds in a row lost to other savers, waits a random while before the next
+    /// (up to 0.1 ms per round so far, at most 10 ms), so that contexts racing on the same
+    /// objects stop colliding in lockstep: without it, a context whose round of resolving takes
+    /// longer than the others' saves can lose every round.
+    static func backOff(afterRound round: Int) {
+        guard round >= 4 else { return }
+        let limit = min(0.010, 0.000_1 * Double(round))
+        Thread.sleep(forTimeInterval: Double.random(in: 0...limit))
+    }
 
     /// Resolves every conflict in `conflicts` on the context's state as it was before the save
     /// (the journal restored it), by ``mergePolicy``. Each conflict carries the latest known

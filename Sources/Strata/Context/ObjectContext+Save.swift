@@ -57,6 +57,7 @@ extension ObjectContext {
                 return try saveOnce()
             } catch let error as StrataError where error.code == .conflict && mergePolicy != .error && rounds < Self.maximumMergeRounds {
                 rounds += 1
+                Self.backOff(afterRound: rounds)
                 journal?.restore()
                 if let before = journal?.changedBefore { changed = before }
                 vanished = []
