@@ -13,7 +13,15 @@ extension ObjectContext {
     /// another context changed one of the objects in between) and throws the last conflict.
     static let maximumMergeRounds = 1_000
 
-    /// After a few rounds in a row lost to other savers, waits a random while before the next
+    /// After this many rounds in a row lost to other savers, a context attached to the
+    /// coordinator resolves and saves while holding the coordinator's saves
+    /// (``StoreCoordinator/withSavesHeld(_:)``): otherwise a context whose round of resolving
+    /// takes as long as another's save can lose every round to it, in lockstep. Only another
+    /// process can then still change the objects in between.
+    static let roundsBeforeExclusiveSave = 4
+
+    /// A child context (whose conflicts come from its parent) after a few rounds in a row lost
+    /// to its siblings, waits a random while before the next
     /// (up to 0.1 ms per round so far, at most 10 ms), so that contexts racing on the same
     /// objects stop colliding in lockstep: without it, a context whose round of resolving takes
     /// longer than the others' saves can lose every round.

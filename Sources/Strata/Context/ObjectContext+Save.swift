@@ -52,12 +52,26 @@ extension ObjectContext {
     /// failure (or a conflict under the error policy) leaves the context as before the call.
     private func saveResolvingConflicts(_ resolved: inout [ObjectID: SaveConflict]) throws -> SavedChanges {
         var rounds = 0
+        var exclusive = false
         while true {
             do {
-                return try saveOnce()
+                guard exclusive else { return try saveOnce() }
+                // Lost too many rounds in a row: resolve against the latest stored state and save
+                // while no other context of this process can save in between.
+                // The report describes what is resolved: the latest stored state, against the
+                // caller's memory and snapshot.
+                return try coordinator.withSavesHeld {
+                    for id in Array(resolved.keys) {
+                        guard var latest = resolved[id] else { continue }
+                        latest.properties = []
+                        latest.storedSnapshot = try coordinator.snapshot(for: id)
+                        resolved[id] = describeConflict(latest)
+                    }
+                    resolveConflicts(Array(resolved.values))
+                    return try saveOnce()
+                }
             } catch let error as StrataError where error.code == .conflict && mergePolicy != .error && rounds < Self.maximumMergeRounds {
                 rounds += 1
-                Self.backOff(afterRound: rounds)
                 journal?.restore()
                 if let before = journal?.changedBefore { changed = before }
                 vanished = []
@@ -67,6 +81,11 @@ extension ObjectContext {
                     conflict.properties = []
                     resolved[conflict.objectID] = describeConflict(conflict)
                 }
+                if rounds >= Self.roundsBeforeExclusiveSave && parent == nil {
+                    exclusive = true
+                    continue
+                }
+                Self.backOff(afterRound: rounds)
                 resolveConflicts(Array(resolved.values))
             } catch var error as StrataError where error.code == .conflict && rounds >= Self.maximumMergeRounds {
                 restoreAfterFailedSave()

@@ -24,7 +24,8 @@ public final class StoreCoordinator: Sendable {
     let rowCache: RowCache
     private let routes = Locked<[String: Route]>([:])
     private let stores_ = Locked<[any PersistentStore]>([])
-    private let writeLock = NSLock()
+    /// Serializes saves; recursive, so ``withSavesHeld(_:)`` can save inside it.
+    private let writeLock = NSRecursiveLock()
     private let classes = Locked<[String: ManagedObject.Type]>([:])
     private let classGenerations = Atomic<Int>(0)
 
@@ -117,6 +118,16 @@ public final class StoreCoordinator: Sendable {
     /// New permanent IDs for objects of `entityName`.
     public func obtainPermanentIDs(for entityName: String, count: Int) throws -> [ObjectID] {
         try store(for: entityName).obtainPermanentIDs(for: entityName, count: count)
+    }
+
+    /// Runs `body` while no other save can go through this coordinator (saves made by `body`
+    /// itself, on this thread, go through). A context that lost several rounds of conflict
+    /// resolution in a row resolves and saves inside it, so it cannot lose again to a context
+    /// of this process.
+    func withSavesHeld<T>(_ body: () throws -> T) rethrows -> T {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        return try body()
     }
 
     /// Applies `request`, split by store, one store at a time under the coordinator's write lock.
