@@ -72,6 +72,13 @@ enum LMDBPageCheck {
         let pages = newest.lastPage.addingReportingOverflow(1)
         let bytes = pages.partialValue.multipliedReportingOverflow(by: UInt64(first.pageSize))
         guard !pages.overflow, !bytes.overflow, bytes.partialValue <= UInt64(size) else {
+            // Another process may have committed between measuring the file and reading the
+            // meta pages: the file has grown since. The page walk inside the read transaction
+            // checks that snapshot's pages against the file as it is then.
+            var now = stat()
+            if !pages.overflow, !bytes.overflow, fstat(descriptor, &now) == 0, bytes.partialValue <= UInt64(now.st_size) {
+                return MetaPages(pageSize: first.pageSize, newest: newest)
+            }
             throw StrataError(
                 .storeCorrupt,
                 "LMDB store at \(directory): data.mdb is truncated: it holds \(size) bytes, but its meta page counts \(pages.partialValue) pages of \(first.pageSize) bytes",
@@ -147,6 +154,10 @@ enum LMDBPageCheck {
                                          reason: "the meta page says pages are \(meta.pageSize) bytes; the environment was opened with \(pageSize)")
                 }
                 guard meta.lastPage < UInt64(length / pageSize) else {
+                    // A commit between measuring the file and reading its meta pages grows the
+                    // file and writes a newer meta page: measure and map again.
+                    var now = stat()
+                    if attempt < 8, fstat(descriptor, &now) == 0, now.st_size > info.st_size { continue }
                     throw LMDBPageDamage(page: UInt64(slot), role: "meta page", field: "mm_last_pg", value: String(meta.lastPage),
                                          reason: "the snapshot's last page is \(meta.lastPage), but data.mdb holds \(length / pageSize) pages: it is truncated")
                 }
