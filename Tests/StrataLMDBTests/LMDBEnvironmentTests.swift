@@ -85,7 +85,7 @@ struct LMDBEnvironmentTests {
         defer { try? store.close() }
         let mine = try store.obtainPermanentIDs(for: "Item", count: 10)
 
-        let outputs = Mutex<[ProgramOutput]>([])
+        let outputs = Locked<[ProgramOutput]>([])
         let group = DispatchGroup()
         for arguments in [["insert", path, "200", "5"], ["insert", path, "200", "5"], ["insert", path, "2000", "10", "1048576"]] {
             group.enter()

@@ -1,6 +1,5 @@
 import Foundation
 import Strata
-import Synchronization
 
 // The Team/Player model of seed 002 (a background context adds players to a team).
 
@@ -26,7 +25,7 @@ func makeTeamCoordinator() throws -> StoreCoordinator {
 
 /// Values collected from several threads.
 final class Collector<Element: Sendable>: Sendable {
-    private let storage = Mutex<[Element]>([])
+    private let storage = Locked<[Element]>([])
     func append(_ element: Element) { storage.withLock { $0.append(element) } }
     var values: [Element] { storage.withLock { $0 } }
 }

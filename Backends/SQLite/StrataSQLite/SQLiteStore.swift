@@ -1,7 +1,6 @@
 import CStrataSQLite
 import Foundation
 import StrataCore
-import Synchronization
 
 /// A store in one SQLite database file, with a schema a person can read.
 ///
@@ -27,8 +26,8 @@ public final class SQLiteStore: PersistentStore, NativeQueryEvaluating {
     let schema: SQLiteSchema
     let options: SQLiteStoreOptions
     /// The writer connection; `nil` when the store is read-only or closed.
-    let writer: Mutex<SQLiteConnection?>
-    let readers: Mutex<ReaderPool>
+    let writer: Locked<SQLiteConnection?>
+    let readers: Locked<ReaderPool>
 
     struct ReaderPool {
         var idle: [SQLiteConnection] = []
@@ -44,10 +43,10 @@ public final class SQLiteStore: PersistentStore, NativeQueryEvaluating {
         self.path = path
         self.options = options
         self.schema = SQLiteSchema(model: model)
-        self.writer = Mutex(writer)
+        self.writer = Locked(writer)
         var pool = ReaderPool()
         if let reader { pool.idle.append(reader) }
-        self.readers = Mutex(pool)
+        self.readers = Locked(pool)
     }
 
     deinit {

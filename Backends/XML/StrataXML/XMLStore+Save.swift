@@ -17,7 +17,7 @@ extension XMLStore {
     /// delete rule) are removed, so the file never refers to an object it does not hold.
     @discardableResult
     public func save(_ request: SaveRequest) throws -> SaveResult {
-        try saveLock.withLock { _ in
+        try saveLock.withLock {
             let (current, hook, fileLock) = try state.withLock { state in
                 try checkOpen(state)
                 return (state.image, state.beforeRename, state.fileLock)

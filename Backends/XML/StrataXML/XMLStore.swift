@@ -1,6 +1,5 @@
 import Foundation
 import StrataCore
-import Synchronization
 
 /// An atomic store in one human-readable XML file: the whole graph is loaded when the store
 /// opens and the whole file is rewritten, crash-safely, at each save.
@@ -40,9 +39,9 @@ public final class XMLStore: PersistentStore, NativeQueryEvaluating {
 
     let layout: XMLModelLayout
     let options: XMLStoreOptions
-    let state: Mutex<State>
+    let state: Locked<State>
     /// Serializes saves (fetches do not wait for it).
-    let saveLock = Mutex<Void>(())
+    let saveLock = NSLock()
     /// The durable record of the keys handed out (`NAME.keys`).
     let keyLedger: XMLKeyLedger
 
@@ -69,7 +68,7 @@ public final class XMLStore: PersistentStore, NativeQueryEvaluating {
         self.options = options
         self.identifier = image.metadata.storeIdentifier
         self.keyLedger = XMLKeyLedger(storePath: path, storeIdentifier: image.metadata.storeIdentifier, entityNames: model.entities.map(\.name))
-        self.state = Mutex(State(image: image, fileIdentity: fileIdentity, fileLock: fileLock))
+        self.state = Locked(State(image: image, fileIdentity: fileIdentity, fileLock: fileLock))
     }
 
     /// The store's metadata, as in the root element and the `_meta` entries.
@@ -141,7 +140,7 @@ public final class XMLStore: PersistentStore, NativeQueryEvaluating {
     /// Closes the store and releases its lock file and key ledger. Later calls throw
     /// ``StrataError/Code/storeClosed``; closing twice is harmless.
     public func close() throws {
-        saveLock.withLock { _ in
+        saveLock.withLock {
             state.withLock { state in
                 state.isClosed = true
                 state.fileLock = nil
