@@ -53,13 +53,16 @@ extension ManagedObject {
             throw StrataError(.typeMismatch, "\(objectID): '\(entity.name).\(key)' is a \(type.rawValue) and cannot hold \(newValue) (\(newValue.typeName))",
                               location: ["entity": entity.name, "key": key])
         }
-        try checkWritable()
-        fulfill()
+        // One load of the weak context and one read of the state: each access to a stored
+        // property of a class is checked for exclusivity at run time, and this runs per value.
+        let state = self.state
+        let context = try writableContext(state)
+        if state.isFault { context.fireFault(self) }
         if attributeValues[index] == newValue { return }
         // A dirty object is already tracked; only a save in progress needs to hear of every change.
-        if !state.isDirty || context?.journal != nil { context?.willChange(self) }
+        if !state.isDirty || context.journal != nil { context.willChange(self) }
         attributeValues[index] = newValue
-        state.isDirty = true
+        self.state.isDirty = true
     }
 
     func attributeIndex(_ key: String) throws -> Int {
@@ -71,11 +74,21 @@ extension ManagedObject {
     }
 
     func checkWritable() throws {
-        guard !state.isInvalid, context != nil else {
+        _ = try writableContext(state)
+    }
+
+    /// The object's context, when the object may be changed (`state` is the object's state).
+    ///
+    /// - Throws: ``StrataError/Code/invalidObjectID`` for an object that left its context or was
+    ///   deleted.
+    @inline(__always)
+    func writableContext(_ state: State) throws -> ObjectContext {
+        guard !state.isInvalid, let context else {
             throw StrataError(.invalidObjectID, "\(objectID) no longer belongs to a context (it was reset, rolled back or its context is gone)", location: ["object": objectID.uriRepresentation])
         }
         if state.isDeleted {
             throw StrataError(.invalidObjectID, "\(objectID) is deleted; changes to it would be lost", location: ["object": objectID.uriRepresentation])
         }
+        return context
     }
 }

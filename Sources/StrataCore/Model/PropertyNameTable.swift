@@ -1,0 +1,71 @@
+/// Finds a property's position by its name, for the key-based access that runs on every
+/// `object["name"]` and `set(_:for:)`.
+///
+/// A `[String: Int]` hashes the key with SipHash (about 300 instructions for a short name); this
+/// table hashes its UTF-8 bytes with FNV-1a into a small open-addressing table and confirms the
+/// hit with one string comparison (equal short strings compare as two words). Names of a valid
+/// model are ASCII (``ModelNaming``). Swift compares strings by canonical equivalence, under which
+/// a non-ASCII key can equal an ASCII name (the Kelvin sign `K` equals `K`), so a key with a
+/// non-ASCII byte, and every key of an entity with a non-ASCII name, is looked up in an ordinary
+/// dictionary instead: the answers are exactly a dictionary's.
+struct PropertyNameTable: Sendable {
+    /// The names, by property index.
+    private let names: [String]
+    /// Property indexes by hash slot (`-1`: empty); a power-of-two count, at most half full.
+    private let slots: [Int32]
+    /// The first index of each name: the answer for keys the table does not decide.
+    private let dictionary: [String: Int]
+    /// Whether every name is ASCII (otherwise only `dictionary` answers).
+    private let usesSlots: Bool
+
+    /// A table of `names`; a name given twice maps to its first position.
+    init(_ names: [String]) {
+        var dictionary: [String: Int] = [:]
+        for (i, name) in names.enumerated() where dictionary[name] == nil { dictionary[name] = i }
+        var capacity = 8
+        while capacity < 2 * names.count { capacity *= 2 }
+        var slots = [Int32](repeating: -1, count: capacity)
+        var usesSlots = true
+        for (i, name) in names.enumerated() where dictionary[name] == i {
+            guard let hash = Self.asciiHash(name) else {
+                usesSlots = false
+                break
+            }
+            var slot = Int(hash) & (capacity - 1)
+            while slots[slot] >= 0 { slot = (slot + 1) & (capacity - 1) }
+            slots[slot] = Int32(i)
+        }
+        self.names = names
+        self.slots = slots
+        self.dictionary = dictionary
+        self.usesSlots = usesSlots
+    }
+
+    /// The position of `name`, or `nil`. O(1): one pass over the name's bytes, one comparison.
+    func index(of name: String) -> Int? {
+        guard usesSlots, let hash = Self.asciiHash(name) else { return dictionary[name] }
+        let mask = slots.count - 1
+        var slot = Int(hash) & mask
+        while true {
+            let index = Int(slots[slot])
+            if index < 0 { return nil }
+            if names[index] == name { return index }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// FNV-1a over the UTF-8 bytes of `name`, or `nil` when one is not ASCII.
+    @inline(__always)
+    private static func asciiHash(_ name: String) -> UInt32? {
+        var name = name
+        return name.withUTF8 { bytes -> UInt32? in
+            var hash: UInt32 = 2_166_136_261
+            var seen: UInt8 = 0
+            for byte in bytes {
+                hash = (hash ^ UInt32(byte)) &* 16_777_619
+                seen |= byte
+            }
+            return seen < 0x80 ? hash : nil
+        }
+    }
+}
