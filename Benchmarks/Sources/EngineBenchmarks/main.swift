@@ -1,9 +1,18 @@
 // W1-W5 of the performance note through Strata's object graph (ObjectContext on the in-memory
 // store) and through a plain Swift Dictionary, alternating in one process.
 import BenchmarkSupport
+import Foundation
 import Strata
 
-let runs = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 5
+let arguments = Array(CommandLine.arguments.dropFirst())
+/// `EngineBenchmarks profile W2 [repeats]` runs the Strata side of one workload only (after
+/// whatever earlier workloads it needs), for `perf record` and `valgrind --tool=callgrind`.
+let profiled: Int? = arguments.first == "profile" ? ["W1", "W2", "W3", "W4", "W5"].firstIndex(of: arguments.count > 1 ? arguments[1] : "") : nil
+if arguments.first == "profile" && profiled == nil {
+    print("usage: EngineBenchmarks [runs] | EngineBenchmarks profile W1|W2|W3|W4|W5 [repeats]")
+    exit(2)
+}
+let runs = profiled != nil ? (arguments.count > 2 ? Int(arguments[2]) ?? 5 : 5) : Int(arguments.first ?? "") ?? 5
 let workload = Workload()
 let names = ["i1", "i2", "i3", "d1", "d2", "d3", "s1", "s2", "s3"]
 let model = try! Model(versionIdentifier: "bench", entities: [Entity("Record", attributes:
@@ -22,11 +31,21 @@ var sink = 0
 
 /// Runs `body` and records its wall and CPU time for workload `index`, on the Strata or raw side.
 @MainActor func measure(_ index: Int, strata: Bool, _ body: () -> Void) {
+    if let profiled {
+        // Profiling: only the Strata side; the workloads before the profiled one only once
+        // (every time for W5, whose deletes need the objects back).
+        if strata && (index == profiled || (index < profiled && (run == 0 || profiled == 4))) { body() }
+        return
+    }
     let (wall, cpu) = wallAndCPUMilliseconds(body)
     if strata { rows[index].strata.append(wall); cpuRows[index].strata.append(cpu) } else { rows[index].raw.append(wall); cpuRows[index].raw.append(cpu) }
 }
 
+var run = 0
+var coordinator = StoreCoordinator(model: model)
+var ids: [ObjectID] = []
 for _ in 0..<runs {
+    defer { run += 1 }
     // Raw dictionary.
     var dictionary: [Int64: RawRecord] = [:]
     measure(0, strata: false) {
@@ -39,9 +58,10 @@ for _ in 0..<runs {
     measure(4, strata: false) { for k in workload.deleteKeys { dictionary.removeValue(forKey: k) } }
 
     // Strata: a context on the in-memory store.
-    let coordinator = StoreCoordinator(model: model)
-    try! coordinator.addStore(BuiltInBackends.registry.open("memory:", model: model))
-    var ids: [ObjectID] = []
+    if profiled == nil || run == 0 || profiled == 0 || profiled == 4 {
+        coordinator = StoreCoordinator(model: model)
+        try! coordinator.addStore(BuiltInBackends.registry.open("memory:", model: model))
+    }
     measure(0, strata: true) {
         let context = ObjectContext(coordinator: coordinator)
         var objects: [ManagedObject] = []
@@ -80,6 +100,10 @@ for _ in 0..<runs {
         for k in workload.deleteKeys { context.delete(context.object(with: ids[Int(k - 1)])) }
         try! context.save()
     }
+}
+if let profiled {
+    print("profiled W\(profiled + 1), \(runs) runs (checksum \(sink & 0xff))")
+    exit(0)
 }
 printTable(title: "Engine (ObjectContext on the in-memory store) vs Swift Dictionary, N = \(workload.records.count)", rawName: "Dictionary", rows: rows, runs: runs)
 printTable(title: "The same runs, CPU time of the measuring thread", rawName: "Dictionary", rows: cpuRows, runs: runs)
