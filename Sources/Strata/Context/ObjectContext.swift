@@ -270,7 +270,7 @@ public final class ObjectContext: @unchecked Sendable {
         } else {
             maker = self.maker(for: try model.requireEntity(entityName))
         }
-        let id = ObjectID.temporary(entityName: entityName)
+        let id = ObjectID.temporary(like: maker.temporarySibling)
         let object = maker.type.init(entity: maker.entity, objectID: id, context: self)
         object.attributeValues = maker.defaultAttributes
         object.relationshipValues = maker.emptyRelationships
@@ -345,12 +345,15 @@ struct ObjectMaker {
     let defaultAttributes: [Value]
     /// A new object's relationships: all empty.
     let emptyRelationships: [RelationshipValue]
+    /// A temporary ID of the entity, whose scope new objects' temporary IDs share.
+    let temporarySibling: ObjectID
 
     init(entity: Entity, type: ManagedObject.Type, generation: Int) {
         self.entity = entity
         self.type = type
         self.generation = generation
         let fresh = Snapshot(objectID: .temporary(entityName: entity.name), entity: entity)
+        temporarySibling = fresh.objectID
         defaultAttributes = fresh.attributes
         emptyRelationships = fresh.relationships
     }

@@ -18,77 +18,84 @@ public struct ObjectID: Sendable, Hashable {
         case temporary(UUID)
     }
 
-    /// The entity's name.
-    public let entityName: String
-    /// The identifier of the store that holds the object; empty for temporary IDs.
-    public let storeIdentifier: String
-    /// The primary key or temporary identity.
-    public let key: Key
+    /// The entity and store (or temporary prefix) the ID belongs to; see ``Scope``.
+    public let scope: Scope
+    /// The primary key's bit pattern (permanent), or the second half of the UUID (temporary).
+    let bits: UInt64
 
-    /// A permanent ID, as a store hands it out.
+    @inline(__always)
+    init(scope: Scope, bits: UInt64) {
+        self.scope = scope
+        self.bits = bits
+    }
+
+    /// A permanent ID, as a store hands it out. Looks the entity and store up in the
+    /// process-wide scope table; to make many IDs of one entity, look its ``Scope`` up once and
+    /// use ``Scope/id(primaryKey:)``.
     public init(entityName: String, storeIdentifier: String, primaryKey: Int64) {
-        self.entityName = entityName
-        self.storeIdentifier = storeIdentifier
-        self.key = .permanent(primaryKey)
+        self.init(scope: Scope(entityName: entityName, storeIdentifier: storeIdentifier), bits: UInt64(bitPattern: primaryKey))
     }
 
     /// A fresh temporary ID for a newly inserted object.
     public static func temporary(entityName: String) -> ObjectID {
-        ObjectID(entityName: entityName, storeIdentifier: "", key: .temporary(TemporaryIdentity.next()))
+        let (prefix, counter) = TemporaryIdentity.next()
+        return ObjectID(scope: Scope(entityName: entityName, temporaryPrefix: prefix), bits: counter)
     }
 
-    private init(entityName: String, storeIdentifier: String, key: Key) {
-        self.entityName = entityName
-        self.storeIdentifier = storeIdentifier
-        self.key = key
+    /// A fresh temporary ID in the scope of `sibling`, a temporary ID made by this process
+    /// (every temporary ID of one entity made in a process shares a scope): no scope lookup.
+    public static func temporary(like sibling: ObjectID) -> ObjectID {
+        precondition(sibling.scope.temporaryPrefix == TemporaryIdentity.prefix, "\(sibling) is not a temporary ID of this process")
+        return ObjectID(scope: sibling.scope, bits: TemporaryIdentity.next().counter)
+    }
+
+    /// The entity's name.
+    public var entityName: String { scope.entityName }
+    /// The identifier of the store that holds the object; empty for temporary IDs.
+    public var storeIdentifier: String { scope.storeIdentifier }
+
+    /// The primary key or temporary identity.
+    public var key: Key {
+        guard let prefix = scope.temporaryPrefix else { return .permanent(Int64(bitPattern: bits)) }
+        return .temporary(TemporaryIdentity.uuid(prefix: prefix, counter: bits))
     }
 
     /// Whether this ID is temporary (the object was never saved).
-    public var isTemporary: Bool {
-        if case .temporary = key { return true }
-        return false
-    }
+    public var isTemporary: Bool { scope.temporaryPrefix != nil }
 
     /// The primary key of a permanent ID; `nil` for a temporary one.
     public var primaryKey: Int64? {
-        if case .permanent(let pk) = key { return pk }
-        return nil
+        scope.temporaryPrefix == nil ? Int64(bitPattern: bits) : nil
+    }
+
+    /// The primary key of an ID known to be permanent (a store's ID): no check beyond a debug
+    /// build's.
+    @inline(__always)
+    public var permanentKey: Int64 {
+        assert(!isTemporary, "\(self) is temporary")
+        return Int64(bitPattern: bits)
     }
 }
 
 extension ObjectID {
-    /// Hashes the key and the entity name's length only. IDs are the keys of the engine's
-    /// busiest dictionaries (registries, changed objects, row caches), and hashing the names'
-    /// characters (and the long store identifier) on every lookup cost more than the rest of the
-    /// lookup. Keys are unique within an entity and UUIDs everywhere, so IDs that collide are
-    /// rare (the same key in two entities whose names have the same length); equality still
-    /// compares every part.
+    /// Hashes the scope and the key: two plain numbers.
     public func hash(into hasher: inout Hasher) {
-        switch key {
-        case .permanent(let pk): hasher.combine(pk)
-        case .temporary(let uuid): hasher.combine(uuid)
-        }
-        hasher.combine(entityName.utf8.count)
+        hasher.combine(bits)
+        hasher.combine(scope.index)
     }
 
-    /// The hash sets and dictionaries use: the key alone, through the standard library's
-    /// one-word hashing (the path `Int64` keys take), which is two to three times faster than a
-    /// `Hasher` fed field by field. The engine keys its registries, change sets and row caches
-    /// by `ObjectID`, so this is on the path of every object it touches. Consistent with ``==``:
-    /// equal IDs have equal keys.
+    /// The hash sets and dictionaries use: one word made of the key and the scope, through the
+    /// standard library's one-word hashing (the path `Int64` keys take). The engine keys its
+    /// registries, change sets and row caches by `ObjectID`, so this is on the path of every
+    /// object it touches.
     public func _rawHashValue(seed: Int) -> Int {
-        switch key {
-        case .permanent(let pk): return pk._rawHashValue(seed: seed)
-        case .temporary(let uuid):
-            let folded = withUnsafeBytes(of: uuid.uuid) { $0.loadUnaligned(as: UInt64.self) ^ $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self) }
-            return folded._rawHashValue(seed: seed)
-        }
+        (bits &+ UInt64(scope.index) &* 0x9E37_79B9_7F4A_7C15)._rawHashValue(seed: seed)
     }
 
-    /// Equal when entity, store and key are: the key first, the cheapest test that tells most
-    /// IDs apart.
+    /// Equal when entity, store and key are (the scope stands for entity and store).
+    @inline(__always)
     public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
-        lhs.key == rhs.key && lhs.entityName == rhs.entityName && lhs.storeIdentifier == rhs.storeIdentifier
+        lhs.bits == rhs.bits && lhs.scope.index == rhs.scope.index
     }
 }
 
@@ -135,7 +142,8 @@ extension ObjectID {
         case "t":
             guard store.isEmpty else { throw fail("a temporary ID has no store identifier") }
             guard let uuid = UUID(uuidString: String(keyText.dropFirst())) else { throw fail("'\(keyText.dropFirst())' is not a UUID") }
-            self.init(entityName: entity, storeIdentifier: "", key: .temporary(uuid))
+            let (prefix, counter) = TemporaryIdentity.halves(of: uuid)
+            self.init(scope: Scope(entityName: entity, temporaryPrefix: prefix), bits: counter)
         default:
             throw fail("the key must start with p (permanent) or t (temporary)")
         }
@@ -144,16 +152,19 @@ extension ObjectID {
 
 extension ObjectID: Comparable {
     /// Orders by entity name, then store, then permanent key (temporary IDs last, by UUID bytes).
-    /// This is the tie-break order of every fetch.
+    /// This is the tie-break order of every fetch. IDs of one scope compare by key alone.
     public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
-        if lhs.entityName != rhs.entityName { return lhs.entityName < rhs.entityName }
-        if lhs.storeIdentifier != rhs.storeIdentifier { return lhs.storeIdentifier < rhs.storeIdentifier }
-        switch (lhs.key, rhs.key) {
-        case (.permanent(let a), .permanent(let b)): return a < b
-        case (.permanent, .temporary): return true
-        case (.temporary, .permanent): return false
-        case (.temporary(let a), .temporary(let b)):
-            return withUnsafeBytes(of: a.uuid) { x in withUnsafeBytes(of: b.uuid) { y in x.lexicographicallyPrecedes(y) } }
+        if lhs.scope == rhs.scope {
+            return lhs.scope.temporaryPrefix == nil ? Int64(bitPattern: lhs.bits) < Int64(bitPattern: rhs.bits) : lhs.bits < rhs.bits
+        }
+        let left = ScopeTable.shared[lhs.scope.index], right = ScopeTable.shared[rhs.scope.index]
+        if left.entityName != right.entityName { return left.entityName < right.entityName }
+        if left.storeIdentifier != right.storeIdentifier { return left.storeIdentifier < right.storeIdentifier }
+        switch (left.temporaryPrefix, right.temporaryPrefix) {
+        case (nil, nil): return Int64(bitPattern: lhs.bits) < Int64(bitPattern: rhs.bits)
+        case (nil, _?): return true
+        case (_?, nil): return false
+        case (let a?, let b?): return a != b ? a < b : lhs.bits < rhs.bits
         }
     }
 }
