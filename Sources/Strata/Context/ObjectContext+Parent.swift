@@ -55,7 +55,8 @@ extension ObjectContext {
             error.conflicts = error.conflicts.map(describeConflict)
             throw error
         }
-        // Success: from here on nothing can fail.
+        // Success: from here on nothing can fail, and nothing will be put back.
+        journal?.forgetChangedBefore()
         for object in live {
             object.apply(object.currentSnapshot())
             object.state.isInserted = false

@@ -186,7 +186,8 @@ extension ObjectContext {
             error.conflicts = error.conflicts.map(describeConflict)
             throw error
         }
-        // Success: from here on nothing can fail.
+        // Success: from here on nothing can fail, and nothing will be put back.
+        journal?.forgetChangedBefore()
         var insertedIDs = Set<ObjectID>(minimumCapacity: inserted.count)
         for (object, written) in zip(inserted, request.inserts) {
             var saved = written

@@ -11,7 +11,10 @@ extension ObjectContext {
             if ruled.entityName != object.entity.name { ruled = RuledProperties(entity: object.entity) }
             for index in ruled.attributes.indices {
                 // Most attributes have no rule: only a missing required value can fail them.
-                if !ruled.attributes[index] && (ruled.optional[index] || !object.attributeValues[index].isNull) { continue }
+                if !ruled.attributes[index] {
+                    if ruled.optional[index] { continue }
+                    if case .null = object.attributeValues[index] {} else { continue }
+                }
                 failures += try PropertyRules.failures(of: object.attributeValues[index], for: object.entity.attributes[index], objectID: object.objectID)
             }
             for index in ruled.relationships {

@@ -31,6 +31,11 @@ public final class ObjectContext: @unchecked Sendable {
     /// The model.
     public var model: Model { coordinator.model }
 
+    // The registry, change set and journal are touched for every object a context handles. A
+    // context is confined to one queue at a time and never lends them out across a call that
+    // could reach them again, so release builds turn their run-time exclusivity checks off;
+    // debug builds keep them, so the test suite still catches an overlapping access.
+    #if DEBUG
     /// Every object of this context by ID, held strongly; objects nobody else references are
     /// released by ``sweepRegistry()`` (see ``register(_:)``). Strong references keep the
     /// objects' reference counts on the runtime's fast path (a weak reference to an object moves
@@ -42,6 +47,19 @@ public final class ObjectContext: @unchecked Sendable {
     /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
     var changed: [ObjectID: ManagedObject] = [:]
     var journal: Journal?
+    #else
+    /// Every object of this context by ID, held strongly; objects nobody else references are
+    /// released by ``sweepRegistry()`` (see ``register(_:)``). Strong references keep the
+    /// objects' reference counts on the runtime's fast path (a weak reference to an object moves
+    /// every retain and release of it onto a slow, side-table path).
+    @exclusivity(unchecked) private var registry: [ObjectID: ManagedObject] = [:]
+    @exclusivity(unchecked) private var sweepThreshold = 1024
+    /// The entity and class of the last object made (see ``makeObject(entity:id:)``).
+    @exclusivity(unchecked) private var lastMaker: ObjectMaker?
+    /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
+    @exclusivity(unchecked) var changed: [ObjectID: ManagedObject] = [:]
+    @exclusivity(unchecked) var journal: Journal?
+    #endif
     /// During a save under a merge policy: objects found deleted where the context saves (the
     /// store, or the parent), left out of the save; they leave the context when it succeeds.
     var vanished: Set<ObjectID> = []
@@ -376,6 +394,13 @@ struct Journal {
         if entries[key] == nil {
             entries[key] = Entry(object: object, attributes: object.attributeValues, relationships: object.relationshipValues, state: object.state, original: object.original)
         }
+    }
+
+    /// Drops the copy of the change set taken before the save, once the save has succeeded:
+    /// the change set is then the only reference to its storage again, and the save's removals
+    /// change it in place instead of copying it whole first.
+    mutating func forgetChangedBefore() {
+        changedBefore = [:]
     }
 
     func restore() {

@@ -176,9 +176,17 @@ public final class StoreCoordinator: Sendable {
             route = next
             return true
         }
-        for insert in request.inserts where !(try visit(insert.objectID.entityName)) { return nil }
-        for update in request.updates where !(try visit(update.snapshot.objectID.entityName)) { return nil }
-        for delete in request.deletes where !(try visit(delete.objectID.entityName)) { return nil }
+        // IDs are read in place (indices, not copies of each snapshot), and each run of one
+        // scope (entity and store) is visited once.
+        var lastScope: ObjectID.Scope?
+        func visit(_ id: ObjectID) throws -> Bool {
+            if id.scope == lastScope { return true }
+            lastScope = id.scope
+            return try visit(id.entityName)
+        }
+        for index in request.inserts.indices where !(try visit(request.inserts[index].objectID)) { return nil }
+        for index in request.updates.indices where !(try visit(request.updates[index].snapshot.objectID)) { return nil }
+        for index in request.deletes.indices where !(try visit(request.deletes[index].objectID)) { return nil }
         guard let route else { return nil }
         if !request.metadataChanges.isEmpty, let first = stores.first, first !== route.store { return nil }
         return route

@@ -157,7 +157,7 @@ extension ObjectID: Comparable {
         if lhs.scope == rhs.scope {
             return lhs.scope.temporaryPrefix == nil ? Int64(bitPattern: lhs.bits) < Int64(bitPattern: rhs.bits) : lhs.bits < rhs.bits
         }
-        let left = ScopeTable.shared[lhs.scope.index], right = ScopeTable.shared[rhs.scope.index]
+        let left = ScopeTable.shared.entry(lhs.scope.index).pointee, right = ScopeTable.shared.entry(rhs.scope.index).pointee
         if left.entityName != right.entityName { return left.entityName < right.entityName }
         if left.storeIdentifier != right.storeIdentifier { return left.storeIdentifier < right.storeIdentifier }
         switch (left.temporaryPrefix, right.temporaryPrefix) {

@@ -37,11 +37,11 @@ extension ObjectID {
         }
 
         /// The entity's name.
-        public var entityName: String { ScopeTable.shared[index].entityName }
+        public var entityName: String { ScopeTable.shared.entry(index).pointee.entityName }
         /// The store's identifier; empty for the scope of temporary IDs.
-        public var storeIdentifier: String { ScopeTable.shared[index].storeIdentifier }
+        public var storeIdentifier: String { ScopeTable.shared.entry(index).pointee.storeIdentifier }
         /// The first half of the temporary IDs' UUIDs; `nil` for the scope of permanent IDs.
-        var temporaryPrefix: UInt64? { ScopeTable.shared[index].temporaryPrefix }
+        var temporaryPrefix: UInt64? { ScopeTable.shared.entry(index).pointee.temporaryPrefix }
     }
 }
 
@@ -99,11 +99,11 @@ final class ScopeTable: @unchecked Sendable {
         return index
     }
 
-    /// The name of scope `index` (a number ``index(of:)`` handed out).
-    subscript(index: UInt32) -> ScopeName {
-        @inline(__always) get {
-            let i = Int(index)
-            return chunks[i >> Self.chunkBits].unsafelyUnwrapped[i & (Self.chunkSize - 1)]
-        }
+    /// The name of scope `index` (a number ``index(of:)`` handed out), in place: reading one
+    /// field through it copies that field only.
+    @inline(__always)
+    func entry(_ index: UInt32) -> UnsafePointer<ScopeName> {
+        let i = Int(index)
+        return UnsafePointer(chunks[i >> Self.chunkBits].unsafelyUnwrapped + (i & (Self.chunkSize - 1)))
     }
 }

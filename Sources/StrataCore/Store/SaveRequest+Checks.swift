@@ -10,14 +10,24 @@ extension SaveRequest {
     public func checkShape(against model: Model, storeIdentifier: String) throws {
         // Snapshots come grouped by entity: resolve each run's entity once.
         // Snapshots are read in place (indices, not copies): this runs on every save.
+        // A run's scope (entity and store) is resolved and checked once.
         var entity: Entity?
+        var runScope: ObjectID.Scope?
         for index in inserts.indices {
-            if entity?.name != inserts[index].objectID.entityName { entity = try model.requireEntity(inserts[index].objectID.entityName) }
-            try inserts[index].checkShape(of: entity!, storeIdentifier: storeIdentifier)
+            if inserts[index].objectID.scope != runScope {
+                entity = try model.requireEntity(inserts[index].objectID.entityName)
+                try inserts[index].objectID.checkBelongs(to: storeIdentifier)
+                runScope = inserts[index].objectID.scope
+            }
+            try inserts[index].checkValues(of: entity!, storeIdentifier: storeIdentifier)
         }
         for index in updates.indices {
-            if entity?.name != updates[index].snapshot.objectID.entityName { entity = try model.requireEntity(updates[index].snapshot.objectID.entityName) }
-            try updates[index].snapshot.checkShape(of: entity!, storeIdentifier: storeIdentifier)
+            if updates[index].snapshot.objectID.scope != runScope {
+                entity = try model.requireEntity(updates[index].snapshot.objectID.entityName)
+                try updates[index].snapshot.objectID.checkBelongs(to: storeIdentifier)
+                runScope = updates[index].snapshot.objectID.scope
+            }
+            try updates[index].snapshot.checkValues(of: entity!, storeIdentifier: storeIdentifier)
         }
         for delete in deletes {
             _ = try model.requireEntity(delete.objectID.entityName)
@@ -57,6 +67,11 @@ extension Snapshot {
     /// per-entity layout on its hot path).
     public func checkShape(of entity: Entity, storeIdentifier: String) throws {
         try objectID.checkBelongs(to: storeIdentifier)
+        try checkValues(of: entity, storeIdentifier: storeIdentifier)
+    }
+
+    /// ``checkShape(of:storeIdentifier:)`` less the check of the snapshot's own ID.
+    func checkValues(of entity: Entity, storeIdentifier: String) throws {
         guard attributes.count == entity.attributes.count, relationships.count == entity.relationships.count else {
             throw StrataError(.invalidRequest, "the snapshot of \(objectID) has \(attributes.count) attributes and \(relationships.count) relationships; '\(entity.name)' has \(entity.attributes.count) and \(entity.relationships.count)", location: ["object": objectID.uriRepresentation])
         }
@@ -84,11 +99,20 @@ extension Snapshot {
                 throw StrataError(.typeMismatch, "\(objectID): '\(entity.name).\(relationship.name)' is a \(relationship.isToMany ? "to-many" : "to-one") relationship", location: location)
             default: break
             }
-            for target in value.targets {
+            // Targets of one scope (entity and store) are checked once.
+            var verified: ObjectID.Scope?
+            func check(_ target: ObjectID) throws {
+                if target.scope == verified { return }
                 guard target.entityName == relationship.destination else {
                     throw StrataError(.typeMismatch, "\(objectID): '\(entity.name).\(relationship.name)' holds \(relationship.destination) objects, not \(target)", location: location)
                 }
                 try target.checkBelongs(to: storeIdentifier)
+                verified = target.scope
+            }
+            switch value {
+            case .toOne(let target?): try check(target)
+            case .toOne(nil): break
+            case .toMany(let targets): for target in targets { try check(target) }
             }
         }
     }
