@@ -1,4 +1,5 @@
 import StrataCore
+import Synchronization
 
 /// A store that keeps its objects in memory. See ``InMemoryBackend`` for the URL forms.
 ///
@@ -14,18 +15,23 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
     public let identifier: String
     let storage: InMemoryStorage
     private let readOnly: Bool
-    private let closed = Locked(false)
+    private let closed = Atomic<Bool>(false)
+    /// The entity name of each scope of this store's IDs, one per entity: a lookup by ID checks
+    /// the store and finds the entity with one small table lookup.
+    private let entityNamesByScope: [ObjectID.Scope: String]
 
     init(url: StoreURL, model: Model, storage: InMemoryStorage, readOnly: Bool) {
         self.url = url
         self.model = model
         self.storage = storage
         self.readOnly = readOnly
-        self.identifier = storage.metadata().storeIdentifier
+        let identifier = storage.metadata().storeIdentifier
+        self.identifier = identifier
+        entityNamesByScope = Dictionary(uniqueKeysWithValues: model.entities.map { (ObjectID.Scope(entityName: $0.name, storeIdentifier: identifier), $0.name) })
     }
 
     private func checkOpen() throws {
-        if closed.withLock({ $0 }) { throw StrataError(.storeClosed, "the store \(url) is closed", location: ["url": url.description]) }
+        if closed.load(ordering: .acquiring) { throw StrataError(.storeClosed, "the store \(url) is closed", location: ["url": url.description]) }
     }
 
     func checkWritable() throws {
@@ -45,8 +51,9 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
     /// The stored snapshot of `id`, under the lock, without copying the state.
     public func snapshot(for id: ObjectID) throws -> Snapshot? {
         try checkOpen()
-        guard let pk = id.primaryKey, id.storeIdentifier == identifier else { return nil }
-        return storage.state.withLock { $0.tables[id.entityName]?[pk] }
+        guard let entityName = entityNamesByScope[id.scope] else { return nil }
+        let pk = id.permanentKey
+        return storage.state.withLock { $0.tables[entityName]?[pk] }
     }
 
     /// Runs a fetch over a consistent copy of the data.
@@ -205,7 +212,8 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
             state.nextKeys[entityName] = first + Int64(count)
             return first
         }
-        return (0..<Int64(count)).map { ObjectID(entityName: entityName, storeIdentifier: identifier, primaryKey: first + $0) }
+        let scope = ObjectID.Scope(entityName: entityName, storeIdentifier: identifier)
+        return (0..<Int64(count)).map { scope.id(primaryKey: first + $0) }
     }
 
     /// Deletes every matching object, removes references to them from other objects (bumping
@@ -271,6 +279,6 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
 
     /// Marks this handle closed; the named storage stays for the next open.
     public func close() throws {
-        closed.withLock { $0 = true }
+        closed.store(true, ordering: .releasing)
     }
 }

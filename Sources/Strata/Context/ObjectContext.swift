@@ -36,6 +36,11 @@ public final class ObjectContext: @unchecked Sendable {
     // could reach them again, so release builds turn their run-time exclusivity checks off;
     // debug builds keep them, so the test suite still catches an overlapping access.
     #if DEBUG
+    /// During a save under a merge policy: objects found deleted where the context saves (the
+    /// store, or the parent), left out of the save; they leave the context when it succeeds.
+    var vanished: Set<ObjectID> = []
+    /// Changes not yet announced by an `objectsDidChange` notification.
+    var pendingChanges = ContextChanges()
     /// Every object of this context by ID, held strongly; objects nobody else references are
     /// released by ``sweepRegistry()`` (see ``register(_:)``). Strong references keep the
     /// objects' reference counts on the runtime's fast path (a weak reference to an object moves
@@ -48,6 +53,11 @@ public final class ObjectContext: @unchecked Sendable {
     var changed: [ObjectID: ManagedObject] = [:]
     var journal: Journal?
     #else
+    /// During a save under a merge policy: objects found deleted where the context saves (the
+    /// store, or the parent), left out of the save; they leave the context when it succeeds.
+    @exclusivity(unchecked) var vanished: Set<ObjectID> = []
+    /// Changes not yet announced by an `objectsDidChange` notification.
+    @exclusivity(unchecked) var pendingChanges = ContextChanges()
     /// Every object of this context by ID, held strongly; objects nobody else references are
     /// released by ``sweepRegistry()`` (see ``register(_:)``). Strong references keep the
     /// objects' reference counts on the runtime's fast path (a weak reference to an object moves
@@ -60,17 +70,12 @@ public final class ObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var changed: [ObjectID: ManagedObject] = [:]
     @exclusivity(unchecked) var journal: Journal?
     #endif
-    /// During a save under a merge policy: objects found deleted where the context saves (the
-    /// store, or the parent), left out of the save; they leave the context when it succeeds.
-    var vanished: Set<ObjectID> = []
     /// Backs ``mergePolicy``.
     let mergePolicyStorage = Locked(MergePolicy.error)
     /// The serial queue perform blocks run on (`DispatchQueue.main` for a main-queue context).
     let queue: DispatchQueue
     /// Which thread may use the context now; see ``checkConfinement(_:)``.
     let confinement = Locked(ConfinementState())
-    /// Changes not yet announced by an `objectsDidChange` notification.
-    var pendingChanges = ContextChanges()
     /// Streams handed out by ``changes(named:)``.
     let streams = Locked(ChangeStreams())
 
@@ -212,8 +217,16 @@ public final class ObjectContext: @unchecked Sendable {
         if !pendingChanges.inserted.isEmpty, pendingChanges.inserted.remove(old) != nil { pendingChanges.inserted.insert(object.objectID) }
     }
 
+    /// The entity of `id`. Runs of one entity (a fetch, lookups) compare the ID's scope with
+    /// the last one seen, not the entity's name.
     func entityFor(_ id: ObjectID) -> Entity {
-        if let maker = lastMaker, maker.entity.name == id.entityName { return maker.entity }
+        if let maker = lastMaker {
+            if maker.knownScope == id.scope { return maker.entity }
+            if maker.entity.name == id.entityName {
+                lastMaker?.knownScope = id.scope
+                return maker.entity
+            }
+        }
         guard let entity = model.entity(named: id.entityName) else {
             preconditionFailure("\(id) names entity '\(id.entityName)', which the model does not have")
         }
@@ -365,6 +378,8 @@ struct ObjectMaker {
     let emptyRelationships: [RelationshipValue]
     /// A temporary ID of the entity, whose scope new objects' temporary IDs share.
     let temporarySibling: ObjectID
+    /// The scope of the last ID found to be of this entity (see ``ObjectContext/entityFor(_:)``).
+    var knownScope: ObjectID.Scope?
 
     init(entity: Entity, type: ManagedObject.Type, generation: Int) {
         self.entity = entity

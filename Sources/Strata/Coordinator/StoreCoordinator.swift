@@ -22,7 +22,7 @@ public final class StoreCoordinator: Sendable {
     /// The model every store was opened with.
     public let model: Model
     let rowCache: RowCache
-    private let routes = Locked<[String: Route]>([:])
+    private let routes = Locked(RouteTable())
     private let stores_ = Locked<[any PersistentStore]>([])
     /// Serializes saves; recursive, so ``withSavesHeld(_:)`` can save inside it.
     private let writeLock = NSRecursiveLock()
@@ -76,13 +76,13 @@ public final class StoreCoordinator: Sendable {
         guard let names = model.entityNames(inConfiguration: configuration) else {
             throw StrataError(.invalidModel, "the model has no configuration '\(configuration)'; it has: \(([Model.defaultConfiguration] + model.configurations.keys.sorted()).joined(separator: ", "))", location: ["configuration": configuration])
         }
-        try routes.withLock { routes in
+        try routes.withLock { table in
             for name in names {
-                if let other = routes[name] {
+                if let other = table.byName[name] {
                     throw StrataError(.invalidModel, "entity '\(name)' is already served by \(other.store.url); a configuration may not share entities with another store's", location: ["entity": name])
                 }
             }
-            for name in names { routes[name] = Route(store: store) }
+            for name in names { table.byName[name] = Route(store: store) }
         }
         stores_.withLock { $0.append(store) }
     }
@@ -93,7 +93,7 @@ public final class StoreCoordinator: Sendable {
     }
 
     private func route(for entityName: String) throws -> Route {
-        if let route = routes.withLock({ $0[entityName] }) { return route }
+        if let route = routes.withLock({ $0.byName[entityName] }) { return route }
         _ = try model.requireEntity(entityName)
         throw StrataError(.storeNotFound, "no store serves entity '\(entityName)'; add a store for a configuration that names it", location: ["entity": entityName])
     }
@@ -107,9 +107,18 @@ public final class StoreCoordinator: Sendable {
         return result
     }
 
+    /// The route of `id`'s entity, found by the ID's scope (no hashing of the entity's name once
+    /// the scope was seen; routes are never removed, so a scope's route never changes).
+    private func route(for id: ObjectID) throws -> Route {
+        if let route = routes.withLock({ $0.byScope[id.scope] }) { return route }
+        let route = try route(for: id.entityName)
+        routes.withLock { $0.byScope[id.scope] = route }
+        return route
+    }
+
     /// The snapshot of `id`: from the row cache, else from its store; `nil` when it does not exist.
     public func snapshot(for id: ObjectID) throws -> Snapshot? {
-        let route = try route(for: id.entityName)
+        let route = try route(for: id)
         if let serving = route.serving { return try serving.snapshot(for: id) }
         if let cached = rowCache.snapshot(for: id) { return cached }
         return try fetch(FetchRequest(entityName: id.entityName, objectIDs: [id])).snapshots().first
@@ -215,6 +224,12 @@ public final class StoreCoordinator: Sendable {
         rowCache.store(written)
         return partial
     }
+}
+
+/// The routes by entity name, and the same routes by the scope of IDs seen (filled as IDs come).
+private struct RouteTable: Sendable {
+    var byName: [String: Route] = [:]
+    var byScope: [ObjectID.Scope: Route] = [:]
 }
 
 /// Where the coordinator sends an entity's requests: its store and, when the store serves

@@ -33,10 +33,6 @@ import Synchronization
 open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's entity.
     public let entity: Entity
-    /// The object's identity; temporary until its first save.
-    public internal(set) var objectID: ObjectID
-    /// The context the object belongs to (`nil` once the context forgot it).
-    public internal(set) weak var context: ObjectContext?
 
     // The stored state is read and written on every property access. An object is confined to
     // its context's queue, and no accessor lends one of these out across a call that could reach
@@ -44,12 +40,20 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // of the cost of inserting and saving an object); debug builds keep them, so the test suite
     // still catches an overlapping access. The compile-time checks apply to both.
     #if DEBUG
+    /// The object's identity; temporary until its first save.
+    public internal(set) var objectID: ObjectID
+    /// The context the object belongs to (`nil` once the context forgot it).
+    public internal(set) weak var context: ObjectContext?
     var attributeValues: [Value] = []
     var relationshipValues: [RelationshipValue] = []
     /// The last state read from or written to the store; `nil` for an inserted object.
     var original: Snapshot?
     var state = State()
     #else
+    /// The object's identity; temporary until its first save.
+    @exclusivity(unchecked) public internal(set) var objectID: ObjectID
+    /// The context the object belongs to (`nil` once the context forgot it).
+    @exclusivity(unchecked) public internal(set) weak var context: ObjectContext?
     @exclusivity(unchecked) var attributeValues: [Value] = []
     @exclusivity(unchecked) var relationshipValues: [RelationshipValue] = []
     /// The last state read from or written to the store; `nil` for an inserted object.

@@ -8,7 +8,9 @@ import Foundation
 /// `NSLock` itself: a zero-size `Value` shares its address with the lock, which ThreadSanitizer
 /// then reports as a race.
 public final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
+    /// Only ever touched under the lock, which already makes every access exclusive: the
+    /// run-time exclusivity check would only repeat it.
+    @exclusivity(unchecked) private var value: Value
     private let lock = NSLock()
 
     /// Guards `value`.
