@@ -63,4 +63,39 @@ import Testing
         try context.save()
         #expect(e.version == 3)
     }
+
+    @Test func aChangedObjectWhoseContextIsGoneRefusesFurtherChanges() throws {
+        // The object is already changed, so a further change takes the path that does not ask
+        // for the context: the context marks its changed objects when it goes away.
+        var context: ObjectContext? = try makeContext()
+        let e = context!.insert("Employee")
+        try e.set("lxz", for: "name")
+        let saved = context!.insert("Employee")
+        try saved.set("kept", for: "name")
+        try context!.save()
+        try saved.set("changed", for: "name")
+        context = nil
+        let inserted = #expect(throws: StrataError.self) { try e.set("again", for: "name") }
+        #expect(inserted?.code == .invalidObjectID)
+        let updated = #expect(throws: StrataError.self) { try saved.set("again", for: "name") }
+        #expect(updated?.code == .invalidObjectID)
+        #expect(try saved.value(for: "name", as: String.self) == "changed")
+    }
+
+    @Test func aChangeMadeByADidSaveObserverIsKeptAsAnUnsavedChange() throws {
+        let context = try makeContext()
+        let e = context.insert("Employee")
+        try e.set("first", for: "name")
+        // Observers run synchronously where the context posts, so the object stays on its
+        // context's thread; the closure's type only says it might not.
+        nonisolated(unsafe) let object = e
+        let changer = NotificationCenter.default.addObserver(forName: ObjectContext.didSaveNotification, object: context, queue: nil) { _ in
+            try? object.set("second", for: "name")
+            try? object.set("third", for: "name")
+        }
+        defer { NotificationCenter.default.removeObserver(changer) }
+        try context.save()
+        #expect(context.hasChanges)
+        #expect(try e.value(for: "name", as: String.self) == "third")
+    }
 }

@@ -114,11 +114,12 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
             }
             let deleted = Set(request.deletes.map(\.objectID))
             // Inserts arrive grouped by entity: look each table up once per run of one entity.
-            var runEntity = "", runTable: InMemoryTable? = nil, runNextKey: Int64 = 1
+            var runScope: ObjectID.Scope?, runTable: InMemoryTable? = nil, runNextKey: Int64 = 1
             for index in request.inserts.indices {
-                let id = request.inserts[index].objectID, pk = id.primaryKey!
-                if id.entityName != runEntity {
-                    runEntity = id.entityName
+                let id = request.inserts[index].objectID, pk = id.permanentKey
+                if id.scope != runScope {
+                    runScope = id.scope
+                    let runEntity = id.entityName
                     runTable = state.tables[runEntity]
                     runNextKey = state.nextKeys[runEntity] ?? 1
                 }
@@ -138,18 +139,24 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
             for delete in request.deletes {
                 state.tables[delete.objectID.entityName]?.remove(key: delete.objectID.primaryKey!)
             }
+            // Inserts arrive in runs of one entity (one scope): each run's table is taken out of
+            // the state once, filled, and put back, instead of being looked up by name per insert.
             var start = request.inserts.startIndex
             while start < request.inserts.endIndex {
+                let scope = request.inserts[start].objectID.scope
                 let entityName = request.inserts[start].objectID.entityName
                 var end = start
-                while end < request.inserts.endIndex && request.inserts[end].objectID.entityName == entityName { end += 1 }
-                state.tables[entityName, default: InMemoryTable()].reserveCapacity(end - start)
+                while end < request.inserts.endIndex && request.inserts[end].objectID.scope == scope { end += 1 }
+                var table = state.tables.removeValue(forKey: entityName) ?? InMemoryTable()
+                table.reserveCapacity(end - start)
                 for index in start..<end {
                     var stored = request.inserts[index]
                     stored.version = 1
                     versions[stored.objectID] = 1
-                    state.tables[entityName, default: InMemoryTable()].insert(stored, key: stored.objectID.primaryKey!)
+                    let key = stored.objectID.permanentKey
+                    table.insert(stored, key: key)
                 }
+                state.tables[entityName] = table
                 start = end
             }
             for index in request.updates.indices {

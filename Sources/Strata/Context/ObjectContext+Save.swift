@@ -36,14 +36,17 @@ extension ObjectContext {
         post(ObjectContext.willSaveNotification, ContextChanges(
             inserted: Set(pending.inserted.map(\.objectID)), updated: Set(pending.updated.map(\.objectID)), deleted: Set(pending.deleted.map(\.objectID))),
              objects: pending)
-        journal = Journal(changedBefore: changed)
-        vanished = []
-        defer { journal = nil; vanished = [] }
-        var resolved: [ObjectID: SaveConflict] = [:]
-        let saved = try saveResolvingConflicts(&resolved)
-        removeVanishedObjects()
-        pendingChanges = ContextChanges()
-        post(ObjectContext.didSaveNotification, saved.changes, objects: saved.objects, resolvedConflicts: resolved.values.sorted { $0.objectID < $1.objectID })
+        // While the journal exists, every change must reach it (see ``ManagedObject/set(_:for:)``).
+        try Self.countingSave {
+            journal = Journal(changedBefore: changed)
+            vanished = []
+            defer { journal = nil; vanished = [] }
+            var resolved: [ObjectID: SaveConflict] = [:]
+            let saved = try saveResolvingConflicts(&resolved)
+            removeVanishedObjects()
+            pendingChanges = ContextChanges()
+            post(ObjectContext.didSaveNotification, saved.changes, objects: saved.objects, resolvedConflicts: resolved.values.sorted { $0.objectID < $1.objectID })
+        }
     }
 
     /// Saves; under a merge policy other than ``MergePolicy/error``, each conflict puts the

@@ -124,6 +124,25 @@ public final class ObjectContext: @unchecked Sendable {
 
     deinit {
         for entry in streams.withLock({ $0.continuations.values }) { entry.continuation.finish() }
+        // Objects with unsaved changes outlive their context only in their holders' hands:
+        // mark them invalid, so that a change to one is refused without asking for the context
+        // (see ``ManagedObject/set(_:for:)``).
+        for object in changed.values { object.state.isInvalid = true }
+    }
+
+    /// How many saves are under way in the process (each keeps a journal of every change made
+    /// during it, which observers of its notifications may make).
+    private static let savesInProgress = Atomic<Int>(0)
+
+    /// Whether a save is under way anywhere in the process: while none is, a change to an
+    /// object that is already changed needs nothing from its context.
+    static var isAnySaveInProgress: Bool { savesInProgress.load(ordering: .relaxed) != 0 }
+
+    /// Counts a save under way for as long as `body` runs.
+    static func countingSave<T>(_ body: () throws -> T) rethrows -> T {
+        savesInProgress.add(1, ordering: .relaxed)
+        defer { savesInProgress.subtract(1, ordering: .relaxed) }
+        return try body()
     }
 
     // MARK: Registry

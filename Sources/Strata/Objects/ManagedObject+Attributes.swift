@@ -53,9 +53,15 @@ extension ManagedObject {
             throw StrataError(.typeMismatch, "\(objectID): '\(entity.name).\(key)' is a \(type.rawValue) and cannot hold \(newValue) (\(newValue.typeName))",
                               location: ["entity": entity.name, "key": key])
         }
-        // One load of the weak context and one read of the state: each access to a stored
-        // property of a class is checked for exclusivity at run time, and this runs per value.
         let state = self.state
+        // An object already changed since its last save is in its context's change set, which
+        // marks it invalid if the context goes away: unless a save is under way somewhere (its
+        // journal must hear of every change), the write needs nothing from the context, so
+        // the weak reference to it is not loaded.
+        if state.isDirty && !state.isFault && !state.isInvalid && !state.isDeleted && !ObjectContext.isAnySaveInProgress {
+            attributeValues[index] = newValue
+            return
+        }
         let context = try writableContext(state)
         if state.isFault { context.fireFault(self) }
         if attributeValues[index] == newValue { return }
