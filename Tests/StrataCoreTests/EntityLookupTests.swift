@@ -43,6 +43,20 @@ import Testing
         #expect(accented.attributeIndex(named: "cafe") == nil)
     }
 
+    @Test func keysBuiltSeparatelyFromTheNamesAreFoundToo() {
+        // Long names live in heap storage: a key spelled the same but built apart has other
+        // storage, so it cannot be matched by its representation and is found by its characters.
+        let long = "averyveryverylongattributename", short = "age"
+        let entity = Entity("E", attributes: [Attribute(short, .integer64), Attribute(long, .string)])
+        let rebuiltLong = String(long.reversed().reversed()), rebuiltShort = String(["a", "g", "e"])
+        #expect(entity.attributeIndex(named: long) == 1)
+        #expect(entity.attributeIndex(named: rebuiltLong) == 1)
+        #expect(entity.attributeIndex(named: short) == 0)
+        #expect(entity.attributeIndex(named: rebuiltShort) == 0)
+        #expect(entity.attributeIndex(named: String(long.dropLast())) == nil)
+        #expect(entity.attributeIndex(named: long + "x") == nil)
+    }
+
     @Test func relationshipsAreLookedUpTheSameWay() {
         let entity = Entity("E", attributes: [Attribute("name", .string)], relationships: [
             Relationship("boss", to: "E", inverse: "reports"), Relationship("reports", to: "E", inverse: "boss", toMany: true),

@@ -150,7 +150,8 @@ public final class ObjectContext: @unchecked Sendable {
     /// The object registered for `id` in this context, if any; never fetches.
     public func registeredObject(for id: ObjectID) -> ManagedObject? {
         checkConfinement()
-        return registry[id] ?? changed[id]
+        if let object = registry[id] { return object }
+        return changed.isEmpty ? nil : changed[id]
     }
 
     /// Every object registered in this context that is still in use: changed, or referenced
@@ -205,14 +206,24 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// Forgets every registered object that no one outside the registry references (nothing
     /// changed in it, no caller holding it): what a weak registry would have lost already.
+    ///
+    /// When most objects go (lookups nobody keeps), the survivors are copied into a new table
+    /// instead of deleting the others one by one.
     func sweepRegistry() {
         var unused: [ObjectID] = []
+        var kept: [Dictionary<ObjectID, ManagedObject>.Index] = []
         var index = registry.values.startIndex
         while index != registry.values.endIndex {
-            if isKnownUniquelyReferenced(&registry.values[index]) { unused.append(registry.keys[index]) }
+            if isKnownUniquelyReferenced(&registry.values[index]) { unused.append(registry.keys[index]) } else { kept.append(index) }
             registry.values.formIndex(after: &index)
         }
-        for id in unused { registry.removeValue(forKey: id) }
+        if unused.count > kept.count {
+            var survivors = [ObjectID: ManagedObject](minimumCapacity: max(1024, kept.count * 2))
+            for index in kept { survivors[registry.keys[index]] = registry.values[index] }
+            registry = survivors
+        } else {
+            for id in unused { registry.removeValue(forKey: id) }
+        }
         sweepThreshold = max(1024, registry.count * 2)
     }
 

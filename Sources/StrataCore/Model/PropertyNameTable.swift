@@ -9,6 +9,13 @@
 /// non-ASCII byte, and every key of an entity with a non-ASCII name, is looked up in an ordinary
 /// dictionary instead: the answers are exactly a dictionary's.
 struct PropertyNameTable: Sendable {
+    /// The names' 16-byte `String` representations and their indexes, by a hash of the
+    /// representation (a power-of-two count, at most half full; index `-1`: empty). Callers pass
+    /// the same names again and again, usually the very same strings (literals, stored names):
+    /// a key whose representation equals a name's *is* that name (the same small-string bytes,
+    /// or the same storage), so such a key is found with two word comparisons and no pass over
+    /// its characters. Any other key goes the exact way below.
+    private let representations: [(low: UInt64, high: UInt64, index: Int32)]
     /// The names, by property index.
     private let names: [String]
     /// Property indexes by hash slot (`-1`: empty); a power-of-two count, at most half full.
@@ -35,14 +42,52 @@ struct PropertyNameTable: Sendable {
             while slots[slot] >= 0 { slot = (slot + 1) & (capacity - 1) }
             slots[slot] = Int32(i)
         }
+        var representations = [(low: UInt64, high: UInt64, index: Int32)](repeating: (0, 0, -1), count: capacity)
+        for (i, name) in names.enumerated() where dictionary[name] == i {
+            let (low, high) = Self.representation(of: name)
+            var slot = Self.mix(low, high) & (capacity - 1)
+            while representations[slot].index >= 0 { slot = (slot + 1) & (capacity - 1) }
+            representations[slot] = (low, high, Int32(i))
+        }
+        self.representations = representations
         self.names = names
         self.slots = slots
         self.dictionary = dictionary
         self.usesSlots = usesSlots
     }
 
-    /// The position of `name`, or `nil`. O(1): one pass over the name's bytes, one comparison.
+    /// The position of `name`, or `nil`. O(1): two word comparisons for a key that is one of
+    /// the names' own strings, else one pass over the key's bytes and one comparison.
     func index(of name: String) -> Int? {
+        let (low, high) = Self.representation(of: name)
+        let mask = representations.count - 1
+        var slot = Self.mix(low, high) & mask
+        while true {
+            let entry = representations[slot]
+            if entry.index < 0 { break }
+            if entry.low == low && entry.high == high { return Int(entry.index) }
+            slot = (slot + 1) & mask
+        }
+        return exactIndex(of: name)
+    }
+
+    /// The 16 bytes of a `String` value: for a short string its UTF-8 bytes and length, for a
+    /// longer one a reference to its storage. Equal representations are equal strings; equal
+    /// strings may have different representations (then ``exactIndex(of:)`` answers).
+    @inline(__always)
+    private static func representation(of name: String) -> (UInt64, UInt64) {
+        unsafeBitCast(name, to: (UInt64, UInt64).self)
+    }
+
+    @inline(__always)
+    private static func mix(_ low: UInt64, _ high: UInt64) -> Int {
+        var x = low ^ (high &* 0x9E37_79B9_7F4A_7C15)
+        x = (x ^ (x >> 29)) &* 0xBF58_476D_1CE4_E5B9
+        return Int(truncatingIfNeeded: x ^ (x >> 32))
+    }
+
+    /// The position of `name` by its characters: FNV-1a over its bytes, one string comparison.
+    private func exactIndex(of name: String) -> Int? {
         guard usesSlots, let hash = Self.asciiHash(name) else { return dictionary[name] }
         let mask = slots.count - 1
         var slot = Int(hash) & mask
