@@ -226,10 +226,23 @@ extension ObjectContext {
     /// The permanent ID of each of `objects`, in order: its own when it has one (given early by
     /// ``obtainPermanentIDs(for:)``), else a new one from its entity's store, which is asked
     /// once per entity.
+    ///
+    /// Objects are grouped by the scope of their temporary IDs (one per entity in a process),
+    /// so grouping costs no hashing of entity names; the scopes of one entity (temporary IDs
+    /// parsed from another process's URIs) are then merged, to ask the store once per entity.
     private func permanentIDs(for objects: [ManagedObject]) throws -> [ObjectID] {
         var result = objects.map(\.objectID)
+        var byScope: [ObjectID.Scope: [Int]] = [:]
+        for index in result.indices where result[index].isTemporary { byScope[result[index].scope, default: []].append(index) }
         var groups: [String: [Int]] = [:]
-        for (index, id) in result.enumerated() where id.isTemporary { groups[id.entityName, default: []].append(index) }
+        var merged: Set<String> = []
+        for (scope, positions) in byScope {
+            let name = scope.entityName
+            if groups[name] != nil { merged.insert(name) }
+            groups[name, default: []].append(contentsOf: positions)
+        }
+        // Keys go out in the objects' order within each entity, as they always did.
+        for name in merged { groups[name]?.sort() }
         for (entityName, positions) in groups {
             let ids = try coordinator.obtainPermanentIDs(for: entityName, count: positions.count)
             for (position, id) in zip(positions, ids) { result[position] = id }
