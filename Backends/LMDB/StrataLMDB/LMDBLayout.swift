@@ -67,6 +67,10 @@ final class EntityLayout: Sendable {
     let types: [AttributeType]
     /// The store's identifier (for the IDs of decoded records and their targets).
     let storeIdentifier: String
+    /// The scope of this entity's IDs in the store, and of each relationship's targets: IDs are
+    /// made from them without a lookup per ID.
+    let scope: ObjectID.Scope
+    let destinationScopes: [ObjectID.Scope]
 
     init(entity: Entity, databases: [String: MDB_dbi], storeIdentifier: String) {
         self.entity = entity
@@ -90,12 +94,14 @@ final class EntityLayout: Sendable {
         self.secondaries = secondaries
         destinations = entity.relationships.map(\.destination)
         types = entity.attributes.map(\.type)
+        scope = ObjectID.Scope(entityName: entity.name, storeIdentifier: storeIdentifier)
+        destinationScopes = entity.relationships.map { ObjectID.Scope(entityName: $0.destination, storeIdentifier: storeIdentifier) }
     }
 
     /// The permanent ID of this entity's object `pk`.
     @inline(__always)
     func objectID(_ pk: Int64) -> ObjectID {
-        ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: pk)
+        scope.id(primaryKey: pk)
     }
 
     /// The index (`i:`) whose first attribute is at `position`, if any.

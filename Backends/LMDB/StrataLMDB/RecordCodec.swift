@@ -124,21 +124,21 @@ enum RecordCodec {
         var targets: [RelationshipValue] = []
         targets.reserveCapacity(relationships.count)
         for (position, relationship) in relationships.enumerated() {
-            let destination = layout.destinations[position]
+            let destination = layout.destinationScopes[position]
             let tag = try reader.byte()
             switch tag {
             case Tag.noTarget where !relationship.isToMany:
                 targets.append(.toOne(nil))
             case Tag.target where !relationship.isToMany:
                 let key = try reader.signed()
-                targets.append(.toOne(ObjectID(entityName: destination, storeIdentifier: layout.storeIdentifier, primaryKey: key)))
+                targets.append(.toOne(destination.id(primaryKey: key)))
             case Tag.targets where relationship.isToMany:
                 let count = try reader.varint()
                 guard count <= UInt64(bytes.count) else { throw RecordCorruption(reason: "a to-many count of \(count) exceeds the record") }
                 var ids: [ObjectID] = []
                 ids.reserveCapacity(Int(count))
                 for _ in 0..<count {
-                    ids.append(ObjectID(entityName: destination, storeIdentifier: layout.storeIdentifier, primaryKey: try reader.signed()))
+                    ids.append(destination.id(primaryKey: try reader.signed()))
                 }
                 targets.append(.toMany(ids))
             default:

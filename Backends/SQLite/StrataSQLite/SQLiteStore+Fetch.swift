@@ -131,8 +131,9 @@ extension SQLiteStore {
         case .objectIDs:
             defer { statement.reset() }
             var ids: [ObjectID] = []
+            let scope = ObjectID.Scope(entityName: table.name, storeIdentifier: identifier)
             while try statement.step() {
-                ids.append(ObjectID(entityName: table.name, storeIdentifier: identifier, primaryKey: statement.int64(0)))
+                ids.append(scope.id(primaryKey: statement.int64(0)))
             }
             return .objectIDs(ids)
         case .count:
@@ -161,6 +162,9 @@ extension SQLiteStore {
             let kinds = table.kinds
             let attributeCount = Int32(kinds.count)
             let hasRelationships = !table.relationshipStorage.isEmpty
+            // Each entity's scope is looked up once per fetch, not once per ID made.
+            let scope = ObjectID.Scope(entityName: table.name, storeIdentifier: identifier)
+            let toOneScopes = table.toOneDestinations.map { ObjectID.Scope(entityName: $0, storeIdentifier: identifier) }
             while try statement.step() {
                 let key = statement.int64(0)
                 var failure: (any Error)?
@@ -182,12 +186,12 @@ extension SQLiteStore {
                     for (i, index) in table.toOneIndexes.enumerated() {
                         let at = 2 + attributeCount + Int32(i)
                         if !statement.isNull(at) {
-                            relationships[index] = .toOne(ObjectID(entityName: table.toOneDestinations[i], storeIdentifier: identifier, primaryKey: statement.int64(at)))
+                            relationships[index] = .toOne(toOneScopes[i].id(primaryKey: statement.int64(at)))
                         }
                     }
                 }
                 snapshots.append(Snapshot(
-                    objectID: ObjectID(entityName: table.name, storeIdentifier: identifier, primaryKey: key),
+                    objectID: scope.id(primaryKey: key),
                     version: statement.int64(1),
                     attributes: attributes,
                     relationships: relationships
@@ -210,14 +214,14 @@ extension SQLiteStore {
 
     private func fillToManyPerObject(_ snapshots: inout [Snapshot], table: SQLiteEntityTable, on connection: SQLiteConnection) throws {
         for index in table.toManyIndexes {
-            let destination = table.entity.relationships[index].destination
+            let destination = ObjectID.Scope(entityName: table.entity.relationships[index].destination, storeIdentifier: identifier)
             let query = try connection.prepare(table.toManySQL[index]!)
             for s in snapshots.indices {
                 query.bind(1, snapshots[s].objectID.primaryKey!)
                 defer { query.reset() }
                 var targets: [ObjectID] = []
                 while try query.step() {
-                    targets.append(ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: query.int64(0)))
+                    targets.append(destination.id(primaryKey: query.int64(0)))
                 }
                 snapshots[s].relationships[index] = .toMany(targets)
             }
@@ -230,7 +234,7 @@ extension SQLiteStore {
         for (i, snapshot) in snapshots.enumerated() { positions[snapshot.objectID.primaryKey!] = i }
         let owners = "[" + snapshots.map { String($0.objectID.primaryKey!) }.joined(separator: ",") + "]"
         for index in table.toManyIndexes {
-            let destination = table.entity.relationships[index].destination
+            let destination = ObjectID.Scope(entityName: table.entity.relationships[index].destination, storeIdentifier: identifier)
             let query = try connection.prepare(table.toManyBulkSQL[index]!)
             query.bind(1, owners)
             defer { query.reset() }
@@ -246,7 +250,7 @@ extension SQLiteStore {
                     currentOwner = owner
                     targets = []
                 }
-                targets.append(ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: query.int64(1)))
+                targets.append(destination.id(primaryKey: query.int64(1)))
             }
             flush()
         }

@@ -144,8 +144,9 @@ public final class SQLiteStore: PersistentStore, NativeQueryEvaluating {
         ids.reserveCapacity(count)
         // Offsets from `first`: `first + count` is one past the last key and overflows when the
         // last key handed out is Int64.max.
+        let scope = ObjectID.Scope(entityName: entity.name, storeIdentifier: identifier)
         for offset in 0..<Int64(count) {
-            ids.append(ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: first + offset))
+            ids.append(scope.id(primaryKey: first + offset))
         }
         return ids
     }
