@@ -96,15 +96,24 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
         try request.checkShape(against: model, storeIdentifier: identifier)
         return try storage.state.withLock { state in
             var conflicts: [SaveConflict] = []
+            // Updates and deletes come in runs of one entity: each run reads its table once.
+            var readScope: ObjectID.Scope?, readTable: InMemoryTable?
+            func storedSnapshot(_ id: ObjectID) -> Snapshot? {
+                if id.scope != readScope {
+                    readScope = id.scope
+                    readTable = state.tables[id.entityName]
+                }
+                return readTable?[id.permanentKey]
+            }
             for index in request.updates.indices {
                 let id = request.updates[index].snapshot.objectID, expected = request.updates[index].expectedVersion
-                let stored = state.tables[id.entityName]?[id.primaryKey!]
+                let stored = storedSnapshot(id)
                 if stored?.version != expected {
                     conflicts.append(SaveConflict(objectID: id, expectedVersion: expected, storedSnapshot: stored))
                 }
             }
             for delete in request.deletes {
-                let stored = state.tables[delete.objectID.entityName]?[delete.objectID.primaryKey!]
+                let stored = storedSnapshot(delete.objectID)
                 if stored?.version != delete.expectedVersion {
                     conflicts.append(SaveConflict(objectID: delete.objectID, expectedVersion: delete.expectedVersion, storedSnapshot: stored))
                 }
@@ -136,8 +145,9 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
 
             var versions: [ObjectID: Int64] = [:]
             versions.reserveCapacity(request.inserts.count + request.updates.count)
-            for delete in request.deletes {
-                state.tables[delete.objectID.entityName]?.remove(key: delete.objectID.primaryKey!)
+            readTable = nil  // the table is changed below: no second reference to its storage
+            withTableRuns(of: request.deletes.indices, scope: { request.deletes[$0].objectID.scope }, in: &state) { table, index in
+                table.remove(key: request.deletes[index].objectID.permanentKey)
             }
             // Inserts arrive in runs of one entity (one scope): each run's table is taken out of
             // the state once, filled, and put back, instead of being looked up by name per insert.
@@ -159,14 +169,33 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
                 state.tables[entityName] = table
                 start = end
             }
-            for index in request.updates.indices {
+            withTableRuns(of: request.updates.indices, scope: { request.updates[$0].snapshot.objectID.scope }, in: &state) { table, index in
                 var stored = request.updates[index].snapshot
                 stored.version = request.updates[index].expectedVersion + 1
                 versions[stored.objectID] = stored.version
-                state.tables[stored.objectID.entityName]?.update(stored, key: stored.objectID.primaryKey!)
+                table.update(stored, key: stored.objectID.permanentKey)
             }
             for (key, value) in request.metadataChanges { state.metadata.userInfo[key] = value }
             return SaveResult(versions: versions)
+        }
+    }
+
+    /// Calls `body` for each of `indices` with the table of its object's entity, taking each
+    /// run of one scope's table out of `state` once and putting it back after the run (changed
+    /// in place, not looked up by name per object). Tables that do not exist are skipped, as an
+    /// update or delete of an object no table holds changes nothing.
+    private func withTableRuns(of indices: Range<Int>, scope: (Int) -> ObjectID.Scope, in state: inout InMemoryState, _ body: (inout InMemoryTable, Int) -> Void) {
+        var start = indices.lowerBound
+        while start < indices.upperBound {
+            let runScope = scope(start)
+            var end = start + 1
+            while end < indices.upperBound && scope(end) == runScope { end += 1 }
+            let entityName = runScope.entityName
+            if var table = state.tables.removeValue(forKey: entityName) {
+                for index in start..<end { body(&table, index) }
+                state.tables[entityName] = table
+            }
+            start = end
         }
     }
 
