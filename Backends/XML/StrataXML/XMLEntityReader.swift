@@ -31,21 +31,45 @@ struct XMLEntityRows {
     /// Reserves room for `rows` objects in every column, so that reading them copies no column
     /// to a larger buffer. Room never used is address space only: untouched pages are never
     /// resident.
+    ///
+    /// The integers, doubles and string end offsets of all the columns share one
+    /// ``XMLMemoryRegion`` (for 100,000 objects of the benchmark's entity, 7 MiB in huge pages
+    /// instead of nine arrays of 800 KB each faulted in page by page).
     mutating func reserve(rows: Int) {
         plannedRows = rows
         keys.reserveCapacity(rows)
         versions.reserveCapacity(rows)
         lines.reserveCapacity(rows)
-        for a in columns.indices { columns[a].reserveCapacity(rows: rows) }
+        let total = columns.reduce(0) { $0 + $1.bytesPerRow * rows }
+        if total > 0 {
+            let region = XMLMemoryRegion(byteCount: total)
+            var offset = 0
+            for a in columns.indices where columns[a].bytesPerRow > 0 {
+                columns[a].moveRows(to: region, at: offset, rows: rows)
+                offset += columns[a].bytesPerRow * rows
+            }
+        }
+        for a in columns.indices where columns[a].storage == .values { columns[a].reserveCapacity(rows: rows) }
         for r in relationships.indices { relationships[r].reserveCapacity(rows: rows) }
     }
 
     /// Once the first objects are read, reserves room in each string column for the strings of
-    /// the planned objects at the average length read so far, plus a quarter.
+    /// the planned objects at the average length read so far, plus a quarter, all in one
+    /// ``XMLMemoryRegion``.
     mutating func reserveStringBytes() {
         guard plannedRows > count, count > 0 else { return }
+        var sizes: [(column: Int, bytes: Int)] = []
         for a in columns.indices where columns[a].storage == .strings {
-            columns[a].reserveCapacity(bytes: columns[a].bytes.count / count * plannedRows * 5 / 4)
+            let average = (columns[a].byteCount + count - 1) / count
+            sizes.append((a, (average * plannedRows * 5 / 4 + 63) / 64 * 64))
+        }
+        let total = sizes.reduce(0) { $0 + $1.bytes }
+        guard total > 0 else { return }
+        let region = XMLMemoryRegion(byteCount: total)
+        var offset = 0
+        for (a, bytes) in sizes where bytes >= columns[a].byteCount {
+            columns[a].moveBytes(to: region, at: offset, byteCount: bytes)
+            offset += bytes
         }
     }
 }
@@ -121,7 +145,7 @@ final class XMLEntityReader {
             let missing: Int? = rows.pointee.columns.withUnsafeMutableBufferPointer { columns in
                 for a in columns.indices where columns[a].count == row {
                     if required[a] { return a }
-                    columns[a].appendNull()
+                    columns[a].appendNull(assumingUnique: true)
                 }
                 return nil
             }
@@ -144,7 +168,7 @@ final class XMLEntityReader {
 
     /// Removes what was read of the object that would be row `row`.
     func discardRow(_ row: Int) {
-        for a in rows.pointee.columns.indices { rows.pointee.columns[a].truncate(to: row) }
+        for a in rows.pointee.columns.indices { rows.pointee.columns[a].truncateAssumingUnique(to: row) }
         for r in rows.pointee.relationships.indices { rows.pointee.relationships[r].truncate(to: row) }
     }
 

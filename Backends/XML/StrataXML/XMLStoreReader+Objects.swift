@@ -3,33 +3,54 @@ import Foundation
 import StrataCore
 
 /// How the loader turns one XML attribute of an object element into a stored value, decided once
-/// per entity from the model so that the per-object loop only switches on this small enum.
-enum XMLSlotReader {
-    /// An integer attribute (its index) and the range its width allows.
-    case integer(attribute: Int, range: ClosedRange<Int64>)
-    /// A double attribute.
-    case double(attribute: Int)
-    /// A string attribute (its text may hold `&#38;` to decode).
-    case string(attribute: Int)
-    /// Any other attribute type, parsed by ``XMLFormat/parseValue(_:as:)``.
-    case other(attribute: Int, type: AttributeType)
-    /// The relationship at this index of ``Entity/relationships``.
-    case relationship(Int)
+/// per entity from the model: one plain entry per slot (no payloads to unpack), so the per-object
+/// loop only switches on ``kind``.
+struct XMLSlotReader {
+    /// What the slot holds.
+    enum Kind: UInt8 {
+        /// An integer attribute, range-checked against ``minimum`` and ``maximum``.
+        case integer
+        /// A double attribute.
+        case double
+        /// A string attribute (its text may hold `&#38;` to decode).
+        case string
+        /// Any other attribute type, parsed by ``XMLFormat/parseValue(_:as:)``.
+        case other
+        /// A relationship.
+        case relationship
+    }
+
+    /// What the slot holds.
+    let kind: Kind
+    /// The index of the attribute in ``Entity/attributes`` (or of the relationship in
+    /// ``Entity/relationships``).
+    let index: Int
+    /// The smallest value an integer attribute's width allows.
+    let minimum: Int64
+    /// The largest value an integer attribute's width allows.
+    let maximum: Int64
 
     /// The reader of `slot`.
     init(_ slot: XMLEntityLayout.Slot, layout: XMLEntityLayout) {
+        var range: ClosedRange<Int64> = .min ... .max
         switch slot.kind {
         case .relationship(let r):
-            self = .relationship(r)
+            kind = .relationship
+            index = r
         case .attribute(let a):
+            index = a
             let type = layout.attributeTypes[a]
             switch type {
-            case .integer16, .integer32, .integer64: self = .integer(attribute: a, range: type.integerRange!)
-            case .double: self = .double(attribute: a)
-            case .string: self = .string(attribute: a)
-            default: self = .other(attribute: a, type: type)
+            case .integer16, .integer32, .integer64:
+                kind = .integer
+                range = type.integerRange!
+            case .double: kind = .double
+            case .string: kind = .string
+            default: kind = .other
             }
         }
+        minimum = range.lowerBound
+        maximum = range.upperBound
     }
 }
 
@@ -86,7 +107,8 @@ extension XMLLoadState {
         var key: Int64?
         var version: Int64?
         var attributesGiven = 0, relationshipsGiven = 0
-        let problem: XMLObjectProblem? = rows.pointee.columns.withUnsafeMutableBufferPointer { columns in
+        let problem: XMLObjectProblem? = rows.pointee.columns.withUnsafeMutableBufferPointer { columnBuffer in
+            let columns = columnBuffer.baseAddress!
             var expected = 0
             for i in 0..<attributeCount {
                 let base = attributes! + i * 5
@@ -124,32 +146,36 @@ extension XMLLoadState {
                 // libxml2 refuses an attribute given twice and a name resolved here is the
                 // property's own, so a column gets at most one value per object; the count
                 // checks only hand anything else to the general path, which reports it.
-                switch readers[slot] {
-                case .integer(let a, let range):
-                    guard columns[a].count == row else { return .unresolved(attributeIndex: i) }
-                    guard let v = XMLFormat.parseInteger(text), range.contains(v) else { return .invalidValue(slot: slot, attributeIndex: i) }
-                    columns[a].append(integer: v)
-                case .double(let a):
-                    guard columns[a].count == row else { return .unresolved(attributeIndex: i) }
+                let plan = readers[slot]
+                let column = columns + plan.index
+                switch plan.kind {
+                case .integer:
+                    guard column.pointee.integerBuffer.count == row else { return .unresolved(attributeIndex: i) }
+                    guard let v = XMLFormat.parseInteger(text), v >= plan.minimum && v <= plan.maximum else { return .invalidValue(slot: slot, attributeIndex: i) }
+                    column.pointee.integerBuffer.appendAssumingUnique(v)
+                case .double:
+                    guard column.pointee.doubleBuffer.count == row else { return .unresolved(attributeIndex: i) }
                     guard let v = XMLFormat.parseDouble(text) else { return .invalidValue(slot: slot, attributeIndex: i) }
-                    columns[a].append(double: v)
-                case .string(let a):
-                    guard columns[a].count == row else { return .unresolved(attributeIndex: i) }
+                    column.pointee.doubleBuffer.appendAssumingUnique(v)
+                case .string:
+                    guard column.pointee.count == row else { return .unresolved(attributeIndex: i) }
                     if XMLText.isPlainASCII(text) {
-                        columns[a].append(utf8: text)
+                        column.pointee.appendAssumingUnique(utf8: text)
                     } else {
                         // `&#38;` to decode, or UTF-8 beyond ASCII: through a String, which also
                         // replaces any invalid UTF-8 (libxml2 lets none through).
                         var string = String(decoding: decodedText(text), as: UTF8.self)
-                        string.withUTF8 { columns[a].append(utf8: $0) }
+                        string.withUTF8 { column.pointee.appendAssumingUnique(utf8: $0) }
                     }
-                case .other(let a, let type):
-                    guard columns[a].count == row else { return .unresolved(attributeIndex: i) }
+                case .other:
+                    guard column.pointee.count == row else { return .unresolved(attributeIndex: i) }
+                    let type = reader.layout.attributeTypes[plan.index]
                     guard let value = XMLFormat.parseValue(type == .uri ? decodedText(text) : text, as: type) else {
                         return .invalidValue(slot: slot, attributeIndex: i)
                     }
-                    columns[a].append(value)
-                case .relationship(let r):
+                    column.pointee.append(value, assumingUnique: true)
+                case .relationship:
+                    let r = plan.index
                     let appended: Bool? = rows.pointee.relationships.withUnsafeMutableBufferPointer { relationships in
                         guard relationships[r].count == row else { return nil }
                         return relationships[r].append(parsing: text, sorted: isUnorderedToMany[r])
@@ -241,8 +267,8 @@ extension XMLLoadState {
                 fail("\(entity.name)._pk '\(shown)' is not a 64-bit integer", entity: entity.name, key: "_pk")
             } else if slot == -2 {
                 fail("\(entity.name)._version '\(shown)' is not a version (an integer >= 0)", entity: entity.name, key: "_version")
-            } else if case .relationship(let r) = reader.readers[slot] {
-                let relationship = entity.relationships[r]
+            } else if reader.readers[slot].kind == .relationship {
+                let relationship = entity.relationships[reader.readers[slot].index]
                 let expectation = relationship.isToMany ? "space-separated primary keys" : "one primary key"
                 fail("\(entity.name).\(relationship.name) = \"\(shown)\" is not \(expectation) of \(relationship.destination)", entity: entity.name, key: relationship.name)
             } else if case .attribute(let a) = reader.layout.slots[slot].kind {
@@ -296,7 +322,7 @@ extension XMLLoadState {
                     guard let data = Data(base64Encoded: String(decoding: text, as: UTF8.self)), let string = String(data: data, encoding: .utf8) else {
                         return fail("\(nameText) of <\(entity.name)> is not base64 of UTF-8 text", entity: entity.name, key: entity.attributes[a].name)
                     }
-                    reader.rows.pointee.columns[a].append(.string(string))
+                    reader.rows.pointee.columns[a].append(.string(string), assumingUnique: true)
                     continue
                 } else {
                     return fail("unknown attribute '\(nameText)' of <\(entity.name)>; it has: \(slots.map { String(cString: $0.cName) }.joined(separator: ", "))", entity: entity.name, key: nameText)
@@ -312,7 +338,7 @@ extension XMLLoadState {
                     let shown = String(decoding: text.prefix(80), as: UTF8.self)
                     return fail("\(entity.name).\(entity.attributes[a].name) = \"\(shown)\" is not a valid \(type.rawValue)", entity: entity.name, key: entity.attributes[a].name)
                 }
-                reader.rows.pointee.columns[a].append(value)
+                reader.rows.pointee.columns[a].append(value, assumingUnique: true)
             case .relationship(let r):
                 let relationship = entity.relationships[r]
                 guard reader.rows.pointee.relationships[r].count == row else { return fail("\(entity.name).\(relationship.name) is given twice", entity: entity.name, key: relationship.name) }
