@@ -104,6 +104,7 @@ extension XMLLoadState {
         let slotCount = readers.count
         let keySlot = reader.keySlot, versionSlot = reader.versionSlot
         let isUnorderedToMany = reader.isUnorderedToMany
+        let powers = UnsafePointer(powerTable)
         var key: Int64?
         var version: Int64?
         var attributesGiven = 0, relationshipsGiven = 0
@@ -155,7 +156,7 @@ extension XMLLoadState {
                     column.pointee.integerBuffer.appendAssumingUnique(v)
                 case .double:
                     guard column.pointee.doubleBuffer.count == row else { return .unresolved(attributeIndex: i) }
-                    guard let v = XMLFormat.parseDouble(text) else { return .invalidValue(slot: slot, attributeIndex: i) }
+                    guard let v = XMLFormat.parseDouble(text, powers: powers) else { return .invalidValue(slot: slot, attributeIndex: i) }
                     column.pointee.doubleBuffer.appendAssumingUnique(v)
                 case .string:
                     guard column.pointee.count == row else { return .unresolved(attributeIndex: i) }

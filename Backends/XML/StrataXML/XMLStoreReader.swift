@@ -78,6 +78,13 @@ final class XMLLoadState {
     var lastEntityReader: XMLEntityReader?
     /// ``XMLFormat/saxKeepsAmpersandReferences``, read once.
     let keepsAmpersandReferences = XMLFormat.saxKeepsAmpersandReferences
+    /// A copy of ``XMLDoubleParser/powers`` (2 KiB), so that converting a double does not pay
+    /// for the lazy global's check each time.
+    let powerTable: UnsafeMutablePointer<(hi: UInt64, lo: UInt64)> = {
+        let table = UnsafeMutablePointer<(hi: UInt64, lo: UInt64)>.allocate(capacity: XMLDoubleParser.powers.count)
+        table.initialize(from: XMLDoubleParser.powers, count: XMLDoubleParser.powers.count)
+        return table
+    }()
 
     init(path: String, url: StoreURL, layout: XMLModelLayout?, model: Model?, headerOnly: Bool) {
         self.path = path
@@ -284,7 +291,10 @@ final class XMLLoadState {
     /// ``XMLFormat/saxKeepsAmpersandReferences``); valid until the next call.
     private var decoded: UnsafeMutableBufferPointer<UInt8> = .init(start: nil, count: 0)
 
-    deinit { decoded.deallocate() }
+    deinit {
+        decoded.deallocate()
+        powerTable.deallocate()
+    }
 
     /// `value` with every `&#38;` turned back into `&`.
     func decodeAmpersands(_ value: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
