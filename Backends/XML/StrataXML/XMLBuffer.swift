@@ -182,6 +182,19 @@ struct XMLBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
         count += n
     }
 
+    /// Makes room for `n` more elements and calls `body` with the first of them; if `body`
+    /// returns `true` (it initialized all `n`), they are appended. Without checking that the
+    /// elements are this buffer's alone (see ``appendAssumingUnique(_:)``). Returns what `body`
+    /// returned.
+    @inline(__always)
+    mutating func appendAssumingUnique(count n: Int, _ body: (UnsafeMutablePointer<Element>) -> Bool) -> Bool {
+        if count + n > capacity { reallocate(minimumCapacity: count + n) }
+        guard n > 0 else { return true }
+        guard body(base.unsafelyUnwrapped + count) else { return false }
+        count += n
+        return true
+    }
+
     /// Removes the elements from `newCount` on.
     mutating func truncate(to newCount: Int) {
         guard newCount < count else { return }

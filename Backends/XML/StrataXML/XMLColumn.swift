@@ -189,6 +189,20 @@ struct XMLColumn: Sendable {
         ends.append(bytes.count)
     }
 
+    /// Appends `text` (a `.strings` column) if it is plain ASCII (``XMLText/isPlainASCII(_:)``),
+    /// checking and copying it in one pass, and returns whether it did. Without checking that the
+    /// column's buffers are its alone (see ``XMLBuffer/appendAssumingUnique(_:)``).
+    @inline(__always)
+    mutating func appendAssumingUnique(ifPlainASCII text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.appendAssumingUnique(count: text.count, { XMLText.copyIfPlainASCII(text, to: $0) }) else { return false }
+        ends.appendAssumingUnique(bytes.count)
+        return true
+    }
+
+    /// The number of rows of a `.strings` column (``count`` without the switch).
+    @inline(__always)
+    var stringCount: Int { ends.count }
+
     /// Appends a string given as UTF-8 bytes (a `.strings` column) without checking that the
     /// column's buffers are its alone: for the loader, which owns the columns it fills (see
     /// ``XMLBuffer/appendAssumingUnique(_:)``).

@@ -6,9 +6,9 @@ struct XMLEntityRows {
     /// The keys read, in file order.
     var keys: [Int64] = []
     /// The versions read, parallel to ``keys``.
-    var versions: [Int64] = []
+    var versions = XMLBuffer<Int64>()
     /// The line of each object's start tag, parallel to ``keys`` (for messages found later).
-    var lines: [Int32] = []
+    var lines = XMLBuffer<Int32>()
     /// The attribute values read, one column per attribute, parallel to ``keys`` (a column is
     /// one row longer while an object is being read).
     var columns: [XMLColumn]
@@ -32,23 +32,21 @@ struct XMLEntityRows {
     /// to a larger buffer. Room never used is address space only: untouched pages are never
     /// resident.
     ///
-    /// The integers, doubles and string end offsets of all the columns share one
-    /// ``XMLMemoryRegion`` (for 100,000 objects of the benchmark's entity, 7 MiB in huge pages
-    /// instead of nine arrays of 800 KB each faulted in page by page).
+    /// The versions, the lines, and the integers, doubles and string end offsets of all the
+    /// columns share one ``XMLMemoryRegion`` (for 100,000 objects of the benchmark's entity,
+    /// 8 MiB in huge pages instead of eleven arrays faulted in page by page).
     mutating func reserve(rows: Int) {
         plannedRows = rows
         keys.reserveCapacity(rows)
-        versions.reserveCapacity(rows)
-        lines.reserveCapacity(rows)
-        let total = columns.reduce(0) { $0 + $1.bytesPerRow * rows }
-        if total > 0 {
-            let region = XMLMemoryRegion(byteCount: total)
-            var offset = 0
-            for a in columns.indices where columns[a].bytesPerRow > 0 {
-                columns[a].moveRows(to: region, at: offset, rows: rows)
-                offset += columns[a].bytesPerRow * rows
-            }
+        let total = columns.reduce(0) { $0 + $1.bytesPerRow * rows } + rows * (MemoryLayout<Int64>.stride + MemoryLayout<Int32>.stride)
+        let region = XMLMemoryRegion(byteCount: total)
+        versions.move(to: region, base: region.base.bindMemory(to: Int64.self, capacity: rows), capacity: rows)
+        var offset = rows * MemoryLayout<Int64>.stride
+        for a in columns.indices where columns[a].bytesPerRow > 0 {
+            columns[a].moveRows(to: region, at: offset, rows: rows)
+            offset += columns[a].bytesPerRow * rows
         }
+        lines.move(to: region, base: (region.base + offset).bindMemory(to: Int32.self, capacity: rows), capacity: rows)
         for a in columns.indices where columns[a].storage == .values { columns[a].reserveCapacity(rows: rows) }
         for r in relationships.indices { relationships[r].reserveCapacity(rows: rows) }
     }
@@ -160,8 +158,8 @@ final class XMLEntityReader {
             }
         }
         rows.pointee.keys.append(key)
-        rows.pointee.versions.append(version)
-        rows.pointee.lines.append(Int32(clamping: line))
+        rows.pointee.versions.appendAssumingUnique(version)
+        rows.pointee.lines.appendAssumingUnique(Int32(clamping: line))
         if row == 255 { rows.pointee.reserveStringBytes() }
         return nil
     }
@@ -174,7 +172,7 @@ final class XMLEntityReader {
 
     /// The objects read, as a table in file order, and the line of each; the reader is left
     /// empty.
-    func takeTable() -> (table: EntityTable, lines: [Int32]) {
+    func takeTable() -> (table: EntityTable, lines: XMLBuffer<Int32>) {
         let read = rows.move()
         rows.initialize(to: XMLEntityRows(entity: layout.entity))
         return (EntityTable(keys: read.keys, columns: EntityColumns(versions: read.versions, columns: read.columns, relationships: read.relationships)), read.lines)

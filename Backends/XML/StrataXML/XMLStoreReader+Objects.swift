@@ -159,10 +159,8 @@ extension XMLLoadState {
                     guard let v = XMLFormat.parseDouble(text, powers: powers) else { return .invalidValue(slot: slot, attributeIndex: i) }
                     column.pointee.doubleBuffer.appendAssumingUnique(v)
                 case .string:
-                    guard column.pointee.count == row else { return .unresolved(attributeIndex: i) }
-                    if XMLText.isPlainASCII(text) {
-                        column.pointee.appendAssumingUnique(utf8: text)
-                    } else {
+                    guard column.pointee.stringCount == row else { return .unresolved(attributeIndex: i) }
+                    if !column.pointee.appendAssumingUnique(ifPlainASCII: text) {
                         // `&#38;` to decode, or UTF-8 beyond ASCII: through a String, which also
                         // replaces any invalid UTF-8 (libxml2 lets none through).
                         var string = String(decoding: decodedText(text), as: UTF8.self)

@@ -166,10 +166,11 @@ final class XMLLoadState {
         }
 
         // A pull parser reading through `readInput`, which serves libxml2's 4 KB requests from
-        // 256 KiB reads of the descriptor already open (so the file parsed is the one whose
-        // identity was taken, and there are few system calls).
+        // 64 KiB reads of the descriptor already open (so the file parsed is the one whose
+        // identity was taken, and there are few system calls; a larger buffer only takes more
+        // of the core's cache from the parser and the columns it fills).
         let me = Unmanaged.passUnretained(self).toOpaque()
-        let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
+        let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
         defer { readBuffer.deallocate() }
         input = XMLReadBuffer(storage: readBuffer)
         guard let ctxt = xmlCreateIOParserCtxt(&sax, me, { ctx, out, length in
@@ -394,7 +395,7 @@ final class XMLLoadState {
         }
         metadata.userInfo = userInfo
         var image = XMLStoreImage(metadata: metadata, model: model)
-        var lines = Array(repeating: [Int32](), count: layout.entities.count)
+        var lines = Array(repeating: XMLBuffer<Int32>(), count: layout.entities.count)
         for e in layout.entities.indices {
             let reader = entityReaders[e]
             var (table, entityLines) = reader.takeTable()
@@ -407,7 +408,10 @@ final class XMLLoadState {
                     throw StrataError(.storeCorrupt, "\(path), line \(line): <\(entityName) _pk=\"\(keys[order[i]])\"> appears twice (also at line \(min(entityLines[order[i]], entityLines[order[i - 1]])))", location: ["path": path, "line": String(line), "entity": entityName])
                 }
                 table = table.permuted(order)
-                entityLines = order.map { entityLines[$0] }
+                var permutedLines = XMLBuffer<Int32>()
+                permutedLines.reserveCapacity(order.count)
+                for i in order { permutedLines.append(entityLines[i]) }
+                entityLines = permutedLines
             }
             lines[e] = entityLines
             image.tables[e] = table
