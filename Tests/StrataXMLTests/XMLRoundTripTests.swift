@@ -58,6 +58,40 @@ import Testing
         }
     }
 
+    @Test func objectsGivingEveryPropertyRoundTripExactlyInAnyMix() throws {
+        // Objects with every attribute set take the loader's canonical-order path once it has
+        // seen one; a base64 string (a different attribute name) or a nil takes the other paths
+        // in between. All must read back exactly.
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let store = try openStore(dir.url())
+        let strings = ["plain", "caf\u{E9} \u{1F600}", "a & b < c > d \" e", "tab\tline\nreturn\r", "bell\u{7}", "", "0123456789abcdefghij"]
+        let doubles = [966.0237957257917, -0.30000000000000004, 5e-324, 1e300, 0.0, -123456.78125, 9_999_999.999999998]
+        let ids = try store.obtainPermanentIDs(for: "Item", count: 40)
+        let inserts = ids.enumerated().map { i, id in
+            var values: [String: Value] = [
+                "i16": .integer(Int64(i % 2 == 0 ? -32768 : 32767)), "i32": .integer(Int64(i) * 1_000_003), "i64": .integer(i % 3 == 0 ? .min : Int64(i) * 7_000_000_000_001),
+                "dbl": .double(doubles[i % doubles.count] * Double(i + 1)), "flt": .float(Float(i) / 3), "dec": .decimal(Decimal(i) / 8),
+                "str": .string(strings[i % strings.count]), "flag": .bool(i % 2 == 0), "when": .date(Date(timeIntervalSinceReferenceDate: Double(i) * 1e7 + 0.125)),
+                "blob": .binary(Data([UInt8(i), 0, 255])), "ident": .uuid(UUID()), "link": .uri(URL(string: "https://example.com/\(i)?a=1&b=2")!),
+            ]
+            if i == 17 { values["i32"] = nil }
+            return itemSnapshot(id, name: strings[(i + 3) % strings.count], values)
+        }
+        try store.save(SaveRequest(inserts: inserts))
+        try store.close()
+
+        let fetched = try openStore(dir.url()).execute(FetchRequest(entityName: "Item")).snapshots()
+        #expect(fetched.count == inserts.count)
+        for (stored, original) in zip(fetched, inserts) {
+            #expect(stored.objectID == original.objectID)
+            #expect(stored.attributes == original.attributes)
+            if case .double(let x) = stored.attributes[4], case .double(let y) = original.attributes[4] {
+                #expect(x.bitPattern == y.bitPattern)
+            }
+        }
+    }
+
     @Test func emptyStringAndNilStayDistinct() throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }

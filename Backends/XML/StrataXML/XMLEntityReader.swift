@@ -103,6 +103,14 @@ final class XMLEntityReader {
     /// The objects read so far.
     let rows: UnsafeMutablePointer<XMLEntityRows>
 
+    /// The interned names of `_pk`, `_version` and every slot in order, once an object listed
+    /// exactly those (``learnCanonicalOrder(_:)``).
+    let canonicalNames: UnsafeMutablePointer<UnsafePointer<UInt8>?>
+    /// The number of ``canonicalNames`` (`2 +` the slot count) once learned, 0 before.
+    var canonicalCount: Int { canonicalCountStorage.pointee }
+    /// Where ``canonicalCount`` is kept (through a pointer: no exclusivity check per object).
+    private let canonicalCountStorage: UnsafeMutablePointer<Int>
+
     /// The index of `_pk`'s interned pointer in ``internedNames``.
     var keySlot: Int { readers.count }
     /// The index of `_version`'s interned pointer in ``internedNames``.
@@ -115,6 +123,10 @@ final class XMLEntityReader {
         _ = readers.initialize(from: layout.slots.map { XMLSlotReader($0, layout: layout) })
         internedNames = .allocate(capacity: layout.slots.count + 2)
         internedNames.initialize(repeating: nil, count: layout.slots.count + 2)
+        canonicalNames = .allocate(capacity: layout.slots.count + 2)
+        canonicalNames.initialize(repeating: nil, count: layout.slots.count + 2)
+        canonicalCountStorage = .allocate(capacity: 1)
+        canonicalCountStorage.initialize(to: 0)
         isRequired = .allocate(capacity: layout.isRequired.count)
         _ = isRequired.initialize(from: layout.isRequired)
         isUnorderedToMany = .allocate(capacity: layout.isUnorderedToMany.count)
@@ -126,10 +138,25 @@ final class XMLEntityReader {
     deinit {
         readers.deallocate()
         internedNames.deallocate()
+        canonicalNames.deallocate()
+        canonicalCountStorage.deallocate()
         isRequired.deallocate()
         isUnorderedToMany.deallocate()
         rows.deinitialize(count: 1)
         rows.deallocate()
+    }
+
+    /// Learns the canonical order from the start tag `attributes` of an object just read, when
+    /// it lists `_pk`, `_version` and every slot in order under interned names: later objects
+    /// listed the same way take ``XMLLoadState/startCanonicalObject(reader:attributes:)``.
+    func learnCanonicalOrder(_ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>) {
+        let count = readers.count + 2
+        for i in 0..<count {
+            let expected = i == 0 ? internedNames[keySlot] : i == 1 ? internedNames[versionSlot] : internedNames[i - 2]
+            guard let expected, attributes[i * 5] == expected, attributes[i * 5 + 1] == nil else { return }
+        }
+        for i in 0..<count { canonicalNames[i] = attributes[i * 5] }
+        canonicalCountStorage.pointee = count
     }
 
     /// Ends the object being read as row `row` (the number of objects read before it): every

@@ -97,6 +97,89 @@ extension XMLLoadState {
     /// Reads one object element into its entity's columns: the hot path of a load.
     func startObject(_ localname: UnsafePointer<UInt8>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
         guard let reader = entityReader(localname) else { return }
+        if attributeCount == reader.canonicalCount, let attributes, startCanonicalObject(reader: reader, attributes: attributes) { return }
+        startObjectInAnyOrder(reader: reader, attributeCount: attributeCount, attributes: attributes)
+        if reader.canonicalCount == 0, !failed, attributeCount == reader.readers.count + 2, let attributes {
+            reader.learnCanonicalOrder(attributes)
+        }
+    }
+
+    /// Reads an object element whose start tag lists `_pk`, `_version` and every property in the
+    /// canonical order, under the names ``XMLEntityReader/learnCanonicalOrder(_:)`` learned (the
+    /// form of every object with no `nil` in a file Strata wrote): each value goes to its column
+    /// with no name resolution and no check that the column is still free (every column gets
+    /// exactly one value). Returns `false`, having read nothing, when the names are not those;
+    /// otherwise reads the object or reports what is wrong with it.
+    @inline(__always)
+    func startCanonicalObject(reader: XMLEntityReader, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>) -> Bool {
+        let names = reader.canonicalNames
+        let count = reader.canonicalCount
+        for i in 0..<count where attributes[i * 5] != names[i] || attributes[i * 5 + 1] != nil { return false }
+        let rows = reader.rows
+        let row = rows.pointee.count
+        let readers = reader.readers
+        let isUnorderedToMany = reader.isUnorderedToMany
+        let powers = UnsafePointer(powerTable)
+        @inline(__always) func text(_ i: Int) -> UnsafeBufferPointer<UInt8> {
+            let start = attributes[i * 5 + 3]!
+            return UnsafeBufferPointer(start: start, count: attributes[i * 5 + 4]! - start)
+        }
+        guard let key = XMLFormat.parseInteger(text(0)) else {
+            reportObjectProblem(.invalidValue(slot: -1, attributeIndex: 0), reader: reader, attributeCount: count, attributes: attributes)
+            return true
+        }
+        guard let version = XMLFormat.parseInteger(text(1)), version >= 0 else {
+            reportObjectProblem(.invalidValue(slot: -2, attributeIndex: 1), reader: reader, attributeCount: count, attributes: attributes)
+            return true
+        }
+        let problem: XMLObjectProblem? = rows.pointee.columns.withUnsafeMutableBufferPointer { columnBuffer in
+            let columns = columnBuffer.baseAddress!
+            for slot in 0..<readers.count {
+                let i = slot + 2
+                let text = text(i)
+                let plan = readers[slot]
+                let column = columns + plan.index
+                switch plan.kind {
+                case .integer:
+                    guard let v = XMLFormat.parseInteger(text), v >= plan.minimum && v <= plan.maximum else { return .invalidValue(slot: slot, attributeIndex: i) }
+                    column.pointee.integerBuffer.appendAssumingUnique(v)
+                case .double:
+                    guard let v = XMLFormat.parseDouble(text, powers: powers) else { return .invalidValue(slot: slot, attributeIndex: i) }
+                    column.pointee.doubleBuffer.appendAssumingUnique(v)
+                case .string:
+                    if !column.pointee.appendAssumingUnique(ifPlainASCII: text) {
+                        var string = String(decoding: decodedText(text), as: UTF8.self)
+                        string.withUTF8 { column.pointee.appendAssumingUnique(utf8: $0) }
+                    }
+                case .other:
+                    let type = reader.layout.attributeTypes[plan.index]
+                    guard let value = XMLFormat.parseValue(type == .uri ? decodedText(text) : text, as: type) else {
+                        return .invalidValue(slot: slot, attributeIndex: i)
+                    }
+                    column.pointee.append(value, assumingUnique: true)
+                case .relationship:
+                    let r = plan.index
+                    let appended = rows.pointee.relationships.withUnsafeMutableBufferPointer { relationships in
+                        relationships[r].append(parsing: text, sorted: isUnorderedToMany[r])
+                    }
+                    guard appended else { return .invalidValue(slot: slot, attributeIndex: i) }
+                }
+            }
+            return nil
+        }
+        if let problem {
+            reader.discardRow(row)
+            reportObjectProblem(problem, reader: reader, attributeCount: count, attributes: attributes)
+            return true
+        }
+        let attributeColumns = rows.pointee.columns.count, relationshipColumns = rows.pointee.relationships.count
+        _ = reader.finishRow(row, attributesGiven: attributeColumns, relationshipsGiven: relationshipColumns, key: key, version: version, line: line)
+        return true
+    }
+
+    /// Reads one object element whose attributes may come in any order, may leave properties
+    /// out, and may need the general path (``startObjectGenerally(reader:attributeCount:attributes:)``).
+    func startObjectInAnyOrder(reader: XMLEntityReader, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
         let rows = reader.rows
         let row = rows.pointee.count
         let readers = reader.readers
