@@ -7,8 +7,6 @@ struct XMLEntityRows {
     var keys: [Int64] = []
     /// The versions read, parallel to ``keys``.
     var versions = XMLBuffer<Int64>()
-    /// The line of each object's start tag, parallel to ``keys`` (for messages found later).
-    var lines = XMLBuffer<Int32>()
     /// The attribute values read, one column per attribute, parallel to ``keys`` (a column is
     /// one row longer while an object is being read).
     var columns: [XMLColumn]
@@ -32,13 +30,13 @@ struct XMLEntityRows {
     /// to a larger buffer. Room never used is address space only: untouched pages are never
     /// resident.
     ///
-    /// The versions, the lines, and the integers, doubles and string end offsets of all the
-    /// columns share one ``XMLMemoryRegion`` (for 100,000 objects of the benchmark's entity,
-    /// 8 MiB in huge pages instead of eleven arrays faulted in page by page).
+    /// The versions and the integers, doubles and string end offsets of all the columns share
+    /// one ``XMLMemoryRegion`` (for 100,000 objects of the benchmark's entity, 8 MiB in huge
+    /// pages instead of ten arrays faulted in page by page).
     mutating func reserve(rows: Int) {
         plannedRows = rows
         keys.reserveCapacity(rows)
-        let total = columns.reduce(0) { $0 + $1.bytesPerRow * rows } + rows * (MemoryLayout<Int64>.stride + MemoryLayout<Int32>.stride)
+        let total = columns.reduce(0) { $0 + $1.bytesPerRow * rows } + rows * MemoryLayout<Int64>.stride
         let region = XMLMemoryRegion(byteCount: total)
         versions.move(to: region, base: region.base.bindMemory(to: Int64.self, capacity: rows), capacity: rows)
         var offset = rows * MemoryLayout<Int64>.stride
@@ -46,7 +44,6 @@ struct XMLEntityRows {
             columns[a].moveRows(to: region, at: offset, rows: rows)
             offset += columns[a].bytesPerRow * rows
         }
-        lines.move(to: region, base: (region.base + offset).bindMemory(to: Int32.self, capacity: rows), capacity: rows)
         for a in columns.indices where columns[a].storage == .values { columns[a].reserveCapacity(rows: rows) }
         for r in relationships.indices { relationships[r].reserveCapacity(rows: rows) }
     }
@@ -160,11 +157,11 @@ final class XMLEntityReader {
     }
 
     /// Ends the object being read as row `row` (the number of objects read before it): every
-    /// column it gave no value gets a null, and its key, version and line are recorded.
+    /// column it gave no value gets a null, and its key and version are recorded.
     /// `attributesGiven` and `relationshipsGiven` count the columns it filled. Returns the index
     /// of a required attribute it gave no value, recording nothing, or `nil`.
     @inline(__always)
-    func finishRow(_ row: Int, attributesGiven: Int, relationshipsGiven: Int, key: Int64, version: Int64, line: Int) -> Int? {
+    func finishRow(_ row: Int, attributesGiven: Int, relationshipsGiven: Int, key: Int64, version: Int64) -> Int? {
         if attributesGiven != rows.pointee.columns.count {
             let required = isRequired
             let missing: Int? = rows.pointee.columns.withUnsafeMutableBufferPointer { columns in
@@ -186,7 +183,6 @@ final class XMLEntityReader {
         }
         rows.pointee.keys.append(key)
         rows.pointee.versions.appendAssumingUnique(version)
-        rows.pointee.lines.appendAssumingUnique(Int32(clamping: line))
         if row == 255 { rows.pointee.reserveStringBytes() }
         return nil
     }
@@ -197,11 +193,11 @@ final class XMLEntityReader {
         for r in rows.pointee.relationships.indices { rows.pointee.relationships[r].truncate(to: row) }
     }
 
-    /// The objects read, as a table in file order, and the line of each; the reader is left
+    /// The objects read, as a table in file order; the reader is left
     /// empty.
-    func takeTable() -> (table: EntityTable, lines: XMLBuffer<Int32>) {
+    func takeTable() -> EntityTable {
         let read = rows.move()
         rows.initialize(to: XMLEntityRows(entity: layout.entity))
-        return (EntityTable(keys: read.keys, columns: EntityColumns(versions: read.versions, columns: read.columns, relationships: read.relationships)), read.lines)
+        return EntityTable(keys: read.keys, columns: EntityColumns(versions: read.versions, columns: read.columns, relationships: read.relationships))
     }
 }

@@ -173,7 +173,7 @@ extension XMLLoadState {
             return true
         }
         let attributeColumns = rows.pointee.columns.count, relationshipColumns = rows.pointee.relationships.count
-        _ = reader.finishRow(row, attributesGiven: attributeColumns, relationshipsGiven: relationshipColumns, key: key, version: version, line: line)
+        _ = reader.finishRow(row, attributesGiven: attributeColumns, relationshipsGiven: relationshipColumns, key: key, version: version)
         return true
     }
 
@@ -291,7 +291,7 @@ extension XMLLoadState {
             reader.discardRow(row)
             return fail("<\(reader.entity.name) _pk=\"\(key)\"> has no _version attribute", entity: reader.entity.name, key: "_version")
         }
-        if let a = reader.finishRow(row, attributesGiven: attributesGiven, relationshipsGiven: relationshipsGiven, key: key, version: version, line: line) {
+        if let a = reader.finishRow(row, attributesGiven: attributesGiven, relationshipsGiven: relationshipsGiven, key: key, version: version) {
             let entity = reader.entity
             return fail("<\(entity.name) _pk=\"\(key)\"> has no value for the required attribute '\(entity.attributes[a].name)'", entity: entity.name, key: entity.attributes[a].name)
         }

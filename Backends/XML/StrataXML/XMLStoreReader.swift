@@ -104,7 +104,8 @@ final class XMLLoadState {
             let code = errno
             throw StrataError(code == ENOENT ? .storeNotFound : .io, "cannot open \(path) for reading", location: ["path": path], underlying: String(cString: strerror(code)))
         }
-        defer { close(fd) }
+        // The descriptor stays open until the state goes away: ``lineOfObject(_:row:)`` parses
+        // the same file again for a message found after the parse.
         var info = stat()
         if fstat(fd, &info) == 0 {
             identity = XMLFileIdentity(
@@ -219,6 +220,13 @@ final class XMLLoadState {
         return Int32(count)
     }
 
+    /// The line of the start tag of the object of entity `e` read as row `row` (in file order),
+    /// found by parsing the file again (``XMLLineFinder``); 0 if it cannot be found.
+    func lineOfObject(_ e: Int, row: Int) -> Int {
+        guard let layout, fd >= 0 else { return 0 }
+        return XMLLineFinder.line(ofObject: row, entityName: layout.entities[e].entity.name, fd: fd) ?? 0
+    }
+
     /// The line the parser is at (the end of the current start tag).
     var line: Int { context.map { Int(xmlSAX2GetLineNumber($0)) } ?? 0 }
 
@@ -295,6 +303,7 @@ final class XMLLoadState {
     deinit {
         decoded.deallocate()
         powerTable.deallocate()
+        if fd >= 0 { close(fd) }
     }
 
     /// `value` with every `&#38;` turned back into `&`.
@@ -395,25 +404,23 @@ final class XMLLoadState {
         }
         metadata.userInfo = userInfo
         var image = XMLStoreImage(metadata: metadata, model: model)
-        var lines = Array(repeating: XMLBuffer<Int32>(), count: layout.entities.count)
+        // For each entity read out of key order, the file position of each sorted row.
+        var fileOrders = Array(repeating: [Int]?.none, count: layout.entities.count)
         for e in layout.entities.indices {
             let reader = entityReaders[e]
-            var (table, entityLines) = reader.takeTable()
+            var table = reader.takeTable()
             if !table.isSorted {
                 let keys = table.keys
                 let order = keys.indices.sorted { keys[$0] < keys[$1] || (keys[$0] == keys[$1] && $0 < $1) }
                 for i in order.indices.dropFirst() where keys[order[i]] == keys[order[i - 1]] {
                     let entityName = layout.entities[e].entity.name
-                    let line = Int(max(entityLines[order[i]], entityLines[order[i - 1]]))
-                    throw StrataError(.storeCorrupt, "\(path), line \(line): <\(entityName) _pk=\"\(keys[order[i]])\"> appears twice (also at line \(min(entityLines[order[i]], entityLines[order[i - 1]])))", location: ["path": path, "line": String(line), "entity": entityName])
+                    // `order[i - 1]` comes first in the file (equal keys keep their file order).
+                    let line = lineOfObject(e, row: order[i]), earlier = lineOfObject(e, row: order[i - 1])
+                    throw StrataError(.storeCorrupt, "\(path), line \(line): <\(entityName) _pk=\"\(keys[order[i]])\"> appears twice (also at line \(earlier))", location: ["path": path, "line": String(line), "entity": entityName])
                 }
                 table = table.permuted(order)
-                var permutedLines = XMLBuffer<Int32>()
-                permutedLines.reserveCapacity(order.count)
-                for i in order { permutedLines.append(entityLines[i]) }
-                entityLines = permutedLines
+                fileOrders[e] = order
             }
-            lines[e] = entityLines
             image.tables[e] = table
             // A key of Int64.max leaves no key to hand out, rather than overflowing.
             let largest = table.largestKey ?? 0
@@ -426,7 +433,7 @@ final class XMLLoadState {
                     let destination = image.tables[entityLayout.destinations[r]]
                     for target in table.targets(r, at: i) where destination.index(of: target) == nil {
                         let relationship = entityLayout.entity.relationships[r]
-                        let line = Int(lines[e][i])
+                        let line = lineOfObject(e, row: fileOrders[e]?[i] ?? i)
                         throw StrataError(
                             .storeCorrupt,
                             "\(path), line \(line): \(entityLayout.entity.name) \(table.keys[i]).\(relationship.name) refers to \(relationship.destination) \(target), which does not exist in the file",
