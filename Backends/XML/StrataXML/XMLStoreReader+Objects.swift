@@ -67,13 +67,19 @@ enum XMLObjectProblem {
 
 extension XMLLoadState {
     /// The reader of the entity named `localname` (an interned pointer), or `nil` after reporting
-    /// an unknown entity.
+    /// an unknown entity. The reader comes unretained: ``entityReaders`` keeps every reader
+    /// alive for the parse.
     @inline(__always)
-    func entityReader(_ localname: UnsafePointer<UInt8>) -> XMLEntityReader? {
+    func entityReader(_ localname: UnsafePointer<UInt8>) -> Unmanaged<XMLEntityReader>? {
         if localname == lastEntityName, let lastEntityReader { return lastEntityReader }
+        return findEntityReader(localname)
+    }
+
+    /// ``entityReader(_:)`` for a name other than the last one's.
+    func findEntityReader(_ localname: UnsafePointer<UInt8>) -> Unmanaged<XMLEntityReader>? {
         guard let layout else { return nil }
         let e: Int
-        if let last = lastEntityReader, strcmp(localname, last.layout.cName) == 0 {
+        if let last = lastEntityReader?.takeUnretainedValue(), strcmp(localname, last.layout.cName) == 0 {
             e = layout.entityIndexByName[last.entity.name]!
         } else {
             guard let found = layout.entityIndexByName[String(cString: localname)] else {
@@ -90,17 +96,19 @@ extension XMLLoadState {
             reader.rows.pointee.reserve(rows: Int(clamping: max(1, min(sequences[e] - 1, identity.size / 24))))
         }
         lastEntityName = isInterned(localname) ? localname : nil
-        lastEntityReader = reader
-        return reader
+        lastEntityReader = Unmanaged.passUnretained(reader)
+        return lastEntityReader
     }
 
     /// Reads one object element into its entity's columns: the hot path of a load.
     func startObject(_ localname: UnsafePointer<UInt8>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
-        guard let reader = entityReader(localname) else { return }
-        if attributeCount == reader.canonicalCount, let attributes, startCanonicalObject(reader: reader, attributes: attributes) { return }
-        startObjectInAnyOrder(reader: reader, attributeCount: attributeCount, attributes: attributes)
-        if reader.canonicalCount == 0, !failed, attributeCount == reader.readers.count + 2, let attributes {
-            reader.learnCanonicalOrder(attributes)
+        guard let unretained = entityReader(localname) else { return }
+        unretained._withUnsafeGuaranteedRef { reader in
+            if attributeCount == reader.canonicalCount, let attributes, startCanonicalObject(reader: reader, attributes: attributes) { return }
+            startObjectInAnyOrder(reader: reader, attributeCount: attributeCount, attributes: attributes)
+            if reader.canonicalCount == 0, !failed, attributeCount == reader.readers.count + 2, let attributes {
+                reader.learnCanonicalOrder(attributes)
+            }
         }
     }
 

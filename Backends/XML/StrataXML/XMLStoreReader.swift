@@ -75,7 +75,7 @@ final class XMLLoadState {
     let entityReaders: [XMLEntityReader]
     /// The interned element name of the last object read, and its entity's reader.
     var lastEntityName: UnsafePointer<UInt8>?
-    var lastEntityReader: XMLEntityReader?
+    var lastEntityReader: Unmanaged<XMLEntityReader>?
     /// ``XMLFormat/saxKeepsAmpersandReferences``, read once.
     let keepsAmpersandReferences = XMLFormat.saxKeepsAmpersandReferences
     /// A copy of ``XMLDoubleParser/powers`` (2 KiB), so that converting a double does not pay
