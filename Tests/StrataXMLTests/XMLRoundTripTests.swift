@@ -92,6 +92,29 @@ import Testing
         }
     }
 
+    @Test func moreThanTheFirstObjectsWithLongStringsUnderAHugeSequenceLoadExactly() throws {
+        // Past the 256th object the loader moves the string bytes into room reserved from the
+        // average length and the planned count (here from a hand-edited _sequence near the
+        // maximum, bounded by the file's size).
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        var body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<strata-store format=\"1\" modelHash=\"\(TestModels.allTypes.versionHash)\" modelVersion=\"v1\" storeIdentifier=\"S1\">\n"
+        body += "<_sequence entity=\"Item\" next=\"9000000000000000000\"/>\n"
+        func name(_ key: Int) -> String { String(repeating: Character(UnicodeScalar(UInt8(97 + key % 26))), count: key < 256 ? 4000 : 1 + key % 300) }
+        for key in 1...600 { body += "<Item _pk=\"\(key)\" _version=\"\(key % 5)\" name=\"\(name(key))\" str=\"s\(key)\"/>\n" }
+        body += "</strata-store>\n"
+        write(body, to: dir.file("store.xml"))
+        let store = try openStore(dir.url())
+        let fetched = try store.execute(FetchRequest(entityName: "Item")).snapshots()
+        #expect(fetched.count == 600)
+        for (i, snapshot) in fetched.enumerated() {
+            let key = i + 1
+            #expect(snapshot.version == Int64(key % 5))
+            #expect(snapshot.value(of: "name", in: TestModels.item) == .string(name(key)), "\(key)")
+            #expect(snapshot.value(of: "str", in: TestModels.item) == .string("s\(key)"), "\(key)")
+        }
+    }
+
     @Test func emptyStringAndNilStayDistinct() throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }

@@ -23,7 +23,7 @@ struct XMLEntityRows {
     /// The number of objects read.
     var count: Int { keys.count }
 
-    /// The number of objects room was reserved for (0 until ``reserve(rows:)``).
+    /// The number of objects room was reserved for (0 until ``reserve(rows:fileSize:)``).
     private(set) var plannedRows = 0
 
     /// Reserves room for `rows` objects in every column, so that reading them copies no column
@@ -33,8 +33,10 @@ struct XMLEntityRows {
     /// The versions and the integers, doubles and string end offsets of all the columns share
     /// one ``XMLMemoryRegion`` (for 100,000 objects of the benchmark's entity, 8 MiB in huge
     /// pages instead of ten arrays faulted in page by page).
-    mutating func reserve(rows: Int) {
+    /// `fileSize` bounds the string bytes reserved later (``reserveStringBytes()``).
+    mutating func reserve(rows: Int, fileSize: Int) {
         plannedRows = rows
+        plannedFileSize = fileSize
         keys.reserveCapacity(rows)
         let total = columns.reduce(0) { $0 + $1.bytesPerRow * rows } + rows * MemoryLayout<Int64>.stride
         let region = XMLMemoryRegion(byteCount: total)
@@ -48,15 +50,20 @@ struct XMLEntityRows {
         for r in relationships.indices { relationships[r].reserveCapacity(rows: rows) }
     }
 
+    /// The size of the file being read (the string bytes of a column cannot exceed it).
+    private var plannedFileSize = 0
+
     /// Once the first objects are read, reserves room in each string column for the strings of
-    /// the planned objects at the average length read so far, plus a quarter, all in one
-    /// ``XMLMemoryRegion``.
+    /// the planned objects at the average length read so far, plus a quarter (and no more than
+    /// the file's size), all in one ``XMLMemoryRegion``.
     mutating func reserveStringBytes() {
         guard plannedRows > count, count > 0 else { return }
         var sizes: [(column: Int, bytes: Int)] = []
         for a in columns.indices where columns[a].storage == .strings {
             let average = (columns[a].byteCount + count - 1) / count
-            sizes.append((a, (average * plannedRows * 5 / 4 + 63) / 64 * 64))
+            let estimate = average.multipliedReportingOverflow(by: plannedRows).overflow ? Int.max : average * plannedRows
+            let bytes = estimate >= plannedFileSize ? plannedFileSize : min(estimate / 4 * 5, plannedFileSize)
+            sizes.append((a, (bytes + 63) / 64 * 64))
         }
         let total = sizes.reduce(0) { $0 + $1.bytes }
         guard total > 0 else { return }

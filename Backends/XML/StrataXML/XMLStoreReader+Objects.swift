@@ -93,7 +93,7 @@ extension XMLLoadState {
         if reader.rows.pointee.plannedRows == 0 {
             // The file's sequence bounds the number of objects a file Strata wrote holds (keys
             // run from 1 and are never reused), and no object takes fewer than 24 bytes of it.
-            reader.rows.pointee.reserve(rows: Int(clamping: max(1, min(sequences[e] - 1, identity.size / 24))))
+            reader.rows.pointee.reserve(rows: Int(clamping: max(1, min(sequences[e] - 1, identity.size / 24))), fileSize: Int(clamping: max(0, identity.size)))
         }
         lastEntityName = isInterned(localname) ? localname : nil
         lastEntityReader = Unmanaged.passUnretained(reader)
