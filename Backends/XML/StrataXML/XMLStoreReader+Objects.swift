@@ -104,7 +104,9 @@ extension XMLLoadState {
     func startObject(_ localname: UnsafePointer<UInt8>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
         guard let unretained = entityReader(localname) else { return }
         unretained._withUnsafeGuaranteedRef { reader in
-            if attributeCount == reader.canonicalCount, let attributes, startCanonicalObject(reader: reader, attributes: attributes) { return }
+            // `canonicalCount` is 0 until the order is learned: an element with no attributes
+            // must not take the canonical path then.
+            if attributeCount == reader.canonicalCount, attributeCount > 0, let attributes, startCanonicalObject(reader: reader, attributes: attributes) { return }
             startObjectInAnyOrder(reader: reader, attributeCount: attributeCount, attributes: attributes)
             if reader.canonicalCount == 0, !failed, attributeCount == reader.readers.count + 2, let attributes {
                 reader.learnCanonicalOrder(attributes)
