@@ -48,7 +48,42 @@ struct BadInputCase: CustomTestStringConvertible, Sendable {
         BadInputCase(name: "a string given as text and as base64", body: "<Item _pk=\"1\" _version=\"1\" name=\"x\" str=\"a\"/>\n<Item _pk=\"2\" _version=\"1\" name=\"y\" str=\"a\" str.b64=\"YQ==\"/>\n</strata-store>\n", line: 4, fragment: "Item.str is given twice"),
         BadInputCase(name: "integer of the wrong type in a later object", body: "<Item _pk=\"1\" _version=\"1\" name=\"x\" i64=\"1\"/>\n\n<Item _pk=\"2\" _version=\"1\" name=\"y\" i64=\"1.5\"/>\n</strata-store>\n", line: 5, fragment: "Item.i64 = \"1.5\" is not a valid integer64"),
         BadInputCase(name: "attribute with a namespace prefix", body: "<Item _pk=\"1\" _version=\"1\" name=\"x\" xml:lang=\"en\"/>\n</strata-store>\n", line: 3, fragment: "has a namespace prefix"),
+        // An element with no attributes before any object taught the loader the canonical order
+        // (whose length is 0 until then): libxml2's attribute array still holds the root's.
+        BadInputCase(name: "an object with no attributes first", body: "<Item/>\n</strata-store>\n", line: 3, fragment: "<Item> has no _pk"),
+        BadInputCase(name: "nested objects with no attributes", body: "<Item><Item></Item></Item>\n</strata-store>\n", line: 3, fragment: "<Item> has no _pk"),
+        // Found after the parse, so their lines come from parsing the file again.
+        BadInputCase(name: "duplicate key out of order among other elements", body: "<Item _pk=\"5\" _version=\"1\" name=\"a\"/>\n<Department _pk=\"1\" _version=\"1\" name=\"d\"/>\n\n<Item _pk=\"2\" _version=\"1\"\n  name=\"b\"/>\n<Item _pk=\"5\" _version=\"1\" name=\"c\"/>\n</strata-store>\n", line: 8, fragment: "<Item _pk=\"5\"> appears twice (also at line 3)"),
+        BadInputCase(name: "reference to a missing object in a table read out of key order", body: "<Department _pk=\"1\" _version=\"1\" name=\"d\"/>\n<Employee _pk=\"3\" _version=\"1\" name=\"a\" department=\"1\"/>\n<Employee _pk=\"1\" _version=\"1\" name=\"b\"\n  department=\"9\"/>\n<Employee _pk=\"2\" _version=\"1\" name=\"c\" department=\"1\"/>\n</strata-store>\n", line: 6, fragment: "Employee 1.department refers to Department 9"),
+        // Objects listing every property in the canonical order, after one that taught the loader
+        // that order (its canonical path, which skips name resolution).
+        BadInputCase(name: "canonical order: key not an integer", body: fullItems(["_pk": "3x"]), line: 5, fragment: "_pk '3x' is not a 64-bit integer"),
+        BadInputCase(name: "canonical order: negative version", body: fullItems(["_version": "-2"]), line: 5, fragment: "_version '-2' is not a version"),
+        BadInputCase(name: "canonical order: integer out of range", body: fullItems(["i16": "70000"]), line: 5, fragment: "Item.i16 = \"70000\" is not a valid integer16"),
+        BadInputCase(name: "canonical order: double of the wrong type", body: fullItems(["dbl": "1.2345678x"]), line: 5, fragment: "Item.dbl = \"1.2345678x\" is not a valid double"),
+        BadInputCase(name: "canonical order: boolean of the wrong type", body: fullItems(["flag": "yes"]), line: 5, fragment: "Item.flag = \"yes\" is not a valid boolean"),
+        BadInputCase(name: "canonical order: uri of the wrong type", body: fullItems(["link": ""]), line: 5, fragment: "is not a valid uri"),
+        BadInputCase(name: "canonical order: duplicate key", body: fullItems(["_pk": "2"]), line: 5, fragment: "appears twice (also at line 4)"),
+        BadInputCase(name: "canonical order: prefixed attribute", body: fullItems(["xml:lang": "en"]), line: 5, fragment: "has a namespace prefix"),
     ]
+
+    /// Three `Item`s giving every property in the canonical order, on lines 3, 4 and 5 of the
+    /// file, the third with `changes` (a name not yet there is added at the end).
+    static func fullItems(_ changes: [String: String]) -> String {
+        let names = ["_pk", "_version", "name", "i16", "i32", "i64", "dbl", "flt", "dec", "str", "flag", "when", "blob", "ident", "link"]
+        func item(_ key: Int, _ changes: [String: String] = [:]) -> String {
+            var values = ["_pk": String(key), "_version": "1", "name": "n\(key)", "i16": "-7", "i32": "123456", "i64": "-9000000000",
+                          "dbl": "966.0237957257917", "flt": "2.5", "dec": "3.25", "str": "caf\u{E9} &amp; tea", "flag": "true",
+                          "when": "-978307200.1234568", "blob": "AAEC", "ident": "00000000-0000-0000-0000-000000000001", "link": "https://example.com/a?b=1&amp;c=2"]
+            var order = names
+            for (name, value) in changes {
+                if values[name] == nil { order.append(name) }
+                values[name] = value
+            }
+            return "<Item " + order.map { "\($0)=\"\(values[$0]!)\"" }.joined(separator: " ") + "/>\n"
+        }
+        return item(1) + item(2) + item(3, changes) + "</strata-store>\n"
+    }
 
     @Test(arguments: cases)
     func badInputIsRejectedWithItsLineAndTheFileIsUntouched(_ badCase: BadInputCase) throws {

@@ -59,6 +59,74 @@ import Testing
         #expect(decided > total * 3 / 4, "the fast path decides most texts")
     }
 
+    /// The common form's own reader (`[-]I.F`, 1 to 7 integer digits, 19 digits at most, 8 bytes
+    /// or more after the sign), without the general reader behind it.
+    func parseCommonForm(_ text: String) -> Double? {
+        var text = text
+        return text.withUTF8 { buffer in
+            XMLDoubleParser.powers.withUnsafeBufferPointer { powers in
+                XMLDoubleParser.parseCommonForm(buffer.baseAddress!, buffer.baseAddress! + buffer.count, powers: powers.baseAddress!)
+            }
+        }
+    }
+
+    @Test func theCommonFormIsReadExactlyForEveryDigitSplit() {
+        var rng = SystemRandomNumberGenerator()
+        func digits(_ count: Int) -> String { String((0..<count).map { _ in Character(String(UInt8.random(in: 0...9, using: &rng))) }) }
+        var decided = 0, total = 0
+        for integerDigits in 1...7 {
+            for fractionDigits in 1...(19 - integerDigits) where integerDigits + fractionDigits + 1 >= 8 {
+                for sample in 0..<40 {
+                    var text = digits(integerDigits) + "." + digits(fractionDigits)
+                    if sample % 2 == 1 { text = "-" + text }
+                    if sample % 5 == 0 { text = String(repeating: "9", count: integerDigits) + "." + String(repeating: "9", count: fractionDigits) }
+                    total += 1
+                    if let parsed = parseCommonForm(text) {
+                        decided += 1
+                        #expect(parsed.bitPattern == strtod(text, nil).bitPattern, "\(text)")
+                    }
+                    var copy = text
+                    #expect(copy.withUTF8 { XMLFormat.parseDouble($0) }?.bitPattern == strtod(text, nil).bitPattern, "\(text)")
+                }
+            }
+        }
+        #expect(decided > total * 9 / 10, "the common form decides almost every text of its shape")
+    }
+
+    @Test func swiftsShortestFormOfEverydayMagnitudesIsTheCommonForm() {
+        var rng = SystemRandomNumberGenerator()
+        var decided = 0
+        let samples = 60_000
+        for i in 0..<samples {
+            let magnitude = [1.0, 10, 1000, 1e6, 9_999_999][i % 5]
+            let value = Double.random(in: -magnitude...magnitude, using: &rng)
+            let text = value.description
+            if let parsed = parseCommonForm(text) {
+                decided += 1
+                #expect(parsed.bitPattern == value.bitPattern, "\(text)")
+            }
+            #expect(parse(text)?.bitPattern == value.bitPattern, "\(text)")
+        }
+        #expect(decided > samples * 3 / 4, "most everyday doubles take the common form")
+    }
+
+    @Test func textsOutsideTheCommonFormAreLeftToTheGeneralReader() {
+        for text in ["1.5", "-1.25", "12345678.9", "123456789012.5", "1.2345678e+30", "1.234567890e-5", "1.23456789012345678901",
+                     "12.34x678", "12.345678x", "1234567.", "-.12345678", "1.2345678-", "12,345678", "1.234 5678", "+1.2345678",
+                     "0.1234567890123456789"] {
+            #expect(parseCommonForm(text) == nil, "\(text)")
+        }
+        for text in ["1.5", "-1.25", "12345678.9", "123456789012.5", "1.2345678e+30", "1.234567890e-5", "0.30000000000000004"] {
+            #expect(parse(text)?.bitPattern ?? strtod(text, nil).bitPattern == strtod(text, nil).bitPattern, "\(text)")
+            var copy = text
+            #expect(copy.withUTF8 { XMLFormat.parseDouble($0) }?.bitPattern == strtod(text, nil).bitPattern, "\(text)")
+        }
+        for malformed in ["12.34x678", "12.345678x", "1.2345678-", "12,345678", "1.234 5678"] {
+            var copy = malformed
+            #expect(copy.withUTF8 { XMLFormat.parseDouble($0) } == nil, "\(malformed)")
+        }
+    }
+
     @Test func aNumberFollowedByMoreDigitsInMemoryParsesOnlyItsOwnText() {
         let buffer = Array("12.5999999999999999".utf8)
         buffer.withUnsafeBufferPointer { all in

@@ -6,7 +6,7 @@ import StrataCore
 /// arrays per entity, values boxed into ``Value``s only when read.
 struct EntityColumns: Sendable {
     /// The optimistic-locking versions.
-    private(set) var versions: [Int64] = []
+    private(set) var versions = XMLBuffer<Int64>()
     /// One column per attribute, indexed like ``Entity/attributes``.
     private(set) var columns: [XMLColumn]
     /// One column per relationship, indexed like ``Entity/relationships``.
@@ -25,7 +25,7 @@ struct EntityColumns: Sendable {
     }
 
     /// Rows from parallel columns (as the loader builds them), all as long as `versions`.
-    init(versions: [Int64], columns: [XMLColumn], relationships: [XMLRelationshipColumn]) {
+    init(versions: XMLBuffer<Int64>, columns: [XMLColumn], relationships: [XMLRelationshipColumn]) {
         precondition(columns.allSatisfy { $0.count == versions.count } && relationships.allSatisfy { $0.count == versions.count })
         self.versions = versions
         self.columns = columns
@@ -64,14 +64,17 @@ struct EntityColumns: Sendable {
     /// Appends the rows `range` of `other` (the same entity's): bulk copies, column by column.
     mutating func append(rowsOf other: EntityColumns, _ range: Range<Int>) {
         guard !range.isEmpty else { return }
-        versions.append(contentsOf: other.versions[range])
+        versions.append(contentsOf: other.versions, range)
         for a in columns.indices { columns[a].append(rowsOf: other.columns[a], range) }
         for r in relationships.indices { relationships[r].append(rowsOf: other.relationships[r], range) }
     }
 
     /// The rows in the order `order` (a permutation of the row indexes).
     func permuted(_ order: [Int]) -> EntityColumns {
-        EntityColumns(versions: order.map { versions[$0] }, columns: columns.map { $0.permuted(order) }, relationships: relationships.map { $0.permuted(order) })
+        var permutedVersions = XMLBuffer<Int64>()
+        permutedVersions.reserveCapacity(order.count)
+        for i in order { permutedVersions.append(versions[i]) }
+        return EntityColumns(versions: permutedVersions, columns: columns.map { $0.permuted(order) }, relationships: relationships.map { $0.permuted(order) })
     }
 
     /// Removes from every relationship of every row the targets for which `isGone` is true,

@@ -16,8 +16,61 @@ enum XMLDoubleParser {
     /// Digits are read eight at a time (``accumulateDigits(_:_:_:_:)``), with no loop per digit:
     /// the 17-digit numbers Swift writes cost three or four steps.
     static func parse(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+        powers.withUnsafeBufferPointer { parse(text, powers: $0.baseAddress!) }
+    }
+
+    /// ``parse(_:)`` with the power table at `powers` (``powers``, which the loader copies once
+    /// so that each number does not pay for the lazy global's check).
+    @inline(__always)
+    static func parse(_ text: UnsafeBufferPointer<UInt8>, powers: UnsafePointer<(hi: UInt64, lo: UInt64)>) -> Double? {
         guard let first = text.baseAddress, text.count > 0 else { return nil }
         let end = first + text.count
+        if let common = parseCommonForm(first, end, powers: powers) { return common }
+        return parseAnyForm(first, end, powers: powers)
+    }
+
+    /// The form Swift writes for most doubles of everyday magnitude, `[-]I.F` with 1 to 7 integer
+    /// digits, at most 19 digits in all and at least 8 bytes after the sign
+    /// (`966.0237957257917`), read in a few steps with no loop per digit (one or two 8-byte loads
+    /// for the fraction, the last one ending at the text's end); `nil` for any other form or when
+    /// Eisel-Lemire cannot decide, which ``parseAnyForm(_:_:powers:)`` then reads.
+    @inline(__always)
+    static func parseCommonForm(_ first: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>, powers: UnsafePointer<(hi: UInt64, lo: UInt64)>) -> Double? {
+        let negative = first.pointee == 0x2D
+        let p = negative ? first + 1 : first
+        guard end - p >= 8 else { return nil }
+        // The integer part: the digits before the first non-digit of the first eight bytes,
+        // which must be the point.
+        let head = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
+        let headNonDigits = nonDigitBytes(head)
+        guard headNonDigits != 0 else { return nil }
+        let integerDigits = headNonDigits.trailingZeroBitCount >> 3
+        guard integerDigits > 0, p[integerDigits] == 0x2E else { return nil }
+        let shift = UInt64(8 * (8 - integerDigits))
+        var mantissa = parseEightDigits((head << shift) | (0x3030_3030_3030_3030 >> (64 - shift)))
+        // The fraction: whole 8-byte chunks, then the last 1 to 8 digits read as the text's last
+        // eight bytes with the bytes before them replaced by leading zeros.
+        var q = p + integerDigits + 1
+        var fractionDigits = end - q
+        guard fractionDigits > 0, integerDigits + fractionDigits <= 19 else { return nil }
+        let exponent = -fractionDigits
+        while fractionDigits > 8 {
+            let chunk = UInt64(littleEndian: UnsafeRawPointer(q).loadUnaligned(as: UInt64.self))
+            guard nonDigitBytes(chunk) == 0 else { return nil }
+            mantissa = mantissa &* 100_000_000 &+ parseEightDigits(chunk)
+            q += 8
+            fractionDigits -= 8
+        }
+        let tail = UInt64(littleEndian: UnsafeRawPointer(end - 8).loadUnaligned(as: UInt64.self))
+        // The bytes before the last `fractionDigits` (the low ones): not checked, made '0'.
+        let before: UInt64 = (1 &<< UInt64(8 * (8 - fractionDigits))) &- 1
+        guard nonDigitBytes(tail) & ~before == 0 else { return nil }
+        mantissa = mantissa &* powerOfTen(fractionDigits) &+ parseEightDigits((tail & ~before) | (0x3030_3030_3030_3030 & before))
+        return eiselLemire(mantissa: mantissa, exponent: exponent, negative: negative, powers: powers)
+    }
+
+    /// Any form ``parse(_:)`` reads: `[-]digits[.digits][e[+-]digits]`.
+    static func parseAnyForm(_ first: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>, powers: UnsafePointer<(hi: UInt64, lo: UInt64)>) -> Double? {
         var p = first
         let negative = p.pointee == 0x2D
         if negative { p += 1 }
@@ -65,7 +118,7 @@ enum XMLDoubleParser {
             exponent += negativeExponent ? -value : value
         }
         guard p == end else { return nil }
-        return eiselLemire(mantissa: mantissa, exponent: exponent, negative: negative)
+        return eiselLemire(mantissa: mantissa, exponent: exponent, negative: negative, powers: powers)
     }
 
     /// Appends the decimal digits at `p` (up to the first non-digit or `end`) to `mantissa`,
@@ -117,7 +170,7 @@ enum XMLDoubleParser {
         ((chunk &+ 0x4646_4646_4646_4646) | (chunk &- 0x3030_3030_3030_3030)) & 0x8080_8080_8080_8080
     }
 
-    /// 10^`count`, for `count` in 1...7.
+    /// 10^`count`, for `count` in 1...8.
     @inline(__always)
     static func powerOfTen(_ count: Int) -> UInt64 {
         switch count {
@@ -127,7 +180,8 @@ enum XMLDoubleParser {
         case 4: return 10_000
         case 5: return 100_000
         case 6: return 1_000_000
-        default: return 10_000_000
+        case 7: return 10_000_000
+        default: return 100_000_000
         }
     }
 
@@ -145,7 +199,9 @@ enum XMLDoubleParser {
     }
 
     /// `mantissa × 10^exponent`, correctly rounded, or `nil` when undecided or out of range.
-    static func eiselLemire(mantissa: UInt64, exponent: Int, negative: Bool) -> Double? {
+    /// `powers`: the table ``powers``.
+    @inline(__always)
+    static func eiselLemire(mantissa: UInt64, exponent: Int, negative: Bool, powers: UnsafePointer<(hi: UInt64, lo: UInt64)>) -> Double? {
         if mantissa == 0 { return negative ? -0.0 : 0.0 }
         guard exponentRange.contains(exponent) else { return nil }
         let power = powers[exponent - exponentRange.lowerBound]

@@ -165,6 +165,18 @@ extension XMLFormat {
     /// A double in Swift's `description` form.
     static func parseDouble(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
         if let fast = XMLDoubleParser.parse(text) { return fast }
+        return parseDoubleSlowly(text)
+    }
+
+    /// ``parseDouble(_:)`` with ``XMLDoubleParser/powers`` at `powers` (the loader's copy).
+    @inline(__always)
+    static func parseDouble(_ text: UnsafeBufferPointer<UInt8>, powers: UnsafePointer<(hi: UInt64, lo: UInt64)>) -> Double? {
+        if let fast = XMLDoubleParser.parse(text, powers: powers) { return fast }
+        return parseDoubleSlowly(text)
+    }
+
+    /// The spellings and numbers ``XMLDoubleParser`` leaves: `nan`, `inf`, and `strtod`.
+    static func parseDoubleSlowly(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
         if let s = special(text) { return s }
         guard isNumberText(text), text.count < 64 else { return nil }
         return withTerminated(text) { pointer in

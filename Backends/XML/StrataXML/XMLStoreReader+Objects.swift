@@ -3,33 +3,54 @@ import Foundation
 import StrataCore
 
 /// How the loader turns one XML attribute of an object element into a stored value, decided once
-/// per entity from the model so that the per-object loop only switches on this small enum.
-enum XMLSlotReader {
-    /// An integer attribute (its index) and the range its width allows.
-    case integer(attribute: Int, range: ClosedRange<Int64>)
-    /// A double attribute.
-    case double(attribute: Int)
-    /// A string attribute (its text may hold `&#38;` to decode).
-    case string(attribute: Int)
-    /// Any other attribute type, parsed by ``XMLFormat/parseValue(_:as:)``.
-    case other(attribute: Int, type: AttributeType)
-    /// The relationship at this index of ``Entity/relationships``.
-    case relationship(Int)
+/// per entity from the model: one plain entry per slot (no payloads to unpack), so the per-object
+/// loop only switches on ``kind``.
+struct XMLSlotReader {
+    /// What the slot holds.
+    enum Kind: UInt8 {
+        /// An integer attribute, range-checked against ``minimum`` and ``maximum``.
+        case integer
+        /// A double attribute.
+        case double
+        /// A string attribute (its text may hold `&#38;` to decode).
+        case string
+        /// Any other attribute type, parsed by ``XMLFormat/parseValue(_:as:)``.
+        case other
+        /// A relationship.
+        case relationship
+    }
+
+    /// What the slot holds.
+    let kind: Kind
+    /// The index of the attribute in ``Entity/attributes`` (or of the relationship in
+    /// ``Entity/relationships``).
+    let index: Int
+    /// The smallest value an integer attribute's width allows.
+    let minimum: Int64
+    /// The largest value an integer attribute's width allows.
+    let maximum: Int64
 
     /// The reader of `slot`.
     init(_ slot: XMLEntityLayout.Slot, layout: XMLEntityLayout) {
+        var range: ClosedRange<Int64> = .min ... .max
         switch slot.kind {
         case .relationship(let r):
-            self = .relationship(r)
+            kind = .relationship
+            index = r
         case .attribute(let a):
+            index = a
             let type = layout.attributeTypes[a]
             switch type {
-            case .integer16, .integer32, .integer64: self = .integer(attribute: a, range: type.integerRange!)
-            case .double: self = .double(attribute: a)
-            case .string: self = .string(attribute: a)
-            default: self = .other(attribute: a, type: type)
+            case .integer16, .integer32, .integer64:
+                kind = .integer
+                range = type.integerRange!
+            case .double: kind = .double
+            case .string: kind = .string
+            default: kind = .other
             }
         }
+        minimum = range.lowerBound
+        maximum = range.upperBound
     }
 }
 
@@ -46,13 +67,19 @@ enum XMLObjectProblem {
 
 extension XMLLoadState {
     /// The reader of the entity named `localname` (an interned pointer), or `nil` after reporting
-    /// an unknown entity.
+    /// an unknown entity. The reader comes unretained: ``entityReaders`` keeps every reader
+    /// alive for the parse.
     @inline(__always)
-    func entityReader(_ localname: UnsafePointer<UInt8>) -> XMLEntityReader? {
+    func entityReader(_ localname: UnsafePointer<UInt8>) -> Unmanaged<XMLEntityReader>? {
         if localname == lastEntityName, let lastEntityReader { return lastEntityReader }
+        return findEntityReader(localname)
+    }
+
+    /// ``entityReader(_:)`` for a name other than the last one's.
+    func findEntityReader(_ localname: UnsafePointer<UInt8>) -> Unmanaged<XMLEntityReader>? {
         guard let layout else { return nil }
         let e: Int
-        if let last = lastEntityReader, strcmp(localname, last.layout.cName) == 0 {
+        if let last = lastEntityReader?.takeUnretainedValue(), strcmp(localname, last.layout.cName) == 0 {
             e = layout.entityIndexByName[last.entity.name]!
         } else {
             guard let found = layout.entityIndexByName[String(cString: localname)] else {
@@ -66,16 +93,103 @@ extension XMLLoadState {
         if reader.rows.pointee.plannedRows == 0 {
             // The file's sequence bounds the number of objects a file Strata wrote holds (keys
             // run from 1 and are never reused), and no object takes fewer than 24 bytes of it.
-            reader.rows.pointee.reserve(rows: Int(clamping: max(1, min(sequences[e] - 1, identity.size / 24))))
+            reader.rows.pointee.reserve(rows: Int(clamping: max(1, min(sequences[e] - 1, identity.size / 24))), fileSize: Int(clamping: max(0, identity.size)))
         }
         lastEntityName = isInterned(localname) ? localname : nil
-        lastEntityReader = reader
-        return reader
+        lastEntityReader = Unmanaged.passUnretained(reader)
+        return lastEntityReader
     }
 
     /// Reads one object element into its entity's columns: the hot path of a load.
     func startObject(_ localname: UnsafePointer<UInt8>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
-        guard let reader = entityReader(localname) else { return }
+        guard let unretained = entityReader(localname) else { return }
+        unretained._withUnsafeGuaranteedRef { reader in
+            // `canonicalCount` is 0 until the order is learned: an element with no attributes
+            // must not take the canonical path then.
+            if attributeCount == reader.canonicalCount, attributeCount > 0, let attributes, startCanonicalObject(reader: reader, attributes: attributes) { return }
+            startObjectInAnyOrder(reader: reader, attributeCount: attributeCount, attributes: attributes)
+            if reader.canonicalCount == 0, !failed, attributeCount == reader.readers.count + 2, let attributes {
+                reader.learnCanonicalOrder(attributes)
+            }
+        }
+    }
+
+    /// Reads an object element whose start tag lists `_pk`, `_version` and every property in the
+    /// canonical order, under the names ``XMLEntityReader/learnCanonicalOrder(_:)`` learned (the
+    /// form of every object with no `nil` in a file Strata wrote): each value goes to its column
+    /// with no name resolution and no check that the column is still free (every column gets
+    /// exactly one value). Returns `false`, having read nothing, when the names are not those;
+    /// otherwise reads the object or reports what is wrong with it.
+    @inline(__always)
+    func startCanonicalObject(reader: XMLEntityReader, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>) -> Bool {
+        let names = reader.canonicalNames
+        let count = reader.canonicalCount
+        for i in 0..<count where attributes[i * 5] != names[i] || attributes[i * 5 + 1] != nil { return false }
+        let rows = reader.rows
+        let row = rows.pointee.count
+        let readers = reader.readers
+        let isUnorderedToMany = reader.isUnorderedToMany
+        let powers = UnsafePointer(powerTable)
+        @inline(__always) func text(_ i: Int) -> UnsafeBufferPointer<UInt8> {
+            let start = attributes[i * 5 + 3]!
+            return UnsafeBufferPointer(start: start, count: attributes[i * 5 + 4]! - start)
+        }
+        guard let key = XMLFormat.parseInteger(text(0)) else {
+            reportObjectProblem(.invalidValue(slot: -1, attributeIndex: 0), reader: reader, attributeCount: count, attributes: attributes)
+            return true
+        }
+        guard let version = XMLFormat.parseInteger(text(1)), version >= 0 else {
+            reportObjectProblem(.invalidValue(slot: -2, attributeIndex: 1), reader: reader, attributeCount: count, attributes: attributes)
+            return true
+        }
+        let problem: XMLObjectProblem? = rows.pointee.columns.withUnsafeMutableBufferPointer { columnBuffer in
+            let columns = columnBuffer.baseAddress!
+            for slot in 0..<readers.count {
+                let i = slot + 2
+                let text = text(i)
+                let plan = readers[slot]
+                let column = columns + plan.index
+                switch plan.kind {
+                case .integer:
+                    guard let v = XMLFormat.parseInteger(text), v >= plan.minimum && v <= plan.maximum else { return .invalidValue(slot: slot, attributeIndex: i) }
+                    column.pointee.integerBuffer.appendAssumingUnique(v)
+                case .double:
+                    guard let v = XMLFormat.parseDouble(text, powers: powers) else { return .invalidValue(slot: slot, attributeIndex: i) }
+                    column.pointee.doubleBuffer.appendAssumingUnique(v)
+                case .string:
+                    if !column.pointee.appendAssumingUnique(ifPlainASCII: text) {
+                        var string = String(decoding: decodedText(text), as: UTF8.self)
+                        string.withUTF8 { column.pointee.appendAssumingUnique(utf8: $0) }
+                    }
+                case .other:
+                    let type = reader.layout.attributeTypes[plan.index]
+                    guard let value = XMLFormat.parseValue(type == .uri ? decodedText(text) : text, as: type) else {
+                        return .invalidValue(slot: slot, attributeIndex: i)
+                    }
+                    column.pointee.append(value, assumingUnique: true)
+                case .relationship:
+                    let r = plan.index
+                    let appended = rows.pointee.relationships.withUnsafeMutableBufferPointer { relationships in
+                        relationships[r].append(parsing: text, sorted: isUnorderedToMany[r])
+                    }
+                    guard appended else { return .invalidValue(slot: slot, attributeIndex: i) }
+                }
+            }
+            return nil
+        }
+        if let problem {
+            reader.discardRow(row)
+            reportObjectProblem(problem, reader: reader, attributeCount: count, attributes: attributes)
+            return true
+        }
+        let attributeColumns = rows.pointee.columns.count, relationshipColumns = rows.pointee.relationships.count
+        _ = reader.finishRow(row, attributesGiven: attributeColumns, relationshipsGiven: relationshipColumns, key: key, version: version)
+        return true
+    }
+
+    /// Reads one object element whose attributes may come in any order, may leave properties
+    /// out, and may need the general path (``startObjectGenerally(reader:attributeCount:attributes:)``).
+    func startObjectInAnyOrder(reader: XMLEntityReader, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
         let rows = reader.rows
         let row = rows.pointee.count
         let readers = reader.readers
@@ -83,10 +197,12 @@ extension XMLLoadState {
         let slotCount = readers.count
         let keySlot = reader.keySlot, versionSlot = reader.versionSlot
         let isUnorderedToMany = reader.isUnorderedToMany
+        let powers = UnsafePointer(powerTable)
         var key: Int64?
         var version: Int64?
         var attributesGiven = 0, relationshipsGiven = 0
-        let problem: XMLObjectProblem? = rows.pointee.columns.withUnsafeMutableBufferPointer { columns in
+        let problem: XMLObjectProblem? = rows.pointee.columns.withUnsafeMutableBufferPointer { columnBuffer in
+            let columns = columnBuffer.baseAddress!
             var expected = 0
             for i in 0..<attributeCount {
                 let base = attributes! + i * 5
@@ -124,32 +240,34 @@ extension XMLLoadState {
                 // libxml2 refuses an attribute given twice and a name resolved here is the
                 // property's own, so a column gets at most one value per object; the count
                 // checks only hand anything else to the general path, which reports it.
-                switch readers[slot] {
-                case .integer(let a, let range):
-                    guard columns[a].count == row else { return .unresolved(attributeIndex: i) }
-                    guard let v = XMLFormat.parseInteger(text), range.contains(v) else { return .invalidValue(slot: slot, attributeIndex: i) }
-                    columns[a].append(integer: v)
-                case .double(let a):
-                    guard columns[a].count == row else { return .unresolved(attributeIndex: i) }
-                    guard let v = XMLFormat.parseDouble(text) else { return .invalidValue(slot: slot, attributeIndex: i) }
-                    columns[a].append(double: v)
-                case .string(let a):
-                    guard columns[a].count == row else { return .unresolved(attributeIndex: i) }
-                    if XMLText.isPlainASCII(text) {
-                        columns[a].append(utf8: text)
-                    } else {
+                let plan = readers[slot]
+                let column = columns + plan.index
+                switch plan.kind {
+                case .integer:
+                    guard column.pointee.integerBuffer.count == row else { return .unresolved(attributeIndex: i) }
+                    guard let v = XMLFormat.parseInteger(text), v >= plan.minimum && v <= plan.maximum else { return .invalidValue(slot: slot, attributeIndex: i) }
+                    column.pointee.integerBuffer.appendAssumingUnique(v)
+                case .double:
+                    guard column.pointee.doubleBuffer.count == row else { return .unresolved(attributeIndex: i) }
+                    guard let v = XMLFormat.parseDouble(text, powers: powers) else { return .invalidValue(slot: slot, attributeIndex: i) }
+                    column.pointee.doubleBuffer.appendAssumingUnique(v)
+                case .string:
+                    guard column.pointee.stringCount == row else { return .unresolved(attributeIndex: i) }
+                    if !column.pointee.appendAssumingUnique(ifPlainASCII: text) {
                         // `&#38;` to decode, or UTF-8 beyond ASCII: through a String, which also
                         // replaces any invalid UTF-8 (libxml2 lets none through).
                         var string = String(decoding: decodedText(text), as: UTF8.self)
-                        string.withUTF8 { columns[a].append(utf8: $0) }
+                        string.withUTF8 { column.pointee.appendAssumingUnique(utf8: $0) }
                     }
-                case .other(let a, let type):
-                    guard columns[a].count == row else { return .unresolved(attributeIndex: i) }
+                case .other:
+                    guard column.pointee.count == row else { return .unresolved(attributeIndex: i) }
+                    let type = reader.layout.attributeTypes[plan.index]
                     guard let value = XMLFormat.parseValue(type == .uri ? decodedText(text) : text, as: type) else {
                         return .invalidValue(slot: slot, attributeIndex: i)
                     }
-                    columns[a].append(value)
-                case .relationship(let r):
+                    column.pointee.append(value, assumingUnique: true)
+                case .relationship:
+                    let r = plan.index
                     let appended: Bool? = rows.pointee.relationships.withUnsafeMutableBufferPointer { relationships in
                         guard relationships[r].count == row else { return nil }
                         return relationships[r].append(parsing: text, sorted: isUnorderedToMany[r])
@@ -183,7 +301,7 @@ extension XMLLoadState {
             reader.discardRow(row)
             return fail("<\(reader.entity.name) _pk=\"\(key)\"> has no _version attribute", entity: reader.entity.name, key: "_version")
         }
-        if let a = reader.finishRow(row, attributesGiven: attributesGiven, relationshipsGiven: relationshipsGiven, key: key, version: version, line: line) {
+        if let a = reader.finishRow(row, attributesGiven: attributesGiven, relationshipsGiven: relationshipsGiven, key: key, version: version) {
             let entity = reader.entity
             return fail("<\(entity.name) _pk=\"\(key)\"> has no value for the required attribute '\(entity.attributes[a].name)'", entity: entity.name, key: entity.attributes[a].name)
         }
@@ -241,8 +359,8 @@ extension XMLLoadState {
                 fail("\(entity.name)._pk '\(shown)' is not a 64-bit integer", entity: entity.name, key: "_pk")
             } else if slot == -2 {
                 fail("\(entity.name)._version '\(shown)' is not a version (an integer >= 0)", entity: entity.name, key: "_version")
-            } else if case .relationship(let r) = reader.readers[slot] {
-                let relationship = entity.relationships[r]
+            } else if reader.readers[slot].kind == .relationship {
+                let relationship = entity.relationships[reader.readers[slot].index]
                 let expectation = relationship.isToMany ? "space-separated primary keys" : "one primary key"
                 fail("\(entity.name).\(relationship.name) = \"\(shown)\" is not \(expectation) of \(relationship.destination)", entity: entity.name, key: relationship.name)
             } else if case .attribute(let a) = reader.layout.slots[slot].kind {
@@ -296,7 +414,7 @@ extension XMLLoadState {
                     guard let data = Data(base64Encoded: String(decoding: text, as: UTF8.self)), let string = String(data: data, encoding: .utf8) else {
                         return fail("\(nameText) of <\(entity.name)> is not base64 of UTF-8 text", entity: entity.name, key: entity.attributes[a].name)
                     }
-                    reader.rows.pointee.columns[a].append(.string(string))
+                    reader.rows.pointee.columns[a].append(.string(string), assumingUnique: true)
                     continue
                 } else {
                     return fail("unknown attribute '\(nameText)' of <\(entity.name)>; it has: \(slots.map { String(cString: $0.cName) }.joined(separator: ", "))", entity: entity.name, key: nameText)
@@ -312,7 +430,7 @@ extension XMLLoadState {
                     let shown = String(decoding: text.prefix(80), as: UTF8.self)
                     return fail("\(entity.name).\(entity.attributes[a].name) = \"\(shown)\" is not a valid \(type.rawValue)", entity: entity.name, key: entity.attributes[a].name)
                 }
-                reader.rows.pointee.columns[a].append(value)
+                reader.rows.pointee.columns[a].append(value, assumingUnique: true)
             case .relationship(let r):
                 let relationship = entity.relationships[r]
                 guard reader.rows.pointee.relationships[r].count == row else { return fail("\(entity.name).\(relationship.name) is given twice", entity: entity.name, key: relationship.name) }

@@ -75,9 +75,16 @@ final class XMLLoadState {
     let entityReaders: [XMLEntityReader]
     /// The interned element name of the last object read, and its entity's reader.
     var lastEntityName: UnsafePointer<UInt8>?
-    var lastEntityReader: XMLEntityReader?
+    var lastEntityReader: Unmanaged<XMLEntityReader>?
     /// ``XMLFormat/saxKeepsAmpersandReferences``, read once.
     let keepsAmpersandReferences = XMLFormat.saxKeepsAmpersandReferences
+    /// A copy of ``XMLDoubleParser/powers`` (2 KiB), so that converting a double does not pay
+    /// for the lazy global's check each time.
+    let powerTable: UnsafeMutablePointer<(hi: UInt64, lo: UInt64)> = {
+        let table = UnsafeMutablePointer<(hi: UInt64, lo: UInt64)>.allocate(capacity: XMLDoubleParser.powers.count)
+        table.initialize(from: XMLDoubleParser.powers, count: XMLDoubleParser.powers.count)
+        return table
+    }()
 
     init(path: String, url: StoreURL, layout: XMLModelLayout?, model: Model?, headerOnly: Bool) {
         self.path = path
@@ -97,7 +104,8 @@ final class XMLLoadState {
             let code = errno
             throw StrataError(code == ENOENT ? .storeNotFound : .io, "cannot open \(path) for reading", location: ["path": path], underlying: String(cString: strerror(code)))
         }
-        defer { close(fd) }
+        // The descriptor stays open until the state goes away: ``lineOfObject(_:row:)`` parses
+        // the same file again for a message found after the parse.
         var info = stat()
         if fstat(fd, &info) == 0 {
             identity = XMLFileIdentity(
@@ -159,10 +167,11 @@ final class XMLLoadState {
         }
 
         // A pull parser reading through `readInput`, which serves libxml2's 4 KB requests from
-        // 256 KiB reads of the descriptor already open (so the file parsed is the one whose
-        // identity was taken, and there are few system calls).
+        // 64 KiB reads of the descriptor already open (so the file parsed is the one whose
+        // identity was taken, and there are few system calls; a larger buffer only takes more
+        // of the core's cache from the parser and the columns it fills).
         let me = Unmanaged.passUnretained(self).toOpaque()
-        let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
+        let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
         defer { readBuffer.deallocate() }
         input = XMLReadBuffer(storage: readBuffer)
         guard let ctxt = xmlCreateIOParserCtxt(&sax, me, { ctx, out, length in
@@ -209,6 +218,13 @@ final class XMLLoadState {
         UnsafeMutableRawPointer(out).copyMemory(from: input.storage.baseAddress! + input.start, byteCount: count)
         input.start += count
         return Int32(count)
+    }
+
+    /// The line of the start tag of the object of entity `e` read as row `row` (in file order),
+    /// found by parsing the file again (``XMLLineFinder``); 0 if it cannot be found.
+    func lineOfObject(_ e: Int, row: Int) -> Int {
+        guard let layout, fd >= 0 else { return 0 }
+        return XMLLineFinder.line(ofObject: row, entityName: layout.entities[e].entity.name, fd: fd) ?? 0
     }
 
     /// The line the parser is at (the end of the current start tag).
@@ -284,7 +300,11 @@ final class XMLLoadState {
     /// ``XMLFormat/saxKeepsAmpersandReferences``); valid until the next call.
     private var decoded: UnsafeMutableBufferPointer<UInt8> = .init(start: nil, count: 0)
 
-    deinit { decoded.deallocate() }
+    deinit {
+        decoded.deallocate()
+        powerTable.deallocate()
+        if fd >= 0 { close(fd) }
+    }
 
     /// `value` with every `&#38;` turned back into `&`.
     func decodeAmpersands(_ value: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
@@ -384,22 +404,23 @@ final class XMLLoadState {
         }
         metadata.userInfo = userInfo
         var image = XMLStoreImage(metadata: metadata, model: model)
-        var lines = Array(repeating: [Int32](), count: layout.entities.count)
+        // For each entity read out of key order, the file position of each sorted row.
+        var fileOrders = Array(repeating: [Int]?.none, count: layout.entities.count)
         for e in layout.entities.indices {
             let reader = entityReaders[e]
-            var (table, entityLines) = reader.takeTable()
+            var table = reader.takeTable()
             if !table.isSorted {
                 let keys = table.keys
                 let order = keys.indices.sorted { keys[$0] < keys[$1] || (keys[$0] == keys[$1] && $0 < $1) }
                 for i in order.indices.dropFirst() where keys[order[i]] == keys[order[i - 1]] {
                     let entityName = layout.entities[e].entity.name
-                    let line = Int(max(entityLines[order[i]], entityLines[order[i - 1]]))
-                    throw StrataError(.storeCorrupt, "\(path), line \(line): <\(entityName) _pk=\"\(keys[order[i]])\"> appears twice (also at line \(min(entityLines[order[i]], entityLines[order[i - 1]])))", location: ["path": path, "line": String(line), "entity": entityName])
+                    // `order[i - 1]` comes first in the file (equal keys keep their file order).
+                    let line = lineOfObject(e, row: order[i]), earlier = lineOfObject(e, row: order[i - 1])
+                    throw StrataError(.storeCorrupt, "\(path), line \(line): <\(entityName) _pk=\"\(keys[order[i]])\"> appears twice (also at line \(earlier))", location: ["path": path, "line": String(line), "entity": entityName])
                 }
                 table = table.permuted(order)
-                entityLines = order.map { entityLines[$0] }
+                fileOrders[e] = order
             }
-            lines[e] = entityLines
             image.tables[e] = table
             // A key of Int64.max leaves no key to hand out, rather than overflowing.
             let largest = table.largestKey ?? 0
@@ -412,7 +433,7 @@ final class XMLLoadState {
                     let destination = image.tables[entityLayout.destinations[r]]
                     for target in table.targets(r, at: i) where destination.index(of: target) == nil {
                         let relationship = entityLayout.entity.relationships[r]
-                        let line = Int(lines[e][i])
+                        let line = lineOfObject(e, row: fileOrders[e]?[i] ?? i)
                         throw StrataError(
                             .storeCorrupt,
                             "\(path), line \(line): \(entityLayout.entity.name) \(table.keys[i]).\(relationship.name) refers to \(relationship.destination) \(target), which does not exist in the file",

@@ -9,6 +9,9 @@ import StrataXML
 //   XMLBenchmarks profile-save DIR [N]   N saves of the workload into DIR/profile-save.xml
 //   XMLBenchmarks profile-open PATH [N]  N opens of the store file PATH (for example the file
 //                                        profile-save leaves)
+//   XMLBenchmarks open-only PATH [N]     N opens only, no raw parse (for `perf stat`: page faults,
+//                                        system time)
+//   XMLBenchmarks parse-only PATH [N]    N raw SAX2 parses only
 
 /// Runs a profiling mode when `arguments` name one; returns whether it did.
 func runProfilingMode(_ arguments: [String]) throws -> Bool {
@@ -17,6 +20,8 @@ func runProfilingMode(_ arguments: [String]) throws -> Bool {
     switch arguments[1] {
     case "profile-save": try profileSave(directory: arguments[2], count: count ?? 10)
     case "profile-open": try profileOpen(path: arguments[2], count: count ?? 20)
+    case "open-only": try profileOpen(path: arguments[2], count: count ?? 20, raw: false)
+    case "parse-only": try profileOpen(path: arguments[2], count: count ?? 20, strata: false)
     default: return false
     }
     return true
@@ -40,17 +45,25 @@ func profileSave(directory: String, count: Int) throws {
     printMedians("save", wall, cpu, rawWall, rawCPU)
 }
 
-/// `count` read-only opens of the store at `path`, each followed by the raw SAX2 parse of it.
-func profileOpen(path: String, count: Int) throws {
+/// `count` read-only opens of the store at `path`, each followed by the raw SAX2 parse of it
+/// (one side only when `strata` or `raw` is `false`).
+func profileOpen(path: String, count: Int, strata: Bool = true, raw: Bool = true) throws {
     let url = StoreURL(scheme: "xml", location: path)
     var wall: [Double] = [], cpu: [Double] = [], rawWall: [Double] = [], rawCPU: [Double] = []
     for _ in 0..<count {
-        var opened: XMLStore?
-        try timed(&wall, &cpu) { opened = try XMLBackend().openStore(url, model: benchmarkModel, options: StoreOptions(readOnly: true)) }
-        withExtendedLifetime(opened) { opened = nil }
-        timed(&rawWall, &rawCPU) { _ = RawXML.parse(path) }
+        if strata {
+            var opened: XMLStore?
+            try timed(&wall, &cpu) { opened = try XMLBackend().openStore(url, model: benchmarkModel, options: StoreOptions(readOnly: true)) }
+            withExtendedLifetime(opened) { opened = nil }
+        }
+        if raw { timed(&rawWall, &rawCPU) { _ = RawXML.parse(path) } }
     }
-    printMedians("open", wall, cpu, rawWall, rawCPU)
+    if strata && raw {
+        printMedians("open", wall, cpu, rawWall, rawCPU)
+    } else {
+        let (w, c) = strata ? (wall, cpu) : (rawWall, rawCPU)
+        print("\(strata ? "open" : "parse"): \(format(median(w))) ms (CPU \(format(median(c))))")
+    }
 }
 
 /// One line of medians: Strata and raw, wall and CPU, and the CPU ratio.
