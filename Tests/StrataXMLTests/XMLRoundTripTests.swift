@@ -66,7 +66,7 @@ import Testing
         defer { dir.cleanUp() }
         let store = try openStore(dir.url())
         let strings = ["plain", "caf\u{E9} \u{1F600}", "a & b < c > d \" e", "tab\tline\nreturn\r", "bell\u{7}", "", "0123456789abcdefghij"]
-        let doubles = [966.0237957257917, -0.30000000000000004, 5e-324, 1e300, 0.0, -123456.78125, 9_999_999.999999998]
+        let doubles = [966.0237957257917, -0.30000000000000004, Double.leastNonzeroMagnitude, 1e300, 0.0, -123456.78125, 9_999_999.999999998]
         let ids = try store.obtainPermanentIDs(for: "Item", count: 40)
         let inserts = ids.enumerated().map { i, id in
             var values: [String: Value] = [

@@ -29,8 +29,8 @@ extension XMLStore {
             switch request.resultType {
             case .count: return .count(end - start)
             case .objectIDs:
-                let name = layout.entities[e].entity.name
-                return .objectIDs(all[start..<end].map { ObjectID(entityName: name, storeIdentifier: identifier, primaryKey: table.keys[$0]) })
+                let scope = entityScopes[e]
+                return .objectIDs(all[start..<end].map { scope.id(primaryKey: table.keys[$0]) })
             default: return .snapshots(snapshots(of: e, rows: all[start..<end], in: table))
             }
         }
@@ -99,11 +99,11 @@ extension XMLStore {
         if !row.relationships.isEmpty {
             relationships.reserveCapacity(row.relationships.count)
             for (r, stored) in row.relationships.enumerated() {
-                relationships.append(relationshipValue(stored.keys[...], toMany: entityLayout.isToMany[r], destination: entityLayout.destinationNames[r]))
+                relationships.append(relationshipValue(stored.keys[...], toMany: entityLayout.isToMany[r], destination: destinationScopes[e][r]))
             }
         }
         return Snapshot(
-            objectID: ObjectID(entityName: entityLayout.name, storeIdentifier: identifier, primaryKey: key),
+            objectID: entityScopes[e].id(primaryKey: key),
             version: row.version, attributes: row.attributes, relationships: relationships)
     }
 
@@ -111,7 +111,6 @@ extension XMLStore {
     /// columns) as a ``Snapshot``: its values boxed from the columns, its strings copied out of
     /// the arena.
     func snapshot(_ e: Int, _ key: Int64, _ columns: EntityColumns, _ attributeColumns: UnsafeBufferPointer<XMLColumn>, _ i: Int) -> Snapshot {
-        let entityLayout = layout.entities[e]
         var attributes: [Value] = []
         attributes.reserveCapacity(attributeColumns.count)
         for a in attributeColumns.indices { attributes.append(attributeColumns[a].value(at: i)) }
@@ -119,17 +118,17 @@ extension XMLStore {
         if !columns.relationships.isEmpty {
             relationships.reserveCapacity(columns.relationships.count)
             for (r, column) in columns.relationships.enumerated() {
-                relationships.append(relationshipValue(column.keys(at: i), toMany: column.isToMany, destination: entityLayout.destinationNames[r]))
+                relationships.append(relationshipValue(column.keys(at: i), toMany: column.isToMany, destination: destinationScopes[e][r]))
             }
         }
         return Snapshot(
-            objectID: ObjectID(entityName: entityLayout.name, storeIdentifier: identifier, primaryKey: key),
+            objectID: entityScopes[e].id(primaryKey: key),
             version: columns.versions[i], attributes: attributes, relationships: relationships)
     }
 
     /// Target keys of `destination` as a relationship value.
-    func relationshipValue(_ keys: ArraySlice<Int64>, toMany: Bool, destination: String) -> RelationshipValue {
-        if toMany { return .toMany(keys.map { ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: $0) }) }
-        return .toOne(keys.first.map { ObjectID(entityName: destination, storeIdentifier: identifier, primaryKey: $0) })
+    func relationshipValue(_ keys: ArraySlice<Int64>, toMany: Bool, destination: ObjectID.Scope) -> RelationshipValue {
+        if toMany { return .toMany(keys.map { destination.id(primaryKey: $0) }) }
+        return .toOne(keys.first.map { destination.id(primaryKey: $0) })
     }
 }

@@ -38,6 +38,11 @@ public final class XMLStore: PersistentStore, NativeQueryEvaluating {
     public let path: String
 
     let layout: XMLModelLayout
+    /// Each entity's ID scope in this store, and each of its relationships' target scope, by
+    /// the layout's entity and relationship positions: a fetch makes its IDs from them without
+    /// a lookup per ID.
+    let entityScopes: [ObjectID.Scope]
+    let destinationScopes: [[ObjectID.Scope]]
     let options: XMLStoreOptions
     let state: Locked<State>
     /// Serializes saves (fetches do not wait for it).
@@ -66,7 +71,10 @@ public final class XMLStore: PersistentStore, NativeQueryEvaluating {
         self.model = model
         self.layout = layout
         self.options = options
-        self.identifier = image.metadata.storeIdentifier
+        let identifier = image.metadata.storeIdentifier
+        self.identifier = identifier
+        entityScopes = layout.entities.map { ObjectID.Scope(entityName: $0.name, storeIdentifier: identifier) }
+        destinationScopes = layout.entities.map { $0.destinationNames.map { ObjectID.Scope(entityName: $0, storeIdentifier: identifier) } }
         self.keyLedger = XMLKeyLedger(storePath: path, storeIdentifier: image.metadata.storeIdentifier, entityNames: model.entities.map(\.name))
         self.state = Locked(State(image: image, fileIdentity: fileIdentity, fileLock: fileLock))
     }
