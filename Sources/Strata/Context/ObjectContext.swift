@@ -333,7 +333,9 @@ public final class ObjectContext: @unchecked Sendable {
         }
         let id = ObjectID.temporary(like: maker.temporarySibling)
         let object = maker.type.init(entity: maker.entity, objectID: id, context: self)
-        object.attributeValues = maker.defaultAttributes
+        // With no defaults, a fresh array of nulls costs less than sharing the default array and
+        // copying it value by value at the first change, as copy-on-write would.
+        object.attributeValues = maker.hasDefaults ? maker.defaultAttributes : Array(repeating: .null, count: maker.defaultAttributes.count)
         object.relationshipValues = maker.emptyRelationships
         object.state.isInserted = true
         object.state.isDirty = true
@@ -404,6 +406,8 @@ struct ObjectMaker {
     let generation: Int
     /// A new object's attribute values: each attribute's default, or null.
     let defaultAttributes: [Value]
+    /// Whether any attribute has a default (else every new value is null).
+    let hasDefaults: Bool
     /// A new object's relationships: all empty.
     let emptyRelationships: [RelationshipValue]
     /// A temporary ID of the entity, whose scope new objects' temporary IDs share.
@@ -418,6 +422,7 @@ struct ObjectMaker {
         let fresh = Snapshot(objectID: .temporary(entityName: entity.name), entity: entity)
         temporarySibling = fresh.objectID
         defaultAttributes = fresh.attributes
+        hasDefaults = fresh.attributes.contains { !$0.isNull }
         emptyRelationships = fresh.relationships
     }
 }

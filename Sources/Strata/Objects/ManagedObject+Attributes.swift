@@ -48,7 +48,7 @@ extension ManagedObject {
         let index = try attributeIndex(key)
         let newValue = value.strataValue
         // The type alone, not a copy of the whole attribute: this runs for every value written.
-        let type = entity.attributes[index].type
+        let type = entity.attributeType(at: index)
         guard newValue.fits(type) else {
             throw StrataError(.typeMismatch, "\(objectID): '\(entity.name).\(key)' is a \(type.rawValue) and cannot hold \(newValue) (\(newValue.typeName))",
                               location: ["entity": entity.name, "key": key])

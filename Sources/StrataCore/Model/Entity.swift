@@ -67,6 +67,10 @@ public struct Entity: Sendable {
         declaration = Declaration(name: name, attributes: attributes, relationships: relationships, uniqueConstraints: uniqueConstraints, indexes: indexes, renamingIdentifier: renamingIdentifier)
     }
 
+    /// The type of the attribute at `index` in ``attributes``, read in place (no copy of the
+    /// attribute list: this runs for every value written).
+    public func attributeType(at index: Int) -> AttributeType { declaration.attributes[index].type }
+
     /// The position of the attribute named `name` in ``attributes``. O(1).
     public func attributeIndex(named name: String) -> Int? { declaration.attributeIndexes.index(of: name) }
     /// The position of the relationship named `name` in ``relationships``. O(1).
