@@ -157,16 +157,11 @@ extension XMLLoadState {
                     guard let v = XMLFormat.parseDouble(text, powers: powers) else { return .invalidValue(slot: slot, attributeIndex: i) }
                     column.pointee.doubleBuffer.appendAssumingUnique(v)
                 case .string:
-                    if !column.pointee.appendAssumingUnique(ifPlainASCII: text) {
-                        var string = String(decoding: decodedText(text), as: UTF8.self)
-                        string.withUTF8 { column.pointee.appendAssumingUnique(utf8: $0) }
-                    }
+                    appendString(text, to: column)
                 case .other:
-                    let type = reader.layout.attributeTypes[plan.index]
-                    guard let value = XMLFormat.parseValue(type == .uri ? decodedText(text) : text, as: type) else {
+                    guard appendOther(text, as: reader.layout.attributeTypes[plan.index], to: column) else {
                         return .invalidValue(slot: slot, attributeIndex: i)
                     }
-                    column.pointee.append(value, assumingUnique: true)
                 case .relationship:
                     let r = plan.index
                     let appended = rows.pointee.relationships.withUnsafeMutableBufferPointer { relationships in
@@ -253,19 +248,12 @@ extension XMLLoadState {
                     column.pointee.doubleBuffer.appendAssumingUnique(v)
                 case .string:
                     guard column.pointee.stringCount == row else { return .unresolved(attributeIndex: i) }
-                    if !column.pointee.appendAssumingUnique(ifPlainASCII: text) {
-                        // `&#38;` to decode, or UTF-8 beyond ASCII: through a String, which also
-                        // replaces any invalid UTF-8 (libxml2 lets none through).
-                        var string = String(decoding: decodedText(text), as: UTF8.self)
-                        string.withUTF8 { column.pointee.appendAssumingUnique(utf8: $0) }
-                    }
+                    appendString(text, to: column)
                 case .other:
                     guard column.pointee.count == row else { return .unresolved(attributeIndex: i) }
-                    let type = reader.layout.attributeTypes[plan.index]
-                    guard let value = XMLFormat.parseValue(type == .uri ? decodedText(text) : text, as: type) else {
+                    guard appendOther(text, as: reader.layout.attributeTypes[plan.index], to: column) else {
                         return .invalidValue(slot: slot, attributeIndex: i)
                     }
-                    column.pointee.append(value, assumingUnique: true)
                 case .relationship:
                     let r = plan.index
                     let appended: Bool? = rows.pointee.relationships.withUnsafeMutableBufferPointer { relationships in
@@ -336,6 +324,26 @@ extension XMLLoadState {
 
     /// `text` with `&#38;` turned back into `&` when the linked libxml2 leaves it (see
     /// ``XMLFormat/saxKeepsAmpersandReferences``).
+    /// Appends a string value to its column: plain ASCII without `&` as it is; `&#38;` to
+    /// decode, or UTF-8 beyond ASCII, through a String, which also replaces any invalid UTF-8
+    /// (libxml2 lets none through).
+    @inline(__always)
+    func appendString(_ text: UnsafeBufferPointer<UInt8>, to column: UnsafeMutablePointer<XMLColumn>) {
+        if !column.pointee.appendAssumingUnique(ifPlainASCII: text) {
+            var string = String(decoding: decodedText(text), as: UTF8.self)
+            string.withUTF8 { column.pointee.appendAssumingUnique(utf8: $0) }
+        }
+    }
+
+    /// Appends a value of a type kept boxed (not an integer, double or string) to its column;
+    /// `false` when the text is not a value of `type`.
+    @inline(__always)
+    func appendOther(_ text: UnsafeBufferPointer<UInt8>, as type: AttributeType, to column: UnsafeMutablePointer<XMLColumn>) -> Bool {
+        guard let value = XMLFormat.parseValue(type == .uri ? decodedText(text) : text, as: type) else { return false }
+        column.pointee.append(value, assumingUnique: true)
+        return true
+    }
+
     @inline(__always)
     func decodedText(_ text: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
         if keepsAmpersandReferences, let start = text.baseAddress, memchr(start, 0x26, text.count) != nil {
