@@ -75,8 +75,54 @@ final class InMemoryStorage: Sendable {
 /// atomic and readers holding the old value see a consistent state.
 struct InMemoryState: Sendable {
     var metadata: StoreMetadata
-    var tables: [String: InMemoryTable] = [:]
+    var tables = InMemoryTables()
     var nextKeys: [String: Int64] = [:]
+}
+
+/// The tables of a store by entity name. A lookup by a ``TableName`` the store made once (as a
+/// fault's lookup by ID does) hashes no string; a lookup by a plain name hashes it once.
+struct InMemoryTables: Sendable {
+    private var byName: [TableName: InMemoryTable] = [:]
+
+    /// The table of `name`; changed in place through optional chaining.
+    subscript(name: TableName) -> InMemoryTable? {
+        get { byName[name] }
+        _modify { yield &byName[name] }
+    }
+
+    /// The table of the entity named `name`.
+    subscript(name: String) -> InMemoryTable? {
+        get { byName[TableName(name)] }
+        _modify { yield &byName[TableName(name)] }
+    }
+
+    /// Takes the table of `name` out (so it can change without a copy), or `nil`.
+    mutating func removeValue(forKey name: String) -> InMemoryTable? { byName.removeValue(forKey: TableName(name)) }
+}
+
+/// An entity name hashed once, when made: a table lookup by it hashes one integer and compares
+/// the name only when the hashes match.
+struct TableName: Hashable, Sendable {
+    let name: String
+    private let hash: Int
+
+    init(_ name: String) {
+        self.name = name
+        hash = name.hashValue
+    }
+
+    static func == (lhs: TableName, rhs: TableName) -> Bool { lhs.hash == rhs.hash && lhs.name == rhs.name }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+
+    /// The name's hash mixed with the table's seed (SplitMix64's finalizer), not fed through
+    /// SipHash again.
+    func _rawHashValue(seed: Int) -> Int {
+        var x = UInt64(bitPattern: Int64(hash)) ^ UInt64(bitPattern: Int64(seed))
+        x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int(bitPattern: UInt(x ^ (x >> 31)))
+    }
 }
 
 /// The objects of one entity, by primary key, with the key order kept for ordered scans.

@@ -16,9 +16,9 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
     let storage: InMemoryStorage
     private let readOnly: Bool
     private let closed = Atomic<Bool>(false)
-    /// The entity name of each scope of this store's IDs, one per entity: a lookup by ID checks
-    /// the store and finds the entity with one small table lookup.
-    private let entityNamesByScope: [ObjectID.Scope: String]
+    /// The table name of each scope of this store's IDs, one per entity: a lookup by ID checks
+    /// the store and finds the entity's table with two small lookups and no string hashing.
+    private let tableNamesByScope: [ObjectID.Scope: TableName]
 
     init(url: StoreURL, model: Model, storage: InMemoryStorage, readOnly: Bool) {
         self.url = url
@@ -27,7 +27,7 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
         self.readOnly = readOnly
         let identifier = storage.metadata().storeIdentifier
         self.identifier = identifier
-        entityNamesByScope = Dictionary(uniqueKeysWithValues: model.entities.map { (ObjectID.Scope(entityName: $0.name, storeIdentifier: identifier), $0.name) })
+        tableNamesByScope = Dictionary(uniqueKeysWithValues: model.entities.map { (ObjectID.Scope(entityName: $0.name, storeIdentifier: identifier), TableName($0.name)) })
     }
 
     private func checkOpen() throws {
@@ -51,9 +51,9 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
     /// The stored snapshot of `id`, under the lock, without copying the state.
     public func snapshot(for id: ObjectID) throws -> Snapshot? {
         try checkOpen()
-        guard let entityName = entityNamesByScope[id.scope] else { return nil }
+        guard let tableName = tableNamesByScope[id.scope] else { return nil }
         let pk = id.permanentKey
-        return storage.state.withLock { $0.tables[entityName]?[pk] }
+        return storage.state.withLock { $0.tables[tableName]?[pk] }
     }
 
     /// Runs a fetch over a consistent copy of the data.

@@ -10,15 +10,24 @@ public final class FetchedResults: RandomAccessCollection {
     /// The IDs of the results, in order.
     public let objectIDs: [ObjectID]
     private let context: ObjectContext
+    /// Every object, for a fetch without a batch size: reading one is an array access.
+    private let all: [ManagedObject]?
     private let batchSize: Int
-    private var loaded: [Int: [ManagedObject]] = [:]
-    private var recent: [Int] = []
+    /// The batch read last and the one before it (a batched fetch keeps these two alive).
+    private var current: LoadedBatch?
+    private var previous: LoadedBatch?
+
+    /// One loaded batch of a batched fetch.
+    private struct LoadedBatch {
+        let number: Int
+        let objects: [ManagedObject]
+    }
 
     init(objectIDs: [ObjectID], objects: [ManagedObject]?, context: ObjectContext, batchSize: Int) {
         self.objectIDs = objectIDs
         self.context = context
-        self.batchSize = objects == nil ? Swift.max(1, batchSize) : Swift.max(1, objectIDs.count)
-        if let objects { loaded[0] = objects }
+        self.all = objects
+        self.batchSize = Swift.max(1, batchSize)
     }
 
     /// The first index.
@@ -29,13 +38,18 @@ public final class FetchedResults: RandomAccessCollection {
     /// The object at `position`; loads its batch when needed. O(1) amortized.
     public subscript(position: Int) -> ManagedObject {
         context.checkConfinement()
-        let batch = position / batchSize
-        if let objects = loaded[batch] { return objects[position - batch * batchSize] }
-        let start = batch * batchSize, end = Swift.min(start + batchSize, objectIDs.count)
+        if let all { return all[position] }
+        precondition(position >= 0 && position < objectIDs.count, "index \(position) is out of the results' range 0..<\(objectIDs.count)")
+        let number = position / batchSize, start = number * batchSize
+        if let current, current.number == number { return current.objects[position - start] }
+        if let previous, previous.number == number {
+            swap(&self.current, &self.previous)
+            return previous.objects[position - start]
+        }
+        let end = Swift.min(start + batchSize, objectIDs.count)
         let objects = context.materialize(Array(objectIDs[start..<end]))
-        loaded[batch] = objects
-        recent.append(batch)
-        if recent.count > 2 { loaded.removeValue(forKey: recent.removeFirst()) }
+        previous = current
+        current = LoadedBatch(number: number, objects: objects)
         return objects[position - start]
     }
 }

@@ -12,7 +12,7 @@ extension ObjectContext {
     /// cache) for a root context, the parent's current state (unsaved changes included) for a
     /// child. `nil` when it does not exist there.
     func sourceSnapshot(for id: ObjectID) throws -> Snapshot? {
-        guard let parent else { return id.isTemporary ? nil : try coordinator.snapshot(for: id) }
+        guard let parent else { return id.isTemporary ? nil : try coordinator.snapshot(for: id, lastRoute: &lastRoute) }
         return try parent.performAndWait { try parent.snapshotForChild(id) }
     }
 

@@ -52,6 +52,8 @@ public final class ObjectContext: @unchecked Sendable {
     /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
     var changed: [ObjectID: ManagedObject] = [:]
     var journal: Journal?
+    /// The route of the last scope whose snapshot the context looked up (see ``sourceSnapshot(for:)``).
+    var lastRoute: ScopeRoute?
     #else
     /// During a save under a merge policy: objects found deleted where the context saves (the
     /// store, or the parent), left out of the save; they leave the context when it succeeds.
@@ -69,6 +71,8 @@ public final class ObjectContext: @unchecked Sendable {
     /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
     @exclusivity(unchecked) var changed: [ObjectID: ManagedObject] = [:]
     @exclusivity(unchecked) var journal: Journal?
+    /// The route of the last scope whose snapshot the context looked up (see ``sourceSnapshot(for:)``).
+    @exclusivity(unchecked) var lastRoute: ScopeRoute?
     #endif
     /// Backs ``mergePolicy``.
     let mergePolicyStorage = Locked(MergePolicy.error)
@@ -275,16 +279,18 @@ public final class ObjectContext: @unchecked Sendable {
     /// class was registered since, else a new one.
     private func maker(for entity: Entity) -> ObjectMaker {
         let generation = coordinator.classGeneration
-        if let maker = lastMaker, maker.generation == generation, maker.entity.name == entity.name { return maker }
+        if let maker = lastMaker, maker.generation == generation, maker.entity.isSameDeclaration(as: entity) || maker.entity.name == entity.name { return maker }
         let maker = ObjectMaker(entity: entity, type: coordinator.managedClass(for: entity.name), generation: generation)
         lastMaker = maker
         return maker
     }
 
     /// Prepares the registry for `count` more objects at once (a large fetch), instead of
-    /// growing it step by step.
+    /// growing it step by step. The fetch's results hold those objects until the caller drops
+    /// them, so no sweep runs while they are registered (it would find every one of them in use).
     func reserveRegistryCapacity(_ count: Int) {
         registry.reserveCapacity(registry.count + count)
+        sweepThreshold = max(sweepThreshold, registry.count + count)
     }
 
     /// Loads a fault's values from the row cache or its store.
@@ -399,8 +405,9 @@ public final class ObjectContext: @unchecked Sendable {
 }
 
 /// The entity and class objects of one entity are made with, and the coordinator's class
-/// generation they were looked up at.
-struct ObjectMaker {
+/// generation they were looked up at. A class: a context reads it for every object it makes,
+/// and one retain is cheaper than copying its fields.
+final class ObjectMaker {
     let entity: Entity
     let type: ManagedObject.Type
     let generation: Int

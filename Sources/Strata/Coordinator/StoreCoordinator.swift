@@ -118,7 +118,20 @@ public final class StoreCoordinator: Sendable {
 
     /// The snapshot of `id`: from the row cache, else from its store; `nil` when it does not exist.
     public func snapshot(for id: ObjectID) throws -> Snapshot? {
+        try snapshot(for: id, via: try route(for: id))
+    }
+
+    /// The snapshot of `id`, with the route of the last scope a context looked up kept in
+    /// `lastRoute`: a run of lookups of one entity (faults fired one by one) takes no lock here.
+    /// Routes are never removed or replaced, so a kept route stays right.
+    func snapshot(for id: ObjectID, lastRoute: inout ScopeRoute?) throws -> Snapshot? {
+        if let lastRoute, lastRoute.scope == id.scope { return try snapshot(for: id, via: lastRoute.route) }
         let route = try route(for: id)
+        lastRoute = ScopeRoute(scope: id.scope, route: route)
+        return try snapshot(for: id, via: route)
+    }
+
+    private func snapshot(for id: ObjectID, via route: Route) throws -> Snapshot? {
         if let serving = route.serving { return try serving.snapshot(for: id) }
         if let cached = rowCache.snapshot(for: id) { return cached }
         return try fetch(FetchRequest(entityName: id.entityName, objectIDs: [id])).snapshots().first
@@ -232,9 +245,17 @@ private struct RouteTable: Sendable {
     var byScope: [ObjectID.Scope: Route] = [:]
 }
 
+/// The route of one scope of IDs, as a context keeps it between lookups.
+struct ScopeRoute {
+    let scope: ObjectID.Scope
+    fileprivate let route: Route
+}
+
 /// Where the coordinator sends an entity's requests: its store and, when the store serves
 /// snapshots from memory, the same store as a ``SnapshotServing`` (no row cache then).
-private struct Route: Sendable {
+/// A class, so that passing a route around (every lookup by ID) is one retain, not two
+/// existential copies.
+private final class Route: Sendable {
     let store: any PersistentStore
     let serving: (any SnapshotServing)?
 

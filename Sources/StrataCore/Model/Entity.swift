@@ -67,6 +67,11 @@ public struct Entity: Sendable {
         declaration = Declaration(name: name, attributes: attributes, relationships: relationships, uniqueConstraints: uniqueConstraints, indexes: indexes, renamingIdentifier: renamingIdentifier)
     }
 
+    /// Whether `other` is a copy of this very entity value (the same entity of the same model
+    /// instance): one pointer comparison. `false` does not mean the two differ; compare names
+    /// or values for that.
+    public func isSameDeclaration(as other: Entity) -> Bool { declaration === other.declaration }
+
     /// The type of the attribute at `index` in ``attributes``, read in place (no copy of the
     /// attribute list: this runs for every value written).
     public func attributeType(at index: Int) -> AttributeType { declaration.attributes[index].type }
