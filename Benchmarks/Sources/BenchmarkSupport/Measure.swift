@@ -77,10 +77,11 @@ public struct ComparisonRow: Sendable {
     public var ratio: Double { median(raw) > 0 ? median(strata) / median(raw) : .infinity }
 }
 
-/// Prints a Markdown table of `rows`, ready for `Benchmarks/README.md`.
-public func printTable(title: String, rawName: String, rows: [ComparisonRow], runs: Int) {
+/// Prints a Markdown table of `rows`, ready for `Benchmarks/README.md`; `subjectName` heads
+/// the column of the measured side (Strata unless a table measures something else).
+public func printTable(title: String, rawName: String, rows: [ComparisonRow], runs: Int, subjectName: String = "Strata") {
     print("\n### \(title) (median of \(runs) runs, ms)\n")
-    print("| workload | Strata | \(rawName) | ratio | target | met |")
+    print("| workload | \(subjectName) | \(rawName) | ratio | target | met |")
     print("|---|---:|---:|---:|---:|---|")
     for row in rows {
         let s = median(row.strata), r = median(row.raw)

@@ -25,6 +25,42 @@ func values(_ r: WorkloadRecord) -> [Value] {
     [.integer(r.i1), .integer(r.i2), .integer(r.i3), .double(r.d1), .double(r.d2), .double(r.d3), .string(r.s1), .string(r.s2), .string(r.s3)]
 }
 
+/// The floor of any object graph, with no engine at all: one class instance per record,
+/// registered by key so that a key gives one instance, holding the record's values as one
+/// array (shared with the store's copy until it changes, as copy-on-write does); a save
+/// writes the changed arrays into a `[Int64: [Value]]` store. No change tracking, validation,
+/// notifications or IDs. The Dictionary baseline makes no object at all.
+final class FloorObject {
+    let key: Int64
+    var values: [Value]
+    init(key: Int64, values: [Value]) {
+        self.key = key
+        self.values = values
+    }
+}
+var floorRows = ["W1", "W2", "W3", "W4", "W5"].map { ComparisonRow(workload: $0, target: 3.0) }
+/// The floor's store, made by its W1 and used by the later workloads of the same run.
+var floorStore: [Int64: [Value]] = [:]
+/// What a floor workload made, released outside its timed region like the other sides' state.
+var floorKept: [FloorObject] = []
+var floorRegistry: [Int64: FloorObject] = [:]
+
+/// Runs one floor workload, timed, then releases what it kept (untimed).
+@MainActor func measureFloor(_ index: Int, _ body: () -> Void) {
+    floorRows[index].strata.append(wallAndCPUMilliseconds(body).wall)
+    floorRows[index].raw.append(rows[index].raw.last!)
+    floorKept = []
+    floorRegistry = [:]
+}
+
+/// The object for `key` in `registry`, made from the floor store's values when not there.
+@MainActor func floorObject(_ key: Int64, in registry: inout [Int64: FloorObject]) -> FloorObject {
+    if let registered = registry[key] { return registered }
+    let object = FloorObject(key: key, values: floorStore[key]!)
+    registry[key] = object
+    return object
+}
+
 var rows = ["W1", "W2", "W3", "W4", "W5"].map { ComparisonRow(workload: $0, target: 3.0) }
 var cpuRows = ["W1 (CPU)", "W2 (CPU)", "W3 (CPU)", "W4 (CPU)", "W5 (CPU)"].map { ComparisonRow(workload: $0, target: 3.0) }
 var sink = 0
@@ -65,6 +101,65 @@ for _ in 0..<runs {
     measure(2, strata: false) { for k in workload.lookupKeys { sink &+= Int(dictionary[k]!.i2) } }
     measure(3, strata: false) { for k in workload.updateKeys { dictionary[k]!.i2 += 1 } }
     measure(4, strata: false) { for k in workload.deleteKeys { dictionary.removeValue(forKey: k) } }
+
+    // The floor (no engine), in the same runs.
+    if profiled == nil {
+        floorStore = [:]
+        measureFloor(0) {
+            var registry = [Int64: FloorObject](minimumCapacity: workload.records.count)
+            var objects: [FloorObject] = []
+            objects.reserveCapacity(workload.records.count)
+            for r in workload.records {
+                let object = FloorObject(key: r.id, values: values(r))
+                registry[r.id] = object
+                objects.append(object)
+            }
+            floorStore.reserveCapacity(objects.count)
+            for object in objects { floorStore[object.key] = object.values }
+            floorKept = objects
+            floorRegistry = registry
+        }
+        measureFloor(1) {
+            var registry = [Int64: FloorObject](minimumCapacity: floorStore.count)
+            var objects: [FloorObject] = []
+            objects.reserveCapacity(floorStore.count)
+            for (key, values) in floorStore {
+                let object = FloorObject(key: key, values: values)
+                registry[key] = object
+                objects.append(object)
+            }
+            for object in objects {
+                if case .integer(let v) = object.values[0], case .string(let s) = object.values[6] { sink &+= Int(v) &+ s.utf8.count }
+            }
+            floorKept = objects
+            floorRegistry = registry
+        }
+        measureFloor(2) {
+            var registry: [Int64: FloorObject] = [:]
+            for k in workload.lookupKeys {
+                if case .integer(let v) = floorObject(k, in: &registry).values[1] { sink &+= Int(v) }
+            }
+            floorRegistry = registry
+        }
+        measureFloor(3) {
+            var registry: [Int64: FloorObject] = [:]
+            var changed: [FloorObject] = []
+            for k in workload.updateKeys {
+                let object = floorObject(k, in: &registry)
+                if case .integer(let v) = object.values[1] { object.values[1] = .integer(v + 1) }
+                changed.append(object)
+            }
+            for object in changed { floorStore[object.key] = object.values }
+            floorRegistry = registry
+        }
+        measureFloor(4) {
+            var registry: [Int64: FloorObject] = [:]
+            var deleted: [FloorObject] = []
+            for k in workload.deleteKeys { deleted.append(floorObject(k, in: &registry)) }
+            for object in deleted { floorStore.removeValue(forKey: object.key) }
+            floorRegistry = registry
+        }
+    }
 
     // Strata: a context on the in-memory store.
     if profiled == nil || run == 0 || profiled == 0 || profiled == 4 {
@@ -123,4 +218,5 @@ if let profiled {
 }
 printTable(title: "Engine (ObjectContext on the in-memory store) vs Swift Dictionary, N = \(workload.records.count)", rawName: "Dictionary", rows: rows, runs: runs)
 printTable(title: "The same runs, CPU time of the measuring thread", rawName: "Dictionary", rows: cpuRows, runs: runs)
+printTable(title: "The floor with no engine (an object per record, registered by key; a save writes value arrays into a dictionary) vs the same Dictionary runs", rawName: "Dictionary", rows: floorRows, runs: runs, subjectName: "floor")
 print("peak RSS \(format(peakResidentMiB())) MiB (checksum \(sink & 0xff))")
