@@ -97,4 +97,62 @@ import Testing
         #expect(reader.registeredObjects.count == 300, "the results hold every object")
         #expect(reader.object(with: results.objectIDs[42]) === results[42])
     }
+
+    /// New objects wait in the change set, not the registry, until their save: every way of
+    /// finding one must still give the one instance, before and after the save, in a root
+    /// context and in a child.
+    @Test func insertedObjectsAreFoundAsOneInstanceBeforeAndAfterTheirSave() throws {
+        let context = try twoStoreContext()
+        let note = context.insert("Note")
+        note["text"] = "draft"
+        let temporary = note.objectID
+        #expect(temporary.isTemporary)
+        #expect(context.object(with: temporary) === note)
+        #expect(context.registeredObject(for: temporary) === note)
+        #expect(try context.existingObject(with: temporary) === note)
+        #expect(context.registeredObjects.contains { $0 === note })
+        #expect(context.registeredObjects.count == 1)
+        #expect(try context.fetch(FetchRequest(entityName: "Note")).map { $0 } == [note])
+
+        try context.save()
+        let permanent = note.objectID
+        #expect(!permanent.isTemporary)
+        #expect(context.object(with: permanent) === note)
+        #expect(context.registeredObject(for: permanent) === note)
+        #expect(context.registeredObject(for: temporary) == nil)
+        #expect(context.registeredObjects.contains { $0 === note })
+        #expect(try context.fetch(FetchRequest(entityName: "Note"))[0] === note)
+
+        // Obtained early: the object is found by its permanent ID while still inserted, and
+        // after its save.
+        let early = context.insert("Note")
+        early["text"] = "early"
+        try context.obtainPermanentIDs(for: [early])
+        #expect(early.isInserted && !early.objectID.isTemporary)
+        #expect(context.object(with: early.objectID) === early)
+        try context.save()
+        #expect(context.object(with: early.objectID) === early)
+        #expect(context.registeredObjects.filter { $0 === early }.count == 1)
+
+        // A child's save pushes its inserts into the parent; the child keeps its instance.
+        let child = ObjectContext(parent: context)
+        let tag = child.insert("Tag")
+        tag["label"] = "child"
+        try child.save()
+        #expect(!tag.isInserted)
+        #expect(child.object(with: tag.objectID) === tag)
+        #expect(child.registeredObjects.contains { $0 === tag })
+        try context.save()
+
+        // Rolled back or reset, an inserted object is gone from every lookup.
+        let dropped = context.insert("Note")
+        let droppedID = dropped.objectID
+        context.rollback()
+        #expect(context.registeredObject(for: droppedID) == nil)
+        #expect(!context.registeredObjects.contains { $0 === dropped })
+        let forgotten = context.insert("Note")
+        context.reset()
+        #expect(context.registeredObject(for: forgotten.objectID) == nil)
+        #expect(context.registeredObjects.isEmpty)
+    }
 }

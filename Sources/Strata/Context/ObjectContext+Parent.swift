@@ -59,6 +59,7 @@ extension ObjectContext {
         journal?.forgetChangedBefore()
         for object in live {
             object.apply(object.currentSnapshot())
+            if object.state.isInserted { registerSaved(object) }
             object.state.isInserted = false
             changed.removeValue(forKey: object.objectID)
         }

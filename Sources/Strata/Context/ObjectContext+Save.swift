@@ -200,6 +200,8 @@ extension ObjectContext {
             if saved.objectID != old {
                 object.objectID = saved.objectID
                 rekey(object, from: old)
+            } else {
+                registerSaved(object)
             }
             object.apply(saved)
             object.state.isInserted = false

@@ -163,7 +163,10 @@ public final class ObjectContext: @unchecked Sendable {
     public var registeredObjects: [ManagedObject] {
         checkConfinement()
         sweepRegistry()
-        return Array(registry.values)
+        var objects = Array(registry.values)
+        // Objects inserted and not saved yet live in the change set only (see ``insertObject(_:)``).
+        for object in changed.values where registry[object.objectID] == nil { objects.append(object) }
+        return objects
     }
 
     /// The object for `id`: the registered one, or a new fault. Does not check that the object
@@ -241,6 +244,12 @@ public final class ObjectContext: @unchecked Sendable {
     func unregister(_ object: ManagedObject) {
         registry.removeValue(forKey: object.objectID)
         changed.removeValue(forKey: object.objectID)
+    }
+
+    /// Registers a saved object under its ID, if it is not already (an object inserted in this
+    /// context waits in the change set until its save; see ``insertObject(_:)``).
+    func registerSaved(_ object: ManagedObject) {
+        registry[object.objectID] = object
     }
 
     /// Re-keys `object` from `old` to its current ID (after a temporary ID became permanent).
@@ -345,7 +354,8 @@ public final class ObjectContext: @unchecked Sendable {
         object.relationshipValues = maker.emptyRelationships
         object.state.isInserted = true
         object.state.isDirty = true
-        register(object)
+        // The change set holds the new object (strongly) until it is saved, and lookups by ID
+        // look there too: it joins the registry when its save gives it its permanent ID.
         willChange(object)
         noteInserted(id)
         return object
