@@ -60,7 +60,7 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
     public func execute(_ request: FetchRequest) throws -> FetchResult {
         try checkOpen()
         let entity = try model.requireEntity(request.entityName)
-        var state = storage.state.withLock { $0 }
+        let state = storage.state.withLock { $0 }
         var candidates: [Snapshot]
         if let ids = request.objectIDs {
             let table = state.tables[entity.name]
@@ -218,7 +218,7 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
         for (entityName, changed) in touched {
             let entity = try model.requireEntity(entityName)
             guard !entity.uniqueConstraints.isEmpty else { continue }
-            let untouched = (state.tables[entityName]?.rows.values).map(Array.init) ?? []
+            let untouched = state.tables[entityName]?.orderedSnapshots() ?? []
             let after = untouched.lazy.filter { changed[$0.objectID] == nil && !deleted.contains($0.objectID) } + changed.values.sorted { $0.objectID < $1.objectID }
             for constraint in entity.uniqueConstraints {
                 let indexes = constraint.map { entity.attributeIndex(named: $0)! }
@@ -263,7 +263,7 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
             for id in doomed { state.tables[entityName]?.remove(key: id.primaryKey!) }
             for entity in model.entities where entity.relationships.contains(where: { $0.destination == entityName }) {
                 guard let table = state.tables[entity.name] else { continue }
-                for snapshot in table.rows.values {
+                for snapshot in table.orderedSnapshots() {
                     var changed = snapshot
                     for (i, relationship) in entity.relationships.enumerated() where relationship.destination == entityName {
                         switch snapshot.relationships[i] {
