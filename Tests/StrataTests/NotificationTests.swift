@@ -38,6 +38,47 @@ import Testing
         #expect(saved.values.last == ContextChanges(updated: [team.objectID], deleted: [player.objectID]))
     }
 
+    /// A save reuses the sets of the notification it just posted when nothing changed since;
+    /// observers that delete one new object and insert another (same count) during the
+    /// objects-did-change or will-save notification must still be reported exactly.
+    @Test func observersSwappingNewObjectsDuringASaveAreReportedExactly() throws {
+        let context = ObjectContext(coordinator: try makeTeamCoordinator(), name: "swapper")
+        let reports = Collector<String>()
+        let swaps = Locked<[Notification.Name]>([ObjectContext.objectsDidChangeNotification, ObjectContext.willSaveNotification])
+        @Sendable func report(_ note: Notification) {
+            let changes = note.userInfo?[ObjectContext.changesKey] as? ContextChanges
+            let objects = note.userInfo?[ObjectContext.insertedObjectsKey] as? Set<ManagedObject> ?? []
+            let names = objects.compactMap { ($0 as? Team)?.name }.sorted().joined(separator: ",")
+            let consistent = Set(objects.map(\.objectID)) == changes?.inserted
+            reports.append("\(note.name.rawValue.replacingOccurrences(of: "StrataObjectContext", with: "")) \(names)\(consistent ? "" : " (IDs differ from objects)")")
+        }
+        let names = [ObjectContext.objectsDidChangeNotification, ObjectContext.willSaveNotification, ObjectContext.didSaveNotification]
+        let tokens = names.map { name in
+            NotificationCenter.default.addObserver(forName: name, object: context, queue: nil) { note in
+                report(note)
+                // Once per notification name: delete the first new team (by name) and insert another.
+                guard swaps.withLock({ list in list.first == name ? list.removeFirst() : nil }) != nil,
+                      let changes = note.userInfo?[ObjectContext.changesKey] as? ContextChanges else { return }
+                let victim = changes.inserted.compactMap { context.registeredObject(for: $0) as? Team }.min { $0.name < $1.name }
+                if let victim { context.delete(victim) }
+                let late = context.insert(Team.self)
+                late.name = "late after \(name.rawValue.replacingOccurrences(of: "StrataObjectContext", with: ""))"
+            }
+        }
+        defer { for token in tokens { NotificationCenter.default.removeObserver(token) } }
+
+        for name in ["a", "b", "c"] { context.insert(Team.self).name = name }
+        try context.save()
+        #expect(reports.values == [
+            "ObjectsDidChange a,b,c",
+            "WillSave b,c,late after ObjectsDidChange",
+            "DidSave c,late after ObjectsDidChange,late after WillSave",
+        ])
+        let reader = ObjectContext(coordinator: context.coordinator)
+        let stored = try reader.fetch(Team.self).map(\.name).sorted()
+        #expect(stored == ["c", "late after ObjectsDidChange", "late after WillSave"])
+    }
+
     @Test func aFailedSaveIsNotAnnouncedAsSaved() throws {
         let context = ObjectContext(coordinator: try makeTeamCoordinator(), name: "failing")
         let log = Collector<String>()

@@ -14,3 +14,17 @@ struct SavedChanges {
     var changes: ContextChanges
     var objects: ChangedObjects
 }
+
+/// The object sets a notification carries under ``ObjectContext/insertedObjectsKey``,
+/// ``ObjectContext/updatedObjectsKey`` and ``ObjectContext/deletedObjectsKey``.
+struct ObjectSets {
+    var inserted: Set<ManagedObject>
+    var updated: Set<ManagedObject>
+    var deleted: Set<ManagedObject>
+}
+
+/// What an `objectsDidChange` notification posted: its IDs and its object sets.
+struct PostedChanges {
+    var changes: ContextChanges
+    var objects: ObjectSets
+}

@@ -38,10 +38,17 @@ extension ObjectContext {
     /// call it yourself after direct (non-perform) use when observers must hear at once.
     public func processPendingChanges() {
         checkConfinement()
-        guard !pendingChanges.isEmpty else { return }
+        postPendingChanges()
+    }
+
+    /// Posts the pending `objectsDidChange` notification, if any, and returns what it posted
+    /// (a save reuses its sets when they hold the same objects).
+    @discardableResult
+    func postPendingChanges() -> PostedChanges? {
+        guard !pendingChanges.isEmpty else { return nil }
         let changes = pendingChanges
         pendingChanges = ContextChanges()
-        post(ObjectContext.objectsDidChangeNotification, changes)
+        return PostedChanges(changes: changes, objects: post(ObjectContext.objectsDidChangeNotification, changes))
     }
 
     /// The changes of every future notification `name` of this context, as an asynchronous
@@ -61,37 +68,49 @@ extension ObjectContext {
     }
 
     /// Posts `name` through `NotificationCenter.default` (observers run synchronously, on this
-    /// context's queue) and yields to the streams that asked for it. The object sets are looked
-    /// up by ID unless the caller has them at hand (`objects`).
-    func post(_ name: Notification.Name, _ changes: ContextChanges, objects: ChangedObjects? = nil, resolvedConflicts: [SaveConflict]? = nil) {
+    /// context's queue) and yields to the streams that asked for it; returns the object sets it
+    /// posted. The sets are `sets` when the caller has them already, else made from `objects`
+    /// when it has those at hand, else looked up by ID.
+    @discardableResult
+    func post(_ name: Notification.Name, _ changes: ContextChanges, objects: ChangedObjects? = nil, sets: ObjectSets? = nil, resolvedConflicts: [SaveConflict]? = nil) -> ObjectSets {
         func lookUp(_ ids: Set<ObjectID>) -> Set<ManagedObject> {
             var found = Set<ManagedObject>(minimumCapacity: ids.count)
             for id in ids { if let object = registeredObject(for: id) { found.insert(object) } }
             return found
         }
+        let posted = sets ?? ObjectSets(
+            inserted: objects.map { Set($0.inserted) } ?? lookUp(changes.inserted),
+            updated: objects.map { Set($0.updated) } ?? lookUp(changes.updated),
+            deleted: objects.map { Set($0.deleted) } ?? lookUp(changes.deleted))
         var userInfo: [AnyHashable: Any] = [
             ObjectContext.changesKey: changes,
-            ObjectContext.insertedObjectsKey: objects.map { Set($0.inserted) } ?? lookUp(changes.inserted),
-            ObjectContext.updatedObjectsKey: objects.map { Set($0.updated) } ?? lookUp(changes.updated),
-            ObjectContext.deletedObjectsKey: objects.map { Set($0.deleted) } ?? lookUp(changes.deleted),
+            ObjectContext.insertedObjectsKey: posted.inserted,
+            ObjectContext.updatedObjectsKey: posted.updated,
+            ObjectContext.deletedObjectsKey: posted.deleted,
         ]
         if let resolvedConflicts { userInfo[ObjectContext.resolvedConflictsKey] = resolvedConflicts }
         NotificationCenter.default.post(name: name, object: self, userInfo: userInfo)
         let targets = streams.withLock { table in table.continuations.values.filter { $0.name == name }.map(\.continuation) }
         for continuation in targets { continuation.yield(changes) }
+        return posted
     }
 
     /// Notes an insert for the next `objectsDidChange`.
-    func noteInserted(_ id: ObjectID) { pendingChanges.inserted.insert(id) }
+    func noteInserted(_ id: ObjectID) {
+        membershipChanges &+= 1
+        pendingChanges.inserted.insert(id)
+    }
 
     /// Notes a change for the next `objectsDidChange` (not for objects inserted since the last).
     func noteUpdated(_ id: ObjectID) {
+        membershipChanges &+= 1
         if !pendingChanges.inserted.contains(id) { pendingChanges.updated.insert(id) }
     }
 
     /// Notes a delete for the next `objectsDidChange`; an object inserted since the last one
     /// simply drops out.
     func noteDeleted(_ id: ObjectID) {
+        membershipChanges &+= 1
         pendingChanges.updated.remove(id)
         if pendingChanges.inserted.remove(id) == nil { pendingChanges.deleted.insert(id) }
     }

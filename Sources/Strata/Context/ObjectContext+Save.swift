@@ -28,14 +28,29 @@ extension ObjectContext {
     public func save() throws {
         checkConfinement()
         guard hasChanges else { return }
-        processPendingChanges()
+        let beforeAnnouncing = membershipChanges
+        let announced = postPendingChanges()
         var pending = ChangedObjects()
         for object in changed.values {
             if object.state.isInserted { pending.inserted.append(object) } else if object.state.isDeleted { pending.deleted.append(object) } else if object.isUpdated { pending.updated.append(object) }
         }
-        post(ObjectContext.willSaveNotification, ContextChanges(
-            inserted: Set(pending.inserted.map(\.objectID)), updated: Set(pending.updated.map(\.objectID)), deleted: Set(pending.deleted.map(\.objectID))),
-             objects: pending)
+        // The inserts just announced by objects-did-change are all of the pending inserts when
+        // its observers changed nothing and the counts agree (every announced insert is still
+        // pending, under the same ID): their sets are reused.
+        let insertedIDs: Set<ObjectID>, insertedObjects: Set<ManagedObject>
+        if let announced, membershipChanges == beforeAnnouncing,
+           announced.changes.inserted.count == pending.inserted.count, announced.objects.inserted.count == pending.inserted.count {
+            insertedIDs = announced.changes.inserted
+            insertedObjects = announced.objects.inserted
+        } else {
+            insertedIDs = Set(pending.inserted.map(\.objectID))
+            insertedObjects = Set(pending.inserted)
+        }
+        let beforeWillSave = membershipChanges
+        let willSave = post(ObjectContext.willSaveNotification, ContextChanges(
+            inserted: insertedIDs, updated: Set(pending.updated.map(\.objectID)), deleted: Set(pending.deleted.map(\.objectID))),
+             sets: ObjectSets(inserted: insertedObjects, updated: Set(pending.updated), deleted: Set(pending.deleted)))
+        let changesDuringWillSave = membershipChanges &- beforeWillSave
         // While the journal exists, every change must reach it (see ``ManagedObject/set(_:for:)``).
         try Self.countingSave {
             journal = Journal(changedBefore: changed)
@@ -45,7 +60,14 @@ extension ObjectContext {
             let saved = try saveResolvingConflicts(&resolved)
             removeVanishedObjects()
             pendingChanges = ContextChanges()
-            post(ObjectContext.didSaveNotification, saved.changes, objects: saved.objects, resolvedConflicts: resolved.values.sorted { $0.objectID < $1.objectID })
+            // When will-save's observers changed nothing, the saved inserts are a subset of the
+            // announced ones (delete rules only remove inserts): equal counts mean equal sets,
+            // and the will-save set is reused.
+            let savedInserted = changesDuringWillSave == 0 && saved.objects.inserted.count == willSave.inserted.count
+                ? willSave.inserted : Set(saved.objects.inserted)
+            post(ObjectContext.didSaveNotification, saved.changes,
+                 sets: ObjectSets(inserted: savedInserted, updated: Set(saved.objects.updated), deleted: Set(saved.objects.deleted)),
+                 resolvedConflicts: resolved.values.sorted { $0.objectID < $1.objectID })
         }
     }
 
@@ -122,7 +144,11 @@ extension ObjectContext {
 
     /// Runs the delete rules of every deleted object until nothing more changes.
     private func applyDeleteRules() throws {
-        var queue = changed.values.filter { $0.state.isDeleted && !vanished.contains($0.objectID) }.sorted { $0.objectID < $1.objectID }
+        // Only objects with relationships have rules to run; the rest need neither order nor a
+        // visit (objects a cascade reaches join the queue as it runs).
+        var queue = changed.values.filter { !$0.entity.relationships.isEmpty && $0.state.isDeleted && !vanished.contains($0.objectID) }
+        guard !queue.isEmpty else { return }
+        queue.sort { $0.objectID < $1.objectID }
         var denied: [String] = []
         var visited: Set<ObjectID> = []
         while let object = queue.popLast() {

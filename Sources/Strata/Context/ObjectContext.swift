@@ -54,6 +54,9 @@ public final class ObjectContext: @unchecked Sendable {
     var journal: Journal?
     /// The route of the last scope whose snapshot the context looked up (see ``sourceSnapshot(for:)``).
     var lastRoute: ScopeRoute?
+    /// Counts changes to which objects are inserted, updated or deleted, and to their IDs: a
+    /// save compares it around the notifications it posts, whose observers may change things.
+    var membershipChanges = 0
     #else
     /// During a save under a merge policy: objects found deleted where the context saves (the
     /// store, or the parent), left out of the save; they leave the context when it succeeds.
@@ -73,6 +76,9 @@ public final class ObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var journal: Journal?
     /// The route of the last scope whose snapshot the context looked up (see ``sourceSnapshot(for:)``).
     @exclusivity(unchecked) var lastRoute: ScopeRoute?
+    /// Counts changes to which objects are inserted, updated or deleted, and to their IDs: a
+    /// save compares it around the notifications it posts, whose observers may change things.
+    @exclusivity(unchecked) var membershipChanges = 0
     #endif
     /// Backs ``mergePolicy``.
     let mergePolicyStorage = Locked(MergePolicy.error)
@@ -242,6 +248,7 @@ public final class ObjectContext: @unchecked Sendable {
     }
 
     func unregister(_ object: ManagedObject) {
+        membershipChanges &+= 1
         registry.removeValue(forKey: object.objectID)
         changed.removeValue(forKey: object.objectID)
     }
@@ -254,6 +261,7 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// Re-keys `object` from `old` to its current ID (after a temporary ID became permanent).
     func rekey(_ object: ManagedObject, from old: ObjectID) {
+        membershipChanges &+= 1
         registry.removeValue(forKey: old)
         registry[object.objectID] = object
         if changed.removeValue(forKey: old) != nil { changed[object.objectID] = object }
