@@ -43,10 +43,23 @@ extension ManagedObject {
     ///   value does not fit the attribute's type (an `Int16` attribute refuses 40,000). Nothing
     ///   changes when it throws. A `nil` for a required attribute is accepted here and reported at
     ///   save, as Core Data does, so an object can be filled in any order.
+    ///
+    /// Inlinable, so that the conversion to ``Value`` is compiled for the caller's type; the
+    /// write itself is the overload that takes a ``Value``.
+    @inlinable
     public func set(_ value: some ValueConvertible, for key: String) throws {
-        checkConfinement()
+        try set(value.strataValue, for: key)
+    }
+
+    /// Sets attribute `key` to `value`, a ``Value``: what the generic `set(_:for:)` does once the
+    /// value is converted.
+    ///
+    /// - Throws: ``StrataError/Code/unknownKey``, or ``StrataError/Code/typeMismatch`` when the
+    ///   value does not fit the attribute's type. Nothing changes when it throws.
+    public func set(_ value: Value, for key: String) throws {
+        checkConfinement("set(_:for:)")
         let index = try attributeIndex(key)
-        let newValue = value.strataValue
+        let newValue = value
         // The type alone, not a copy of the whole attribute: this runs for every value written.
         let type = entity.attributeType(at: index)
         guard newValue.fits(type) else {
