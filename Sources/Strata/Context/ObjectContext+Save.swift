@@ -217,15 +217,18 @@ extension ObjectContext {
         }
         // Success: from here on nothing can fail, and nothing will be put back.
         journal?.forgetChangedBefore()
+        // When every object of the change set was saved or deleted (the usual case), the set is
+        // emptied at once at the end instead of losing its entries one by one.
+        let emptiesChangeSet = inserted.count + updated.count + deleted.count == changed.count
         var insertedIDs = Set<ObjectID>(minimumCapacity: inserted.count)
         for (object, written) in zip(inserted, request.inserts) {
             var saved = written
             saved.version = result.versions[saved.objectID] ?? 1
             let old = object.objectID
-            changed.removeValue(forKey: old)
+            if !emptiesChangeSet { changed.removeValue(forKey: old) }
             if saved.objectID != old {
                 object.objectID = saved.objectID
-                rekey(object, from: old)
+                rekey(object, from: old, inChangeSet: false)
             } else {
                 registerSaved(object)
             }
@@ -238,13 +241,14 @@ extension ObjectContext {
             var saved = update.snapshot
             saved.version = result.versions[saved.objectID] ?? (update.expectedVersion + 1)
             object.apply(saved)
-            changed.removeValue(forKey: object.objectID)
+            if !emptiesChangeSet { changed.removeValue(forKey: object.objectID) }
             updatedIDs.insert(saved.objectID)
         }
         for object in deleted {
-            unregister(object)
+            unregister(object, inChangeSet: !emptiesChangeSet)
             object.state.isInvalid = true
         }
+        if emptiesChangeSet { changed.removeAll() }
         settleUnchangedObjects()
         propagatePermanentIDs(mapping)
         return SavedChanges(changes: ContextChanges(inserted: insertedIDs, updated: updatedIDs, deleted: Set(request.deletes.map(\.objectID))),

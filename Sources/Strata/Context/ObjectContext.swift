@@ -247,10 +247,12 @@ public final class ObjectContext: @unchecked Sendable {
         sweepThreshold = 1024
     }
 
-    func unregister(_ object: ManagedObject) {
+    /// Forgets `object`; `inChangeSet: false` leaves the change set alone (a save about to
+    /// empty it).
+    func unregister(_ object: ManagedObject, inChangeSet: Bool = true) {
         membershipChanges &+= 1
         registry.removeValue(forKey: object.objectID)
-        changed.removeValue(forKey: object.objectID)
+        if inChangeSet { changed.removeValue(forKey: object.objectID) }
     }
 
     /// Registers a saved object under its ID, if it is not already (an object inserted in this
@@ -260,11 +262,12 @@ public final class ObjectContext: @unchecked Sendable {
     }
 
     /// Re-keys `object` from `old` to its current ID (after a temporary ID became permanent).
-    func rekey(_ object: ManagedObject, from old: ObjectID) {
+    /// `inChangeSet: false` leaves the change set alone (a save about to empty it).
+    func rekey(_ object: ManagedObject, from old: ObjectID, inChangeSet: Bool = true) {
         membershipChanges &+= 1
         registry.removeValue(forKey: old)
         registry[object.objectID] = object
-        if changed.removeValue(forKey: old) != nil { changed[object.objectID] = object }
+        if inChangeSet, changed.removeValue(forKey: old) != nil { changed[object.objectID] = object }
         if !pendingChanges.inserted.isEmpty, pendingChanges.inserted.remove(old) != nil { pendingChanges.inserted.insert(object.objectID) }
     }
 
