@@ -171,8 +171,18 @@ for _ in 0..<runs {
         var objects: [ManagedObject] = []
         objects.reserveCapacity(workload.records.count)
         for r in workload.records {
+            // Each field set from the record directly, as the raw side builds its struct (no
+            // intermediate array of values).
             let object = context.insert("Record")
-            for (i, value) in values(r).enumerated() { try! object.set(value, for: names[i]) }
+            try! object.set(r.i1, for: "i1")
+            try! object.set(r.i2, for: "i2")
+            try! object.set(r.i3, for: "i3")
+            try! object.set(r.d1, for: "d1")
+            try! object.set(r.d2, for: "d2")
+            try! object.set(r.d3, for: "d3")
+            try! object.set(r.s1, for: "s1")
+            try! object.set(r.s2, for: "s2")
+            try! object.set(r.s3, for: "s3")
             objects.append(object)
         }
         try! context.save()
