@@ -38,7 +38,7 @@ final class FloorObject {
         self.values = values
     }
 }
-var floorRows = ["W1", "W2", "W3", "W4", "W5"].map { ComparisonRow(workload: $0, target: 3.0) }
+var floorRows = ["W1", "W2", "W3", "W4", "W5", "W2, objects only (no registry)"].map { ComparisonRow(workload: $0, target: 3.0) }
 /// The floor's store, made by its W1 and used by the later workloads of the same run.
 var floorStore: [Int64: [Value]] = [:]
 /// What a floor workload made, released outside its timed region like the other sides' state.
@@ -46,9 +46,9 @@ var floorKept: [FloorObject] = []
 var floorRegistry: [Int64: FloorObject] = [:]
 
 /// Runs one floor workload, timed, then releases what it kept (untimed).
-@MainActor func measureFloor(_ index: Int, _ body: () -> Void) {
+@MainActor func measureFloor(_ index: Int, comparedWith workload: Int? = nil, _ body: () -> Void) {
     floorRows[index].strata.append(wallAndCPUMilliseconds(body).wall)
-    floorRows[index].raw.append(rows[index].raw.last!)
+    floorRows[index].raw.append(rows[workload ?? index].raw.last!)
     floorKept = []
     floorRegistry = [:]
 }
@@ -133,6 +133,17 @@ for _ in 0..<runs {
             }
             floorKept = objects
             floorRegistry = registry
+        }
+        // W2's floor once more without the registry: one object per record and nothing else,
+        // what any design that hands out an object per row pays.
+        measureFloor(5, comparedWith: 1) {
+            var objects: [FloorObject] = []
+            objects.reserveCapacity(floorStore.count)
+            for (key, values) in floorStore { objects.append(FloorObject(key: key, values: values)) }
+            for object in objects {
+                if case .integer(let v) = object.values[0], case .string(let s) = object.values[6] { sink &+= Int(v) &+ s.utf8.count }
+            }
+            floorKept = objects
         }
         measureFloor(2) {
             var registry: [Int64: FloorObject] = [:]
