@@ -8,7 +8,7 @@ extension ObjectContext {
         var failures: [ValidationFailure] = []
         var ruled = RuledProperties(entity: nil)
         for object in objects {
-            if ruled.entityName != object.entity.name { ruled = RuledProperties(entity: object.entity) }
+            if !ruled.isFor(object.entity) { ruled = RuledProperties(entity: object.entity) }
             for index in ruled.attributes.indices {
                 // Most attributes have no rule: only a missing required value can fail them.
                 if !ruled.attributes[index] {
@@ -64,6 +64,7 @@ extension ObjectContext {
 /// rules (a required attribute is checked whenever its value is missing), and relationships that
 /// are required or have a count limit.
 private struct RuledProperties {
+    let entity: Entity?
     let entityName: String?
     /// Whether each attribute has validation rules.
     let attributes: [Bool]
@@ -72,6 +73,7 @@ private struct RuledProperties {
     let relationships: [Int]
 
     init(entity: Entity?) {
+        self.entity = entity
         entityName = entity?.name
         attributes = entity?.attributes.map { !$0.validation.isEmpty } ?? []
         optional = entity?.attributes.map(\.isOptional) ?? []
@@ -79,5 +81,12 @@ private struct RuledProperties {
             let relationship = entity!.relationships[index]
             return relationship.isToMany ? (relationship.minimumCount > 0 || relationship.maximumCount > 0) : !relationship.isOptional
         } ?? []
+    }
+
+    /// Whether these are the rules of `other` (one pointer comparison for the same model's
+    /// entity, as in a run of one entity's objects; the name otherwise).
+    func isFor(_ other: Entity) -> Bool {
+        guard let entity else { return false }
+        return entity.isSameDeclaration(as: other) || entityName == other.name
     }
 }
