@@ -14,8 +14,10 @@ extension ObjectContext {
         if let batchSize = request.batchSize, batchSize > 0 {
             return FetchedResults(objectIDs: snapshots.map(\.objectID), objects: nil, context: self, batchSize: batchSize)
         }
-        reserveRegistryCapacity(snapshots.count)
-        let objects = snapshots.map { objectFor($0, asFault: options.returnsObjectsAsFaults) }
+        let objects = registeringFetchedObjects {
+            reserveRegistryCapacity(snapshots.count)
+            return snapshots.map { objectFor($0, asFault: options.returnsObjectsAsFaults) }
+        }
         if !options.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(options.relationshipKeyPathsForPrefetching, of: objects, entity: try model.requireEntity(request.entityName))
         }

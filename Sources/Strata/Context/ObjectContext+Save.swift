@@ -160,7 +160,15 @@ extension ObjectContext {
                     denied.append("\(object.objectID).\(relationship.name) still has \(targets.count) target(s) (\(targets.prefix(3).map { $0.objectID.description }.joined(separator: ", ")))")
                 case .cascade:
                     for target in targets {
-                        if target.state.isInserted { detach(target); unregister(target); target.state.isInvalid = true; continue }
+                        if target.state.isInserted {
+                            // Recorded first, so that a save that fails after this point puts the
+                            // new object back as it was (inserted and valid), not invalid.
+                            journal?.record(target)
+                            detach(target)
+                            unregister(target)
+                            target.state.isInvalid = true
+                            continue
+                        }
                         target.fulfill()
                         willChange(target)
                         target.state.isDeleted = true

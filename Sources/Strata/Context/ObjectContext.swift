@@ -47,6 +47,8 @@ public final class ObjectContext: @unchecked Sendable {
     /// every retain and release of it onto a slow, side-table path).
     private var registry: [ObjectID: ManagedObject] = [:]
     private var sweepThreshold = 1024
+    /// Set while a fetch registers its objects (see ``registeringFetchedObjects(_:)``).
+    private var sweepsDeferred = false
     /// The entity and class of the last object made (see ``makeObject(entity:id:)``).
     private var lastMaker: ObjectMaker?
     /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
@@ -69,6 +71,8 @@ public final class ObjectContext: @unchecked Sendable {
     /// every retain and release of it onto a slow, side-table path).
     @exclusivity(unchecked) private var registry: [ObjectID: ManagedObject] = [:]
     @exclusivity(unchecked) private var sweepThreshold = 1024
+    /// Set while a fetch registers its objects (see ``registeringFetchedObjects(_:)``).
+    @exclusivity(unchecked) private var sweepsDeferred = false
     /// The entity and class of the last object made (see ``makeObject(entity:id:)``).
     @exclusivity(unchecked) private var lastMaker: ObjectMaker?
     /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
@@ -214,7 +218,24 @@ public final class ObjectContext: @unchecked Sendable {
     /// large batched fetch keeps a few batches, not every object.
     func register(_ object: ManagedObject) {
         registry[object.objectID] = object
+        if registry.count > sweepThreshold && !sweepsDeferred { sweepRegistry() }
+    }
+
+    /// Sweeps the registry if it has doubled since the last sweep. New objects enter the
+    /// registry at their save, not through ``register(_:)``, so inserting also checks: an
+    /// import that saves in batches releases the batches nobody holds.
+    func sweepRegistryIfDue() {
         if registry.count > sweepThreshold { sweepRegistry() }
+    }
+
+    /// Registers a fetch's objects (made by `body`) without sweeping in between: the results
+    /// hold them all, so a sweep would find every one in use. A sweep that is due runs first,
+    /// so paging through fetches releases the pages nobody holds.
+    func registeringFetchedObjects<T>(_ body: () throws -> T) rethrows -> T {
+        sweepRegistryIfDue()
+        sweepsDeferred = true
+        defer { sweepsDeferred = false }
+        return try body()
     }
 
     /// Forgets every registered object that no one outside the registry references (nothing
@@ -306,11 +327,9 @@ public final class ObjectContext: @unchecked Sendable {
     }
 
     /// Prepares the registry for `count` more objects at once (a large fetch), instead of
-    /// growing it step by step. The fetch's results hold those objects until the caller drops
-    /// them, so no sweep runs while they are registered (it would find every one of them in use).
+    /// growing it step by step.
     func reserveRegistryCapacity(_ count: Int) {
         registry.reserveCapacity(registry.count + count)
-        sweepThreshold = max(sweepThreshold, registry.count + count)
     }
 
     /// Loads a fault's values from the row cache or its store.
@@ -366,9 +385,11 @@ public final class ObjectContext: @unchecked Sendable {
         object.state.isInserted = true
         object.state.isDirty = true
         // The change set holds the new object (strongly) until it is saved, and lookups by ID
-        // look there too: it joins the registry when its save gives it its permanent ID.
+        // look there too: it joins the registry when its save gives it its permanent ID. Saved
+        // objects nobody holds any more are released as the registry grows.
         willChange(object)
         noteInserted(id)
+        sweepRegistryIfDue()
         return object
     }
 
