@@ -272,6 +272,14 @@ extension ObjectContext {
     /// parsed from another process's URIs) are then merged, to ask the store once per entity.
     private func permanentIDs(for objects: [ManagedObject]) throws -> [ObjectID] {
         var result = objects.map(\.objectID)
+        // The usual save of new objects: all temporary, all of one entity (one scope): one
+        // request to the store, no grouping.
+        if let first = result.first, first.isTemporary, result.allSatisfy({ $0.scope == first.scope && $0.isTemporary }) {
+            let ids = try coordinator.obtainPermanentIDs(for: first.entityName, count: result.count)
+            if ids.count == result.count { return ids }
+            for (position, id) in zip(result.indices, ids) { result[position] = id }
+            return result
+        }
         var byScope: [ObjectID.Scope: [Int]] = [:]
         for index in result.indices where result[index].isTemporary { byScope[result[index].scope, default: []].append(index) }
         var groups: [String: [Int]] = [:]
