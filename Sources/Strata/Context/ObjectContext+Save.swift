@@ -228,6 +228,8 @@ extension ObjectContext {
         // When every object of the change set was saved or deleted (the usual case), the set is
         // emptied at once at the end instead of losing its entries one by one.
         let emptiesChangeSet = inserted.count + updated.count + deleted.count == changed.count
+        // The new objects join the registry below: make room once, not by repeated growth.
+        reserveRegistryCapacity(inserted.count)
         var insertedIDs = Set<ObjectID>(minimumCapacity: inserted.count)
         for (object, written) in zip(inserted, request.inserts) {
             var saved = written
