@@ -380,7 +380,7 @@ public final class ObjectContext: @unchecked Sendable {
         let object = maker.type.init(entity: maker.entity, objectID: id, context: self)
         // With no defaults, a fresh array of nulls costs less than sharing the default array and
         // copying it value by value at the first change, as copy-on-write would.
-        object.attributeValues = maker.hasDefaults ? maker.defaultAttributes : Array(repeating: .null, count: maker.defaultAttributes.count)
+        object.attributeValues = maker.hasDefaults ? maker.defaultAttributes : ObjectMaker.nullValues(count: maker.defaultAttributes.count)
         object.relationshipValues = maker.emptyRelationships
         object.state.isInserted = true
         object.state.isDirty = true
@@ -463,6 +463,16 @@ final class ObjectMaker {
     let temporarySibling: ObjectID
     /// The scope of the last ID found to be of this entity (see ``ObjectContext/entityFor(_:)``).
     var knownScope: ObjectID.Scope?
+
+    /// `count` nulls in a new array. Made by reserving and appending: that allocation is
+    /// specialized for `Value` in this module, while `Array(repeating:count:)` asks the Swift
+    /// runtime for the array's generic metadata on every call (about 450 instructions).
+    static func nullValues(count: Int) -> [Value] {
+        var values: [Value] = []
+        values.reserveCapacity(count)
+        for _ in 0..<count { values.append(.null) }
+        return values
+    }
 
     init(entity: Entity, type: ManagedObject.Type, generation: Int) {
         self.entity = entity
