@@ -298,20 +298,6 @@ struct XMLColumn: Sendable {
         }
     }
 
-    /// Removes every row from `count` on.
-    mutating func truncate(to count: Int) {
-        guard count < self.count else { return }
-        switch storage {
-        case .integers: integers.truncate(to: count)
-        case .doubles: doubles.truncate(to: count)
-        case .values: values.removeLast(values.count - count)
-        case .strings:
-            ends.truncate(to: count)
-            bytes.truncate(to: ends.last ?? 0)
-        }
-        nulls.truncate(to: count)
-    }
-
     /// Removes every row from `count` on, without checking that the column's buffers are its
     /// alone (for the loader; see ``XMLBuffer/appendAssumingUnique(_:)``).
     mutating func truncateAssumingUnique(to count: Int) {

@@ -69,19 +69,15 @@ extension ObjectContext {
 
     /// Posts `name` through `NotificationCenter.default` (observers run synchronously, on this
     /// context's queue) and yields to the streams that asked for it; returns the object sets it
-    /// posted. The sets are `sets` when the caller has them already, else made from `objects`
-    /// when it has those at hand, else looked up by ID.
+    /// posted: `sets` when the caller has them already, else the registered objects of the IDs.
     @discardableResult
-    func post(_ name: Notification.Name, _ changes: ContextChanges, objects: ChangedObjects? = nil, sets: ObjectSets? = nil, resolvedConflicts: [SaveConflict]? = nil) -> ObjectSets {
+    func post(_ name: Notification.Name, _ changes: ContextChanges, sets: ObjectSets? = nil, resolvedConflicts: [SaveConflict]? = nil) -> ObjectSets {
         func lookUp(_ ids: Set<ObjectID>) -> Set<ManagedObject> {
             var found = Set<ManagedObject>(minimumCapacity: ids.count)
             for id in ids { if let object = registeredObject(for: id) { found.insert(object) } }
             return found
         }
-        let posted = sets ?? ObjectSets(
-            inserted: objects.map { Set($0.inserted) } ?? lookUp(changes.inserted),
-            updated: objects.map { Set($0.updated) } ?? lookUp(changes.updated),
-            deleted: objects.map { Set($0.deleted) } ?? lookUp(changes.deleted))
+        let posted = sets ?? ObjectSets(inserted: lookUp(changes.inserted), updated: lookUp(changes.updated), deleted: lookUp(changes.deleted))
         var userInfo: [AnyHashable: Any] = [
             ObjectContext.changesKey: changes,
             ObjectContext.insertedObjectsKey: posted.inserted,

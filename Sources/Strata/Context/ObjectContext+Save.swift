@@ -278,7 +278,6 @@ extension ObjectContext {
         // request to the store, no grouping.
         if let first = result.first, first.isTemporary, result.allSatisfy({ $0.scope == first.scope && $0.isTemporary }) {
             let ids = try coordinator.obtainPermanentIDs(for: first.entityName, count: result.count)
-            if ids.count == result.count { return ids }
             for (position, id) in zip(result.indices, ids) { result[position] = id }
             return result
         }

@@ -218,7 +218,7 @@ public final class ObjectContext: @unchecked Sendable {
     /// large batched fetch keeps a few batches, not every object.
     func register(_ object: ManagedObject) {
         registry[object.objectID] = object
-        if registry.count > sweepThreshold && !sweepsDeferred { sweepRegistry() }
+        if !sweepsDeferred { sweepRegistryIfDue() }
     }
 
     /// Sweeps the registry if it has doubled since the last sweep. New objects enter the
@@ -276,8 +276,8 @@ public final class ObjectContext: @unchecked Sendable {
         if inChangeSet { changed.removeValue(forKey: object.objectID) }
     }
 
-    /// Registers a saved object under its ID, if it is not already (an object inserted in this
-    /// context waits in the change set until its save; see ``insertObject(_:)``).
+    /// Registers a saved object under its ID (an object inserted in this context waits in the
+    /// change set until its save; see ``insertObject(_:)``).
     func registerSaved(_ object: ManagedObject) {
         registry[object.objectID] = object
     }
