@@ -77,8 +77,16 @@ public struct StoreMigrator: StoreMigrating {
     ///
     /// Each step is atomic: after an error, a cancellation or a crash, the store is at the
     /// version of the last completed step, and a new call continues from there.
+    ///
+    /// The store is locked exclusively for the whole migration: it waits for every other process
+    /// (and every other open in this one) to close the store, and fails with
+    /// ``StrataError/Code/storeBusy``, changing nothing, when one keeps it open.
     @discardableResult
     public func migrate(storeAt url: StoreURL, options: StoreOptions = StoreOptions(), progress: (MigrationProgress) -> Void = { _ in }, isCancelled: () -> Bool = { false }) throws -> MigrationPlan {
+        // No other process may read or write the store while its schema changes: one that kept
+        // saving rows of the old shape would corrupt it.
+        let lock = try registry.backend(for: url.scheme).lockForMigration(of: url)
+        defer { lock?.release() }
         var (backend, current) = try storeMetadata(at: url)
         if let pending = current.userInfo[pendingDidMigrateKey] {
             try runPendingDidMigrate(pending, at: url, backend: backend, metadata: current, options: options)

@@ -28,6 +28,42 @@ public protocol StoreBackend: Sendable {
     /// Deletes the store at `url` and every file it owns. Only ever called on a caller's explicit
     /// request (`strata` asks first); Strata itself never deletes a store.
     func destroyStore(at url: StoreURL) throws
+
+    /// The paths of the files and directories the store at `url` occupies, whether or not they
+    /// exist yet: the store itself first, then its companions (journals, lock and key files).
+    /// Empty for a store that has no files (`memory:`).
+    ///
+    /// Strata compares these to tell whether two URLs name the same store, or one store's files
+    /// lie inside another's, under any spelling of their paths (`copy` refuses to write a store
+    /// onto itself), and locks the first one for migrations (see ``StoreBackend/lockForMigration(of:)``).
+    func files(of url: StoreURL) throws -> [String]
+}
+
+extension StoreBackend {
+    /// No files: stores that live elsewhere, or a backend that does not say.
+    public func files(of url: StoreURL) throws -> [String] { [] }
+
+    /// Takes the store-wide lock of the store at `url` exclusively, for a migration, a
+    /// replacement or a deletion: it waits for every other process (and every other open of this
+    /// process) to close the store, and keeps them from opening it until it is released.
+    /// `nil` for a store with no files.
+    ///
+    /// - Throws: ``StrataError/Code/storeBusy`` when the store stays open elsewhere for the whole
+    ///   wait; nothing is changed then.
+    package func lockForMigration(of url: StoreURL, timeoutMilliseconds: Int = StoreAccessLock.defaultTimeoutMilliseconds) throws -> StoreAccessLock? {
+        guard let path = try files(of: url).first else { return nil }
+        return try StoreAccessLock.acquire(.exclusive, forStoreAt: path, url: url, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// Whether the stores at `url` and `other` (of `otherBackend`) share a file: the same store
+    /// under two spellings, or one store's files inside the other's directory.
+    package func overlaps(_ url: StoreURL, with other: StoreURL, of otherBackend: any StoreBackend) throws -> Bool {
+        let mine = try files(of: url).map(StoreAccessLock.realPath)
+        let theirs = try otherBackend.files(of: other).map(StoreAccessLock.realPath)
+        if mine.isEmpty || theirs.isEmpty { return scheme == otherBackend.scheme && url == other && !url.location.isEmpty }
+        func inside(_ path: String, _ directory: String) -> Bool { path == directory || path.hasPrefix(directory.hasSuffix("/") ? directory : directory + "/") }
+        return mine.contains { a in theirs.contains { b in inside(a, b) || inside(b, a) } }
+    }
 }
 
 /// What a backend's stores can do.
