@@ -39,28 +39,38 @@ public struct SQLiteBackend: StoreBackend {
     public func metadata(at url: StoreURL) throws -> StoreMetadata? {
         let path = try Self.path(of: url)
         switch try SQLiteFileInspection.inspect(path) {
-        case .missing: return nil
-        case .empty:
-            throw StrataError(.storeCorrupt, "'\(path)' is an empty file, not a Strata store", location: ["path": path])
+        case .missing, .empty: return nil
         case .database:
-            let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY, busyTimeoutMilliseconds: 5000)
+            let immutable = try SQLiteFileInspection.mustReadImmutably(path)
+            let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY, busyTimeoutMilliseconds: 5000, immutable: immutable)
             defer { connection.close() }
             guard let metadata = try SQLiteMetadataTable.read(from: connection) else {
+                // A database with no tables holds nothing: a store whose creation never finished.
+                if try SQLiteMetadataTable.tableCount(in: connection) == 0 { return nil }
                 throw StrataError(.storeCorrupt, "'\(path)' is a SQLite database but not a Strata store (it has no _strata_metadata table)", location: ["path": path])
             }
             return metadata
         }
     }
 
-    /// Deletes the store file and its `-wal`, `-shm` and `-journal` companions.
+    /// Deletes the store file and its `-wal`, `-shm` and `-journal` companions, once no other
+    /// process has the store open (``StrataError/Code/storeBusy`` otherwise).
     public func destroyStore(at url: StoreURL) throws {
         let path = try Self.path(of: url)
+        let lock = try lockForMigration(of: url)
+        defer { lock?.release() }
         for file in [path, path + "-wal", path + "-shm", path + "-journal"] {
             if unlink(file) != 0 && errno != ENOENT {
                 let code = errno
                 throw StrataError(.io, "cannot delete '\(file)': \(SQLiteFileInspection.errnoText(code))", location: ["path": file], underlying: SQLiteFileInspection.errnoText(code))
             }
         }
+    }
+
+    /// The store file, then its `-wal`, `-shm` and `-journal` companions.
+    public func files(of url: StoreURL) throws -> [String] {
+        let path = try Self.path(of: url)
+        return [path, path + "-wal", path + "-shm", path + "-journal"]
     }
 
     /// The file path of a `sqlite:` URL.

@@ -18,9 +18,17 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// Opens `path` with `flags` (through the VFS named `vfs`, or the default one), sets the busy
     /// timeout and registers Strata's SQL functions.
-    init(path: String, flags: Int32, busyTimeoutMilliseconds: Int32, vfs: String? = nil) throws {
+    /// With `immutable`, the file is opened as one nothing changes (SQLite's `immutable=1`), for
+    /// read-only media.
+    init(path: String, flags: Int32, busyTimeoutMilliseconds: Int32, vfs: String? = nil, immutable: Bool = false) throws {
         var db: OpaquePointer?
-        let code = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, vfs)
+        let code: Int32
+        if immutable {
+            let uri = "file:" + Self.uriEscaped(path) + "?immutable=1"
+            code = sqlite3_open_v2(uri, &db, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, vfs)
+        } else {
+            code = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, vfs)
+        }
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
             if let db { sqlite3_close_v2(db) }
@@ -31,6 +39,18 @@ final class SQLiteConnection: @unchecked Sendable {
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
         SQLiteFunctions.register(on: db)
+    }
+
+    /// `path` with the characters a `file:` URI gives a meaning (`%`, `?`, `#`) percent-encoded.
+    private static func uriEscaped(_ path: String) -> String {
+        var bytes: [UInt8] = []
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"): bytes += Array(String(format: "%%%02X", byte).utf8)
+            default: bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Finalizes every cached statement and closes the handle.

@@ -87,18 +87,26 @@ enum SQLiteFileInspection {
         }
     }
 
-    /// Throws ``StrataError/Code/readOnly`` when a read-only open cannot work: a WAL database is
-    /// read through its `-shm` file, which SQLite must create beside the store when it is missing.
-    static func requireReadableInWALMode(_ path: String) throws {
+    /// Whether a read-only open of `path` must read the file as immutable: its directory cannot
+    /// be written (read-only media, or another user's directory), so SQLite cannot create the
+    /// `-shm` file it reads a WAL database through, and no `-wal` file holds changes the main
+    /// file lacks. Immutable reads see the main file as it is.
+    ///
+    /// - Throws: ``StrataError/Code/readOnly`` when the directory cannot be written and a `-wal`
+    ///   file with no `-shm` beside it holds changes: they cannot be read.
+    static func mustReadImmutably(_ path: String) throws -> Bool {
         let directory = directory(of: path)
-        if access(path + "-shm", F_OK) != 0 && access(directory, W_OK) != 0 {
-            let code = errno
+        guard access(directory, W_OK) != 0 else { return false }
+        guard access(path + "-shm", F_OK) != 0 else { return false }
+        var info = stat()
+        if stat(path + "-wal", &info) == 0 && info.st_size > 0 {
             throw StrataError(
                 .readOnly,
-                "the store '\(path)' cannot be read: its directory '\(directory)' is not writable (\(errnoText(code))) and SQLite needs to create the store's -shm file there to read a WAL database; make the directory writable, or copy the store",
-                location: ["path": path], underlying: errnoText(code)
+                "the store '\(path)' cannot be read: its directory '\(directory)' is not writable and its write-ahead log '\(path)-wal' holds changes that SQLite can only read through a -shm file it would create there; make the directory writable, or copy the store with its -wal file",
+                location: ["path": path]
             )
         }
+        return true
     }
 
     /// Creates an empty file readable and writable by its owner only (0600). Returns `false`

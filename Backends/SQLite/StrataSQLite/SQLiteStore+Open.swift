@@ -6,9 +6,9 @@ extension SQLiteStore {
     /// Opens or creates the store at `url` (see ``SQLiteBackend/open(_:model:options:)``).
     static func open(_ url: StoreURL, model: Model, options storeOptions: StoreOptions) throws -> SQLiteStore {
         let path = try SQLiteBackend.path(of: url)
-        let options = try SQLiteStoreOptions(storeOptions, url: url)
-        var state = try SQLiteFileInspection.inspect(path)
-        if state == .missing {
+        var options = try SQLiteStoreOptions(storeOptions, url: url)
+        let accessLock = try StoreAccessLock.acquire(.shared, forStoreAt: path, url: url, timeoutMilliseconds: Int(options.busyTimeoutMilliseconds))
+        if try SQLiteFileInspection.inspect(path) == .missing {
             guard options.createIfMissing && !options.readOnly else {
                 throw StrataError(
                     .storeNotFound,
@@ -17,21 +17,23 @@ extension SQLiteStore {
                 )
             }
             try SQLiteFileInspection.requireWritable(path, fileExists: false)
-            _ = try SQLiteFileInspection.createFile(path)
-            state = try SQLiteFileInspection.inspect(path)
-        } else if !options.readOnly {
+            _ = try SQLiteStoreCreation.create(at: path, url: url, model: model, options: options)
+            _ = try SQLiteFileInspection.inspect(path)
+        }
+        if !options.readOnly {
             try SQLiteFileInspection.requireWritable(path, fileExists: true)
         } else {
-            try SQLiteFileInspection.requireReadableInWALMode(path)
+            options.immutable = try SQLiteFileInspection.mustReadImmutably(path)
         }
 
         let flags = options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
-        let connection = try SQLiteConnection(path: path, flags: flags, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, vfs: options.vfs)
+        let connection = try SQLiteConnection(path: path, flags: flags, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, vfs: options.vfs, immutable: options.immutable)
         do {
             let metadata = try prepareDatabase(connection, path: path, url: url, model: model, options: options)
             return SQLiteStore(
                 url: url, model: model, identifier: metadata.storeIdentifier, path: path, options: options,
-                writer: options.readOnly ? nil : connection, reader: options.readOnly ? connection : nil
+                writer: options.readOnly ? nil : connection, reader: options.readOnly ? connection : nil,
+                accessLock: accessLock
             )
         } catch {
             connection.close()

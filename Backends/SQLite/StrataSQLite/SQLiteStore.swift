@@ -36,7 +36,11 @@ public final class SQLiteStore: PersistentStore, NativeQueryEvaluating {
 
     static let maximumIdleReaders = 4
 
-    init(url: StoreURL, model: Model, identifier: String, path: String, options: SQLiteStoreOptions, writer: SQLiteConnection?, reader: SQLiteConnection?) {
+    /// The store-wide lock, held shared while the store is open (see `StoreAccessLock`).
+    private let accessLock: StoreAccessLock?
+
+    init(url: StoreURL, model: Model, identifier: String, path: String, options: SQLiteStoreOptions, writer: SQLiteConnection?, reader: SQLiteConnection?, accessLock: StoreAccessLock?) {
+        self.accessLock = accessLock
         self.url = url
         self.model = model
         self.identifier = identifier
@@ -69,7 +73,7 @@ public final class SQLiteStore: PersistentStore, NativeQueryEvaluating {
             if pool.isClosed { throw closedError }
             return pool.idle.popLast()
         }
-        let connection = try idle ?? SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, vfs: options.vfs)
+        let connection = try idle ?? SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, vfs: options.vfs, immutable: options.immutable)
         defer {
             let keep = readers.withLock { pool -> Bool in
                 guard !pool.isClosed, pool.idle.count < Self.maximumIdleReaders else { return false }
@@ -163,5 +167,6 @@ public final class SQLiteStore: PersistentStore, NativeQueryEvaluating {
             connection?.close()
             connection = nil
         }
+        accessLock?.release()
     }
 }

@@ -22,6 +22,10 @@ struct SQLiteStoreOptions: Sendable {
     var busyTimeoutMilliseconds: Int32 = 5000
     /// The SQLite VFS every connection of the store uses (`nil`: the default one).
     var vfs: String?
+    /// Whether readers open the file as immutable: a read-only open of a store in a directory
+    /// this process cannot write, where SQLite cannot create the `-shm` file it reads a WAL
+    /// database through (read-only media).
+    var immutable = false
     /// The identifier a store created by this open gets (see `StoreOptions.identifierForNewStore`).
     var identifierForNewStore: String?
 

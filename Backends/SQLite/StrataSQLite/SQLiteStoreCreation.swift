@@ -1,0 +1,110 @@
+import CStrataSQLite
+import Foundation
+import StrataCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Creates a SQLite store whole or not at all.
+///
+/// The schema and metadata are written into a private file beside the store
+/// (`.NAME.creating-PID-RANDOM`), synced, and only then linked to the store's name with `link(2)`,
+/// which fails when the name exists. So a process killed while creating, or a full disk, leaves
+/// no file under the store's name (a later open creates the store again and removes the
+/// leftovers of dead processes), and two processes creating one store at once both end up with
+/// the one the first of them linked.
+enum SQLiteStoreCreation {
+    /// Creates the store at `path` unless another process does it first; returns whether this
+    /// call created it.
+    static func create(at path: String, url: StoreURL, model: Model, options: SQLiteStoreOptions) throws -> Bool {
+        let directory = SQLiteFileInspection.directory(of: path)
+        let name = (path as NSString).lastPathComponent
+        removeLeftovers(of: name, in: directory)
+        // A write-ahead log with no database is a deleted store's: SQLite would replay it into
+        // the new one.
+        if access(path, F_OK) != 0 { for orphan in [path + "-wal", path + "-shm", path + "-journal"] { unlink(orphan) } }
+        let temporary = directory + "/" + temporaryPrefix(of: name) + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        guard try SQLiteFileInspection.createFile(temporary) else {
+            throw StrataError(.io, "cannot create the store '\(path)': the temporary file '\(temporary)' exists", location: ["path": path])
+        }
+        defer { removeDatabase(at: temporary) }
+        try build(temporary, url: url, model: model, options: options)
+        try syncFile(temporary, for: path)
+        if link(temporary, path) != 0 {
+            let code = errno
+            if code == EEXIST { return false }
+            // Filesystems without hard links: rename, unless the store appeared meanwhile.
+            guard code == EPERM || code == EOPNOTSUPP || code == ENOSYS || code == EMLINK else {
+                throw failure(code, "cannot put the new store in place at '\(path)'", path: path)
+            }
+            if access(path, F_OK) == 0 { return false }
+            guard rename(temporary, path) == 0 else {
+                throw failure(errno, "cannot put the new store in place at '\(path)'", path: path)
+            }
+        }
+        syncDirectory(directory)
+        return true
+    }
+
+    /// Writes the schema and metadata into the empty file at `temporary`, in one transaction,
+    /// and closes it with its write-ahead log folded in.
+    private static func build(_ temporary: String, url: StoreURL, model: Model, options: SQLiteStoreOptions) throws {
+        let connection = try SQLiteConnection(path: temporary, flags: SQLITE_OPEN_READWRITE, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, vfs: options.vfs)
+        defer { connection.close() }
+        _ = try connection.scalarText("PRAGMA journal_mode = WAL")
+        try connection.execute("PRAGMA synchronous = FULL")
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            let metadata = StoreMetadata.new(storeType: SQLiteBackend.schemeName, model: model, identifier: options.identifierForNewStore)
+            for statement in SQLiteSchema(model: model).creationStatements() { try connection.execute(statement) }
+            try SQLiteMetadataTable.initialize(metadata, in: connection)
+            try connection.execute("COMMIT")
+        } catch {
+            connection.rollbackQuietly()
+            throw error
+        }
+        try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    /// `.NAME.creating-`: the start of the temporary files of the store `NAME`.
+    static func temporaryPrefix(of name: String) -> String { ".\(name).creating-" }
+
+    /// Removes the temporary files that processes no longer running left while creating `name`.
+    private static func removeLeftovers(of name: String, in directory: String) {
+        let prefix = temporaryPrefix(of: name)
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for entry in entries where entry.hasPrefix(prefix) {
+            // `.NAME.creating-PID-RANDOM`, and its `-wal`, `-shm` and `-journal` companions.
+            guard let pid = entry.dropFirst(prefix.count).split(separator: "-").first.flatMap({ Int32($0) }), pid > 0 else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { unlink(directory + "/" + entry) }
+        }
+    }
+
+    /// Removes a database file and its companions, ignoring what is not there.
+    private static func removeDatabase(at path: String) {
+        for file in [path, path + "-wal", path + "-shm", path + "-journal"] { unlink(file) }
+    }
+
+    private static func syncFile(_ file: String, for path: String) throws {
+        let fd = open(file, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw failure(errno, "cannot open the new store file '\(file)' to sync it", path: path) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw failure(errno, "cannot sync the new store file '\(file)'", path: path) }
+    }
+
+    private static func syncDirectory(_ directory: String) {
+        let fd = open(directory, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        close(fd)
+    }
+
+    private static func failure(_ code: Int32, _ what: String, path: String) -> StrataError {
+        let text = SQLiteFileInspection.errnoText(code)
+        let strataCode: StrataError.Code = (code == EACCES || code == EROFS || code == EPERM) ? .readOnly : .io
+        return StrataError(strataCode, "\(what): \(text)", location: ["path": path], underlying: text)
+    }
+}
