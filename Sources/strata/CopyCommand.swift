@@ -42,7 +42,7 @@ struct CopyCommand: ParsableCommand {
             defer { try? store.close() }
             let showProgress = !options.json && isatty(2) == 1
             let report = try StoreCopier(batchSize: batchSize).copy(
-                from: store, to: destination, backend: destinationBackend, replacingExisting: replace
+                from: store, to: destination, backend: destinationBackend, sourceBackend: try environment.backend(for: source), replacingExisting: replace
             ) { progress in
                 if showProgress { FileHandle.standardError.write(Data("\r\(progress)\u{1B}[K".utf8)) }
             }

@@ -34,10 +34,11 @@ struct ToolEnvironment {
         return (metadata, model)
     }
 
-    /// Opens the existing store at `url` with the model version it was written with.
+    /// Opens the existing store at `url` read-only, with the model version it was written with:
+    /// the commands that use it only read, so they work on read-only media and files too.
     func openExisting(_ url: StoreURL) throws -> (store: any PersistentStore, metadata: StoreMetadata) {
         let (metadata, model) = try existing(url)
-        let store = try backend(for: url).open(url, model: model, options: StoreOptions(createIfMissing: false))
+        let store = try backend(for: url).open(url, model: model, options: StoreOptions(readOnly: true, createIfMissing: false))
         return (store, metadata)
     }
 }

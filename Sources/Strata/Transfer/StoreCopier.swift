@@ -45,6 +45,10 @@ public struct StoreCopier: Sendable {
     /// Copies `source` into the store at `destination`, created with `source.model` by `backend`.
     ///
     /// - Parameters:
+    ///   - sourceBackend: the source's backend; with it, a destination that is the source under
+    ///     another spelling of its path (`d/./app.sqlite`, a symbolic link, `xml:` on the same
+    ///     file), or whose files lie inside the source's or the other way round, is refused.
+    ///     Without it only identical URLs are.
     ///   - replacingExisting: destroy an existing destination first, whatever it holds and at
     ///     whatever model version; without it a destination holding objects is refused
     ///     (``StrataError/Code/invalidRequest``) and left untouched, and an empty one is filled.
@@ -59,6 +63,7 @@ public struct StoreCopier: Sendable {
         from source: any PersistentStore,
         to destination: StoreURL,
         backend: any StoreBackend,
+        sourceBackend: (any StoreBackend)? = nil,
         options: StoreOptions = StoreOptions(),
         replacingExisting: Bool = false,
         progress: (MigrationProgress) -> Void = { _ in }
@@ -66,10 +71,16 @@ public struct StoreCopier: Sendable {
         guard batchSize >= 1 else {
             throw StrataError(.invalidRequest, "the copy batch size must be 1 or more, got \(batchSize)", location: ["url": destination.description])
         }
-        if destination == source.url {
-            throw StrataError(.invalidRequest, "cannot copy the store \(destination) onto itself", location: ["url": destination.description])
+        let overlapping = try sourceBackend.map { try backend.overlaps(destination, with: source.url, of: $0) } ?? false
+        if destination == source.url || overlapping {
+            throw StrataError(.invalidRequest, "cannot copy the store \(source.url) onto \(destination): they are the same store, or share files; nothing was changed",
+                              location: ["url": destination.description, "from": source.url.description])
         }
         let model = source.model
+        // Held for the whole copy: no other process opens the destination while it is replaced
+        // and filled.
+        let lock = replacingExisting ? try backend.lockForMigration(of: destination) : nil
+        defer { lock?.release() }
         if try backend.metadata(at: destination) != nil {
             if replacingExisting {
                 // Asked for explicitly: whatever the store holds, at whatever model version.
