@@ -30,7 +30,7 @@ extension SQLiteStore {
         let connection = try SQLiteConnection(path: path, flags: flags, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, vfs: options.vfs, immutable: options.immutable)
         do {
             let metadata = try prepareDatabase(connection, path: path, url: url, model: model, options: options)
-            return SQLiteStore(
+            return try SQLiteStore(
                 url: url, model: model, identifier: metadata.storeIdentifier, path: path, options: options,
                 writer: options.readOnly ? nil : connection, reader: options.readOnly ? connection : nil,
                 accessLock: accessLock

@@ -24,16 +24,8 @@ extension SQLiteStore {
             return try withWriter { _ in SaveResult() }
         }
 
-        return try withWriter { connection in
-            try connection.execute("BEGIN IMMEDIATE")
-            do {
-                let result = try apply(request, insertTables: insertTables, updateTables: updateTables, deleteTables: deleteTables, on: connection)
-                try connection.execute("COMMIT")
-                return result
-            } catch {
-                connection.rollbackQuietly()
-                throw error
-            }
+        return try inWriteTransaction { connection in
+            try apply(request, insertTables: insertTables, updateTables: updateTables, deleteTables: deleteTables, on: connection)
         }
     }
 

@@ -38,9 +38,12 @@ public final class SQLiteStore: PersistentStore, NativeQueryEvaluating {
 
     /// The store-wide lock, held shared while the store is open (see `StoreAccessLock`).
     private let accessLock: StoreAccessLock?
+    /// SQLite's schema version when the store was opened (`nil` when read-only).
+    let openedSchemaVersion: Int64?
 
-    init(url: StoreURL, model: Model, identifier: String, path: String, options: SQLiteStoreOptions, writer: SQLiteConnection?, reader: SQLiteConnection?, accessLock: StoreAccessLock?) {
+    init(url: StoreURL, model: Model, identifier: String, path: String, options: SQLiteStoreOptions, writer: SQLiteConnection?, reader: SQLiteConnection?, accessLock: StoreAccessLock?) throws {
         self.accessLock = accessLock
+        self.openedSchemaVersion = try writer?.scalarText("PRAGMA schema_version").flatMap { Int64($0) }
         self.url = url
         self.model = model
         self.identifier = identifier
@@ -102,6 +105,7 @@ public final class SQLiteStore: PersistentStore, NativeQueryEvaluating {
         try withWriter { connection in
             try connection.execute("BEGIN IMMEDIATE")
             do {
+                try checkSchemaUnchanged(connection)
                 let result = try body(connection)
                 try connection.execute("COMMIT")
                 return result
@@ -110,6 +114,20 @@ public final class SQLiteStore: PersistentStore, NativeQueryEvaluating {
                 throw error
             }
         }
+    }
+
+    /// Throws ``StrataError/Code/modelMismatch`` when the schema changed since the store was
+    /// opened: another program migrated it (one that ignores Strata's store lock, or an older
+    /// version of Strata). Writing rows of the model this store was opened with into the new
+    /// schema would corrupt it. Runs at the start of every write transaction.
+    private func checkSchemaUnchanged(_ connection: SQLiteConnection) throws {
+        let current = try connection.scalarText("PRAGMA schema_version").flatMap { Int64($0) }
+        guard let openedSchemaVersion, let current, current != openedSchemaVersion else { return }
+        throw StrataError(
+            .modelMismatch,
+            "the store at '\(path)' was changed by another process (its schema version went from \(openedSchemaVersion) to \(current), as a migration does) since it was opened with model version \(model.versionIdentifier); nothing was written; open it again",
+            location: ["path": path, "modelVersion": model.versionIdentifier]
+        )
     }
 
     // MARK: PersistentStore
