@@ -26,9 +26,9 @@ import Darwin
 /// descriptor per store and counts its holders: shared holders share it, and the thread holding
 /// the exclusive lock may open the store again (a migration opens the store it migrates) while
 /// every other thread waits.
-package final class StoreAccessLock: @unchecked Sendable {
+public final class StoreAccessLock: @unchecked Sendable {
     /// How a holder uses the store.
-    package enum Mode: Sendable {
+    public enum Mode: Sendable {
         /// The store is open for use: any number of processes at once.
         case shared
         /// The store is being migrated, replaced or deleted: no other process has it open.
@@ -36,17 +36,17 @@ package final class StoreAccessLock: @unchecked Sendable {
     }
 
     /// How long an open or a migration waits for the lock by default.
-    package static let defaultTimeoutMilliseconds = 5_000
+    public static let defaultTimeoutMilliseconds = 5_000
 
     /// The lock file of the store whose real path is `storePath`.
-    package static func lockFilePath(forStoreAt storePath: String) -> String {
+    public static func lockFilePath(forStoreAt storePath: String) -> String {
         storePath + ".strata-lock"
     }
 
     /// The real path of `path`: symbolic links, `.` and `..` resolved; for a path that does not
     /// exist yet, its parent's real path and its own name. Relative paths are taken from the
     /// working directory.
-    package static func realPath(_ path: String) -> String {
+    public static func realPath(_ path: String) -> String {
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         if let resolved = realpath(absolute, nil) {
             defer { free(resolved) }
@@ -83,7 +83,7 @@ package final class StoreAccessLock: @unchecked Sendable {
     /// - Throws: ``StrataError/Code/storeBusy`` when another process (or another thread of this
     ///   one) holds the lock in a conflicting mode for the whole wait; ``StrataError/Code/readOnly``
     ///   or ``StrataError/Code/io`` when an exclusive lock's file cannot be created.
-    package static func acquire(
+    public static func acquire(
         _ mode: Mode, forStoreAt storePath: String, url: StoreURL,
         timeoutMilliseconds: Int = defaultTimeoutMilliseconds
     ) throws -> StoreAccessLock? {
@@ -115,7 +115,7 @@ package final class StoreAccessLock: @unchecked Sendable {
     }
 
     /// Releases the lock (once; later calls do nothing).
-    package func release() {
+    public func release() {
         let first = released.withLock { done -> Bool in
             defer { done = true }
             return !done

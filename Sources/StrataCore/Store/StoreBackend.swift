@@ -50,14 +50,14 @@ extension StoreBackend {
     ///
     /// - Throws: ``StrataError/Code/storeBusy`` when the store stays open elsewhere for the whole
     ///   wait; nothing is changed then.
-    package func lockForMigration(of url: StoreURL, timeoutMilliseconds: Int = StoreAccessLock.defaultTimeoutMilliseconds) throws -> StoreAccessLock? {
+    public func lockForMigration(of url: StoreURL, timeoutMilliseconds: Int = StoreAccessLock.defaultTimeoutMilliseconds) throws -> StoreAccessLock? {
         guard let path = try files(of: url).first else { return nil }
         return try StoreAccessLock.acquire(.exclusive, forStoreAt: path, url: url, timeoutMilliseconds: timeoutMilliseconds)
     }
 
     /// Whether the stores at `url` and `other` (of `otherBackend`) share a file: the same store
     /// under two spellings, or one store's files inside the other's directory.
-    package func overlaps(_ url: StoreURL, with other: StoreURL, of otherBackend: any StoreBackend) throws -> Bool {
+    public func overlaps(_ url: StoreURL, with other: StoreURL, of otherBackend: any StoreBackend) throws -> Bool {
         let mine = try files(of: url).map(StoreAccessLock.realPath)
         let theirs = try otherBackend.files(of: other).map(StoreAccessLock.realPath)
         if mine.isEmpty || theirs.isEmpty { return scheme == otherBackend.scheme && url == other && !url.location.isEmpty }
