@@ -103,6 +103,30 @@ import Testing
         #expect(error.description.count < 2_000, "\(error.description.count) characters")
     }
 
+    @Test func aDeleteThatAThousandDenyRulesBlockNamesFiveAndCountsTheRest() throws {
+        let model = try Model(entities: [
+            Entity("Team", attributes: [Attribute("n", .string)], relationships: [Relationship("players", to: "Player", inverse: "team", toMany: true, deleteRule: .deny)]),
+            Entity("Player", attributes: [Attribute("n", .string)], relationships: [Relationship("team", to: "Team", inverse: "players")]),
+        ])
+        let context = try makeContext(model)
+        var teams: [ManagedObject] = []
+        for index in 0..<1000 {
+            let team = context.insert("Team"), player = context.insert("Player")
+            team["n"] = .string("team \(index)")
+            player["n"] = .string("player \(index)")
+            try player.setObject(team, for: "team")
+            teams.append(team)
+        }
+        try context.save()
+        for team in teams { context.delete(team) }
+
+        let error = try #require(throws: StrataError.self) { try context.save() }
+        #expect(error.code == .deleteDenied)
+        #expect(error.message.components(separatedBy: "still has 1 target(s)").count - 1 == 5)
+        #expect(error.message.hasSuffix("; and 995 more object(s) whose deny rules block it"))
+        #expect(error.description.count < 1_000, "\(error.description.count) characters")
+    }
+
     @Test func aLongReasonIsShortenedInTheTextAndKeptInTheField() {
         let reason = "\"" + String(repeating: "x", count: 100_000) + "\" does not match the pattern [a-z]{1,3}"
         let failure = ValidationFailure(objectID: .temporary(entityName: "Employee"), property: "name", reason: reason)

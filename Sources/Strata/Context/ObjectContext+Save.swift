@@ -184,7 +184,11 @@ extension ObjectContext {
             }
         }
         if !denied.isEmpty {
-            throw StrataError(.deleteDenied, "a deny rule blocks the delete: " + denied.joined(separator: "; "), location: ["object": denied[0]])
+            // The first few in full, the rest counted: the message stays short however many
+            // objects the delete reaches.
+            var message = "a deny rule blocks the delete: " + denied.prefix(5).joined(separator: "; ")
+            if denied.count > 5 { message += "; and \(denied.count - 5) more object(s) whose deny rules block it" }
+            throw StrataError(.deleteDenied, message, location: ["object": denied[0]])
         }
     }
 
