@@ -11,8 +11,10 @@ extension PersistentContainer {
     ///
     /// The caller is suspended, never blocked: checks, migration and opening run on a thread of
     /// the container's, at a lower priority than the caller's (``LoaderThread``). Cancelling the calling task cancels the load (for every caller
-    /// waiting on it): the load stops at the next step, closes what it opened, leaves every
-    /// store as it was, and throws ``StrataError/Code/cancelled``. Calling it while a load runs
+    /// waiting on it): the load stops at the next step, closes what it opened, and throws
+    /// ``StrataError/Code/cancelled``; it leaves every store at a whole model version, the one
+    /// it had or one of its migration's steps, named by the error's `location["modelVersion"]`,
+    /// and loading again continues from there (docs/Container.md). Calling it while a load runs
     /// waits for that load; calling it when ready returns at once; calling it after a failure
     /// tries again.
     ///
@@ -143,7 +145,7 @@ extension PersistentContainer {
                 report(LoadProgress(store: description.url, storeIndex: index, storeCount: storeDescriptions.count, phase: .opened, completed: 1, total: 1), in: run)
             }
             if run.isCancelled {
-                throw StrataError(.cancelled, "loading the stores of container '\(name)' was cancelled; every store was left as it was", location: ["container": name])
+                throw StrataError(.cancelled, "loading the stores of container '\(name)' was cancelled after every store was opened; each is at model version '\(model.versionIdentifier)', and loading again opens them", location: ["container": name, "modelVersion": model.versionIdentifier])
             }
             for (slot, store) in opened { slot.attach(store) }
             finish(run, error: nil)

@@ -25,7 +25,8 @@ import StrataCore
 /// **Loading** (``loadPersistentStores()``) runs on the container's own queue: metadata checks,
 /// migration and opening never run on the caller's thread. Progress comes as a Foundation
 /// `Progress` and as an `AsyncSequence` (``loadProgressUpdates()``); a load can be cancelled
-/// and then leaves every store as it was; ``state`` says where the load is.
+/// and then leaves every store at a whole model version, from which loading again continues;
+/// ``state`` says where the load is.
 ///
 /// **Before the stores are ready the view context (and every other context) sees an empty
 /// graph**: fetches and counts return nothing, nothing waits, and a save that reaches the stores

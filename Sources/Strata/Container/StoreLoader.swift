@@ -4,7 +4,9 @@ import StrataCore
 /// metadata, migrates it when allowed, opens it and reads every entity once.
 ///
 /// It never deletes, empties or recreates a store, and it checks for cancellation between
-/// phases (and the migrator between its steps), so a cancelled load leaves the store as it was.
+/// phases (and the migrator between and inside its steps, each of which is all or nothing), so
+/// a cancelled load leaves the store at a whole model version: the one it had, or one of the
+/// migration's steps, which its error names (`location["modelVersion"]`).
 struct StoreLoader {
     let description: StoreDescription
     let index: Int
@@ -24,32 +26,52 @@ struct StoreLoader {
         report(LoadProgress(store: url, storeIndex: index, storeCount: count, phase: phase, detail: detail, completed: completed, total: total))
     }
 
-    private func checkCancelled() throws {
+    /// Throws ``cancellation(storeVersion:underlying:)`` when the load was cancelled;
+    /// `storeVersion` is the model version the store is at, `nil` while the load has changed
+    /// nothing (the store not read yet, or none there).
+    private func checkCancelled(storeVersion: @autoclosure () -> String?) throws {
         guard isCancelled() else { return }
-        throw StrataError(.cancelled, "loading the store at \(url) was cancelled; the store was left as it was", location: ["url": url.description])
+        throw cancellation(storeVersion: storeVersion())
+    }
+
+    /// The error of a cancelled load, saying where it leaves the store: untouched (`nil`), or
+    /// at the model version `storeVersion`, a whole one.
+    private func cancellation(storeVersion: String?, underlying: String? = nil) -> StrataError {
+        var location = ["url": url.description]
+        guard let storeVersion else {
+            return StrataError(.cancelled, "loading the store at \(url) was cancelled before it changed anything; the store was not touched", location: location, underlying: underlying)
+        }
+        location["modelVersion"] = storeVersion
+        return StrataError(.cancelled, "loading the store at \(url) was cancelled; the store is at model version '\(storeVersion)', a whole version, and loading again continues from there", location: location, underlying: underlying)
+    }
+
+    /// The identifier of the model version `metadata` names.
+    private func versionIdentifier(of metadata: StoreMetadata) -> String {
+        versions?.version(withHash: metadata.modelVersionHash)?.versionIdentifier ?? metadata.modelVersionIdentifier
     }
 
     /// Loads the store and returns it open.
     func load() throws -> any PersistentStore {
-        try checkCancelled()
+        try checkCancelled(storeVersion: nil)
         let backend = try registry.backend(for: url.scheme)
         progress(.checking, 0, 1)
         let metadata = try backend.metadata(at: url)
         progress(.checking, 1, 1)
         if let metadata, metadata.modelVersionHash != model.versionHash {
-            try checkCancelled()
-            try migrate(from: metadata)
+            try checkCancelled(storeVersion: versionIdentifier(of: metadata))
+            try migrate(from: metadata, backend: backend)
             guard let after = try backend.metadata(at: url), after.modelVersionHash == model.versionHash else {
                 throw StrataError(.internalInconsistency, "the migrator finished without error, but the store at \(url) is still not at model version '\(model.versionIdentifier)'", location: ["url": url.description])
             }
         }
-        try checkCancelled()
+        // From here the store is at the current version (or, not created yet, made at it).
+        try checkCancelled(storeVersion: metadata == nil ? nil : model.versionIdentifier)
         progress(.opening, 0, 1)
         let store = try backend.open(url, model: model, options: description.storeOptions)
         progress(.opening, 1, 1)
         do {
             try verify(store)
-            try checkCancelled()
+            try checkCancelled(storeVersion: model.versionIdentifier)
         } catch {
             try? store.close()
             throw error
@@ -62,7 +84,7 @@ struct StoreLoader {
     private func verify(_ store: any PersistentStore) throws {
         let entities = model.entityNames(inConfiguration: description.configuration) ?? []
         for (done, entity) in entities.enumerated() {
-            try checkCancelled()
+            try checkCancelled(storeVersion: model.versionIdentifier)
             progress(.verifying, done, entities.count, entity)
             _ = try store.fetch(FetchRequest(entityName: entity, resultType: .count)).count()
         }
@@ -71,7 +93,7 @@ struct StoreLoader {
 
     /// Brings the store written with another model version to the current one, or explains why
     /// it cannot.
-    private func migrate(from metadata: StoreMetadata) throws {
+    private func migrate(from metadata: StoreMetadata, backend: any StoreBackend) throws {
         let known = versions?.version(withHash: metadata.modelVersionHash)
         let written = known.map { "model version '\($0.versionIdentifier)'" } ?? "model version '\(metadata.modelVersionIdentifier)' (hash \(metadata.modelVersionHash))"
         var location = ["url": url.description, "storeHash": metadata.modelVersionHash, "modelHash": model.versionHash]
@@ -110,6 +132,12 @@ struct StoreLoader {
                 progress: { step in progress(.migrating, step.completed, step.total, step.phase) },
                 isCancelled: isCancelled
             )
+        } catch let error as StrataError where error.code == .cancelled {
+            // Each step is all or nothing: the store is at the version of the last one done.
+            guard let after = (try? backend.metadata(at: url)).flatMap({ $0 }) else {
+                throw StrataError(.cancelled, "loading the store at \(url) was cancelled during its migration; the store is at a whole model version (its metadata could not be read again to say which), and loading again continues from there", location: ["url": url.description], underlying: error.message)
+            }
+            throw cancellation(storeVersion: versionIdentifier(of: after), underlying: error.message)
         } catch let error as StrataError {
             throw error
         } catch {

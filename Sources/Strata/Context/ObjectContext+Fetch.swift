@@ -8,6 +8,7 @@ extension ObjectContext {
     ///   with both named) or a store failure.
     public func fetch(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> FetchedResults {
         checkConfinement()
+        catchUpWithPermanentIDs()
         var request = request
         request.resultType = .snapshots
         let snapshots = try resolve(request, options: options)
@@ -40,6 +41,7 @@ extension ObjectContext {
     /// the store when no level has pending changes), instead of loading every snapshot.
     public func fetchObjectIDs(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> [ObjectID] {
         checkConfinement()
+        catchUpWithPermanentIDs()
         if !options.includesPendingChanges || !hasPendingChanges(for: request.entityName) {
             if let parent { return try parent.performAndWait { try parent.fetchObjectIDs(request) } }
             var plain = request
@@ -56,6 +58,7 @@ extension ObjectContext {
     /// a main-queue view context counting during a background import stays cheap.
     public func count(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> Int {
         checkConfinement()
+        catchUpWithPermanentIDs()
         if !options.includesPendingChanges || !hasPendingChanges(for: request.entityName) {
             if let parent { return try parent.performAndWait { try parent.count(request) } }
             var plain = request
@@ -68,6 +71,7 @@ extension ObjectContext {
     /// For each matching object, the values of ``FetchRequest/propertiesToFetch``.
     public func fetchDictionaries(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> [[String: Value]] {
         checkConfinement()
+        catchUpWithPermanentIDs()
         var shaped = request
         shaped.resultType = .dictionaries
         try PredicateValidator.validate(shaped, in: model)

@@ -172,8 +172,9 @@ extension ObjectContext {
     // MARK: Permanent IDs
 
     /// Tells every child (and, through them, every level below) the permanent IDs a save gave
-    /// to temporary ones. Asynchronous: each child applies them on its own queue, in order with
-    /// the work already enqueued there.
+    /// to temporary ones. Each child holds the mapping until it adopts it: on its own queue, in
+    /// order with the work already enqueued there, or sooner, when it saves or fetches first
+    /// (``catchUpWithPermanentIDs()``).
     func propagatePermanentIDs(_ mapping: [ObjectID: ObjectID]) {
         guard !mapping.isEmpty else { return }
         let live = children.withLock { list in
@@ -181,12 +182,45 @@ extension ObjectContext {
             return list.compactMap(\.context)
         }
         for child in live {
-            child.perform { child.adoptPermanentIDs(mapping) }
+            child.permanentIDsInTransit.withLock { $0.append(mapping) }
+            child.perform { child.adoptPermanentIDsInTransit() }
         }
     }
 
+    /// Adopts every permanent ID the parent handed down and this context has not adopted yet,
+    /// after having each ancestor do the same: a child that saves or fetches in the same
+    /// perform block as the root's save (the seeds' import, which saves every level after each
+    /// chunk) then names the saved objects by their permanent IDs, as its parent does, instead
+    /// of by temporary IDs its parent no longer knows. A few lock acquisitions when nothing is
+    /// in transit.
+    func catchUpWithPermanentIDs() {
+        guard let parent else { return }
+        if parent.hasPermanentIDsInTransit { parent.performAndWait { parent.catchUpWithPermanentIDs() } }
+        adoptPermanentIDsInTransit()
+    }
+
+    /// Whether this context or one of its ancestors has permanent IDs still to adopt.
+    ///
+    /// A context hands a mapping down to its children before it drops the mapping from its own
+    /// list, so the levels are read from the top down: a level found with nothing in transit
+    /// has already handed everything to the next one, which is read after it.
+    private var hasPermanentIDsInTransit: Bool {
+        if let parent, parent.hasPermanentIDsInTransit { return true }
+        return permanentIDsInTransit.withLock { !$0.isEmpty }
+    }
+
+    /// Adopts the mappings in transit to this context, in the order they were made. They stay
+    /// in the list until they are adopted and handed to the children (see
+    /// ``hasPermanentIDsInTransit``).
+    private func adoptPermanentIDsInTransit() {
+        let mappings = permanentIDsInTransit.withLock { $0 }
+        guard !mappings.isEmpty else { return }
+        for mapping in mappings { adoptPermanentIDs(mapping) }
+        permanentIDsInTransit.withLock { $0.removeFirst(mappings.count) }
+    }
+
     /// Re-keys this context's objects from temporary to permanent IDs, everywhere they appear.
-    func adoptPermanentIDs(_ mapping: [ObjectID: ObjectID]) {
+    private func adoptPermanentIDs(_ mapping: [ObjectID: ObjectID]) {
         checkConfinement()
         let objects = Set(registeredObjects + Array(changed.values))
         for object in objects {

@@ -21,12 +21,14 @@ extension ObjectContext {
     /// its inserts, updates and deletes into the parent in one step, with no store I/O (the
     /// parent checks them against the state the child read, as a store checks versions); they
     /// reach the stores when the root context saves, which then tells every level the permanent
-    /// IDs of the inserted objects.
+    /// IDs of the inserted objects. A child adopts the permanent IDs its ancestors' saves made
+    /// before it saves, so saving every level in turn inside one perform block works.
     ///
     /// Posts ``willSaveNotification`` before saving and ``didSaveNotification`` after a
     /// successful save (after ``processPendingChanges()``); nothing when there is nothing to save.
     public func save() throws {
         checkConfinement()
+        catchUpWithPermanentIDs()
         guard hasChanges else { return }
         let beforeAnnouncing = membershipChanges
         let announced = postPendingChanges()
@@ -182,7 +184,11 @@ extension ObjectContext {
             }
         }
         if !denied.isEmpty {
-            throw StrataError(.deleteDenied, "a deny rule blocks the delete: " + denied.joined(separator: "; "), location: ["object": denied[0]])
+            // The first few in full, the rest counted: the message stays short however many
+            // objects the delete reaches.
+            var message = "a deny rule blocks the delete: " + denied.prefix(5).joined(separator: "; ")
+            if denied.count > 5 { message += "; and \(denied.count - 5) more object(s) whose deny rules block it" }
+            throw StrataError(.deleteDenied, message, location: ["object": denied[0]])
         }
     }
 

@@ -98,6 +98,9 @@ public final class ObjectContext: @unchecked Sendable {
     public let parent: ObjectContext?
     /// This context's children, told about permanent IDs when a save makes them.
     let children = Locked<[WeakContext]>([])
+    /// Temporary-to-permanent ID mappings the parent handed down that this context has not
+    /// adopted yet (see ``catchUpWithPermanentIDs()``).
+    let permanentIDsInTransit = Locked<[[ObjectID: ObjectID]]>([])
     private let mergesFromParent = Atomic<Bool>(false)
 
     /// Whether this child context merges, by itself and on its own queue, every change its

@@ -50,9 +50,11 @@ public struct PropertyConflict: Sendable, Hashable, CustomStringConvertible {
         self.storeValue = storeValue
     }
 
-    /// `name: memory "a", snapshot "b", store "c"`.
+    /// `name: memory "a", snapshot "b", store "c"`. A value longer than 300 characters (a
+    /// to-many relationship's targets, say) is shown by its beginning and its length; the
+    /// properties hold it whole.
     public var description: String {
-        "\(property): memory \(memoryValue), snapshot \(snapshotValue), store \(storeValue)"
+        "\(property): memory \(memoryValue.shortenedForMessages), snapshot \(snapshotValue.shortenedForMessages), store \(storeValue.shortenedForMessages)"
     }
 }
 
@@ -73,8 +75,10 @@ public struct ValidationFailure: Sendable, Hashable, CustomStringConvertible {
         self.reason = reason
     }
 
-    /// `Employee p12.name: is shorter than 1 character ("")`.
+    /// `Employee p12.name: is shorter than 1 character ("")`. A reason longer than 300
+    /// characters (one quoting a long value) is shown by its beginning and its length;
+    /// ``reason`` holds it whole.
     public var description: String {
-        "\(objectID)" + (property.map { ".\($0)" } ?? "") + ": \(reason)"
+        "\(objectID)" + (property.map { ".\($0)" } ?? "") + ": \(reason.shortenedForMessages)"
     }
 }

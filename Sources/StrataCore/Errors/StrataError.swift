@@ -118,17 +118,61 @@ public struct StrataError: Error, Sendable, Hashable {
 }
 
 extension StrataError: CustomStringConvertible {
-    /// `code: message (key: value, ...) [underlying]`, followed by one line per conflict or
-    /// validation failure.
+    /// `code: message (key: value, ...) [underlying]`, followed by one line for each of the
+    /// first five conflicts or validation failures and, when there are more, one line counting
+    /// the rest by entity:
+    ///
+    /// ```text
+    /// conflict: 1000 object(s) changed in the store since they were read; nothing was saved
+    ///   - Department p1: expected version 1, store has version 2 (name: memory "A", ...)
+    ///   - ...
+    ///   - and 995 more conflicts on Department (990), Employee (5)
+    /// ```
+    ///
+    /// So the text stays short however large the save; ``conflicts`` and
+    /// ``validationFailures`` hold every one.
     public var description: String {
         var text = "\(code): \(message)"
         if !location.isEmpty {
             text += " (" + location.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")"
         }
         if let underlying { text += " [\(underlying)]" }
-        for conflict in conflicts { text += "\n  - \(conflict)" }
-        for failure in validationFailures { text += "\n  - \(failure)" }
+        text += Self.listing(conflicts, noun: "conflict") { $0.objectID.entityName }
+        text += Self.listing(validationFailures, noun: "validation failure") { $0.objectID.entityName }
         return text
+    }
+
+    /// How many conflicts, and how many validation failures, ``description`` shows one by one.
+    static let itemsListedInDescription = 5
+
+    /// One line per item for the first ``itemsListedInDescription`` of `items`, then one line
+    /// counting the others by entity, the most frequent first.
+    private static func listing<Item: CustomStringConvertible>(_ items: [Item], noun: String, entity: (Item) -> String) -> String {
+        var text = ""
+        for item in items.prefix(itemsListedInDescription) { text += "\n  - \(item)" }
+        let others = items.dropFirst(itemsListedInDescription)
+        guard !others.isEmpty else { return text }
+        var counts: [String: Int] = [:]
+        for item in others { counts[entity(item), default: 0] += 1 }
+        let byEntity = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+        text += "\n  - and \(others.count) more \(noun)\(others.count == 1 ? "" : "s") on "
+        text += byEntity.map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
+        return text
+    }
+}
+
+extension String {
+    /// How many characters of one value a message shows (see ``shortenedForMessages``).
+    static let messageValueLimit = 300
+
+    /// The text, or when it is longer than ``messageValueLimit`` characters its beginning
+    /// followed by its length: `[Employee p1, Employee p2, … (48213 characters)`. For values
+    /// quoted in messages, whose full form stays in an error's fields.
+    var shortenedForMessages: String {
+        guard utf8.count > Self.messageValueLimit else { return self }
+        let length = count
+        guard length > Self.messageValueLimit else { return self }
+        return String(prefix(Self.messageValueLimit)) + "… (\(length) characters)"
     }
 }
 
