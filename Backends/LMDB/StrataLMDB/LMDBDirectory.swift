@@ -6,16 +6,16 @@ import Glibc
 import Darwin
 #endif
 
-/// Checks and prepares the directory of an LMDB store before LMDB touches it, so that every
-/// problem is reported with the path and the operating system's cause, and nothing at the path
-/// (a FIFO where a file is expected, say) can make liblmdb block or crash.
+/// Checks the directory of an LMDB store before LMDB touches it, so that every problem is
+/// reported with the path and the operating system's cause, and nothing at the path (a FIFO
+/// where a file is expected, say) can make liblmdb block or crash.
 enum LMDBDirectory {
     /// What is at a location.
     enum State {
         case missing
         /// Something that is not a directory: ``kind(of:)`` names it.
         case notDirectory(kind: String)
-        /// A directory holding nothing but, perhaps, a lock file.
+        /// A directory holding nothing but, perhaps, a lock file and abandoned creations.
         case emptyDirectory
         case environment
         case foreignDirectory(entries: Int)
@@ -54,7 +54,7 @@ enum LMDBDirectory {
         var entries = 0
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name == "." || name == ".." || name == "lock.mdb" { continue }
+            if name == "." || name == ".." || name == "lock.mdb" || name.hasPrefix(LMDBStoreCreation.insidePrefix) { continue }
             entries += 1
         }
         return entries == 0 ? .emptyDirectory : .foreignDirectory(entries: entries)
@@ -91,15 +91,14 @@ enum LMDBDirectory {
         }
     }
 
-    /// Checks `url`'s directory and creates it when it is missing and creation is allowed.
-    /// Returns the path.
-    static func prepare(_ url: StoreURL, options: LMDBOptions) throws -> String {
-        let path = try path(of: url)
-        switch try state(path) {
+    /// Checks what `state(path)` found for an open with `options`: throws for anything that is
+    /// not an environment or a place to create one (or that the process may not use), and
+    /// ``StrataError/Code/storeNotFound`` when there is no store and creation is not allowed.
+    static func check(_ state: State, at path: String, options: LMDBOptions) throws {
+        switch state {
         case .environment:
             if access(dataFile(path), R_OK) != 0 { throw failure(dataFile(path), errno: errno, doing: "reading") }
             if !options.readOnly && access(dataFile(path), W_OK) != 0 { throw failure(dataFile(path), errno: errno, doing: "opening for writing") }
-            return path
         case .notDirectory(let kind):
             throw StrataError(
                 .storeCorrupt,
@@ -115,14 +114,19 @@ enum LMDBDirectory {
                 throw StrataError(.storeNotFound, "there is no LMDB store in \(path) (the directory is empty)", location: ["path": path])
             }
             if access(path, W_OK | X_OK) != 0 { throw failure(path, errno: errno, doing: "creating the store in") }
-            return path
         case .missing:
             guard options.createIfMissing, !options.readOnly else {
                 throw StrataError(.storeNotFound, "there is no LMDB store at \(path)", location: ["path": path])
             }
-            if mkdir(path, 0o700) != 0 && errno != EEXIST { throw failure(path, errno: errno, doing: "creating the directory") }
-            return path
         }
+    }
+
+    /// fsyncs the directory `path`, so that the entries just made in it are durable.
+    static func sync(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(path, errno: errno, doing: "opening the directory to sync") }
+        defer { close(descriptor) }
+        if fsync(descriptor) != 0 && errno != EINVAL { throw failure(path, errno: errno, doing: "syncing the directory") }
     }
 
     /// A ``StrataError`` for a failed system call on `path`.
