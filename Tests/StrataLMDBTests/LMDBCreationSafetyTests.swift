@@ -64,6 +64,38 @@ struct LMDBCreationSafetyTests {
         print("full disk: \(mounted ? "a 256 KiB tmpfs" : "RLIMIT_FSIZE (mount refused)"), \(failures) failed creations left nothing, \(successes) made whole stores")
     }
 
+    /// A store whose lock file has holes (as liblmdb leaves it: earlier versions of Strata did
+    /// not reserve it) on a full disk: a writable open is a typed `io` error, where liblmdb
+    /// would have died of SIGBUS writing to a hole; a read-only open still reads the store, so
+    /// its data can be copied elsewhere. Needs a tmpfs (this process must be able to mount).
+    @Test(.enabled(if: geteuid() == 0, "mounting a small tmpfs needs root"))
+    func aStoreOnAFullDiskIsRefusedForWritingAndStillRead() throws {
+        let base = temporaryStorePath("disk")
+        defer { cleanUp(base) }
+        let disk = URL(fileURLWithPath: base).deletingLastPathComponent().path + "/disk"
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        guard mount("tmpfs", disk, "tmpfs", 0, "size=256k,mode=0755") == 0 else {
+            withKnownIssue("this process may not mount a tmpfs (\(String(cString: strerror(errno)))): the full disk is not exercised") {
+                Issue.record("mount refused")
+            }
+            return
+        }
+        defer { umount2(disk, Int32(MNT_DETACH)) }
+        let path = disk + "/store.lmdb"
+        #expect(try runProbe(["insert", path, "3", "1"]).stdout.hasPrefix("ok "))
+        // A lock file with holes, as liblmdb makes one with ftruncate.
+        unlink(path + "/lock.mdb")
+        let descriptor = open(path + "/lock.mdb", O_RDWR | O_CREAT, 0o600)
+        try #require(descriptor >= 0 && ftruncate(descriptor, 65_536) == 0)
+        close(descriptor)
+        try fill(disk, leaving: 0)
+        let write = try runProbe(["open", path])
+        #expect(write.status == 2 && write.stdout.hasPrefix("error io ") && write.stdout.contains("No space left on device"),
+                "status \(write.status): \(write.stdout) \(write.stderr)")
+        let read = try runProbe(["read", path])
+        #expect(read.stdout == "ok 3\n", "status \(read.status): \(read.stdout) \(read.stderr)")
+    }
+
     /// Fills the file system of `directory` with a file `fill`, then shrinks the file so that
     /// `free` bytes remain.
     private func fill(_ directory: String, leaving free: Int) throws {

@@ -18,7 +18,8 @@ import Darwin
 /// process sharing it reads its number of reader slots from, never changes under them.
 ///
 /// A read-only open whose process may not write the lock file (a read-only file system,
-/// `0444` files, a `0555` directory) opens the environment with `MDB_NOLOCK`: it then takes no
+/// `0444` files, a `0555` directory), or that finds no room to fill an existing lock file's
+/// holes (a full disk), opens the environment with `MDB_NOLOCK`: it then takes no
 /// reader slot, which is safe only while no process writes the store. So it is refused with
 /// ``StrataError/Code/storeBusy`` when any process holds the environment open (liblmdb keeps a
 /// shared `fcntl` lock on the lock file's first byte for as long as it does).
@@ -60,7 +61,14 @@ enum LMDBLockFile {
             try reserve(descriptor, file: file)
         } catch {
             if created { unlink(file) }
-            throw error
+            guard let failure = error as? ReservationFailure else { throw error }
+            // A full disk need not keep a store from being read (to copy its data elsewhere):
+            // a read-only open reads without the lock file while no other process uses it.
+            if readOnly && (failure.code == ENOSPC || failure.code == EDQUOT) {
+                try requireNoOtherUser(file, directory: directory)
+                return .lockless
+            }
+            throw failure.error(file)
         }
         return .shared
     }
@@ -70,11 +78,27 @@ enum LMDBLockFile {
         let descriptor = open(file, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw LMDBDirectory.failure(file, errno: errno, doing: "creating the lock file") }
         defer { close(descriptor) }
-        try reserve(descriptor, file: file)
+        do {
+            try reserve(descriptor, file: file)
+        } catch let failure as ReservationFailure {
+            throw failure.error(file)
+        }
+    }
+
+    /// Space for the lock file could not be reserved.
+    private struct ReservationFailure: Error {
+        /// The `errno` value.
+        var code: Int32
+        /// The bytes asked for.
+        var length: Int
+
+        func error(_ file: String) -> StrataError {
+            LMDBDirectory.failure(file, errno: code, doing: "reserving \(length) bytes for the lock file")
+        }
     }
 
     /// Allocates every byte of the open lock file: ``byteCount`` bytes when it is empty, its own
-    /// size otherwise.
+    /// size otherwise. Throws ``ReservationFailure`` when the space cannot be had.
     private static func reserve(_ descriptor: Int32, file: String) throws {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw LMDBDirectory.failure(file, errno: errno, doing: "examining") }
@@ -86,13 +110,11 @@ enum LMDBLockFile {
         if info.st_size > 0 && Int(info.st_blocks) * 512 >= length { return }   // no hole left
         if cstrata_lmdb_reserve(descriptor, 0, off_t(length)) == 0 { return }
         let error = errno
-        guard error == EOPNOTSUPP || error == ENOSYS else {
-            throw LMDBDirectory.failure(file, errno: error, doing: "reserving \(length) bytes for the lock file")
-        }
+        guard error == EOPNOTSUPP || error == ENOSYS else { throw ReservationFailure(code: error, length: length) }
         // The file system cannot reserve space: at least check that the free space covers it.
         var volume = statvfs()
         if fstatvfs(descriptor, &volume) == 0, UInt64(volume.f_bavail) * UInt64(volume.f_frsize) < UInt64(length) {
-            throw LMDBDirectory.failure(file, errno: ENOSPC, doing: "reserving \(length) bytes for the lock file")
+            throw ReservationFailure(code: ENOSPC, length: length)
         }
         if info.st_size == 0 && ftruncate(descriptor, off_t(length)) != 0 {
             throw LMDBDirectory.failure(file, errno: errno, doing: "sizing the lock file")
