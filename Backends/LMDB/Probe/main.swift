@@ -2,7 +2,13 @@
 //
 //   strata-lmdb-probe insert PATH COUNT BATCHES [MAPSIZE]   obtain IDs and insert COUNT items per save, BATCHES saves; prints "ok KEYS..."
 //   strata-lmdb-probe count PATH                            prints "ok N"
-//   strata-lmdb-probe open PATH [--as-nobody]               opens the store; prints "ok" or "error CODE MESSAGE"
+//   strata-lmdb-probe open PATH [--as-nobody] [--file-size-limit BYTES]
+//                                                           opens (creating) the store; prints "ok" or "error CODE MESSAGE";
+//                                                           --file-size-limit sets RLIMIT_FSIZE first (SIGXFSZ ignored)
+//   strata-lmdb-probe create PATH [START-FILE]              prints "opening", waits until START-FILE exists (so that several
+//                                                           probes start at once), opens (creating) the store, prints
+//                                                           "created IDENTIFIER"
+//   strata-lmdb-probe read PATH [--as-nobody]               opens the store read-only; prints "ok N" (N items)
 //
 // The model is the tests' probe model: entity Item (name: string, n: integer64, unique name).
 // Errors are printed, never crashed on: the line starts with "error", then the StrataError code.
@@ -29,9 +35,17 @@ func report(_ error: any Error) -> Never {
     exit(2)
 }
 
+/// Drops root for the `nobody` user, whose permission bits are checked (root's are not).
+func becomeNobody() {
+    guard setgid(65534) == 0, setuid(65534) == 0 else {
+        print("error setuid \(String(cString: strerror(errno)))")
+        exit(3)
+    }
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    print("usage: strata-lmdb-probe insert|count|open PATH ...")
+    print("usage: strata-lmdb-probe insert|count|open|create|read PATH ...")
     exit(64)
 }
 let command = arguments[1]
@@ -63,15 +77,35 @@ do {
         try store.close()
         print("ok \(count)")
     case "open":
-        if arguments.dropFirst(3).contains("--as-nobody") {
-            guard setgid(65534) == 0, setuid(65534) == 0 else {
-                print("error setuid \(String(cString: strerror(errno)))")
+        let options = Array(arguments.dropFirst(3))
+        if options.contains("--as-nobody") { becomeNobody() }
+        if let flag = options.firstIndex(of: "--file-size-limit") {
+            guard flag + 1 < options.count, let bytes = UInt64(options[flag + 1]) else { exit(64) }
+            signal(SIGXFSZ, SIG_IGN)
+            var limit = rlimit(rlim_cur: rlim_t(bytes), rlim_max: rlim_t(bytes))
+            guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else {
+                print("error setrlimit \(String(cString: strerror(errno)))")
                 exit(3)
             }
         }
         let store = try LMDBBackend().openStore(url, model: model)
         try store.close()
         print("ok")
+    case "create":
+        print("opening")
+        fflush(nil)
+        if arguments.count >= 4 {
+            while access(arguments[3], F_OK) != 0 { usleep(200) }
+        }
+        let store = try LMDBBackend().openStore(url, model: model)
+        print("created \(store.identifier)")
+        try store.close()
+    case "read":
+        if arguments.dropFirst(3).contains("--as-nobody") { becomeNobody() }
+        let store = try LMDBBackend().openStore(url, model: model, options: StoreOptions(readOnly: true))
+        let count = try store.execute(FetchRequest(entityName: "Item", resultType: .count)).count()
+        try store.close()
+        print("ok \(count)")
     default:
         print("unknown command \(command)")
         exit(64)

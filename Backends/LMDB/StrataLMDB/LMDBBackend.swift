@@ -47,11 +47,10 @@ public struct LMDBBackend: StoreBackend {
     /// The metadata of the store at `url`, or `nil` when there is no LMDB environment there.
     public func metadata(at url: StoreURL) throws -> StoreMetadata? {
         let path = try LMDBDirectory.path(of: url)
-        switch try LMDBDirectory.state(path) {
+        let state = try LMDBDirectory.state(path)
+        switch state {
         case .missing, .emptyDirectory: return nil
-        case .notDirectory, .foreignDirectory:
-            throw StrataError(.storeCorrupt, "\(path) is not an LMDB environment", location: ["path": path])
-        case .environment: break
+        case .notDirectory, .foreignDirectory, .environment: try LMDBDirectory.check(state, at: path, options: .readOnlyProbe)
         }
         var options = LMDBOptions.readOnlyProbe
         options.mapSize = LMDBOptions.minimumMapSize

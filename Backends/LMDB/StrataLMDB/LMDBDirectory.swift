@@ -6,13 +6,16 @@ import Glibc
 import Darwin
 #endif
 
-/// Checks and prepares the directory of an LMDB store before LMDB touches it, so that every
-/// problem is reported with the path and the operating system's cause.
+/// Checks the directory of an LMDB store before LMDB touches it, so that every problem is
+/// reported with the path and the operating system's cause, and nothing at the path (a FIFO
+/// where a file is expected, say) can make liblmdb block or crash.
 enum LMDBDirectory {
     /// What is at a location.
     enum State {
         case missing
-        case notDirectory
+        /// Something that is not a directory: ``kind(of:)`` names it.
+        case notDirectory(kind: String)
+        /// A directory holding nothing but, perhaps, a lock file and abandoned creations.
         case emptyDirectory
         case environment
         case foreignDirectory(entries: Int)
@@ -31,7 +34,10 @@ enum LMDBDirectory {
         return url.location
     }
 
-    /// What is at `path`.
+    /// What is at `path`. Only `stat` and a directory listing are used, which never block, so a
+    /// FIFO, socket or device at the path or in place of `data.mdb` or `lock.mdb` is found here,
+    /// before anything opens it: a FIFO in place of the directory is ``State/notDirectory(kind:)``,
+    /// one in place of a file of the environment throws ``StrataError/Code/storeCorrupt``.
     static func state(_ path: String) throws -> State {
         var info = stat()
         if stat(path, &info) != 0 {
@@ -39,33 +45,65 @@ enum LMDBDirectory {
             if error == ENOENT { return .missing }
             throw failure(path, errno: error, doing: "examining")
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else { return .notDirectory }
-        if access(dataFile(path), F_OK) == 0 { return .environment }
-        if errno != ENOENT { throw failure(path, errno: errno, doing: "opening") }
+        guard info.st_mode & S_IFMT == S_IFDIR else { return .notDirectory(kind: kind(of: info.st_mode)) }
+        let hasData = try requireRegularFileIfPresent(dataFile(path), environment: path)
+        _ = try requireRegularFileIfPresent(lockFile(path), environment: path)
+        if hasData { return .environment }
         guard let dir = opendir(path) else { throw failure(path, errno: errno, doing: "listing") }
         defer { closedir(dir) }
         var entries = 0
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." && name != "lock.mdb" { entries += 1 }
+            if name == "." || name == ".." || name == "lock.mdb" || name.hasPrefix(LMDBStoreCreation.insidePrefix) { continue }
+            entries += 1
         }
         return entries == 0 ? .emptyDirectory : .foreignDirectory(entries: entries)
     }
 
-    /// Checks `url`'s directory and creates it when it is missing and creation is allowed.
-    /// Returns the path.
-    static func prepare(_ url: StoreURL, options: LMDBOptions) throws -> String {
-        let path = try path(of: url)
-        switch try state(path) {
+    /// Whether `file` exists; throws ``StrataError/Code/storeCorrupt`` when it is not a regular
+    /// file (liblmdb would open a FIFO and wait for a writer for ever, or map a device).
+    private static func requireRegularFileIfPresent(_ file: String, environment path: String) throws -> Bool {
+        var info = stat()
+        if stat(file, &info) != 0 {
+            if errno == ENOENT { return false }
+            throw failure(file, errno: errno, doing: "examining")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw StrataError(
+                .storeCorrupt,
+                "\(path) is not a usable LMDB environment: \(file) is \(kind(of: info.st_mode)), not a regular file; nothing was opened",
+                location: ["path": path, "file": file, "kind": kind(of: info.st_mode)])
+        }
+        return true
+    }
+
+    /// A reader's name for the kind of file `mode` describes ("a FIFO (named pipe)").
+    static func kind(of mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFREG: return "a regular file"
+        case S_IFDIR: return "a directory"
+        case S_IFIFO: return "a FIFO (named pipe)"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFLNK: return "a symbolic link"
+        default: return "a file of unknown type \(String(mode & S_IFMT, radix: 8))"
+        }
+    }
+
+    /// Checks what `state(path)` found for an open with `options`: throws for anything that is
+    /// not an environment or a place to create one (or that the process may not use), and
+    /// ``StrataError/Code/storeNotFound`` when there is no store and creation is not allowed.
+    static func check(_ state: State, at path: String, options: LMDBOptions) throws {
+        switch state {
         case .environment:
             if access(dataFile(path), R_OK) != 0 { throw failure(dataFile(path), errno: errno, doing: "reading") }
             if !options.readOnly && access(dataFile(path), W_OK) != 0 { throw failure(dataFile(path), errno: errno, doing: "opening for writing") }
-            return path
-        case .notDirectory:
+        case .notDirectory(let kind):
             throw StrataError(
                 .storeCorrupt,
-                "\(path) is not an LMDB environment: it is a file, and an LMDB store is a directory holding data.mdb",
-                location: ["path": path])
+                "\(path) is not an LMDB environment: it is \(kind), and an LMDB store is a directory holding data.mdb",
+                location: ["path": path, "kind": kind])
         case .foreignDirectory(let entries):
             throw StrataError(
                 .storeCorrupt,
@@ -76,14 +114,19 @@ enum LMDBDirectory {
                 throw StrataError(.storeNotFound, "there is no LMDB store in \(path) (the directory is empty)", location: ["path": path])
             }
             if access(path, W_OK | X_OK) != 0 { throw failure(path, errno: errno, doing: "creating the store in") }
-            return path
         case .missing:
             guard options.createIfMissing, !options.readOnly else {
                 throw StrataError(.storeNotFound, "there is no LMDB store at \(path)", location: ["path": path])
             }
-            if mkdir(path, 0o700) != 0 && errno != EEXIST { throw failure(path, errno: errno, doing: "creating the directory") }
-            return path
         }
+    }
+
+    /// fsyncs the directory `path`, so that the entries just made in it are durable.
+    static func sync(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(path, errno: errno, doing: "opening the directory to sync") }
+        defer { close(descriptor) }
+        if fsync(descriptor) != 0 && errno != EINVAL { throw failure(path, errno: errno, doing: "syncing the directory") }
     }
 
     /// A ``StrataError`` for a failed system call on `path`.

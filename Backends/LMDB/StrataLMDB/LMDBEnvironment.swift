@@ -115,6 +115,10 @@ final class LMDBEnvironment: @unchecked Sendable {
         // Before liblmdb reads anything: a meta page it would trust blindly (a page size of 0,
         // a file shorter than the pages it counts) is refused here.
         _ = try LMDBPageCheck.checkMetaPages(directory: path)
+        // Before liblmdb maps the lock file: its space is reserved, so a full disk is an error
+        // here rather than SIGBUS inside liblmdb; a read-only open that may not write it reads
+        // without it (see LMDBLockFile).
+        let lockMode = try LMDBLockFile.prepare(directory: path, readOnly: options.readOnly)
         var handle: OpaquePointer?
         do {
             try check(mdb_env_create(&handle), "mdb_env_create")
@@ -130,6 +134,7 @@ final class LMDBEnvironment: @unchecked Sendable {
             try check(mdb_env_set_mapsize(env, options.mapSize), "mdb_env_set_mapsize")
             var flags = UInt32(MDB_NOTLS) | options.sync.flags
             if options.readOnly { flags |= UInt32(MDB_RDONLY) }
+            if lockMode == .lockless { flags |= UInt32(MDB_NOLOCK) }
             try check(mdb_env_open(env, path, flags, 0o600), "mdb_env_open")
             var dead: Int32 = 0
             try check(mdb_reader_check(env, &dead), "mdb_reader_check")

@@ -42,7 +42,7 @@ enum LMDBPageCheck {
     /// when there is no data file or it is empty (liblmdb then creates the environment).
     static func checkMetaPages(directory: String) throws -> MetaPages? {
         let file = LMDBDirectory.dataFile(directory)
-        let descriptor = open(file, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else { return nil }   // mdb_env_open reports why with its own error
         defer { close(descriptor) }
         var info = stat()

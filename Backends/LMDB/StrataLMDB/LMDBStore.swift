@@ -64,9 +64,26 @@ public final class LMDBStore: NativeQueryEvaluating, @unchecked Sendable {
     // MARK: Opening
 
     /// Opens (or creates) the store at `url`; see ``LMDBBackend/open(_:model:options:)``.
+    ///
+    /// Where there is no store yet, it is created whole before it is opened
+    /// (``LMDBStoreCreation``); a store that another process created meanwhile is opened.
     static func open(_ url: StoreURL, model: Model, options storeOptions: StoreOptions) throws -> LMDBStore {
         let options = try LMDBOptions(storeOptions, url: url)
-        let path = try LMDBDirectory.prepare(url, options: options)
+        let path = try LMDBDirectory.path(of: url)
+        if !options.readOnly { LMDBStoreCreation.removeAbandoned(at: path) }
+        var state = try LMDBDirectory.state(path)
+        try LMDBDirectory.check(state, at: path, options: options)
+        switch state {
+        case .missing, .emptyDirectory:
+            try LMDBStoreCreation.create(at: path, state: state, model: model, options: options, identifier: storeOptions.identifierForNewStore)
+            state = try LMDBDirectory.state(path)
+            try LMDBDirectory.check(state, at: path, options: options)
+            guard case .environment = state else {
+                throw StrataError(.storeNotFound, "the LMDB store created at \(path) is gone", location: ["path": path])
+            }
+        default:
+            break
+        }
         let environment = try LMDBEnvironment.acquire(path: path, options: options)
         do {
             let interrupted = try environment.creationWasInterrupted()
@@ -85,7 +102,7 @@ public final class LMDBStore: NativeQueryEvaluating, @unchecked Sendable {
                         location: ["path": path])
                 }
             }
-            let metadata = try readOrCreateMetadata(environment: environment, model: model, url: url, create: !existing, identifier: storeOptions.identifierForNewStore)
+            let metadata = try readOrCreateMetadata(environment: environment, model: model, create: !existing, identifier: storeOptions.identifierForNewStore)
             try metadata.checkCompatible(with: model, at: url)
             let databases = try environment.openDatabases(LMDBLayout.databases(for: model), create: false)
             return LMDBStore(url: url, model: model, identifier: metadata.storeIdentifier, readOnly: options.readOnly, environment: environment, databases: databases)
@@ -101,30 +118,40 @@ public final class LMDBStore: NativeQueryEvaluating, @unchecked Sendable {
         }
     }
 
-    /// Reads the metadata of an existing store, or creates the store's databases and metadata.
-    private static func readOrCreateMetadata(environment: LMDBEnvironment, model: Model, url: StoreURL, create: Bool, identifier: String?) throws -> StoreMetadata {
+    /// Reads the metadata of an existing store, or creates the store's databases and metadata in
+    /// an environment that has none (one made by other software, or a store whose creation an
+    /// earlier version of Strata left unfinished), in one transaction.
+    private static func readOrCreateMetadata(environment: LMDBEnvironment, model: Model, create: Bool, identifier: String?) throws -> StoreMetadata {
         if create {
-            let databases = try environment.openDatabases(LMDBLayout.databases(for: model), create: true)
-            let meta = databases[LMDBLayout.metadataDatabase]!
-            return try environment.write { txn in
-                if let existing = try readMetadata(txn, meta, path: environment.path) { return existing }
-                let metadata = StoreMetadata.new(storeType: LMDBBackend.schemeName, model: model, identifier: identifier)
-                let entries: [(String, String)] = [
-                    ("layoutVersion", String(LMDBLayout.version)),
-                    ("storeIdentifier", metadata.storeIdentifier),
-                    ("storeType", metadata.storeType),
-                    ("modelVersionHash", metadata.modelVersionHash),
-                    ("modelVersionIdentifier", metadata.modelVersionIdentifier),
-                ]
-                for (key, value) in entries { try putText(txn, meta, key, value) }
-                return metadata
-            }
+            return try environment.write { txn in try writeNewStore(txn, model: model, identifier: identifier, path: environment.path) }
         }
         let meta = try environment.openDatabases([(LMDBLayout.metadataDatabase, 0)], create: false)[LMDBLayout.metadataDatabase]!
         let metadata = try environment.read { txn in try readMetadata(txn, meta, path: environment.path) }
         guard let metadata else {
             throw StrataError(.storeCorrupt, "the LMDB store at \(environment.path) has no store identifier in its metadata", location: ["path": environment.path])
         }
+        return metadata
+    }
+
+    /// Creates every database of `model` and writes a new store's metadata in `txn`, or returns
+    /// the metadata already there.
+    static func writeNewStore(_ txn: LMDBTransaction, model: Model, identifier: String?, path: String) throws -> StoreMetadata {
+        var meta: MDB_dbi = 0
+        for (name, flags) in LMDBLayout.databases(for: model) {
+            var dbi: MDB_dbi = 0
+            try check(mdb_dbi_open(txn.handle, name, flags | UInt32(MDB_CREATE), &dbi), "mdb_dbi_open(\(name))")
+            if name == LMDBLayout.metadataDatabase { meta = dbi }
+        }
+        if let existing = try readMetadata(txn, meta, path: path) { return existing }
+        let metadata = StoreMetadata.new(storeType: LMDBBackend.schemeName, model: model, identifier: identifier)
+        let entries: [(String, String)] = [
+            ("layoutVersion", String(LMDBLayout.version)),
+            ("storeIdentifier", metadata.storeIdentifier),
+            ("storeType", metadata.storeType),
+            ("modelVersionHash", metadata.modelVersionHash),
+            ("modelVersionIdentifier", metadata.modelVersionIdentifier),
+        ]
+        for (key, value) in entries { try putText(txn, meta, key, value) }
         return metadata
     }
 
