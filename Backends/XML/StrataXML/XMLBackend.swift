@@ -39,7 +39,7 @@ public struct XMLBackend: StoreBackend {
     /// ``open(_:model:options:)`` with the concrete type.
     public func openStore(_ url: StoreURL, model: Model, options: StoreOptions = StoreOptions()) throws -> XMLStore {
         _ = XMLLibrary.initialized
-        let path = try Self.path(of: url)
+        let path = try XMLStorePath.resolve(Self.path(of: url))
         let storeOptions = try XMLStoreOptions(options)
         let layout = XMLModelLayout(model: model)
         if XMLFileIdentity.of(path: path) == nil {
@@ -69,7 +69,7 @@ public struct XMLBackend: StoreBackend {
     /// The metadata in the file's root element (and `_meta` entries), or `nil` when there is no file.
     public func metadata(at url: StoreURL) throws -> StoreMetadata? {
         _ = XMLLibrary.initialized
-        let path = try Self.path(of: url)
+        let path = try XMLStorePath.resolve(Self.path(of: url))
         guard XMLFileIdentity.of(path: path) != nil else { return nil }
         return try XMLStoreReader.metadata(path: path, url: url)
     }
@@ -77,7 +77,7 @@ public struct XMLBackend: StoreBackend {
     /// Deletes the store file, its lock file and its key ledger (and temporary files a crash may
     /// have left).
     public func destroyStore(at url: StoreURL) throws {
-        let path = try Self.path(of: url)
+        let path = try XMLStorePath.resolve(Self.path(of: url))
         let file = URL(fileURLWithPath: path)
         let directory = file.deletingLastPathComponent()
         let strayPrefix = ".\(file.lastPathComponent).tmp-"

@@ -99,11 +99,8 @@ final class XMLLoadState {
     // MARK: Running the parser
 
     func run() throws {
-        fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            throw StrataError(code == ENOENT ? .storeNotFound : .io, "cannot open \(path) for reading", location: ["path": path], underlying: String(cString: strerror(code)))
-        }
+        // Never blocks (a FIFO at the path is refused, not waited on) and reads only a regular file.
+        fd = try XMLStorePath.openRegularFile(path, flags: O_RDONLY, role: "XML store")
         // The descriptor stays open until the state goes away: ``lineOfObject(_:row:)`` parses
         // the same file again for a message found after the parse.
         var info = stat()
