@@ -28,10 +28,16 @@ public struct XMLBackend: StoreBackend {
     /// Opens (or creates) the XML store at `url`: loads the whole graph, checking the model version
     /// hash first; a new store's file is written at once (mode 0600).
     ///
+    /// The location is resolved to the real file first (symbolic links, `.` and `..`; for a new
+    /// store, the real directory and the name), and the store, its lock file and its key ledger
+    /// are named after it, so every spelling of one store shares one lock and one ledger.
+    ///
     /// - Throws: ``StrataError/Code/modelMismatch`` for a file written with another model,
-    ///   ``StrataError/Code/storeCorrupt`` (with `path` and `line`) for a bad file,
+    ///   ``StrataError/Code/storeCorrupt`` (with `path` and `line`) for a bad file, including
+    ///   relationships that disagree with their inverses,
     ///   ``StrataError/Code/storeNotFound`` when the file is missing and may not be created,
-    ///   ``StrataError/Code/invalidOption`` for a bad option, ``StrataError/Code/io``.
+    ///   ``StrataError/Code/invalidOption`` for a bad option, ``StrataError/Code/io`` (also when the
+    ///   path, or its lock file, is not a regular file: a FIFO, a socket, a device, a directory).
     public func open(_ url: StoreURL, model: Model, options: StoreOptions) throws -> any PersistentStore {
         try openStore(url, model: model, options: options)
     }
