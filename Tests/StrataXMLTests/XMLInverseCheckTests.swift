@@ -120,6 +120,30 @@ struct InverseCase: CustomTestStringConvertible, Sendable {
         #expect(members.map(\.primaryKey) == [3, 1, 2], "an ordered to-many keeps the file's order")
     }
 
+    /// A save of an ordered to-many listing an object twice used to write it twice, in a file
+    /// the loader now refuses: the save keeps each object once, at its first place, as it keeps
+    /// an unordered to-many sorted and once.
+    @Test func anOrderedToManySavedWithAnObjectTwiceKeepsItOnceAndLoadsAgain() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let store = try XMLBackend().openStore(dir.url(), model: Self.model, options: StoreOptions())
+        let clubEntity = Self.model.entity(named: "Club")!, personEntity = Self.model.entity(named: "Person")!
+        let people = try store.obtainPermanentIDs(for: "Person", count: 2)
+        let club = try store.obtainPermanentIDs(for: "Club", count: 1)[0]
+        var clubSnapshot = Snapshot(objectID: club, entity: clubEntity)
+        clubSnapshot.relationships = [.toMany([people[1], people[0], people[1]])]
+        let members = people.map { id -> Snapshot in
+            var snapshot = Snapshot(objectID: id, entity: personEntity)
+            snapshot.relationships[personEntity.relationshipIndex(named: "clubs")!] = .toMany([club])
+            return snapshot
+        }
+        try store.save(SaveRequest(inserts: [clubSnapshot] + members))
+        #expect(try store.execute(FetchRequest(entityName: "Club")).snapshots()[0].relationships[0] == .toMany([people[1], people[0]]))
+        try store.close()
+        let reopened = try XMLBackend().openStore(dir.url(), model: Self.model, options: StoreOptions(readOnly: true))
+        #expect(try reopened.execute(FetchRequest(entityName: "Club")).snapshots()[0].relationships[0] == .toMany([people[1], people[0]]))
+    }
+
     /// A store the engine saved, with every kind of pair, loads again.
     @Test func aSavedGraphLoadsAgain() throws {
         let dir = TemporaryDirectory()
