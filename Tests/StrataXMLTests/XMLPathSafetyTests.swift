@@ -150,6 +150,7 @@ import Testing
         #expect(error?.code == .io)
         #expect(error?.message.contains("FIFO") == true)
         #expect(error?.location["path"] == fifo)
+        #expect(error?.location["fileType"] == "FIFO")
         let metadataError = promptly(unblocking: fifo) { strataError { _ = try XMLBackend().metadata(at: url) } }
         #expect(metadataError?.code == .io)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["store.xml"], "nothing is created beside it")

@@ -82,7 +82,7 @@ enum XMLStorePath {
             // A socket cannot be opened at all (ENXIO), a directory not for writing (EISDIR).
             var info = stat()
             if lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
-                throw notRegular(path, kind: kind(of: info.st_mode), role: role)
+                throw notRegular(path, mode: info.st_mode, role: role)
             }
             if flags & O_ACCMODE == O_RDONLY {
                 throw StrataError(.io, "cannot open the \(role) \(path) for reading", location: ["path": path], underlying: String(cString: strerror(code)))
@@ -97,43 +97,32 @@ enum XMLStorePath {
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             close(fd)
-            throw notRegular(path, kind: kind(of: info.st_mode), role: role)
+            throw notRegular(path, mode: info.st_mode, role: role)
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         return fd
     }
 
-    /// Checks that `path`, when it exists, is a regular file (without opening it, so without
-    /// blocking on a FIFO).
-    ///
-    /// - Returns: whether a file exists at `path`.
-    /// - Throws: ``StrataError/Code/io`` naming what it is otherwise.
-    @discardableResult
-    static func checkRegularIfPresent(_ path: String, role: String) throws -> Bool {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return false }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw notRegular(path, kind: kind(of: info.st_mode), role: role) }
-        return true
-    }
-
-    /// What a file of mode `mode` is, with its article: `"a FIFO"`, `"a directory"`.
-    static func kind(of mode: mode_t) -> String {
+    /// What a file of mode `mode` is: its name (`"FIFO"`, `"directory"`) and, for messages, the
+    /// name with its article and a gloss (`"a FIFO (named pipe)"`).
+    static func kind(of mode: mode_t) -> (name: String, phrase: String) {
         switch mode & S_IFMT {
-        case S_IFIFO: return "a FIFO (named pipe)"
-        case S_IFSOCK: return "a socket"
-        case S_IFCHR: return "a character device"
-        case S_IFBLK: return "a block device"
-        case S_IFDIR: return "a directory"
-        case S_IFLNK: return "a symbolic link"
-        case S_IFREG: return "a regular file"
-        default: return "not a regular file"
+        case S_IFIFO: return ("FIFO", "a FIFO (named pipe)")
+        case S_IFSOCK: return ("socket", "a socket")
+        case S_IFCHR: return ("character device", "a character device")
+        case S_IFBLK: return ("block device", "a block device")
+        case S_IFDIR: return ("directory", "a directory")
+        case S_IFLNK: return ("symbolic link", "a symbolic link")
+        case S_IFREG: return ("regular file", "a regular file")
+        default: return ("unknown", "not a regular file")
         }
     }
 
     /// The error for a store file that is something else than a regular file.
-    static func notRegular(_ path: String, kind: String, role: String) -> StrataError {
-        StrataError(
-            .io, "the \(role) \(path) is \(kind), not a regular file; an XML store and its lock file and key ledger are regular files",
-            location: ["path": path, "fileType": kind])
+    static func notRegular(_ path: String, mode: mode_t, role: String) -> StrataError {
+        let kind = kind(of: mode)
+        return StrataError(
+            .io, "the \(role) \(path) is \(kind.phrase), not a regular file; an XML store and its lock file and key ledger are regular files",
+            location: ["path": path, "fileType": kind.name])
     }
 }
