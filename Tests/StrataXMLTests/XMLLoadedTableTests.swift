@@ -133,7 +133,54 @@ struct ReferenceModel {
                 request.updates.append(SaveRequest.Update(randomSnapshot(snapshot.objectID, departments: departments, employees: employees), expectedVersion: snapshot.version))
             }
         }
+        makeInversesAgree(&request, deleted: deleted)
         return request
+    }
+
+    /// Makes both sides of every relationship agree once `request` is saved, as the engine keeps
+    /// them (the loader refuses a file whose sides disagree): the employees' to-ones decide, and
+    /// every department whose lists change is saved with them (an ordered list keeps its order,
+    /// new members last).
+    func makeInversesAgree(_ request: inout SaveRequest, deleted: Set<ObjectID>) {
+        let employee = schema.entity(named: "Employee")!, department = schema.entity(named: "Department")!
+        let toOnes = [employee.relationshipIndex(named: "department")!, employee.relationshipIndex(named: "rankedIn")!]
+        let toManys = [department.relationshipIndex(named: "employees")!, department.relationshipIndex(named: "ranking")!]
+        var employees: [ObjectID: Snapshot] = [:]
+        for snapshot in objects["Employee"]!.values where !deleted.contains(snapshot.objectID) { employees[snapshot.objectID] = snapshot }
+        for snapshot in request.inserts + request.updates.map(\.snapshot) where snapshot.objectID.entityName == "Employee" { employees[snapshot.objectID] = snapshot }
+        // For each of the two pairs, the members of each department.
+        var members: [[ObjectID: Set<ObjectID>]] = [[:], [:]]
+        for (id, snapshot) in employees {
+            for (pair, r) in toOnes.enumerated() {
+                if case .toOne(let target?) = snapshot.relationships[r], !deleted.contains(target) { members[pair][target, default: []].insert(id) }
+            }
+        }
+        func lists(_ id: ObjectID, before: Snapshot?) -> [RelationshipValue] {
+            toManys.indices.map { pair in
+                let now = members[pair][id] ?? []
+                let kept = (before?.relationships[toManys[pair]].targets ?? []).filter { now.contains($0) }
+                var seen = Set(kept)
+                let added = now.filter { seen.insert($0).inserted }.sorted { $0.primaryKey! < $1.primaryKey! }
+                return pair == 0 ? .toMany(Array(now).sorted { $0.primaryKey! < $1.primaryKey! }) : .toMany(kept + added)
+            }
+        }
+        var inRequest: Set<ObjectID> = []
+        for i in request.inserts.indices where request.inserts[i].objectID.entityName == "Department" {
+            let id = request.inserts[i].objectID
+            for (pair, value) in lists(id, before: nil).enumerated() { request.inserts[i].relationships[toManys[pair]] = value }
+            inRequest.insert(id)
+        }
+        for i in request.updates.indices where request.updates[i].snapshot.objectID.entityName == "Department" {
+            let id = request.updates[i].snapshot.objectID
+            for (pair, value) in lists(id, before: objects["Department"]![id.primaryKey!]).enumerated() { request.updates[i].snapshot.relationships[toManys[pair]] = value }
+            inRequest.insert(id)
+        }
+        for (_, stored) in objects["Department"]!.sorted(by: { $0.key < $1.key }) where !deleted.contains(stored.objectID) && !inRequest.contains(stored.objectID) {
+            var changed = stored
+            for (pair, value) in lists(stored.objectID, before: stored).enumerated() { changed.relationships[toManys[pair]] = value }
+            let current = stored.relationships.map { RelationshipValue.toMany($0.targets.filter { !deleted.contains($0) }) }
+            if changed.relationships != current { request.updates.append(SaveRequest.Update(changed, expectedVersion: stored.version)) }
+        }
     }
 
     /// A snapshot of `id` with random values and targets among `departments` and `employees`.

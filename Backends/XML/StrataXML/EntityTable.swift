@@ -108,6 +108,19 @@ struct EntityTable: Sendable {
         }
     }
 
+    /// Relationship `r` (to-many when `isToMany`) of every row, as one column: the table's own
+    /// column for a table in columns (no copy), built from the rows otherwise.
+    func relationshipColumn(_ r: Int, isToMany: Bool) -> XMLRelationshipColumn {
+        switch storage {
+        case .columns(let columns): return columns.relationships[r]
+        case .rows(let rows):
+            var column = XMLRelationshipColumn(isToMany: isToMany)
+            column.reserveCapacity(rows: rows.count)
+            for row in rows { column.append(row.relationships[r]) }
+            return column
+        }
+    }
+
     /// The table with its rows in the order `order` (a permutation of the row indexes).
     func permuted(_ order: [Int]) -> EntityTable {
         let sortedKeys = order.map { keys[$0] }

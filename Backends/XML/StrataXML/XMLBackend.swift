@@ -28,10 +28,16 @@ public struct XMLBackend: StoreBackend {
     /// Opens (or creates) the XML store at `url`: loads the whole graph, checking the model version
     /// hash first; a new store's file is written at once (mode 0600).
     ///
+    /// The location is resolved to the real file first (symbolic links, `.` and `..`; for a new
+    /// store, the real directory and the name), and the store, its lock file and its key ledger
+    /// are named after it, so every spelling of one store shares one lock and one ledger.
+    ///
     /// - Throws: ``StrataError/Code/modelMismatch`` for a file written with another model,
-    ///   ``StrataError/Code/storeCorrupt`` (with `path` and `line`) for a bad file,
+    ///   ``StrataError/Code/storeCorrupt`` (with `path` and `line`) for a bad file, including
+    ///   relationships that disagree with their inverses,
     ///   ``StrataError/Code/storeNotFound`` when the file is missing and may not be created,
-    ///   ``StrataError/Code/invalidOption`` for a bad option, ``StrataError/Code/io``.
+    ///   ``StrataError/Code/invalidOption`` for a bad option, ``StrataError/Code/io`` (also when the
+    ///   path, or its lock file, is not a regular file: a FIFO, a socket, a device, a directory).
     public func open(_ url: StoreURL, model: Model, options: StoreOptions) throws -> any PersistentStore {
         try openStore(url, model: model, options: options)
     }
@@ -39,7 +45,7 @@ public struct XMLBackend: StoreBackend {
     /// ``open(_:model:options:)`` with the concrete type.
     public func openStore(_ url: StoreURL, model: Model, options: StoreOptions = StoreOptions()) throws -> XMLStore {
         _ = XMLLibrary.initialized
-        let path = try Self.path(of: url)
+        let path = try XMLStorePath.resolve(Self.path(of: url))
         let storeOptions = try XMLStoreOptions(options)
         let layout = XMLModelLayout(model: model)
         if XMLFileIdentity.of(path: path) == nil {
@@ -69,7 +75,7 @@ public struct XMLBackend: StoreBackend {
     /// The metadata in the file's root element (and `_meta` entries), or `nil` when there is no file.
     public func metadata(at url: StoreURL) throws -> StoreMetadata? {
         _ = XMLLibrary.initialized
-        let path = try Self.path(of: url)
+        let path = try XMLStorePath.resolve(Self.path(of: url))
         guard XMLFileIdentity.of(path: path) != nil else { return nil }
         return try XMLStoreReader.metadata(path: path, url: url)
     }
@@ -77,7 +83,7 @@ public struct XMLBackend: StoreBackend {
     /// Deletes the store file, its lock file and its key ledger (and temporary files a crash may
     /// have left).
     public func destroyStore(at url: StoreURL) throws {
-        let path = try Self.path(of: url)
+        let path = try XMLStorePath.resolve(Self.path(of: url))
         let file = URL(fileURLWithPath: path)
         let directory = file.deletingLastPathComponent()
         let strayPrefix = ".\(file.lastPathComponent).tmp-"

@@ -142,8 +142,7 @@ final class XMLFileLock: @unchecked Sendable {
     /// Opens (creating) the lock file.
     init(storePath: String) throws {
         path = storePath + ".lock"
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw XMLAtomicFile.ioError("cannot open the lock file \(path)", path: path) }
+        fd = try XMLStorePath.openRegularFile(path, flags: O_RDWR | O_CREAT, role: "lock file")
     }
 
     deinit { close(fd) }

@@ -72,8 +72,7 @@ final class XMLKeyLedger: Sendable {
             if fd < 0 {
                 var existing = stat()
                 created = stat(path, &existing) != 0
-                fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-                guard fd >= 0 else { throw XMLAtomicFile.ioError("cannot open the key ledger \(path)", path: path) }
+                fd = try XMLStorePath.openRegularFile(path, flags: O_RDWR | O_CREAT, role: "key ledger")
             }
             while flock(fd, LOCK_EX) != 0 {
                 guard errno == EINTR else { throw XMLAtomicFile.ioError("cannot lock the key ledger \(path)", path: path) }

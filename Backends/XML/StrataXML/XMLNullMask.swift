@@ -7,6 +7,9 @@ struct XMLNullMask: Sendable, Equatable {
     /// Whether no row is null.
     var isEmpty: Bool { words.isEmpty }
 
+    /// The number of null rows. O(rows / 64).
+    var count: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
+
     /// Whether `row` is null. O(1).
     @inline(__always)
     func contains(_ row: Int) -> Bool {

@@ -268,6 +268,11 @@ extension XMLStore {
                     unique.reserveCapacity(keys.count)
                     for k in keys where unique.last != k { unique.append(k) }
                     keys = unique
+                } else if keys.count > 1 {
+                    // An ordered to-many holds each object once, at its first place (the file
+                    // would otherwise list it twice, which the loader refuses).
+                    var seen = Set<Int64>(minimumCapacity: keys.count)
+                    keys = keys.filter { seen.insert($0).inserted }
                 }
                 relationships.append(.toMany(keys))
             }

@@ -34,7 +34,8 @@ public final class XMLStore: PersistentStore, NativeQueryEvaluating {
     public let model: Model
     /// The store identifier recorded in the file.
     public let identifier: String
-    /// The file's path.
+    /// The real path of the store file: the location of ``url`` with symbolic links, `.` and
+    /// `..` resolved when the store was opened. The lock file and the key ledger are named after it.
     public let path: String
 
     let layout: XMLModelLayout

@@ -99,11 +99,8 @@ final class XMLLoadState {
     // MARK: Running the parser
 
     func run() throws {
-        fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            throw StrataError(code == ENOENT ? .storeNotFound : .io, "cannot open \(path) for reading", location: ["path": path], underlying: String(cString: strerror(code)))
-        }
+        // Never blocks (a FIFO at the path is refused, not waited on) and reads only a regular file.
+        fd = try XMLStorePath.openRegularFile(path, flags: O_RDONLY, role: "XML store")
         // The descriptor stays open until the state goes away: ``lineOfObject(_:row:)`` parses
         // the same file again for a message found after the parse.
         var info = stat()
@@ -396,8 +393,9 @@ final class XMLLoadState {
 
     // MARK: Finishing
 
-    /// Sorts tables when the file listed objects out of order, rejects duplicate keys and
-    /// references to objects that do not exist, and builds the image.
+    /// Sorts tables when the file listed objects out of order, rejects duplicate keys,
+    /// references to objects that do not exist and relationships that disagree with their
+    /// inverses (``XMLRelationshipCheck``), and builds the image.
     func finish() throws -> XMLStoreImage {
         guard let layout, let model, var metadata else {
             throw StrataError(.storeCorrupt, "\(path) has no <\(XMLFormat.rootElement)> root element", location: ["path": path])
@@ -426,21 +424,13 @@ final class XMLLoadState {
             let largest = table.largestKey ?? 0
             image.nextKeys[e] = max(sequences[e], largest == .max ? .max : largest + 1)
         }
-        for (e, entityLayout) in layout.entities.enumerated() where !entityLayout.entity.relationships.isEmpty {
-            let table = image.tables[e]
-            for i in 0..<table.count {
-                for r in entityLayout.destinations.indices {
-                    let destination = image.tables[entityLayout.destinations[r]]
-                    for target in table.targets(r, at: i) where destination.index(of: target) == nil {
-                        let relationship = entityLayout.entity.relationships[r]
-                        let line = lineOfObject(e, row: fileOrders[e]?[i] ?? i)
-                        throw StrataError(
-                            .storeCorrupt,
-                            "\(path), line \(line): \(entityLayout.entity.name) \(table.keys[i]).\(relationship.name) refers to \(relationship.destination) \(target), which does not exist in the file",
-                            location: ["path": path, "line": String(line), "entity": entityLayout.entity.name, "key": relationship.name])
-                    }
-                }
-            }
+        if let problem = XMLRelationshipCheck(layout: layout, tables: image.tables).firstProblem() {
+            let entity = layout.entities[problem.entity].entity
+            let line = lineOfObject(problem.entity, row: fileOrders[problem.entity]?[problem.row] ?? problem.row)
+            throw StrataError(
+                .storeCorrupt, "\(path), line \(line): \(problem.message)",
+                location: ["path": path, "line": String(line), "entity": entity.name, "key": String(image.tables[problem.entity].keys[problem.row]),
+                           "relationship": entity.relationships[problem.relationship].name])
         }
         return image
     }

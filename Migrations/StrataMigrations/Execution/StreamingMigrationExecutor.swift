@@ -40,18 +40,60 @@ public struct StreamingMigrationExecutor: Sendable {
         progress: (MigrationProgress) -> Void,
         isCancelled: () -> Bool
     ) throws {
+        let isReplacing = backend is any StoreReplacing
+        // A store reached through a symbolic link is migrated where it really is: the rename
+        // then replaces the file the link points at, and the link stays a link.
+        let url = isReplacing ? url : Self.realLocation(of: url)
         let staging = try stagingURL(for: url, backend: backend)
+        // One migration at a time owns the store and its staging copy (a backend that adopts
+        // StoreReplacing names and guards its own staging stores).
+        let lock = isReplacing ? nil : try MigrationLock(for: url)
+        defer { lock?.release() }
+        let source = url.scheme == "memory" || isReplacing ? nil : FileIdentity(path: url.location)
         try removeStaging(staging, backend: backend)
+        let staged: FileIdentity?
         do {
             try copy(step, from: url, to: staging, backend: backend, options: options, metadataChanges: metadataChanges, progress: progress, isCancelled: isCancelled)
             if isCancelled() { throw StrataError(.cancelled, "the migration \(step.name) of \(url) was cancelled; the store is unchanged", location: ["url": url.description]) }
+            staged = source == nil ? nil : FileIdentity(path: staging.location)
         } catch {
             try? removeStaging(staging, backend: backend)
             throw error
         }
         // From here on the staged store is the only complete copy of the migrated data until the
         // replacement finishes: it is never removed on failure.
-        try replace(url, with: staging, backend: backend, destination: step.destination, options: options, progress: progress)
+        try replace(url, with: staging, backend: backend, destination: step.destination, options: options, expected: (source, staged), progress: progress)
+    }
+
+    /// What identifies one version of a file: a save or a rebuild replaces it (a new inode) or
+    /// changes its size or modification time.
+    struct FileIdentity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modified: timespec
+
+        /// The identity of the file at `path` (not following a final symbolic link), or `nil`.
+        init?(path: String) {
+            var info = stat()
+            guard lstat(path, &info) == 0 else { return nil }
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            size = Int64(info.st_size)
+            modified = info.st_mtim
+        }
+
+        static func == (a: FileIdentity, b: FileIdentity) -> Bool {
+            a.device == b.device && a.inode == b.inode && a.size == b.size && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
+        }
+    }
+
+    /// `url` with its location resolved to the real file (symbolic links, `.` and `..`
+    /// followed), or `url` itself for a `memory:` store or a location that does not exist.
+    static func realLocation(of url: StoreURL) -> StoreURL {
+        guard url.scheme != "memory", let real = realpath(url.location, nil) else { return url }
+        defer { free(real) }
+        return StoreURL(scheme: url.scheme, location: String(cString: real))
     }
 
     /// Streams every object of the store at `from` (at `step.source`) into a new store at `to`
@@ -181,7 +223,11 @@ public struct StreamingMigrationExecutor: Sendable {
         }
     }
 
-    private func replace(_ url: StoreURL, with staging: StoreURL, backend: any StoreBackend, destination: Model, options: StoreOptions, progress: (MigrationProgress) -> Void) throws {
+    /// Puts the store at `staging` in place of the one at `url`. For a store replaced by
+    /// `rename`, `expected` holds the identities of the store file as the migration found it and
+    /// of the staged file as it built it: if either changed since, nothing is replaced.
+    private func replace(_ url: StoreURL, with staging: StoreURL, backend: any StoreBackend, destination: Model, options: StoreOptions,
+                         expected: (source: FileIdentity?, staged: FileIdentity?), progress: (MigrationProgress) -> Void) throws {
         progress(MigrationProgress(phase: "replacing the store", completed: 0, total: 1))
         if let replacing = backend as? any StoreReplacing {
             try replacing.replaceStore(at: url, withStoreAt: staging)
@@ -206,6 +252,13 @@ public struct StreamingMigrationExecutor: Sendable {
                     throw StrataError(.unsupported, "\(journal) holds a journal of the store at \(url), which would not match a replaced file; the migrated copy is at \(staging) and the store is unchanged",
                                       location: ["url": url.description, "staging": staging.description])
                 }
+            }
+            if let staged = expected.staged, FileIdentity(path: staging.location) != staged {
+                throw StrataError(.storeBusy, "the migrated copy \(staging.location) of \(url) was replaced by another process before it was put in place; the store is unchanged: run the migration again", location: ["url": url.description, "staging": staging.description])
+            }
+            if let source = expected.source, FileIdentity(path: url.location) != source {
+                try? removeStaging(staging, backend: backend)
+                throw StrataError(.storeBusy, "the store at \(url) was changed by another process while it was being migrated; it is unchanged by the migration, so that change is not lost: run the migration again", location: ["url": url.description])
             }
             guard rename(staging.location, url.location) == 0 else {
                 let code = errno
