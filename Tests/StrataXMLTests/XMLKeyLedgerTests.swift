@@ -174,6 +174,6 @@ import Testing
         try store.close()
         #expect(strataError { _ = try store.obtainPermanentIDs(for: "Item", count: 1) }?.code == .storeClosed)
         try XMLBackend().destroyStore(at: dir.url())
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).withoutStoreLocks.isEmpty)
     }
 }

@@ -46,7 +46,7 @@ import Testing
         #expect(try names(reopened) == [.string("before"), .string("through the link")])
         #expect(exists(real + ".lock") && exists(real + ".keys"))
         #expect(!exists(dir.file("link.xml.lock")) && !exists(dir.file("link.xml.keys")), "the lock and the ledger follow the real file, not the link's name")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["data", "link.xml"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).withoutStoreLocks.sorted() == ["data", "link.xml"])
     }
 
     /// Two spellings of one store used to lock two different lock files and keep two key
@@ -95,7 +95,8 @@ import Testing
         let dotted = try openStore(StoreURL(scheme: "xml", location: dir.file("data/../data/dotted.xml")))
         #expect(dotted.path == dir.file("data/dotted.xml"))
         #expect(exists(dir.file("data/dotted.xml")))
-        // Destroying through the link removes the store it leads to.
+        // Destroying through the link removes the store it leads to (once it is closed).
+        try created.close()
         try XMLBackend().destroyStore(at: dir.url("dangling.xml"))
         #expect(!exists(dir.file("data/target.xml")) && !exists(dir.file("data/target.xml.lock")) && !exists(dir.file("data/target.xml.keys")))
     }
@@ -153,7 +154,7 @@ import Testing
         #expect(error?.location["fileType"] == "FIFO")
         let metadataError = promptly(unblocking: fifo) { strataError { _ = try XMLBackend().metadata(at: url) } }
         #expect(metadataError?.code == .io)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["store.xml"], "nothing is created beside it")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).withoutStoreLocks == ["store.xml"], "nothing is created beside it")
     }
 
     /// A FIFO reached through a link is refused the same way.

@@ -36,7 +36,7 @@ final class Observations: @unchecked Sendable {
         let seen = Observations()
         store.setBeforeRenameHook {
             // The new version is complete and synced in a temporary file; the store file is the old one.
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path).withoutStoreLocks) ?? []
             seen["temporary"] = names.first { $0.hasPrefix(".store.xml.tmp-") }
             if let temporary = seen["temporary"] {
                 seen["temporaryHasNew"] = String(String(decoding: contents(dir.file(temporary)), as: UTF8.self).contains("name=\"new\""))
@@ -52,7 +52,7 @@ final class Observations: @unchecked Sendable {
         #expect(seen["oldIntact"] == "true")
         #expect(seen["oldLoadable"] == "true")
         #expect(contents(path) == old)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["store.xml", "store.xml.keys", "store.xml.lock"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).withoutStoreLocks.sorted() == ["store.xml", "store.xml.keys", "store.xml.lock"])
         #expect(try names(store) == ["old"], "memory changes only once the file is in place")
 
         store.setBeforeRenameHook(nil)
@@ -72,8 +72,9 @@ final class Observations: @unchecked Sendable {
         #expect(try names(reopened) == ["kept"])
         try insertItems(reopened, ["more"])
         #expect(try names(openStore(dir.url())) == ["kept", "more"])
+        try reopened.close()
         try XMLBackend().destroyStore(at: dir.url())
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).withoutStoreLocks.isEmpty)
     }
 
     @Test func aSecondWriterGetsStoreBusyWhileTheLockIsHeld() throws {

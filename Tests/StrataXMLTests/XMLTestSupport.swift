@@ -86,3 +86,9 @@ func contents(_ path: String) -> [UInt8] {
 func write(_ text: String, to path: String) {
     _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
 }
+
+extension Array where Element == String {
+    /// The names without the store locks' files (`NAME.strata-lock`), which stay for good beside
+    /// every store that was ever opened.
+    var withoutStoreLocks: [String] { filter { !$0.hasSuffix(".strata-lock") } }
+}

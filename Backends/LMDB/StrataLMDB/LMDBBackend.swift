@@ -69,9 +69,12 @@ public struct LMDBBackend: StoreBackend {
     }
 
     /// Deletes `data.mdb` and `lock.mdb` and then the directory, if that leaves it empty.
-    /// Refuses (``StrataError/Code/storeBusy``) while this process has the store open.
+    /// Refuses (``StrataError/Code/storeBusy``) while this process has the store open, and
+    /// waits for other processes to close it (see ``StoreBackend/lockForMigration(of:timeoutMilliseconds:)``).
     public func destroyStore(at url: StoreURL) throws {
         let path = try LMDBDirectory.path(of: url)
+        let lock = try lockForMigration(of: url)
+        defer { lock?.release() }
         if LMDBEnvironment.isOpen(path: path) {
             throw StrataError(.storeBusy, "the LMDB store at \(path) is open in this process; close it before destroying it", location: ["path": path])
         }
@@ -87,6 +90,14 @@ public struct LMDBBackend: StoreBackend {
         if rmdir(path) != 0 && errno != ENOENT && errno != ENOTEMPTY {
             throw LMDBDirectory.failure(path, errno: errno, doing: "removing the directory")
         }
+    }
+}
+
+extension LMDBBackend {
+    /// The store's directory, then its `data.mdb` and `lock.mdb`.
+    public func files(of url: StoreURL) throws -> [String] {
+        let path = try LMDBDirectory.path(of: url)
+        return [path, LMDBDirectory.dataFile(path), LMDBDirectory.lockFile(path)]
     }
 }
 

@@ -34,8 +34,11 @@ public final class LMDBStore: NativeQueryEvaluating, @unchecked Sendable {
     let metadataDBI: MDB_dbi
     let sequenceDBI: MDB_dbi
     private let closed = Atomic<Bool>(false)
+    /// The store-wide lock, held shared while the store is open (see `StoreAccessLock`).
+    private let accessLock: StoreAccessLock?
 
-    private init(url: StoreURL, model: Model, identifier: String, readOnly: Bool, environment: LMDBEnvironment, databases: [String: MDB_dbi]) {
+    private init(url: StoreURL, model: Model, identifier: String, readOnly: Bool, environment: LMDBEnvironment, databases: [String: MDB_dbi], accessLock: StoreAccessLock?) {
+        self.accessLock = accessLock
         self.url = url
         self.model = model
         self.identifier = identifier
@@ -70,6 +73,7 @@ public final class LMDBStore: NativeQueryEvaluating, @unchecked Sendable {
     static func open(_ url: StoreURL, model: Model, options storeOptions: StoreOptions) throws -> LMDBStore {
         let options = try LMDBOptions(storeOptions, url: url)
         let path = try LMDBDirectory.path(of: url)
+        let accessLock = try StoreAccessLock.acquire(.shared, forStoreAt: path, url: url)
         if !options.readOnly { LMDBStoreCreation.removeAbandoned(at: path) }
         var state = try LMDBDirectory.state(path)
         try LMDBDirectory.check(state, at: path, options: options)
@@ -105,7 +109,7 @@ public final class LMDBStore: NativeQueryEvaluating, @unchecked Sendable {
             let metadata = try readOrCreateMetadata(environment: environment, model: model, create: !existing, identifier: storeOptions.identifierForNewStore)
             try metadata.checkCompatible(with: model, at: url)
             let databases = try environment.openDatabases(LMDBLayout.databases(for: model), create: false)
-            return LMDBStore(url: url, model: model, identifier: metadata.storeIdentifier, readOnly: options.readOnly, environment: environment, databases: databases)
+            return LMDBStore(url: url, model: model, identifier: metadata.storeIdentifier, readOnly: options.readOnly, environment: environment, databases: databases, accessLock: accessLock)
         } catch {
             environment.release()
             if let failure = error as? LMDBFailure, failure.code == MDB_NOTFOUND {
@@ -277,6 +281,9 @@ public final class LMDBStore: NativeQueryEvaluating, @unchecked Sendable {
     /// Closes the store. The environment closes when the last store of the process using it
     /// closes, after transactions in flight end. Closing twice is harmless.
     public func close() throws {
-        if !closed.exchange(true, ordering: .acquiringAndReleasing) { environment.release() }
+        if !closed.exchange(true, ordering: .acquiringAndReleasing) {
+            environment.release()
+            accessLock?.release()
+        }
     }
 }

@@ -47,6 +47,10 @@ public struct XMLBackend: StoreBackend {
         _ = XMLLibrary.initialized
         let path = try XMLStorePath.resolve(Self.path(of: url))
         let storeOptions = try XMLStoreOptions(options)
+        let accessLock = try StoreAccessLock.acquire(
+            .shared, forStoreAt: path, url: url,
+            timeoutMilliseconds: options["lockTimeout"] == nil ? StoreAccessLock.defaultTimeoutMilliseconds : storeOptions.lockTimeoutMilliseconds
+        )
         let layout = XMLModelLayout(model: model)
         if XMLFileIdentity.of(path: path) == nil {
             guard options.createIfMissing, !options.readOnly else {
@@ -60,7 +64,7 @@ public struct XMLBackend: StoreBackend {
                 let image = XMLStoreImage(metadata: StoreMetadata.new(storeType: scheme, model: model, identifier: options.identifierForNewStore), model: model)
                 let writer = XMLStoreWriter(layout: layout)
                 let identity = try XMLAtomicFile.replace(path) { fd, temporary in try writer.write(image, to: fd, path: temporary) }
-                return XMLStore(url: url, path: path, model: model, layout: layout, options: storeOptions, image: image, fileIdentity: identity, fileLock: lock)
+                return XMLStore(url: url, path: path, model: model, layout: layout, options: storeOptions, image: image, fileIdentity: identity, fileLock: lock, accessLock: accessLock)
             }
         }
         let (image, identity) = try XMLStoreReader.load(path: path, url: url, layout: layout, model: model)
@@ -69,7 +73,7 @@ public struct XMLBackend: StoreBackend {
             XMLAtomicFile.removeStrayTemporaries(of: path)
             lock.unlock()
         }
-        return XMLStore(url: url, path: path, model: model, layout: layout, options: storeOptions, image: image, fileIdentity: identity, fileLock: lock)
+        return XMLStore(url: url, path: path, model: model, layout: layout, options: storeOptions, image: image, fileIdentity: identity, fileLock: lock, accessLock: accessLock)
     }
 
     /// The metadata in the file's root element (and `_meta` entries), or `nil` when there is no file.
@@ -84,6 +88,8 @@ public struct XMLBackend: StoreBackend {
     /// have left).
     public func destroyStore(at url: StoreURL) throws {
         let path = try XMLStorePath.resolve(Self.path(of: url))
+        let lock = try lockForMigration(of: url)
+        defer { lock?.release() }
         let file = URL(fileURLWithPath: path)
         let directory = file.deletingLastPathComponent()
         let strayPrefix = ".\(file.lastPathComponent).tmp-"
@@ -96,6 +102,12 @@ public struct XMLBackend: StoreBackend {
     }
 
     /// The file path of `url`.
+    /// The store file, then its writer lock and key ledger.
+    public func files(of url: StoreURL) throws -> [String] {
+        let path = try Self.path(of: url)
+        return [path, path + ".lock", path + ".keys"]
+    }
+
     static func path(of url: StoreURL) throws -> String {
         guard url.scheme == schemeName else {
             throw StrataError(.invalidStoreURL, "'\(url)' is not an xml: URL", location: ["url": url.description])

@@ -65,8 +65,12 @@ public final class XMLStore: PersistentStore, NativeQueryEvaluating {
         var beforeRename: (@Sendable () throws -> Void)?
     }
 
+    /// The store-wide lock, held shared while the store is open (see `StoreAccessLock`).
+    private let accessLock: StoreAccessLock?
+
     init(url: StoreURL, path: String, model: Model, layout: XMLModelLayout, options: XMLStoreOptions,
-         image: XMLStoreImage, fileIdentity: XMLFileIdentity?, fileLock: XMLFileLock?) {
+         image: XMLStoreImage, fileIdentity: XMLFileIdentity?, fileLock: XMLFileLock?, accessLock: StoreAccessLock?) {
+        self.accessLock = accessLock
         self.url = url
         self.path = path
         self.model = model
@@ -156,6 +160,7 @@ public final class XMLStore: PersistentStore, NativeQueryEvaluating {
             }
             keyLedger.close()
         }
+        accessLock?.release()
     }
 
     /// Sets a hook run during each save after the temporary file is written and synced, just
