@@ -200,7 +200,7 @@ let package = Package(
             name: "StrataReliabilityTests",
             dependencies: [
                 "StrataTortureKit", "strata-torture", "StrataCore", "StrataSQLite", "CStrataSQLite",
-                "StrataLMDB", "CStrataLMDB", "StrataXML", "Strata",
+                "StrataLMDB", "CStrataLMDB", "StrataXML", "Strata", "strata",
             ],
             path: "Tests/StrataReliabilityTests",
             swiftSettings: strictSettings

@@ -7,6 +7,10 @@
 //   strata-torture create URL
 //       Prints "opening", creates the store at URL with its initial graph (one save), prints
 //       "created". The test kills it while it creates the store.
+//   strata-torture create-limited URL BYTES
+//       Limits this process's file size to BYTES (RLIMIT_FSIZE, SIGXFSZ ignored: a full disk
+//       where no small filesystem can be mounted), then creates the store at URL with its initial
+//       graph; prints "created" or "error CODE ...".
 //   strata-torture contend URL WORKER OPERATIONS SEED [START-FILE]
 //       One contention worker (ContentionWorker). Opens the store, prints "ready", waits until
 //       START-FILE exists (so that every worker starts at once), then prints
@@ -48,7 +52,7 @@ func report(_ error: any Error) -> Never {
 }
 
 func usage() -> Never {
-    emit("usage: strata-torture crash URL SEED | create URL | contend URL WORKER OPERATIONS SEED | modes DIRECTORY | read URL | lmdb-fill DIRECTORY BYTES")
+    emit("usage: strata-torture crash URL SEED | create URL | create-limited URL BYTES | contend URL WORKER OPERATIONS SEED | modes DIRECTORY | read URL | lmdb-fill DIRECTORY BYTES")
     exit(64)
 }
 
@@ -71,6 +75,15 @@ do {
         }
     case "create":
         emit("opening")
+        let store = try TortureStores.open(StoreURL.parse(arguments[2]))
+        _ = try TortureDriver.create(in: store, seed: 1)
+        try store.close()
+        emit("created")
+    case "create-limited":
+        guard arguments.count == 4, let bytes = UInt64(arguments[3]) else { usage() }
+        signal(SIGXFSZ, SIG_IGN)
+        var limit = rlimit(rlim_cur: rlim_t(bytes), rlim_max: rlim_t(bytes))
+        guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { emit("error setrlimit"); exit(2) }
         let store = try TortureStores.open(StoreURL.parse(arguments[2]))
         _ = try TortureDriver.create(in: store, seed: 1)
         try store.close()

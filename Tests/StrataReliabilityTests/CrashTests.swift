@@ -84,7 +84,7 @@ import Testing
     }
 
     /// Kills per backend while a store is being created.
-    static let creationKills = 40
+    static let creationKills = 100
 
     @Test(arguments: TortureStores.schemes)
     func aWriterKilledWhileCreatingAStoreLeavesNoStoreOrAWholeOne(_ scheme: String) throws {
@@ -97,6 +97,13 @@ import Testing
             usleep(UInt32.random(in: 0...20_000, using: &random))
             child.kill()
             #expect(!child.lines.contains { $0.hasPrefix("error") }, "kill \(kill): \(child.lines)")
+            // A later command (the tool reads the metadata first) finds no store or a whole
+            // one, never a half-created one it must refuse as storeCorrupt.
+            do {
+                _ = try TortureStores.backend(scheme).metadata(at: url)
+            } catch {
+                Issue.record("kill \(kill): the store's metadata cannot be read after the kill: \(error)")
+            }
             // Whatever the kill left, opening (creating if needed) gives a usable store: no
             // store, an empty one, or the whole initial graph; never a damaged or partial one.
             let store = try TortureStores.open(url)
