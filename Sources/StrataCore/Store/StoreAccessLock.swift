@@ -18,14 +18,16 @@ import Darwin
 ///
 /// The lock is an advisory `flock` on a file beside the store, `PATH.strata-lock`, where `PATH` is
 /// the store's real path (symbolic links and `..` resolved), so every spelling of one store locks
-/// one file. The file is created 0600 and never deleted (deleting a lock file lets two processes
-/// lock two different inodes). On read-only media, where it cannot be created, a shared lock is
-/// skipped: nothing can write there.
+/// one file. The file is created with the store file's permission bits (0600 for a new store),
+/// and widened to them whenever its owner opens the store after they changed, so that every user
+/// who may write the store may lock it; it is never followed as a symbolic link, and never deleted (deleting a lock
+/// file lets two processes lock two different inodes). A read-only open that can neither create
+/// nor open it (read-only media, another user's 0600 file) reads without it; a writing one fails.
 ///
 /// Within a process, `flock` cannot tell one holder from another, so this type keeps one file
-/// descriptor per store and counts its holders: shared holders share it, and the thread holding
-/// the exclusive lock may open the store again (a migration opens the store it migrates) while
-/// every other thread waits.
+/// descriptor per lock file (by device and inode, so a bind mount shares it too) and counts its
+/// holders: shared holders share it, and the thread holding the exclusive lock may open the store
+/// again (a migration opens the store it migrates) while every other thread waits.
 public final class StoreAccessLock: @unchecked Sendable {
     /// How a holder uses the store.
     public enum Mode: Sendable {
@@ -78,21 +80,27 @@ public final class StoreAccessLock: @unchecked Sendable {
     /// - Parameters:
     ///   - storePath: the store's file or directory, in any spelling.
     ///   - url: the store's URL, for messages.
+    ///   - readOnly: the caller only reads: where the lock file can be neither created nor
+    ///     opened, it reads without the lock.
     /// - Returns: the held lock, released by ``release()`` or when it is deallocated; `nil` for
-    ///   a shared lock on read-only media, where the lock file cannot be created.
+    ///   a read-only shared lock whose file cannot be had.
     /// - Throws: ``StrataError/Code/storeBusy`` when another process (or another thread of this
     ///   one) holds the lock in a conflicting mode for the whole wait; ``StrataError/Code/readOnly``
-    ///   or ``StrataError/Code/io`` when an exclusive lock's file cannot be created.
+    ///   or ``StrataError/Code/io`` when the lock file cannot be created or opened.
     public static func acquire(
         _ mode: Mode, forStoreAt storePath: String, url: StoreURL,
-        timeoutMilliseconds: Int = defaultTimeoutMilliseconds
+        timeoutMilliseconds: Int = defaultTimeoutMilliseconds, readOnly: Bool = false
     ) throws -> StoreAccessLock? {
-        let lockPath = lockFilePath(forStoreAt: realPath(storePath))
-        guard let entry = try Table.shared.entry(for: lockPath, url: url, mode: mode) else { return nil }
+        let real = realPath(storePath)
+        let lockPath = lockFilePath(forStoreAt: real)
+        guard let entry = try Table.shared.entry(for: lockPath, storePath: real, url: url, skipWhenUnavailable: mode == .shared && readOnly) else {
+            return nil
+        }
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, timeoutMilliseconds)) * 1_000_000
         var pause: UInt32 = 1_000
+        let me = ThreadIdentity.current
         while true {
-            switch entry.tryAcquire(mode) {
+            switch entry.tryAcquire(mode, thread: me) {
             case .acquired(let nested):
                 return StoreAccessLock(entry: entry, mode: mode, nested: nested)
             case .busy(let holder):
@@ -132,38 +140,65 @@ public final class StoreAccessLock: @unchecked Sendable {
         case failed(StrataError)
     }
 
+    /// A number no other thread of the process has had: `pthread_t` values are reused once a
+    /// thread ends, so they cannot tell the exclusive holder from a later thread.
+    private enum ThreadIdentity {
+        private static let next = Locked<UInt64>(0)
+        private static let key = "org.strata.StoreAccessLock.thread"
+
+        static var current: UInt64 {
+            let dictionary = Thread.current.threadDictionary
+            if let id = dictionary[key] as? UInt64 { return id }
+            let id = next.withLock { value -> UInt64 in
+                value += 1
+                return value
+            }
+            dictionary[key] = id
+            return id
+        }
+    }
+
     /// One lock file, opened once per process, and its holders in this process.
     private final class Entry: @unchecked Sendable {
+        /// The lock file's device and inode.
+        let key: FileKey
         let path: String
         let descriptor: Int32
         /// Guarded by `state`.
         private struct State {
             var users = 0
             var shared = 0
-            var exclusiveOwner: pthread_t?
+            var exclusiveOwner: UInt64?
+            /// Exclusive holds of the owner thread, outer and nested alike.
             var exclusiveDepth = 0
+            /// Shared holds the owner thread took under its exclusive lock.
             var nestedShared = 0
         }
         private let state = Locked(State())
 
-        init(path: String, descriptor: Int32) {
+        init(key: FileKey, path: String, descriptor: Int32) {
+            self.key = key
             self.path = path
             self.descriptor = descriptor
         }
 
         deinit { close(descriptor) }
 
-        /// Counts a caller that will try to acquire; `forget` undoes it.
+        /// Counts a caller that will try to acquire; `drop` undoes it.
         func retain() { state.withLock { $0.users += 1 } }
 
         /// Drops a caller; returns whether none is left.
-        func drop() -> Bool { state.withLock { $0.users -= 1; return $0.users == 0 } }
+        func drop() -> Bool {
+            state.withLock {
+                $0.users -= 1
+                return $0.users == 0
+            }
+        }
 
-        func tryAcquire(_ mode: Mode) -> Attempt {
+        func tryAcquire(_ mode: Mode, thread: UInt64) -> Attempt {
             state.withLock { state in
-                let me = pthread_self()
                 if let owner = state.exclusiveOwner {
-                    guard pthread_equal(owner, me) != 0 else {
+                    guard owner == thread else {
                         return .busy("another thread of this process is migrating, replacing or deleting it")
                     }
                     switch mode {
@@ -182,7 +217,7 @@ public final class StoreAccessLock: @unchecked Sendable {
                 case .exclusive:
                     guard state.shared == 0 else { return .busy("it is open in this process") }
                     if let busy = lock(LOCK_EX, busy: "another process has it open") { return busy }
-                    state.exclusiveOwner = me
+                    state.exclusiveOwner = thread
                     state.exclusiveDepth = 1
                     return .acquired(nested: false)
                 }
@@ -195,79 +230,113 @@ public final class StoreAccessLock: @unchecked Sendable {
                 let code = errno
                 if code == EINTR { continue }
                 if code == EWOULDBLOCK { return .busy(busy) }
-                return .failed(StrataError(.io, "cannot lock '\(path)': \(String(cString: strerror(code)))", location: ["path": path], underlying: String(cString: strerror(code))))
+                let text = String(cString: strerror(code))
+                return .failed(StrataError(.io, "cannot lock '\(path)': \(text)", location: ["path": path], underlying: text))
             }
             return nil
         }
 
         func release(_ mode: Mode, nested: Bool) {
             state.withLock { state in
-                // A shared hold taken under this process's exclusive lock and outliving it was
-                // turned into an ordinary shared hold when the exclusive lock was released.
-                if nested && (mode == .exclusive || state.exclusiveOwner != nil) {
-                    switch mode {
-                    case .shared: state.nestedShared -= 1
-                    case .exclusive: state.exclusiveDepth -= 1
-                    }
-                    return
-                }
                 switch mode {
-                case .shared:
-                    state.shared -= 1
-                    if state.shared == 0 { _ = flock(descriptor, LOCK_UN) }
                 case .exclusive:
+                    state.exclusiveDepth -= 1
+                    guard state.exclusiveDepth == 0 else { return }
                     state.exclusiveOwner = nil
-                    state.exclusiveDepth = 0
                     if state.nestedShared > 0 {
                         // Stores the exclusive holder opened and left open keep a shared lock.
-                        state.shared = state.nestedShared
+                        state.shared += state.nestedShared
                         state.nestedShared = 0
-                        _ = flock(descriptor, LOCK_SH)
+                        while flock(descriptor, LOCK_SH) != 0 && errno == EINTR {}
                     } else {
                         _ = flock(descriptor, LOCK_UN)
                     }
+                case .shared:
+                    // A shared hold taken under this process's exclusive lock and outliving it
+                    // became an ordinary shared hold when the exclusive lock was released.
+                    if nested && state.exclusiveOwner != nil {
+                        state.nestedShared -= 1
+                        return
+                    }
+                    state.shared -= 1
+                    if state.shared == 0 && state.exclusiveOwner == nil { _ = flock(descriptor, LOCK_UN) }
                 }
             }
         }
     }
 
-    /// The process's open lock files, by path.
+    /// A file's device and inode.
+    private struct FileKey: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// The process's open lock files, by device and inode.
     private final class Table: @unchecked Sendable {
         static let shared = Table()
-        private let entries = Locked<[String: Entry]>([:])
+        private let entries = Locked<[FileKey: Entry]>([:])
 
-        /// The entry of `path`, opened (and the file created) when this process has none;
-        /// `nil` when a shared lock's file cannot be created on read-only media.
-        func entry(for path: String, url: StoreURL, mode: Mode) throws -> Entry? {
-            try entries.withLock { entries in
-                if let entry = entries[path] {
+        /// The entry of the lock file at `path`, opened (and the file created) when this process
+        /// has none; `nil` when `skipWhenUnavailable` and the file can be neither created nor
+        /// opened.
+        func entry(for path: String, storePath: String, url: StoreURL, skipWhenUnavailable: Bool) throws -> Entry? {
+            guard let descriptor = try Self.openLockFile(path, storePath: storePath, url: url, skipWhenUnavailable: skipWhenUnavailable) else { return nil }
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else {
+                let text = String(cString: strerror(errno))
+                close(descriptor)
+                throw StrataError(.io, "cannot examine the lock file '\(path)' of the store \(url): \(text)", location: ["url": url.description, "lockFile": path], underlying: text)
+            }
+            let key = FileKey(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+            return entries.withLock { entries in
+                if let entry = entries[key] {
+                    close(descriptor)
                     entry.retain()
                     return entry
                 }
-                var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-                if descriptor < 0 {
-                    let code = errno
-                    if code == EROFS || code == EACCES || code == EPERM {
-                        descriptor = open(path, O_RDONLY | O_CLOEXEC)
-                        if descriptor < 0 && mode == .shared { return nil }
-                    }
-                    if descriptor < 0 {
-                        let text = String(cString: strerror(code))
-                        let strataCode: StrataError.Code = (code == EROFS || code == EACCES || code == EPERM) ? .readOnly : .io
-                        throw StrataError(strataCode, "cannot create the lock file '\(path)' of the store \(url): \(text)", location: ["url": url.description, "lockFile": path], underlying: text)
-                    }
-                }
-                let entry = Entry(path: path, descriptor: descriptor)
+                let entry = Entry(key: key, path: path, descriptor: descriptor)
                 entry.retain()
-                entries[path] = entry
+                entries[key] = entry
                 return entry
             }
+        }
+
+        /// Opens the lock file, never through a symbolic link, creating it with the permission
+        /// bits of the store file (0600 when there is none yet).
+        private static func openLockFile(_ path: String, storePath: String, url: StoreURL, skipWhenUnavailable: Bool) throws -> Int32? {
+            var storeInfo = stat()
+            let mode = stat(storePath, &storeInfo) == 0 && (storeInfo.st_mode & S_IFMT) == S_IFREG ? storeInfo.st_mode & 0o666 : 0o600
+            var descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+            if descriptor >= 0 {
+                _ = fchmod(descriptor, mode)
+                return descriptor
+            }
+            var code = errno
+            if code == EEXIST {
+                descriptor = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+                if descriptor < 0 && (errno == EACCES || errno == EROFS || errno == EPERM) {
+                    descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+                }
+                if descriptor >= 0 {
+                    // A lock file made before the store's permissions were widened: widen it too
+                    // (its owner can), so every user who may write the store may lock it.
+                    var lockInfo = stat()
+                    if fstat(descriptor, &lockInfo) == 0 && lockInfo.st_mode & mode != mode { _ = fchmod(descriptor, (lockInfo.st_mode & 0o7777) | mode) }
+                    return descriptor
+                }
+                code = errno
+            }
+            if skipWhenUnavailable && (code == EACCES || code == EROFS || code == EPERM) { return nil }
+            let text = String(cString: strerror(code))
+            let strataCode: StrataError.Code = (code == EACCES || code == EROFS || code == EPERM) ? .readOnly : .io
+            let verb = code == ELOOP ? "use (it is a symbolic link)" : (access(path, F_OK) == 0 ? "open" : "create")
+            throw StrataError(strataCode, "cannot \(verb) the lock file '\(path)' of the store \(url): \(text)", location: ["url": url.description, "path": storePath, "lockFile": path], underlying: text)
         }
 
         /// Drops one user of `entry`, closing its file when none is left.
         func forget(_ entry: Entry) {
             entries.withLock { entries in
-                if entry.drop() { entries[entry.path] = nil }
+                if entry.drop() { entries[entry.key] = nil }
             }
         }
     }
