@@ -85,6 +85,8 @@ public struct StoreMigrator: StoreMigrating {
     public func migrate(storeAt url: StoreURL, options: StoreOptions = StoreOptions(), progress: (MigrationProgress) -> Void = { _ in }, isCancelled: () -> Bool = { false }) throws -> MigrationPlan {
         // No other process may read or write the store while its schema changes: one that kept
         // saving rows of the old shape would corrupt it.
+        // A missing or damaged store is refused before a lock file is created beside it.
+        _ = try storeMetadata(at: url)
         let lock = try registry.backend(for: url.scheme).lockForMigration(of: url)
         defer { lock?.release() }
         var (backend, current) = try storeMetadata(at: url)

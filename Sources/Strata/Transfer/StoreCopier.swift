@@ -79,6 +79,9 @@ public struct StoreCopier: Sendable {
         let model = source.model
         // Held for the whole copy: no other process opens the destination while it is replaced
         // and filled.
+        // Something at the destination that is not a store is refused before a lock file is
+        // created beside it.
+        if replacingExisting { _ = try backend.metadata(at: destination) }
         let lock = replacingExisting ? try backend.lockForMigration(of: destination) : nil
         defer { lock?.release() }
         if try backend.metadata(at: destination) != nil {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A kind of store, registered under a URL scheme: it opens stores and reads their metadata.
 ///
 /// Register a third-party backend once at start-up, and its URLs work everywhere a store URL is
@@ -57,12 +59,35 @@ extension StoreBackend {
 
     /// Whether the stores at `url` and `other` (of `otherBackend`) share a file: the same store
     /// under two spellings, or one store's files inside the other's directory.
+    ///
+    /// Files are compared by real path and, where they exist, by device and inode, so a bind
+    /// mount or a hard link of a store's directory or file counts as the store itself.
     public func overlaps(_ url: StoreURL, with other: StoreURL, of otherBackend: any StoreBackend) throws -> Bool {
         let mine = try files(of: url).map(StoreAccessLock.realPath)
         let theirs = try otherBackend.files(of: other).map(StoreAccessLock.realPath)
         if mine.isEmpty || theirs.isEmpty { return scheme == otherBackend.scheme && url == other && !url.location.isEmpty }
         func inside(_ path: String, _ directory: String) -> Bool { path == directory || path.hasPrefix(directory.hasSuffix("/") ? directory : directory + "/") }
-        return mine.contains { a in theirs.contains { b in inside(a, b) || inside(b, a) } }
+        if mine.contains(where: { a in theirs.contains { b in inside(a, b) || inside(b, a) } }) { return true }
+        // The same file or directory reached through another mount: compare identities, and
+        // each file's directory with the other's files (one inside the other's directory).
+        let myFiles = mine.compactMap(FileIdentity.init), theirFiles = theirs.compactMap(FileIdentity.init)
+        let myDirectories = mine.compactMap { FileIdentity(($0 as NSString).deletingLastPathComponent) }
+        let theirDirectories = theirs.compactMap { FileIdentity(($0 as NSString).deletingLastPathComponent) }
+        return myFiles.contains(where: theirFiles.contains) || myDirectories.contains(where: theirFiles.contains) || theirDirectories.contains(where: myFiles.contains)
+    }
+}
+
+/// A file's device and inode, for telling whether two paths lead to one file.
+private struct FileIdentity: Equatable {
+    var device: UInt64
+    var inode: UInt64
+
+    /// The identity of the file at `path`, or `nil` when there is none.
+    init?(_ path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
     }
 }
 
