@@ -127,8 +127,10 @@ import Glibc
         #expect(try Tool.run(["validate", url], in: directory).status == 0)
     }
 
-    /// A store on read-only media (files 0444, directories 0555, read by a user other than the
-    /// owner, so that root's privileges do not hide it) is inspected, exported and validated.
+    /// A store the user may not write is inspected, exported and validated: its files 0444 (read
+    /// by a user other than the owner, so that root's privileges do not hide it), and the store
+    /// on a read-only filesystem (a read-only bind mount, where one can be made). A write is
+    /// refused with a typed error.
     @Test(arguments: TortureStores.schemes)
     func aStoreOnReadOnlyMediaIsStillReadable(_ scheme: String) throws {
         let directory = temporaryDirectory()
@@ -142,25 +144,34 @@ import Glibc
             chmod(parent, 0o755)
             parent = (parent as NSString).deletingLastPathComponent
         }
+        chmod(directory, 0o777)
         for entry in try manager.subpathsOfDirectory(atPath: directory) {
             var isDirectory: ObjCBool = false
             _ = manager.fileExists(atPath: directory + "/" + entry, isDirectory: &isDirectory)
             chmod(directory + "/" + entry, isDirectory.boolValue ? 0o555 : 0o444)
         }
-        chmod(directory, 0o555)
-        defer {
-            chmod(directory, 0o755)
-            for entry in (try? manager.subpathsOfDirectory(atPath: directory)) ?? [] { chmod(directory + "/" + entry, 0o755) }
+        func readEverything(in place: String, as user: String?, _ what: String) throws {
+            for command in [["inspect", url], ["validate", url]] {
+                let run = try Tool.run(command, in: place, asUser: user)
+                #expect(run.status == 0, "\(what): \(command): \(run.errors)")
+            }
+            let export = try Tool.run(["export", url], in: place, asUser: user)
+            #expect(export.output.split(separator: "\n").count == 41, "\(what): \(export.errors)")
+            let write = try Tool.run(["import", url, directory + "/e.jsonl"], in: place, asUser: user)
+            #expect(write.status != 0 && write.errorCode != nil, "\(what): a write is refused with a typed error: \(write.errors)")
         }
-        for command in [["inspect", url], ["export", url], ["validate", url]] {
-            let run = try Tool.run(command, in: directory, asUser: "nobody")
-            #expect(run.status == 0, "\(command): \(run.errors)")
+        try readEverything(in: directory, as: "nobody", "0444 files")
+        var kinds = ["0444 files read by another user"]
+        let mountPoint = temporaryDirectory()
+        if getuid() == 0, try runCommand("/bin/mount", ["--bind", directory, mountPoint]) == 0 {
+            defer { _ = try? runCommand("/bin/umount", [mountPoint]) }
+            if try runCommand("/bin/mount", ["-o", "remount,bind,ro", mountPoint]) == 0 {
+                try readEverything(in: mountPoint, as: nil, "a read-only filesystem")
+                kinds.append("a read-only filesystem")
+            }
         }
-        let export = try Tool.run(["export", url], in: directory, asUser: "nobody")
-        #expect(export.output.split(separator: "\n").count == 41)
-        let write = try Tool.run(["import", url, directory + "/e.jsonl"], in: directory, asUser: "nobody")
-        #expect(write.status != 0 && write.errorCode != nil, "a write is refused with a typed error: \(write.errors)")
-        reportCount("read-only media \(scheme): inspect, export and validate read the store; a write was refused with \(write.errorCode ?? "?")")
+        for entry in try manager.subpathsOfDirectory(atPath: directory) { chmod(directory + "/" + entry, 0o755) }
+        reportCount("read-only media \(scheme): inspect, export and validate read the store, writes refused with a typed error, on \(kinds.joined(separator: " and "))")
     }
 
     /// Creating a store on a full disk fails with a typed error and leaves no store: a later
@@ -208,4 +219,16 @@ import Glibc
         defer { try? store.close() }
         #expect(try StoreIntegrity.check(url, store: store).isEmpty)
     }
+}
+
+/// Runs a system command to the end and returns its exit status.
+private func runCommand(_ executable: String, _ arguments: [String]) throws -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    return process.terminationStatus
 }

@@ -105,10 +105,11 @@ import Testing
         let directory = SQLiteFileInspection.directory(of: url.location)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: url.location)
-        // Directory and file read-only (as on read-only media): no write open, but a read-only
-        // one reads the file as immutable, since SQLite cannot create its -shm file there.
+        // Directory and file read-only on a writable filesystem: neither a write open nor (WAL
+        // needs a -shm file; reading the file as immutable is safe only on read-only media, where
+        // no owner can be writing it) a read.
         #expect(try runProbe(["open", url.location, "readwrite"]).output.hasPrefix("error readOnly \(url.location)"))
-        #expect(try runProbe(["open", url.location, "readonly"]).output.hasPrefix("opened 0"))
+        #expect(try runProbe(["open", url.location, "readonly"]).output.hasPrefix("error readOnly \(url.location)"))
         // A writable file in a read-only directory: no -wal/-shm can be created.
         try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: url.location)
         #expect(try runProbe(["open", url.location, "readwrite"]).output.hasPrefix("error readOnly \(url.location)"))

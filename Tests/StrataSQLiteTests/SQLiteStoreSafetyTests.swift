@@ -62,15 +62,41 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dead))
     }
 
-    /// A write-ahead log left by a deleted store is not replayed into a new store of that name.
-    @Test func aDeletedStoresWriteAheadLogIsNotReplayedIntoANewStore() throws {
+    /// A write-ahead log left by a deleted store is never replayed into a new store of that
+    /// name: an empty one is removed, and one holding data (committed transactions of a store
+    /// whose database file was moved away) is refused, never deleted.
+    @Test func aDeletedStoresWriteAheadLogIsNeitherReplayedNorDeleted() throws {
         let url = temporaryStoreURL()
-        try "not a log".write(toFile: url.location + "-wal", atomically: false, encoding: .utf8)
+        try "committed pages".write(toFile: url.location + "-wal", atomically: false, encoding: .utf8)
+        let refused = #expect(throws: StrataError.self) { try openStore(url) }
+        #expect(refused?.code == .storeCorrupt)
+        #expect(try String(contentsOfFile: url.location + "-wal", encoding: .utf8) == "committed pages")
+        #expect(!FileManager.default.fileExists(atPath: url.location))
+
+        try Data().write(to: URL(fileURLWithPath: url.location + "-wal"))
         let store = try openStore(url)
         let id = try store.obtainPermanentIDs(for: "Department", count: 1)[0]
         try store.save(SaveRequest(inserts: [makeSnapshot(id, in: store.model, ["name": "one"])]))
         try store.close()
         #expect(try openStore(url).execute(FetchRequest(entityName: "Department")).snapshots().count == 1)
+    }
+
+    /// VACUUM, ANALYZE and an index a user adds change SQLite's schema version but not the
+    /// schema the model describes: the open store keeps saving.
+    @Test func maintenanceUnderAnOpenStoreDoesNotRefuseItsNextSave() throws {
+        let url = temporaryStoreURL()
+        let store = try openStore(url)
+        defer { try? store.close() }
+        let ids = try store.obtainPermanentIDs(for: "Department", count: 4)
+        try store.save(SaveRequest(inserts: [makeSnapshot(ids[0], in: store.model, ["name": "before"])]))
+        for (index, sql) in ["VACUUM", "ANALYZE", "CREATE INDEX userIndex ON \"Department\" (\"name\")"].enumerated() {
+            var db: OpaquePointer?
+            #expect(sqlite3_open(url.location, &db) == SQLITE_OK)
+            #expect(sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK, "\(sql)")
+            sqlite3_close(db)
+            try store.save(SaveRequest(inserts: [makeSnapshot(ids[index + 1], in: store.model, ["name": .string("after \(sql)")])]))
+        }
+        #expect(try store.execute(FetchRequest(entityName: "Department")).snapshots().count == 4)
     }
 
     /// A store whose schema another program changed after it was opened (a migration that
@@ -84,7 +110,10 @@ import Testing
         try store.save(SaveRequest(inserts: [makeSnapshot(ids[0], in: store.model, ["name": "before"])]))
         var db: OpaquePointer?
         #expect(sqlite3_open(url.location, &db) == SQLITE_OK)
+        // What a migration to a model whose departments have a budget does.
         #expect(sqlite3_exec(db, "ALTER TABLE \"Department\" ADD COLUMN \"budget\" REAL NOT NULL DEFAULT 1", nil, nil, nil) == SQLITE_OK)
+        #expect(sqlite3_exec(db, "UPDATE \"_strata_metadata\" SET \"value\" = 'v2' WHERE \"key\" = 'modelVersionIdentifier'", nil, nil, nil) == SQLITE_OK)
+        #expect(sqlite3_exec(db, "UPDATE \"_strata_metadata\" SET \"value\" = 'a-later-hash' WHERE \"key\" = 'modelVersionHash'", nil, nil, nil) == SQLITE_OK)
         sqlite3_close(db)
         let error = #expect(throws: StrataError.self) {
             try store.save(SaveRequest(inserts: [makeSnapshot(ids[1], in: store.model, ["name": "after"])]))

@@ -73,10 +73,10 @@ public final class LMDBStore: NativeQueryEvaluating, @unchecked Sendable {
     static func open(_ url: StoreURL, model: Model, options storeOptions: StoreOptions) throws -> LMDBStore {
         let options = try LMDBOptions(storeOptions, url: url)
         let path = try LMDBDirectory.path(of: url)
-        let accessLock = try StoreAccessLock.acquire(.shared, forStoreAt: path, url: url)
         if !options.readOnly { LMDBStoreCreation.removeAbandoned(at: path) }
         var state = try LMDBDirectory.state(path)
         try LMDBDirectory.check(state, at: path, options: options)
+        let accessLock = try StoreAccessLock.acquire(.shared, forStoreAt: path, url: url, readOnly: options.readOnly)
         switch state {
         case .missing, .emptyDirectory:
             try LMDBStoreCreation.create(at: path, state: state, model: model, options: options, identifier: storeOptions.identifierForNewStore)

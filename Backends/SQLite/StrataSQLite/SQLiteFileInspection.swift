@@ -87,26 +87,36 @@ enum SQLiteFileInspection {
         }
     }
 
-    /// Whether a read-only open of `path` must read the file as immutable: its directory cannot
-    /// be written (read-only media, or another user's directory), so SQLite cannot create the
-    /// `-shm` file it reads a WAL database through, and no `-wal` file holds changes the main
-    /// file lacks. Immutable reads see the main file as it is.
+    /// Whether a read-only open of `path` must read the file as immutable: it lies on read-only
+    /// media, where SQLite cannot create the `-shm` file it reads a WAL database through, no
+    /// process can change it, and no `-wal` file holds changes the main file lacks.
     ///
-    /// - Throws: ``StrataError/Code/readOnly`` when the directory cannot be written and a `-wal`
-    ///   file with no `-shm` beside it holds changes: they cannot be read.
+    /// - Throws: ``StrataError/Code/readOnly`` when the directory cannot be written and the store
+    ///   cannot be read: on a writable filesystem (another user's directory: its owner may be
+    ///   writing the store, so reading it as immutable could see a damaged state), or with a
+    ///   `-wal` file holding changes and no `-shm` beside it.
     static func mustReadImmutably(_ path: String) throws -> Bool {
         let directory = directory(of: path)
         guard access(directory, W_OK) != 0 else { return false }
         guard access(path + "-shm", F_OK) != 0 else { return false }
         var info = stat()
-        if stat(path + "-wal", &info) == 0 && info.st_size > 0 {
+        let walHoldsChanges = stat(path + "-wal", &info) == 0 && info.st_size > 0
+        guard isOnReadOnlyFilesystem(directory), !walHoldsChanges else {
             throw StrataError(
                 .readOnly,
-                "the store '\(path)' cannot be read: its directory '\(directory)' is not writable and its write-ahead log '\(path)-wal' holds changes that SQLite can only read through a -shm file it would create there; make the directory writable, or copy the store with its -wal file",
+                "the store '\(path)' cannot be read: its directory '\(directory)' is not writable, and SQLite needs to create the store's -shm file there to read a WAL database; make the directory writable, or copy the store"
+                    + (walHoldsChanges ? " with its -wal file" : ""),
                 location: ["path": path]
             )
         }
         return true
+    }
+
+    /// Whether the filesystem holding `directory` is mounted read-only.
+    static func isOnReadOnlyFilesystem(_ directory: String) -> Bool {
+        var info = statvfs()
+        guard statvfs(directory, &info) == 0 else { return false }
+        return info.f_flag & UInt(ST_RDONLY) != 0
     }
 
     /// Creates an empty file readable and writable by its owner only (0600). Returns `false`

@@ -7,7 +7,10 @@ extension SQLiteStore {
     static func open(_ url: StoreURL, model: Model, options storeOptions: StoreOptions) throws -> SQLiteStore {
         let path = try SQLiteBackend.path(of: url)
         var options = try SQLiteStoreOptions(storeOptions, url: url)
-        let accessLock = try StoreAccessLock.acquire(.shared, forStoreAt: path, url: url, timeoutMilliseconds: Int(options.busyTimeoutMilliseconds))
+        if !options.readOnly, try SQLiteFileInspection.inspect(path) != .missing {
+            try SQLiteFileInspection.requireWritable(path, fileExists: true)
+        }
+        let accessLock = try StoreAccessLock.acquire(.shared, forStoreAt: path, url: url, timeoutMilliseconds: Int(options.busyTimeoutMilliseconds), readOnly: options.readOnly)
         if try SQLiteFileInspection.inspect(path) == .missing {
             guard options.createIfMissing && !options.readOnly else {
                 throw StrataError(

@@ -38,12 +38,13 @@ public final class SQLiteStore: PersistentStore, NativeQueryEvaluating {
 
     /// The store-wide lock, held shared while the store is open (see `StoreAccessLock`).
     private let accessLock: StoreAccessLock?
-    /// SQLite's schema version when the store was opened (`nil` when read-only).
-    let openedSchemaVersion: Int64?
+    /// SQLite's schema version when the store was opened, or last checked to still match the
+    /// model (`nil` when read-only).
+    private let schemaVersion: Locked<Int64?>
 
     init(url: StoreURL, model: Model, identifier: String, path: String, options: SQLiteStoreOptions, writer: SQLiteConnection?, reader: SQLiteConnection?, accessLock: StoreAccessLock?) throws {
         self.accessLock = accessLock
-        self.openedSchemaVersion = try writer?.scalarText("PRAGMA schema_version").flatMap { Int64($0) }
+        self.schemaVersion = Locked(try writer?.scalarText("PRAGMA schema_version").flatMap { Int64($0) })
         self.url = url
         self.model = model
         self.identifier = identifier
@@ -117,15 +118,26 @@ public final class SQLiteStore: PersistentStore, NativeQueryEvaluating {
     }
 
     /// Throws ``StrataError/Code/modelMismatch`` when the schema changed since the store was
-    /// opened: another program migrated it (one that ignores Strata's store lock, or an older
-    /// version of Strata). Writing rows of the model this store was opened with into the new
-    /// schema would corrupt it. Runs at the start of every write transaction.
+    /// opened into one its model does not describe: another program migrated it (one that
+    /// ignores Strata's store lock, or an older version of Strata). Writing rows of the model this
+    /// store was opened with into the new schema would corrupt it. A change that leaves the
+    /// schema matching the model (VACUUM, ANALYZE, an index a user added) is accepted. Runs at
+    /// the start of every write transaction: one `PRAGMA schema_version`.
     private func checkSchemaUnchanged(_ connection: SQLiteConnection) throws {
-        let current = try connection.scalarText("PRAGMA schema_version").flatMap { Int64($0) }
-        guard let openedSchemaVersion, let current, current != openedSchemaVersion else { return }
+        let statement = try connection.prepare("PRAGMA schema_version")
+        defer { statement.reset() }
+        guard try statement.step() else { return }
+        let current = statement.int64(0)
+        let known = schemaVersion.withLock { $0 }
+        guard let known, current != known else { return }
+        let metadata = try SQLiteMetadataTable.read(from: connection)
+        if metadata?.modelVersionHash == model.versionHash, (try? SQLiteSchema(model: model).verify(on: connection, path: path)) != nil {
+            schemaVersion.withLock { $0 = current }
+            return
+        }
         throw StrataError(
             .modelMismatch,
-            "the store at '\(path)' was changed by another process (its schema version went from \(openedSchemaVersion) to \(current), as a migration does) since it was opened with model version \(model.versionIdentifier); nothing was written; open it again",
+            "the store at '\(path)' was changed by another process since it was opened with model version \(model.versionIdentifier): its schema" + (metadata.map { " is now that of model version \($0.modelVersionIdentifier)" } ?? " no longer matches the model") + "; nothing was written; open it again",
             location: ["path": path, "modelVersion": model.versionIdentifier]
         )
     }

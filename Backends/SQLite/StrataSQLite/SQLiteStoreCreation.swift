@@ -23,26 +23,32 @@ enum SQLiteStoreCreation {
         let directory = SQLiteFileInspection.directory(of: path)
         let name = (path as NSString).lastPathComponent
         removeLeftovers(of: name, in: directory)
-        // A write-ahead log with no database is a deleted store's: SQLite would replay it into
-        // the new one.
-        if access(path, F_OK) != 0 { for orphan in [path + "-wal", path + "-shm", path + "-journal"] { unlink(orphan) } }
+        try removeOrphanCompanions(of: path)
         let temporary = directory + "/" + temporaryPrefix(of: name) + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         guard try SQLiteFileInspection.createFile(temporary) else {
             throw StrataError(.io, "cannot create the store '\(path)': the temporary file '\(temporary)' exists", location: ["path": path])
         }
-        defer { removeDatabase(at: temporary) }
+        // Held while the file is built: the sweep of leftovers takes it to know the creator is
+        // gone (a process ID cannot say so across PID namespaces or hosts).
+        let claim = open(temporary, O_RDONLY | O_CLOEXEC)
+        if claim >= 0 { _ = flock(claim, LOCK_EX) }
+        defer {
+            removeDatabase(at: temporary)
+            if claim >= 0 { close(claim) }
+        }
         try build(temporary, url: url, model: model, options: options)
         try syncFile(temporary, for: path)
         if link(temporary, path) != 0 {
             let code = errno
             if code == EEXIST { return false }
-            // Filesystems without hard links: rename, unless the store appeared meanwhile.
-            guard code == EPERM || code == EOPNOTSUPP || code == ENOSYS || code == EMLINK else {
+            // Filesystems without hard links: a rename that never replaces.
+            guard code == EPERM || code == EOPNOTSUPP || code == ENOTSUP || code == ENOSYS || code == EMLINK else {
                 throw failure(code, "cannot put the new store in place at '\(path)'", path: path)
             }
-            if access(path, F_OK) == 0 { return false }
-            guard rename(temporary, path) == 0 else {
-                throw failure(errno, "cannot put the new store in place at '\(path)'", path: path)
+            if cstrata_rename_noreplace(temporary, path) != 0 {
+                let renameCode = errno
+                if renameCode == EEXIST { return false }
+                throw failure(renameCode, "cannot put the new store in place at '\(path)' (this filesystem has no hard links, and no rename that refuses to replace a file)", path: path)
             }
         }
         syncDirectory(directory)
@@ -76,11 +82,36 @@ enum SQLiteStoreCreation {
     private static func removeLeftovers(of name: String, in directory: String) {
         let prefix = temporaryPrefix(of: name)
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-        for entry in entries where entry.hasPrefix(prefix) {
-            // `.NAME.creating-PID-RANDOM`, and its `-wal`, `-shm` and `-journal` companions.
-            guard let pid = entry.dropFirst(prefix.count).split(separator: "-").first.flatMap({ Int32($0) }), pid > 0 else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { unlink(directory + "/" + entry) }
+        // `.NAME.creating-PID-RANDOM`, and its `-wal`, `-shm` and `-journal` companions: a file
+        // whose creator is gone is no longer locked.
+        for entry in entries where entry.hasPrefix(prefix) && !entry.hasSuffix("-wal") && !entry.hasSuffix("-shm") && !entry.hasSuffix("-journal") {
+            let file = directory + "/" + entry
+            let fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            var info = stat()
+            guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
+            removeDatabase(at: file)
         }
+    }
+
+    /// Removes what a deleted store left beside its name: an empty write-ahead log, a `-shm`
+    /// index, a rollback journal (which only undoes a transaction of a database that is gone).
+    ///
+    /// - Throws: ``StrataError/Code/storeCorrupt`` when a `-wal` file holds data: it may hold
+    ///   committed transactions of a store whose database file was moved away, and SQLite would
+    ///   replay it into the new store.
+    private static func removeOrphanCompanions(of path: String) throws {
+        guard access(path, F_OK) != 0 else { return }
+        var info = stat()
+        if stat(path + "-wal", &info) == 0 && info.st_size > 0 {
+            throw StrataError(
+                .storeCorrupt,
+                "'\(path)-wal' holds \(info.st_size) bytes of a store whose database file '\(path)' is missing; move the database back beside it, or move the -wal file away, before creating a store here",
+                location: ["path": path, "wal": path + "-wal"]
+            )
+        }
+        for orphan in [path + "-wal", path + "-shm", path + "-journal"] { unlink(orphan) }
     }
 
     /// Removes a database file and its companions, ignoring what is not there.

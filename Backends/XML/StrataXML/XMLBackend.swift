@@ -49,7 +49,8 @@ public struct XMLBackend: StoreBackend {
         let storeOptions = try XMLStoreOptions(options)
         let accessLock = try StoreAccessLock.acquire(
             .shared, forStoreAt: path, url: url,
-            timeoutMilliseconds: options["lockTimeout"] == nil ? StoreAccessLock.defaultTimeoutMilliseconds : storeOptions.lockTimeoutMilliseconds
+            timeoutMilliseconds: options["lockTimeout"] == nil ? StoreAccessLock.defaultTimeoutMilliseconds : storeOptions.lockTimeoutMilliseconds,
+            readOnly: options.readOnly
         )
         let layout = XMLModelLayout(model: model)
         if XMLFileIdentity.of(path: path) == nil {
