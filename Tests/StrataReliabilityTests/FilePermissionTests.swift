@@ -20,6 +20,7 @@ import Testing
             "store.sqlite": "600", "store.sqlite-wal": "600", "store.sqlite-shm": "600",
             "store-lmdb": "700", "store-lmdb/data.mdb": "600", "store-lmdb/lock.mdb": "600",
             "store.xml": "600", "store.xml.lock": "600", "store.xml.keys": "600",
+            "store.sqlite.strata-lock": "600", "store-lmdb.strata-lock": "600", "store.xml.strata-lock": "600",
         ]
         #expect(modes == expected)
         reportCount("file modes: \(modes.count) files checked with umask 0")
