@@ -83,6 +83,17 @@ struct JSONLinesRefTable {
             insert(number, hash: hash)
             start = end
         }
+        _checkInvariants()
+    }
+
+    /// In debug builds: the table is a power of two, at most half full, and finds every ref
+    /// under its own number.
+    func _checkInvariants() {
+        #if DEBUG
+        precondition(slots.count.nonzeroBitCount == 1 && ends.count * 2 <= slots.count)
+        precondition(slots.reduce(0) { $0 + ($1 == 0 ? 0 : 1) } == ends.count)
+        for number in ends.indices { precondition(lookup(ref(number)) == number, "ref \(number) is not found under its number") }
+        #endif
     }
 
     /// A seeded hash (SipHash, through `Hasher`), so no input can make every ref collide.
