@@ -9,9 +9,11 @@ struct ImportCommand: ParsableCommand {
         abstract: "Import objects from a JSON Lines file (or - for standard input) into a store.",
         discussion: """
             One object per line: {"entity":"Employee","ref":"e1","attributes":{...},"relationships":{"department":"d1"}}.
-            The whole file is checked first and then saved at once: on any problem (reported with
-            its line number) nothing is imported. A missing store is created at the current model
-            version, or at --version.
+            The whole file is checked first, against the model's rules too, and only then written,
+            in batches: on any problem (reported with its line number) nothing is imported. The
+            input is read twice (standard input is first copied to a private temporary file), so
+            memory does not grow with the file. A missing store is created at the current model
+            version, or at --version; it is removed again if the import fails.
             """
     )
 
@@ -31,23 +33,36 @@ struct ImportCommand: ParsableCommand {
             let environment = try ToolEnvironment(options)
             let url = try storeURL(url)
             let backend = try environment.backend(for: url)
+            let exists = try backend.metadata(at: url) != nil
             let model: Model
             if let version {
                 model = try environment.version(named: version)
-            } else if try backend.metadata(at: url) != nil {
+            } else if exists {
                 model = try environment.existing(url).model
             } else {
                 model = environment.versioned.current
             }
-            let data: Data
-            do {
-                data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
-            } catch {
-                throw StrataError(.io, "cannot read \(file): \(error.localizedDescription)", location: ["file": file])
+            let input = file == "-" ? try StandardInputSpool() : nil
+            defer { input?.remove() }
+            let path = input?.path ?? file
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw StrataError(.io, "cannot read \(file): no such readable file", location: ["file": file])
             }
-            let store = try backend.open(url, model: model, options: StoreOptions())
-            defer { try? store.close() }
-            let report = try JSONLinesImporter().importLines(data, source: file, into: store)
+            // A store this import creates gets an identifier of its own, so that a failed import
+            // removes that store and never one another process made meanwhile.
+            let created = exists ? nil : UUID().uuidString
+            let store = try backend.open(url, model: model, options: StoreOptions(identifierForNewStore: created))
+            let report: JSONLinesImporter.Report
+            do {
+                report = try JSONLinesImporter(batchSize: Self.batchSize(for: url)).importLines(contentsOf: URL(fileURLWithPath: path), source: file, into: store)
+                try store.close()
+            } catch {
+                try? store.close()
+                if let created, try backend.metadata(at: url)?.storeIdentifier == created {
+                    try backend.destroyStore(at: url)
+                }
+                throw error
+            }
             if options.json {
                 print(JSONNode.object([
                     ("url", .string(url.description)), ("modelVersion", .string(model.versionIdentifier)),
@@ -58,4 +73,41 @@ struct ImportCommand: ParsableCommand {
             }
         }
     }
+}
+
+extension ImportCommand {
+    /// Objects per save: 1,000, but 100,000 for an XML store, which holds every object in memory
+    /// anyway and writes its whole file at each save (so small batches would write it thousands
+    /// of times).
+    static func batchSize(for url: StoreURL) -> Int { url.scheme == "xml" ? 100_000 : 1_000 }
+}
+
+/// Standard input copied to a new file only this user can read, so that an import can read it
+/// twice; ``remove()`` deletes it.
+struct StandardInputSpool {
+    let path: String
+
+    init() throws {
+        let directory = FileManager.default.temporaryDirectory.path
+        let path = directory + "/strata-import-\(UUID().uuidString).jsonl"
+        let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY, 0o600)
+        guard descriptor >= 0 else {
+            let code = errno
+            throw StrataError(.io, "cannot create a temporary file in \(directory) for standard input: \(String(cString: strerror(code)))", location: ["path": path])
+        }
+        self.path = path
+        let output = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        do {
+            while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty {
+                try output.write(contentsOf: chunk)
+            }
+            try output.close()
+        } catch {
+            try? output.close()
+            unlink(path)
+            throw StrataError(.io, "cannot copy standard input to \(path): \(error.localizedDescription)", location: ["path": path])
+        }
+    }
+
+    func remove() { unlink(path) }
 }

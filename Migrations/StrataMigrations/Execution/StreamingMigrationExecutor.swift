@@ -11,6 +11,10 @@ import StrataCore
 /// (XML); SQLite, whose `-wal` file belongs to the database it was written for, always migrates
 /// natively.
 ///
+/// Every object is checked against the destination model's rules (``PropertyRules``, what a
+/// context's save checks) before it is written; one that breaks them stops the migration with
+/// ``StrataError/Code/validationFailed`` and the store unchanged.
+///
 /// Crash safety: until the swap the old store is untouched and complete, and a leftover staging
 /// store is deleted at the next run; the swap itself is atomic. Memory: one batch of snapshots
 /// plus the list of one entity's object IDs at a time (16 bytes and the ID per object).
@@ -153,6 +157,7 @@ public struct StreamingMigrationExecutor: Sendable {
                     let snapshots = try source.execute(FetchRequest(entityName: mapping.sourceEntity!, objectIDs: batch)).snapshots()
                     var transformed = try snapshots.map(transformer.transform)
                     if pass == 0 {
+                        try checkRules(transformed, of: entity, step: step, url: from)
                         if !entity.relationships.isEmpty {
                             for i in transformed.indices { transformed[i].relationships = entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) } }
                         }
@@ -169,6 +174,16 @@ public struct StreamingMigrationExecutor: Sendable {
         for (key, value) in try source.metadata().userInfo { userInfo[key] = value }
         for (key, value) in metadataChanges { userInfo[key] = value }
         if !userInfo.isEmpty { try destination.save(SaveRequest(metadataChanges: userInfo)) }
+    }
+
+    /// Refuses objects that break the destination model's rules (the rules a context's save
+    /// applies), so a migration never writes what the new model forbids.
+    private func checkRules(_ snapshots: [Snapshot], of entity: Entity, step: MigrationStep, url: StoreURL) throws {
+        var failures: [ValidationFailure] = []
+        for snapshot in snapshots { failures += try PropertyRules.failures(of: snapshot, entity: entity) }
+        guard let first = failures.first else { return }
+        throw StrataError(.validationFailed, "migrating \(step.name): \(failures.count) value\(failures.count == 1 ? "" : "s") of \(entity.name) objects break the rules of model version \(step.destination.versionIdentifier), first \(first); fix them and migrate again; the store is unchanged",
+                          location: ["url": url.description, "entity": entity.name, "object": first.objectID.uriRepresentation], validationFailures: failures)
     }
 
     /// Makes keys up to `maxKey` of `entity` insertable in the fresh store.

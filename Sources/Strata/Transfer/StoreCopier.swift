@@ -18,9 +18,13 @@ import StrataCore
 /// pass (Project.members when Employee.projects was deferred). Objects updated by these passes
 /// end at version 2 or 3 instead of 1.
 ///
+/// Every object is checked against the model's rules (``PropertyRules``, what a context's save
+/// checks) before it is written: a source object that breaks them stops the copy with
+/// ``StrataError/Code/validationFailed``.
+///
 /// Memory: the IDs of one entity, the IDs of the objects left for the second pass, and one
-/// batch of snapshots. A copy that fails midway leaves the destination with the batches
-/// saved so far; it is a new store, so copy again with `replacingExisting`.
+/// batch of snapshots. A copy that fails midway removes the destination when the copy created
+/// it; an empty destination that existed before keeps the batches saved so far.
 ///
 /// The destination is refused when it already holds objects, unless the caller passes
 /// `replacingExisting: true`, which destroys it first (that is the only way this type deletes
@@ -55,7 +59,8 @@ public struct StoreCopier: Sendable {
     ///   - progress: called after each batch with the entity being copied and the objects of it
     ///     copied so far.
     /// - Throws: ``StrataError/Code/invalidRequest`` for a non-empty destination or a batch size
-    ///   below 1, ``StrataError/Code/unsupported`` when the destination cannot keep keys,
+    ///   below 1, ``StrataError/Code/validationFailed`` for a source object that breaks the
+    ///   model's rules, ``StrataError/Code/unsupported`` when the destination cannot keep keys,
     ///   ``StrataError/Code/modelMismatch`` when the destination was written with another model,
     ///   and the stores' errors.
     @discardableResult
@@ -98,8 +103,29 @@ public struct StoreCopier: Sendable {
                 }
             }
         }
+        // A destination this copy creates gets an identifier of its own, so that a failed copy
+        // removes that store and never one another process made meanwhile.
+        var options = options
+        let created = try backend.metadata(at: destination) == nil ? (options.identifierForNewStore ?? UUID().uuidString) : nil
+        if let created { options.identifierForNewStore = created }
         let opened = try backend.open(destination, model: model, options: options)
-        defer { try? opened.close() }
+        do {
+            let report = try fill(opened, from: source, progress: progress)
+            try opened.close()
+            return report
+        } catch {
+            try? opened.close()
+            if let created, try backend.metadata(at: destination)?.storeIdentifier == created {
+                try backend.destroyStore(at: destination)
+            }
+            throw error
+        }
+    }
+
+    /// Copies every object of `source` into `opened`.
+    private func fill(_ opened: any PersistentStore, from source: any PersistentStore, progress: (MigrationProgress) -> Void) throws -> Report {
+        let model = source.model
+        let destination = opened.url
         guard let target = opened as? any KeyPreservingStore else {
             throw StrataError(.unsupported, "the \(destination.scheme) store at \(destination) cannot insert objects under given keys (KeyPreservingStore), so it cannot be copied into",
                               location: ["url": destination.description])
@@ -126,6 +152,11 @@ public struct StoreCopier: Sendable {
                 var inserts: [Snapshot] = []
                 inserts.reserveCapacity(snapshots.count)
                 for snapshot in snapshots {
+                    let failures = try PropertyRules.failures(of: snapshot, entity: entity)
+                    if let first = failures.first {
+                        throw StrataError(.validationFailed, "\(snapshot.objectID) of \(source.url) breaks the model's rules (\(failures.map { "\($0.property ?? ""): \($0.reason)" }.joined(separator: "; "))), so it cannot be copied; fix it (strata validate lists every violation) and copy again; nothing was copied",
+                                          location: ["url": source.url.description, "object": first.objectID.uriRepresentation, "key": first.property ?? ""], validationFailures: failures)
+                    }
                     var insert = Self.rehome(snapshot, into: target.identifier)
                     let trimmed = copied.trim(&insert.relationships, of: entity)
                     if !trimmed.isEmpty {

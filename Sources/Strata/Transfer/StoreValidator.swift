@@ -3,11 +3,15 @@ import StrataCore
 
 /// Checks every object of a store against its model's rules, as a save through a context
 /// would: required values, minimum and maximum, lengths, patterns, required to-one
-/// relationships, to-many counts, and unique constraints across the whole store.
+/// relationships, to-many counts, and unique constraints across the whole store. It also checks
+/// what the engine keeps true by itself: both sides of every relationship agree (an employee's
+/// department lists the employee among its employees, and the other way round), and no to-many
+/// relationship lists one object twice.
 ///
 /// A store can hold objects that break these rules (they were written by another tool, by a
 /// batch update, or before a rule was added); this finds them without changing anything.
-/// Memory: one batch of snapshots, plus the values of each unique constraint's entity.
+/// Memory: one batch of snapshots, the values of each unique constraint's entity, and 32 bytes
+/// per link of a relationship that has an inverse.
 public struct StoreValidator: Sendable {
     /// Objects fetched at a time.
     public var batchSize: Int
@@ -21,7 +25,8 @@ public struct StoreValidator: Sendable {
     public struct Report: Sendable, Hashable {
         /// Objects checked, by entity name.
         public var checked: [String: Int]
-        /// Every violation, entity by entity in model order, objects in primary-key order.
+        /// Every violation: the objects' own, entity by entity in model order and objects in
+        /// primary-key order, then relationships whose sides disagree, pair by pair.
         public var violations: [ValidationFailure]
     }
 
@@ -31,6 +36,7 @@ public struct StoreValidator: Sendable {
     ///   not a valid regular expression.
     public func validate(_ store: any PersistentStore) throws -> Report {
         var report = Report(checked: [:], violations: [])
+        var inverses = InverseLedger(model: store.model)
         for entity in store.model.entities {
             let ids = try store.fetch(FetchRequest(entityName: entity.name, resultType: .objectIDs)).objectIDs()
             report.checked[entity.name] = ids.count
@@ -40,7 +46,9 @@ public struct StoreValidator: Sendable {
             while start < ids.count {
                 let batch = Array(ids[start..<min(start + batchSize, ids.count)])
                 for snapshot in try store.fetch(FetchRequest(entityName: entity.name, objectIDs: batch)).snapshots() {
-                    report.violations += try Self.failures(of: snapshot, entity: entity)
+                    report.violations += try PropertyRules.failures(of: snapshot, entity: entity)
+                    report.violations += Self.repeatedTargets(of: snapshot, entity: entity)
+                    inverses.record(snapshot, entity: entity)
                     for (c, indexes) in constraintIndexes.enumerated() {
                         let key = indexes.map { snapshot.attributes[$0] }
                         if key.contains(where: \.isNull) { continue }
@@ -56,17 +64,20 @@ public struct StoreValidator: Sendable {
                 start += batch.count
             }
         }
+        report.violations += inverses.disagreements(storeIdentifier: store.identifier)
         return report
     }
 
-    /// The rule violations of one object's own values (unique constraints aside).
-    static func failures(of snapshot: Snapshot, entity: Entity) throws -> [ValidationFailure] {
+    /// A failure for each object a to-many relationship of `snapshot` lists more than once.
+    static func repeatedTargets(of snapshot: Snapshot, entity: Entity) -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
-        for (attribute, value) in zip(entity.attributes, snapshot.attributes) {
-            failures += try PropertyRules.failures(of: value, for: attribute, objectID: snapshot.objectID)
-        }
-        for (relationship, value) in zip(entity.relationships, snapshot.relationships) {
-            failures += PropertyRules.failures(ofTargetCount: value.targets.count, for: relationship, objectID: snapshot.objectID)
+        for (relationship, value) in zip(entity.relationships, snapshot.relationships) where relationship.isToMany && value.targets.count > 1 {
+            var seen: Set<ObjectID> = []
+            var reported: Set<ObjectID> = []
+            for target in value.targets where !seen.insert(target).inserted && reported.insert(target).inserted {
+                let times = value.targets.reduce(0) { $0 + ($1 == target ? 1 : 0) }
+                failures.append(ValidationFailure(objectID: snapshot.objectID, property: relationship.name, reason: "lists \(target) \(times) times"))
+            }
         }
         return failures
     }

@@ -20,12 +20,18 @@ public indirect enum JSONNode: Sendable, Hashable {
     /// An object, with its keys in document order.
     case object([(String, JSONNode)])
 
-    /// Parses `data`.
+    /// Parses `data`, which must be UTF-8 (RFC 8259): invalid UTF-8 is an error, not replaced.
+    /// A number too large for a `Double` (`1e400`) is an error, not infinity.
     ///
-    /// - Throws: ``StrataError/Code/invalidModel``-free parse errors are reported by the caller's
-    ///   code: this throws ``JSONSyntaxError`` with the byte offset, line and column.
+    /// - Throws: ``JSONSyntaxError`` with the byte offset, line and column; callers turn it into
+    ///   a ``StrataError`` of their own code.
     public static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONNode {
-        var parser = JSONParser(bytes: Array(data))
+        try parse(bytes: Array(data))
+    }
+
+    /// Parses `bytes` (see ``parse(_:)``).
+    public static func parse(bytes: [UInt8]) throws(JSONSyntaxError) -> JSONNode {
+        var parser = JSONParser(bytes: bytes)
         return try parser.parseDocument()
     }
 
@@ -174,6 +180,9 @@ private struct JSONParser {
     }
 
     mutating func parseDocument() throws(JSONSyntaxError) -> JSONNode {
+        if let invalid = UTF8Validation.firstInvalidOffset(in: bytes) {
+            throw error("invalid UTF-8: the byte 0x\(String(bytes[invalid], radix: 16, uppercase: true)) does not start a valid sequence", at: invalid)
+        }
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
         skipSpace()
         let node = try parseValue()
@@ -350,7 +359,7 @@ private struct JSONParser {
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isInteger, let i = Int64(text) { return .integer(i) }
-        guard let d = Double(text) else { throw error("number out of range", at: start) }
+        guard let d = Double(text), d.isFinite else { throw error("the number \(text.count > 40 ? String(text.prefix(40)) + "..." : text) is out of the range of a 64-bit floating-point number", at: start) }
         return .double(d)
     }
 }

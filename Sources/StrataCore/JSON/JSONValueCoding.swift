@@ -47,6 +47,9 @@ public enum JSONValueCoding {
             case .string("-Infinity"): d = -.infinity
             default: throw mismatch("a number (or \"NaN\", \"Infinity\", \"-Infinity\")")
             }
+            if type == .float, d.isFinite, !Float(d).isFinite {
+                throw StrataError(.typeMismatch, "\(what()) = \(d) does not fit in a float")
+            }
             return type == .double ? .double(d) : .float(Float(d))
         case .decimal:
             switch node {
