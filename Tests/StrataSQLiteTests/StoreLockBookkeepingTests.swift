@@ -105,4 +105,33 @@ import Testing
         #expect(lock != nil)
         lock?.release()
     }
+
+    /// Deleting a store removes its lock file too (nothing is left), and a process that waited on
+    /// the removed file locks the new one: the store it then creates is locked like any other.
+    @Test func deletingAStoreRemovesItsLockFileAndWaitersLockTheNewOne() throws {
+        let url = temporaryStoreURL()
+        let lockFile = StoreAccessLock.lockFilePath(forStoreAt: StoreAccessLock.realPath(url.location))
+        try openStore(url).close()
+        #expect(FileManager.default.fileExists(atPath: lockFile))
+        try SQLiteBackend().destroyStore(at: url)
+        #expect(!FileManager.default.fileExists(atPath: lockFile), "the lock file goes with the store")
+
+        try openStore(url).close()
+        let deleting = try SQLiteBackend().lockForMigration(of: url, timeoutMilliseconds: 50)
+        let opened = Locked<SQLiteStore?>(nil)
+        let waiter = Thread {
+            opened.withLock { $0 = try? openStore(url, options: StoreOptions(values: ["busyTimeout": "10000"])) }
+        }
+        waiter.start()
+        usleep(100_000)
+        try SQLiteBackend().destroyStore(at: url)
+        deleting?.removeFileOfDeletedStore()
+        deleting?.release()
+        while !waiter.isFinished { usleep(1_000) }
+        let store = try #require(opened.withLock { $0 }, "the waiter opened (and created) the store")
+        #expect(FileManager.default.fileExists(atPath: lockFile), "the waiter locked a new lock file")
+        let busy = #expect(throws: StrataError.self) { _ = try SQLiteBackend().lockForMigration(of: url, timeoutMilliseconds: 50) }
+        #expect(busy?.code == .storeBusy, "the new store is locked by the open that created it")
+        try store.close()
+    }
 }

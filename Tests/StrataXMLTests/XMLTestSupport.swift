@@ -88,7 +88,7 @@ func write(_ text: String, to path: String) {
 }
 
 extension Array where Element == String {
-    /// The names without the store locks' files (`NAME.strata-lock`), which stay for good beside
-    /// every store that was ever opened.
+    /// The names without the store locks' files (`NAME.strata-lock`), which stay beside a store
+    /// that was opened until the store is deleted.
     var withoutStoreLocks: [String] { filter { !$0.hasSuffix(".strata-lock") } }
 }

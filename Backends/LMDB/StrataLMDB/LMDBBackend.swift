@@ -90,6 +90,7 @@ public struct LMDBBackend: StoreBackend {
         if rmdir(path) != 0 && errno != ENOENT && errno != ENOTEMPTY {
             throw LMDBDirectory.failure(path, errno: errno, doing: "removing the directory")
         }
+        lock?.removeFileOfDeletedStore()
     }
 }
 

@@ -65,6 +65,7 @@ public struct SQLiteBackend: StoreBackend {
                 throw StrataError(.io, "cannot delete '\(file)': \(SQLiteFileInspection.errnoText(code))", location: ["path": file], underlying: SQLiteFileInspection.errnoText(code))
             }
         }
+        lock?.removeFileOfDeletedStore()
     }
 
     /// The store file, then its `-wal`, `-shm` and `-journal` companions.

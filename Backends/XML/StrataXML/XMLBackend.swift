@@ -100,15 +100,16 @@ public struct XMLBackend: StoreBackend {
         for victim in [path, path + ".lock", path + ".keys"] where unlink(victim) != 0 && errno != ENOENT {
             throw XMLAtomicFile.ioError("cannot delete \(victim)", path: victim)
         }
+        lock?.removeFileOfDeletedStore()
     }
 
-    /// The file path of `url`.
     /// The store file, then its writer lock and key ledger.
     public func files(of url: StoreURL) throws -> [String] {
         let path = try Self.path(of: url)
         return [path, path + ".lock", path + ".keys"]
     }
 
+    /// The file path of `url`.
     static func path(of url: StoreURL) throws -> String {
         guard url.scheme == schemeName else {
             throw StrataError(.invalidStoreURL, "'\(url)' is not an xml: URL", location: ["url": url.description])

@@ -20,9 +20,11 @@ import Darwin
 /// the store's real path (symbolic links and `..` resolved), so every spelling of one store locks
 /// one file. The file is created with the store file's permission bits (0600 for a new store),
 /// and widened to them whenever its owner opens the store after they changed, so that every user
-/// who may write the store may lock it; it is never followed as a symbolic link, and never deleted (deleting a lock
-/// file lets two processes lock two different inodes). A read-only open that can neither create
-/// nor open it (read-only media, another user's 0600 file) reads without it; a writing one fails.
+/// who may write the store may lock it; it is never followed as a symbolic link. It is removed
+/// only with its store, by the holder of the exclusive lock (``removeFileOfDeletedStore()``): a
+/// process that opened the file before that finds it gone once it gets the lock, and locks the
+/// new one. A read-only open that can neither create nor open it (read-only media, another
+/// user's 0600 file) reads without it; a writing one fails.
 ///
 /// Within a process, `flock` cannot tell one holder from another, so this type keeps one file
 /// descriptor per lock file (by device and inode, so a bind mount shares it too) and counts its
@@ -93,14 +95,22 @@ public final class StoreAccessLock: @unchecked Sendable {
     ) throws -> StoreAccessLock? {
         let real = realPath(storePath)
         let lockPath = lockFilePath(forStoreAt: real)
-        guard let entry = try Table.shared.entry(for: lockPath, storePath: real, url: url, skipWhenUnavailable: mode == .shared && readOnly) else {
-            return nil
-        }
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, timeoutMilliseconds)) * 1_000_000
         var pause: UInt32 = 1_000
         let me = ThreadIdentity.current
+        guard var entry = try Table.shared.entry(for: lockPath, storePath: real, url: url, skipWhenUnavailable: mode == .shared && readOnly) else {
+            return nil
+        }
         while true {
             switch entry.tryAcquire(mode, thread: me) {
+            case .stale:
+                // The file was removed (with its store) while this process waited: lock the new one.
+                Table.shared.retire(entry)
+                Table.shared.forget(entry)
+                guard let fresh = try Table.shared.entry(for: lockPath, storePath: real, url: url, skipWhenUnavailable: mode == .shared && readOnly) else {
+                    return nil
+                }
+                entry = fresh
             case .acquired(let nested):
                 return StoreAccessLock(entry: entry, mode: mode, nested: nested)
             case .busy(let holder):
@@ -133,10 +143,21 @@ public final class StoreAccessLock: @unchecked Sendable {
         Table.shared.forget(entry)
     }
 
+    /// Removes the lock file, for a store this holder has just deleted: only the outermost
+    /// exclusive holder does (a copy that replaces a store keeps the lock, and its file, while it
+    /// deletes and fills the store). A process that opened the file before it was removed finds
+    /// it gone once it gets the lock, and locks a new file.
+    public func removeFileOfDeletedStore() {
+        guard mode == .exclusive, !nested, released.withLock({ !$0 }) else { return }
+        if entry.removeFileIfOutermostExclusive() { Table.shared.retire(entry) }
+    }
+
     /// What a try at the lock found.
     private enum Attempt {
         case acquired(nested: Bool)
         case busy(String)
+        /// The file was removed or replaced since it was opened.
+        case stale
         case failed(StrataError)
     }
 
@@ -211,16 +232,39 @@ public final class StoreAccessLock: @unchecked Sendable {
                 case .shared:
                     if state.shared == 0 {
                         if let busy = lock(LOCK_SH, busy: "another process is migrating, replacing or deleting it") { return busy }
+                        guard isCurrent() else {
+                            _ = flock(descriptor, LOCK_UN)
+                            return .stale
+                        }
                     }
                     state.shared += 1
                     return .acquired(nested: false)
                 case .exclusive:
                     guard state.shared == 0 else { return .busy("it is open in this process") }
                     if let busy = lock(LOCK_EX, busy: "another process has it open") { return busy }
+                    guard isCurrent() else {
+                        _ = flock(descriptor, LOCK_UN)
+                        return .stale
+                    }
                     state.exclusiveOwner = thread
                     state.exclusiveDepth = 1
                     return .acquired(nested: false)
                 }
+            }
+        }
+
+        /// Whether the lock file's path still leads to this entry's file.
+        private func isCurrent() -> Bool {
+            var info = stat()
+            return lstat(path, &info) == 0 && UInt64(info.st_dev) == key.device && UInt64(info.st_ino) == key.inode
+        }
+
+        /// Unlinks the lock file when the caller holds the only exclusive hold; returns whether
+        /// it did.
+        func removeFileIfOutermostExclusive() -> Bool {
+            state.withLock { state in
+                guard state.exclusiveDepth == 1, state.nestedShared == 0, isCurrent() else { return false }
+                return unlink(path) == 0
             }
         }
 
@@ -336,7 +380,15 @@ public final class StoreAccessLock: @unchecked Sendable {
         /// Drops one user of `entry`, closing its file when none is left.
         func forget(_ entry: Entry) {
             entries.withLock { entries in
-                if entry.drop() { entries[entry.key] = nil }
+                if entry.drop(), entries[entry.key] === entry { entries[entry.key] = nil }
+            }
+        }
+
+        /// Stops handing out `entry`, whose file was removed: its users keep it until they drop
+        /// it, and the next caller opens the path anew (a new file may even reuse its inode).
+        func retire(_ entry: Entry) {
+            entries.withLock { entries in
+                if entries[entry.key] === entry { entries[entry.key] = nil }
             }
         }
     }
