@@ -58,8 +58,10 @@ struct ImportCommand: ParsableCommand {
                 try store.close()
             } catch {
                 try? store.close()
-                if let created, try backend.metadata(at: url)?.storeIdentifier == created {
-                    try backend.destroyStore(at: url)
+                // The import's error is what the user needs; a store that cannot be removed
+                // now (another process opened it meanwhile) stays, empty.
+                if let created, (try? backend.metadata(at: url))??.storeIdentifier == created {
+                    try? backend.destroyStore(at: url)
                 }
                 throw error
             }

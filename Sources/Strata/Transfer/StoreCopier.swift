@@ -115,8 +115,10 @@ public struct StoreCopier: Sendable {
             return report
         } catch {
             try? opened.close()
-            if let created, try backend.metadata(at: destination)?.storeIdentifier == created {
-                try backend.destroyStore(at: destination)
+            // The copy's error is what the caller needs; a store that cannot be removed now
+            // (another process opened it meanwhile) stays.
+            if let created, (try? backend.metadata(at: destination))??.storeIdentifier == created {
+                try? backend.destroyStore(at: destination)
             }
             throw error
         }
