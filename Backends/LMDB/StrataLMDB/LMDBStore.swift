@@ -65,6 +65,7 @@ public final class LMDBStore: NativeQueryEvaluating, @unchecked Sendable {
 
     /// Opens (or creates) the store at `url`; see ``LMDBBackend/open(_:model:options:)``.
     static func open(_ url: StoreURL, model: Model, options storeOptions: StoreOptions) throws -> LMDBStore {
+        try LMDBLayout.checkLimits(of: model)
         let options = try LMDBOptions(storeOptions, url: url)
         let path = try LMDBDirectory.prepare(url, options: options)
         let environment = try LMDBEnvironment.acquire(path: path, options: options)

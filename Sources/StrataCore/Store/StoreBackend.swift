@@ -19,6 +19,9 @@ public protocol StoreBackend: Sendable {
     /// An existing store is checked, never rebuilt: a store written with another model throws
     /// ``StrataError/Code/modelMismatch`` (see ``StoreMetadata/checkCompatible(with:at:)``) and
     /// is left untouched; a damaged one throws ``StrataError/Code/storeCorrupt``.
+    ///
+    /// A backend calls ``checkLimits(of:)`` first, so that a model it cannot hold is refused
+    /// before anything is created at `url`.
     func open(_ url: StoreURL, model: Model, options: StoreOptions) throws -> any PersistentStore
 
     /// The metadata of the store at `url` without opening it for use, or `nil` when there is no
@@ -28,6 +31,21 @@ public protocol StoreBackend: Sendable {
     /// Deletes the store at `url` and every file it owns. Only ever called on a caller's explicit
     /// request (`strata` asks first); Strata itself never deletes a store.
     func destroyStore(at url: StoreURL) throws
+
+    /// Checks `model` against what this backend can hold (columns per table, key sizes, number
+    /// of databases), without touching any store.
+    ///
+    /// ``open(_:model:options:)`` calls it before it creates anything, so a model that cannot fit
+    /// leaves no file behind; tools may call it to check a model on its own. The default accepts
+    /// every model: implement it when the backend has limits a valid model can exceed.
+    ///
+    /// - Throws: ``StrataError/Code/invalidModel`` naming the entity, the limit and the count.
+    func checkLimits(of model: Model) throws
+}
+
+extension StoreBackend {
+    /// Accepts every model: a backend without limits a valid model can exceed needs no check.
+    public func checkLimits(of model: Model) throws {}
 }
 
 /// What a backend's stores can do.
