@@ -13,7 +13,8 @@ import Synchronization
 ///   either side is `NULL`.
 /// - `strata_matches(text, pattern, options)`: ``StringMatching/matches(_:_:options:)``; `NULL`
 ///   for a `NULL` text, an SQL error for an invalid expression (the query builder declines those
-///   before they reach SQL).
+///   before they reach SQL). The compiled pattern is kept with the statement, so a fetch
+///   compiles it once.
 ///
 /// - `strata_decimal(text)`: a stored decimal as the `Double` the evaluator compares
 ///   (``ValueComparison/double(_:)``); `NULL` for `NULL` and NaN.
@@ -77,15 +78,41 @@ enum SQLiteFunctions {
         sqlite3_result_double(context, number)
     }
 
+    /// A compiled pattern that SQLite keeps beside a statement's pattern argument
+    /// (`sqlite3_set_auxdata`), so a fetch compiles it once rather than once per row.
+    final class CompiledPattern {
+        let pattern: StringMatching.RegexPattern
+        init(_ pattern: StringMatching.RegexPattern) { self.pattern = pattern }
+    }
+
+    static let releaseCompiledPattern: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointer in
+        guard let pointer else { return }
+        Unmanaged<CompiledPattern>.fromOpaque(pointer).release()
+    }
+
     static let matchesFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, argv in
-        guard let text = SQLiteFunctions.text(argv, 0), let pattern = SQLiteFunctions.text(argv, 1) else {
+        guard let text = SQLiteFunctions.text(argv, 0) else {
             sqlite3_result_null(context)
             return
         }
-        do {
-            sqlite3_result_int(context, try StringMatching.matches(text, pattern, options: SQLiteFunctions.options(argv, 2)) ? 1 : 0)
-        } catch {
-            sqlite3_result_error(context, "invalid regular expression for MATCHES", -1)
+        let compiled: StringMatching.RegexPattern
+        if let kept = sqlite3_get_auxdata(context, 1) {
+            compiled = Unmanaged<CompiledPattern>.fromOpaque(kept).takeUnretainedValue().pattern
+        } else {
+            guard let pattern = SQLiteFunctions.text(argv, 1) else {
+                sqlite3_result_null(context)
+                return
+            }
+            do {
+                compiled = try StringMatching.RegexPattern(pattern, options: SQLiteFunctions.options(argv, 2))
+            } catch {
+                sqlite3_result_error(context, "invalid regular expression for MATCHES", -1)
+                return
+            }
+            // SQLite releases it when the statement is reset with another pattern or finalized
+            // (or at once, if it cannot keep it).
+            sqlite3_set_auxdata(context, 1, Unmanaged.passRetained(CompiledPattern(compiled)).toOpaque(), SQLiteFunctions.releaseCompiledPattern)
         }
+        sqlite3_result_int(context, compiled.matches(text) ? 1 : 0)
     }
 }

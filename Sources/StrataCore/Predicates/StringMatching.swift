@@ -64,19 +64,61 @@ public enum StringMatching {
     /// `MATCHES`: whether the whole of `text` matches the ICU regular expression `pattern`.
     /// `[c]` makes the expression case-insensitive; `[d]` folds diacritics in `text` only.
     ///
-    /// - Throws: ``StrataError/Code/invalidPredicate`` when `pattern` is not a valid expression.
+    /// To match many strings against one pattern, compile it once with ``RegexPattern``.
+    ///
+    /// - Throws: ``StrataError/Code/invalidPredicate`` when `pattern` is not a valid expression
+    ///   or is longer than ``maximumPatternLength``.
     public static func matches(_ text: String, _ pattern: String, options: ObjectPredicate.Options = []) throws -> Bool {
-        let regex = try compiledRegex(pattern, caseInsensitive: options.contains(.caseInsensitive))
-        let subject = options.contains(.diacriticInsensitive) ? StringFolding.fold(text, .diacriticInsensitive) : text
-        let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)
-        guard let match = regex.firstMatch(in: subject, options: [.anchored], range: range) else { return false }
-        return match.range == range
+        try RegexPattern(pattern, options: options).matches(text)
+    }
+
+    /// The longest `MATCHES` pattern accepted, in Unicode scalars.
+    ///
+    /// ICU's matching time grows faster than the pattern's length (each capture group adds to
+    /// every backtracking step): `(a|b)?` repeated 10,000 times took about a second per string.
+    /// Up to this length a match costs at most tens of microseconds for such patterns.
+    public static let maximumPatternLength = 1_000
+
+    /// A `MATCHES` pattern compiled once, to match many strings: a fetch compiles each pattern
+    /// of its predicate once, not once per object.
+    package struct RegexPattern: @unchecked Sendable {
+        // `@unchecked`: NSRegularExpression is immutable and documented as safe to share
+        // between threads.
+        private let regex: NSRegularExpression
+        private let foldsDiacritics: Bool
+
+        /// Compiles `pattern` (through a process-wide cache of compiled expressions).
+        ///
+        /// - Throws: ``StrataError/Code/invalidPredicate`` for an invalid or too long pattern.
+        package init(_ pattern: String, options: ObjectPredicate.Options) throws {
+            regex = try StringMatching.compiledRegex(pattern, caseInsensitive: options.contains(.caseInsensitive))
+            foldsDiacritics = options.contains(.diacriticInsensitive)
+        }
+
+        /// Whether the whole of `text` matches.
+        package func matches(_ text: String) -> Bool {
+            let subject = foldsDiacritics ? StringFolding.fold(text, .diacriticInsensitive) : text
+            let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)
+            guard let match = regex.firstMatch(in: subject, options: [.anchored], range: range) else { return false }
+            return match.range == range
+        }
     }
 
     private static let regexCache = Locked<[String: NSRegularExpression]>([:])
 
     /// A compiled expression, cached (at most 256 patterns are kept).
+    ///
+    /// - Throws: ``StrataError/Code/invalidPredicate`` for an invalid pattern, or one longer than
+    ///   ``maximumPatternLength`` (location keys `pattern`, cut to 100 scalars, `length` and `limit`).
     static func compiledRegex(_ pattern: String, caseInsensitive: Bool) throws -> NSRegularExpression {
+        let length = pattern.unicodeScalars.count
+        guard length <= maximumPatternLength else {
+            let shown = String(String.UnicodeScalarView(pattern.unicodeScalars.prefix(100))) + "…"
+            throw StrataError(
+                .invalidPredicate,
+                "the MATCHES pattern '\(shown)' is \(length) characters long; Strata accepts at most \(maximumPatternLength)",
+                location: ["pattern": shown, "length": String(length), "limit": String(maximumPatternLength)])
+        }
         let key = (caseInsensitive ? "i:" : "s:") + pattern
         if let cached = regexCache.withLock({ $0[key] }) { return cached }
         let regex: NSRegularExpression
