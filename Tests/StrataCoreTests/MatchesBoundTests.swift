@@ -51,6 +51,18 @@ import Testing
         #expect(try Self.matching(pattern, over: people) == expected)
     }
 
+    @Test func catastrophicBacktrackingIsATypedErrorNotAHang() throws {
+        let almost = String(repeating: "a", count: 30) + "!"
+        let error = #expect(throws: StrataError.self) { _ = try StringMatching.matches(almost, "(a+)+$") }
+        #expect(error?.code == .invalidPredicate)
+        #expect(error?.location["pattern"] == "(a+)+$")
+        #expect(error?.location["length"] == "31")
+        #expect(error?.message.contains("backtracks") == true)
+        // A simple pattern over a long string stays well within the work its length allows.
+        #expect(try StringMatching.matches(String(repeating: "ab", count: 100_000) + "c", "(a|b)*c"))
+        #expect(try !StringMatching.matches(String(repeating: "a", count: 30) + "!", "a+"))
+    }
+
     @Test func aPredicateNestedTooDeepInCodeIsATypedError() throws {
         var predicate = ObjectPredicate.comparison(.init(.keyPath("name"), .matches, .constant("a.*")))
         for _ in 0..<10_000 { predicate = .not(predicate) }

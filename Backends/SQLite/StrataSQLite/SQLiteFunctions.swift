@@ -21,11 +21,13 @@ import Synchronization
 ///
 /// All are deterministic, so SQLite may factor them out of loops.
 enum SQLiteFunctions {
-    static func register(on db: OpaquePointer) {
+    /// Registers the functions on `db`; `failure` receives the typed error of a function that
+    /// fails (it must outlive the handle).
+    static func register(on db: OpaquePointer, failure: SQLiteFunctionFailure) {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
         sqlite3_create_function_v2(db, "strata_fold", 2, flags, nil, foldFunction, nil, nil, nil)
         sqlite3_create_function_v2(db, "strata_like", 3, flags, nil, likeFunction, nil, nil, nil)
-        sqlite3_create_function_v2(db, "strata_matches", 3, flags, nil, matchesFunction, nil, nil, nil)
+        sqlite3_create_function_v2(db, "strata_matches", 3, flags, Unmanaged.passUnretained(failure).toOpaque(), matchesFunction, nil, nil, nil)
         sqlite3_create_function_v2(db, "strata_decimal", 1, flags, nil, decimalFunction, nil, nil, nil)
     }
 
@@ -106,13 +108,34 @@ enum SQLiteFunctions {
             do {
                 compiled = try StringMatching.RegexPattern(pattern, options: SQLiteFunctions.options(argv, 2))
             } catch {
-                sqlite3_result_error(context, "invalid regular expression for MATCHES", -1)
+                SQLiteFunctions.fail(context, error)
                 return
             }
             // SQLite releases it when the statement is reset with another pattern or finalized
             // (or at once, if it cannot keep it).
             sqlite3_set_auxdata(context, 1, Unmanaged.passRetained(CompiledPattern(compiled)).toOpaque(), SQLiteFunctions.releaseCompiledPattern)
         }
-        sqlite3_result_int(context, compiled.matches(text) ? 1 : 0)
+        do {
+            sqlite3_result_int(context, try compiled.matches(text) ? 1 : 0)
+        } catch {
+            SQLiteFunctions.fail(context, error)
+        }
     }
+
+    /// Fails the SQL function call with `error`, which the connection then reports, typed, for
+    /// the failing statement (see ``SQLiteFunctionFailure``).
+    static func fail(_ context: OpaquePointer?, _ error: any Error) {
+        let typed = error as? StrataError ?? StrataError(.invalidPredicate, "MATCHES failed: \(error)")
+        if let box = sqlite3_user_data(context) {
+            Unmanaged<SQLiteFunctionFailure>.fromOpaque(box).takeUnretainedValue().error = typed
+        }
+        sqlite3_result_error(context, typed.message, -1)
+    }
+}
+
+/// The typed error of the last Strata SQL function that failed on one connection, kept until
+/// the failing statement reports its error (``SQLiteConnection/error(_:_:sql:)`` returns it
+/// instead of SQLite's generic one). Used by one connection, on one thread at a time.
+final class SQLiteFunctionFailure {
+    var error: StrataError?
 }

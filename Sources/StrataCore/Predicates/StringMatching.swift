@@ -67,7 +67,8 @@ public enum StringMatching {
     /// To match many strings against one pattern, compile it once with ``RegexPattern``.
     ///
     /// - Throws: ``StrataError/Code/invalidPredicate`` when `pattern` is not a valid expression
-    ///   or is longer than ``maximumPatternLength``.
+    ///   or is longer than ``maximumPatternLength``, or when matching backtracks catastrophically
+    ///   (more work than `text`'s length allows; see docs/Predicates.md).
     public static func matches(_ text: String, _ pattern: String, options: ObjectPredicate.Options = []) throws -> Bool {
         try RegexPattern(pattern, options: options).matches(text)
     }
@@ -96,12 +97,43 @@ public enum StringMatching {
         }
 
         /// Whether the whole of `text` matches.
-        package func matches(_ text: String) -> Bool {
+        ///
+        /// - Throws: ``StrataError/Code/invalidPredicate`` when the match needs more work than
+        ///   ``StringMatching/workLimit(forLength:)`` allows (catastrophic backtracking).
+        package func matches(_ text: String) throws -> Bool {
             let subject = foldsDiacritics ? StringFolding.fold(text, .diacriticInsensitive) : text
             let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)
-            guard let match = regex.firstMatch(in: subject, options: [.anchored], range: range) else { return false }
-            return match.range == range
+            let limit = StringMatching.workLimit(forLength: range.length)
+            var matched = false
+            var ticks = 0
+            // ICU reports progress every 10,000 steps of its engine: a count of work, not of time,
+            // so every store gives up on the same match.
+            regex.enumerateMatches(in: subject, options: [.anchored, .reportProgress], range: range) { match, _, stop in
+                if let match {
+                    matched = match.range == range
+                    stop.pointee = true
+                } else {
+                    ticks += 1
+                    if ticks > limit { stop.pointee = true }
+                }
+            }
+            guard ticks <= limit else {
+                let shown = regex.pattern.unicodeScalars.count > 100 ? String(String.UnicodeScalarView(regex.pattern.unicodeScalars.prefix(100))) + "…" : regex.pattern
+                throw StrataError(
+                    .invalidPredicate,
+                    "MATCHES '\(shown)' gave up on a string of \(range.length) UTF-16 units after \(limit * 10_000) steps of matching; the pattern backtracks catastrophically (nested repetition such as (a+)+): simplify it",
+                    location: ["pattern": shown, "length": String(range.length), "limit": String(limit * 10_000)])
+            }
+            return matched
         }
+    }
+
+    /// The units of 10,000 steps of ICU's engine a match of a string of `length` UTF-16 units may
+    /// take: 1,000,000 steps plus 100 per unit. An ordinary pattern takes a few steps per unit, so
+    /// only catastrophic backtracking reaches it (`(a+)+$` on 30 characters needs billions of
+    /// steps), and then the fetch fails instead of running for hours.
+    package static func workLimit(forLength length: Int) -> Int {
+        100 + length / 100
     }
 
     private static let regexCache = Locked<[String: NSRegularExpression]>([:])
