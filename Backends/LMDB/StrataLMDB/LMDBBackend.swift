@@ -28,6 +28,14 @@ public struct LMDBBackend: StoreBackend {
     /// Persistent, shared between processes, and openable read-only.
     public var capabilities: BackendCapabilities { [.persistent, .multiProcess, .readOnly] }
 
+    /// Checks `model` against LMDB's limits: the number of named databases a store holds and
+    /// the length of their names (see docs/LMDBStore.md).
+    ///
+    /// - Throws: ``StrataError/Code/invalidModel`` naming the entity, the limit and the count.
+    public func checkLimits(of model: Model) throws {
+        try LMDBLayout.checkLimits(of: model)
+    }
+
     /// Opens the store in the directory `url.location`, creating the directory and the store
     /// when nothing is there (unless ``StoreOptions/createIfMissing`` is `false` or the store is
     /// opened read-only). An existing store written with another model throws

@@ -71,6 +71,7 @@ public final class LMDBStore: NativeQueryEvaluating, @unchecked Sendable {
     /// Where there is no store yet, it is created whole before it is opened
     /// (``LMDBStoreCreation``); a store that another process created meanwhile is opened.
     static func open(_ url: StoreURL, model: Model, options storeOptions: StoreOptions) throws -> LMDBStore {
+        try LMDBLayout.checkLimits(of: model)
         let options = try LMDBOptions(storeOptions, url: url)
         let path = try LMDBDirectory.path(of: url)
         if !options.readOnly { LMDBStoreCreation.removeAbandoned(at: path) }

@@ -30,9 +30,19 @@ public struct SQLiteBackend: StoreBackend {
     ///   (not SQLite, truncated, damaged, a SQLite file that is not a Strata store),
     ///   ``StrataError/Code/modelMismatch`` (both hashes in the message; the file is not touched),
     ///   ``StrataError/Code/readOnly`` (file or directory not writable), ``StrataError/Code/io``,
-    ///   ``StrataError/Code/invalidOption``.
+    ///   ``StrataError/Code/invalidOption``, ``StrataError/Code/invalidModel`` (a model beyond
+    ///   SQLite's limits, see ``checkLimits(of:)``; nothing is created).
     public func open(_ url: StoreURL, model: Model, options: StoreOptions) throws -> any PersistentStore {
         try SQLiteStore.open(url, model: model, options: options)
+    }
+
+    /// Checks `model` against the limits of the SQLite library in use (read with
+    /// `sqlite3_limit`): columns per table and per fetched row, parameters to write one object,
+    /// and columns per index.
+    ///
+    /// - Throws: ``StrataError/Code/invalidModel`` naming the entity, the limit and the count.
+    public func checkLimits(of model: Model) throws {
+        try SQLiteSchema(model: model).checkLimits(try SQLiteLimits.current())
     }
 
     /// The metadata of the store at `url`, or `nil` when no file is there.

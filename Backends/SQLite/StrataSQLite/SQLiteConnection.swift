@@ -14,6 +14,8 @@ final class SQLiteConnection: @unchecked Sendable {
     let path: String
     private var statements: [String: SQLiteStatement] = [:]
     private var slots: [SQLiteStatement?] = []
+    /// Where Strata's SQL functions leave a typed error (see ``SQLiteFunctionFailure``).
+    private let functionFailure = SQLiteFunctionFailure()
     private static let statementCacheLimit = 512
 
     /// Opens `path` with `flags` (through the VFS named `vfs`, or the default one), sets the busy
@@ -38,7 +40,7 @@ final class SQLiteConnection: @unchecked Sendable {
         self.path = path
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
-        SQLiteFunctions.register(on: db)
+        SQLiteFunctions.register(on: db, failure: functionFailure)
     }
 
     /// `path` with the characters a `file:` URI gives a meaning (`%`, `?`, `#`) percent-encoded.
@@ -120,8 +122,14 @@ final class SQLiteConnection: @unchecked Sendable {
         if isInTransaction { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
     }
 
-    /// A ``StrataError`` for result `code`, with SQLite's message for this connection.
+    /// A ``StrataError`` for result `code`, with SQLite's message for this connection; or, when
+    /// one of Strata's SQL functions failed the statement, that function's own error.
     func error(_ code: Int32, _ action: String, sql: String? = nil) -> StrataError {
-        SQLiteErrorMapping.error(code: code, message: String(cString: sqlite3_errmsg(handle)), path: path, action: action, sql: sql)
+        if var failure = functionFailure.error {
+            functionFailure.error = nil
+            failure.location["path"] = path
+            return failure
+        }
+        return SQLiteErrorMapping.error(code: code, message: String(cString: sqlite3_errmsg(handle)), path: path, action: action, sql: sql)
     }
 }

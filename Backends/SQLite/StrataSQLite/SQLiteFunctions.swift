@@ -13,18 +13,21 @@ import Synchronization
 ///   either side is `NULL`.
 /// - `strata_matches(text, pattern, options)`: ``StringMatching/matches(_:_:options:)``; `NULL`
 ///   for a `NULL` text, an SQL error for an invalid expression (the query builder declines those
-///   before they reach SQL).
+///   before they reach SQL). The compiled pattern is kept with the statement, so a fetch
+///   compiles it once.
 ///
 /// - `strata_decimal(text)`: a stored decimal as the `Double` the evaluator compares
 ///   (``ValueComparison/double(_:)``); `NULL` for `NULL` and NaN.
 ///
 /// All are deterministic, so SQLite may factor them out of loops.
 enum SQLiteFunctions {
-    static func register(on db: OpaquePointer) {
+    /// Registers the functions on `db`; `failure` receives the typed error of a function that
+    /// fails (it must outlive the handle).
+    static func register(on db: OpaquePointer, failure: SQLiteFunctionFailure) {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
         sqlite3_create_function_v2(db, "strata_fold", 2, flags, nil, foldFunction, nil, nil, nil)
         sqlite3_create_function_v2(db, "strata_like", 3, flags, nil, likeFunction, nil, nil, nil)
-        sqlite3_create_function_v2(db, "strata_matches", 3, flags, nil, matchesFunction, nil, nil, nil)
+        sqlite3_create_function_v2(db, "strata_matches", 3, flags, Unmanaged.passUnretained(failure).toOpaque(), matchesFunction, nil, nil, nil)
         sqlite3_create_function_v2(db, "strata_decimal", 1, flags, nil, decimalFunction, nil, nil, nil)
     }
 
@@ -77,15 +80,62 @@ enum SQLiteFunctions {
         sqlite3_result_double(context, number)
     }
 
+    /// A compiled pattern that SQLite keeps beside a statement's pattern argument
+    /// (`sqlite3_set_auxdata`), so a fetch compiles it once rather than once per row.
+    final class CompiledPattern {
+        let pattern: StringMatching.RegexPattern
+        init(_ pattern: StringMatching.RegexPattern) { self.pattern = pattern }
+    }
+
+    static let releaseCompiledPattern: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointer in
+        guard let pointer else { return }
+        Unmanaged<CompiledPattern>.fromOpaque(pointer).release()
+    }
+
     static let matchesFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, argv in
-        guard let text = SQLiteFunctions.text(argv, 0), let pattern = SQLiteFunctions.text(argv, 1) else {
+        guard let text = SQLiteFunctions.text(argv, 0) else {
             sqlite3_result_null(context)
             return
         }
+        let compiled: StringMatching.RegexPattern
+        if let kept = sqlite3_get_auxdata(context, 1) {
+            compiled = Unmanaged<CompiledPattern>.fromOpaque(kept).takeUnretainedValue().pattern
+        } else {
+            guard let pattern = SQLiteFunctions.text(argv, 1) else {
+                sqlite3_result_null(context)
+                return
+            }
+            do {
+                compiled = try StringMatching.RegexPattern(pattern, options: SQLiteFunctions.options(argv, 2))
+            } catch {
+                SQLiteFunctions.fail(context, error)
+                return
+            }
+            // SQLite releases it when the statement is reset with another pattern or finalized
+            // (or at once, if it cannot keep it).
+            sqlite3_set_auxdata(context, 1, Unmanaged.passRetained(CompiledPattern(compiled)).toOpaque(), SQLiteFunctions.releaseCompiledPattern)
+        }
         do {
-            sqlite3_result_int(context, try StringMatching.matches(text, pattern, options: SQLiteFunctions.options(argv, 2)) ? 1 : 0)
+            sqlite3_result_int(context, try compiled.matches(text) ? 1 : 0)
         } catch {
-            sqlite3_result_error(context, "invalid regular expression for MATCHES", -1)
+            SQLiteFunctions.fail(context, error)
         }
     }
+
+    /// Fails the SQL function call with `error`, which the connection then reports, typed, for
+    /// the failing statement (see ``SQLiteFunctionFailure``).
+    static func fail(_ context: OpaquePointer?, _ error: any Error) {
+        let typed = error as? StrataError ?? StrataError(.invalidPredicate, "MATCHES failed: \(error)")
+        if let box = sqlite3_user_data(context) {
+            Unmanaged<SQLiteFunctionFailure>.fromOpaque(box).takeUnretainedValue().error = typed
+        }
+        sqlite3_result_error(context, typed.message, -1)
+    }
+}
+
+/// The typed error of the last Strata SQL function that failed on one connection, kept until
+/// the failing statement reports its error (``SQLiteConnection/error(_:_:sql:)`` returns it
+/// instead of SQLite's generic one). Used by one connection, on one thread at a time.
+final class SQLiteFunctionFailure {
+    var error: StrataError?
 }

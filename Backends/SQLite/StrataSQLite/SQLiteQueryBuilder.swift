@@ -74,6 +74,9 @@ struct SQLiteQueryBuilder {
             }
         }
         if let predicate = request.predicate {
+            guard predicate.depth() <= ObjectPredicate.maximumDepth else {
+                throw decline("the predicate nests more than \(ObjectPredicate.maximumDepth) levels deep")
+            }
             let condition = try translate(predicate, in: scope)
             if condition != "1" { filters.append(condition) }
         }
@@ -231,20 +234,110 @@ struct SQLiteQueryBuilder {
     // MARK: Predicates
 
     /// A condition that is 0 or 1, never NULL.
+    ///
+    /// `NOT NOT p` is `p` (the logic is two-valued); `AND` and `OR` lists are flattened, runs of
+    /// `==` on one key in an `OR` (and of `!=` in an `AND`) become one `IN` list, and the terms
+    /// are grouped into a tree of at most ``junctionFanOut`` terms per group. SQLite parses
+    /// `a OR b OR c ...` into a chain as deep as it is long, which a thousand terms overflow
+    /// (`SQLITE_MAX_EXPR_DEPTH`); grouped, the depth grows with the logarithm of the length.
     mutating func translate(_ predicate: ObjectPredicate, in scope: Scope) throws -> String {
-        switch predicate {
-        case .alwaysTrue: return "1"
-        case .alwaysFalse: return "0"
-        case .not(let inner): return "(NOT \(try translate(inner, in: scope)))"
-        case .and(let parts):
-            if parts.isEmpty { return "1" }
-            return "(" + (try parts.map { try translate($0, in: scope) }).joined(separator: " AND ") + ")"
-        case .or(let parts):
-            if parts.isEmpty { return "0" }
-            return "(" + (try parts.map { try translate($0, in: scope) }).joined(separator: " OR ") + ")"
-        case .comparison(let comparison):
-            return try translate(comparison, in: scope)
+        var predicate = predicate
+        var negated = false
+        while case .not(let inner) = predicate {
+            negated.toggle()
+            predicate = inner
         }
+        let condition: String
+        switch predicate {
+        case .alwaysTrue: condition = "1"
+        case .alwaysFalse: condition = "0"
+        case .not(let inner): condition = "(NOT \(try translate(inner, in: scope)))"
+        case .and(let parts):
+            let terms = Self.mergingInLists(Self.flattened(parts, and: true), and: true)
+            condition = terms.isEmpty ? "1" : try junction(terms, separator: " AND ", in: scope)
+        case .or(let parts):
+            let terms = Self.mergingInLists(Self.flattened(parts, and: false), and: false)
+            condition = terms.isEmpty ? "0" : try junction(terms, separator: " OR ", in: scope)
+        case .comparison(let comparison):
+            condition = try translate(comparison, in: scope)
+        }
+        return negated ? "(NOT \(condition))" : condition
+    }
+
+    /// The most terms joined in one group of a long `AND` or `OR`.
+    static let junctionFanOut = 16
+
+    /// The terms joined by `separator`, in groups of at most ``junctionFanOut``, groups of groups,
+    /// and so on: the expression is O(log n) deep for n terms.
+    private mutating func junction(_ terms: [ObjectPredicate], separator: String, in scope: Scope) throws -> String {
+        var level = try terms.map { try translate($0, in: scope) }
+        repeat {
+            var next: [String] = []
+            next.reserveCapacity(level.count / Self.junctionFanOut + 1)
+            var start = 0
+            while start < level.count {
+                let end = min(start + Self.junctionFanOut, level.count)
+                next.append(end - start == 1 ? level[start] : "(" + level[start..<end].joined(separator: separator) + ")")
+                start = end
+            }
+            level = next
+        } while level.count > 1
+        return level[0]
+    }
+
+    /// The terms of an `AND` (or `OR`) list with nested lists of the same kind spliced in, and
+    /// one-term lists of either kind unwrapped, in order and without recursion.
+    static func flattened(_ parts: [ObjectPredicate], and: Bool) -> [ObjectPredicate] {
+        var result: [ObjectPredicate] = []
+        result.reserveCapacity(parts.count)
+        var pending: [ObjectPredicate] = parts.reversed()
+        while let part = pending.popLast() {
+            switch part {
+            case .and(let inner) where and, .or(let inner) where !and:
+                pending += inner.reversed()
+            case .and(let inner) where inner.count == 1, .or(let inner) where inner.count == 1:
+                pending.append(inner[0])
+            default:
+                result.append(part)
+            }
+        }
+        return result
+    }
+
+    /// In an `OR`, the direct `==` comparisons of one key path (same options) with constants or
+    /// objects become one `IN` list at the place of the first; in an `AND`, the `!=` ones become
+    /// `NOT (... IN list)`. The evaluator gives these the same answer (`IN` is `==` with any
+    /// member, `!=` is not `==`), and SQLite reads a list of any length as one expression.
+    static func mergingInLists(_ terms: [ObjectPredicate], and: Bool) -> [ObjectPredicate] {
+        let op: ObjectPredicate.Operator = and ? .notEqual : .equal
+        struct Key: Hashable {
+            let path: PropertyPath
+            let options: ObjectPredicate.Options
+        }
+        func mergeable(_ term: ObjectPredicate) -> (Key, ObjectPredicate.Operand)? {
+            guard case .comparison(let c) = term, c.modifier == .direct, c.op == op, case .keyPath(let path) = c.lhs else { return nil }
+            switch c.rhs {
+            case .constant, .objectID: return (Key(path: path, options: c.options), c.rhs)
+            default: return nil
+            }
+        }
+        var members: [Key: [ObjectPredicate.Operand]] = [:]
+        for term in terms {
+            if let (key, value) = mergeable(term) { members[key, default: []].append(value) }
+        }
+        guard members.values.contains(where: { $0.count > 1 }) else { return terms }
+        var result: [ObjectPredicate] = []
+        var placed: Set<Key> = []
+        for term in terms {
+            guard let (key, _) = mergeable(term), let values = members[key], values.count > 1 else {
+                result.append(term)
+                continue
+            }
+            guard placed.insert(key).inserted else { continue }
+            let list = ObjectPredicate.comparison(.init(.keyPath(key.path), .in, .list(values), options: key.options))
+            result.append(and ? .not(list) : list)
+        }
+        return result
     }
 
     private mutating func translate(_ comparison: ObjectPredicate.Comparison, in scope: Scope) throws -> String {

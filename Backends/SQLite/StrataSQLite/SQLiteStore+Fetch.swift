@@ -5,11 +5,15 @@ import StrataCore
 extension SQLiteStore {
     /// Whether the store runs `request` entirely in SQL with the evaluator's exact semantics
     /// (see docs/SQLiteStore.md for what it declines).
+    ///
+    /// A request the query builder translates is also compiled by SQLite (on a reader
+    /// connection, whose statement cache then serves the fetch): SQLite refuses statements beyond
+    /// its limits (expression depth, parser nesting, bound parameters, tables in a join, SQL
+    /// length), and such a request is declined and evaluated in memory rather than failing.
     public func canEvaluateNatively(_ request: FetchRequest) -> Bool {
-        guard (try? request.validateShape()) != nil, let table = schema.tables[request.entityName] else { return false }
+        guard (try? request.validateShape()) != nil, schema.tables[request.entityName] != nil else { return false }
         if Self.isPlain(request) { return true }
-        var builder = SQLiteQueryBuilder(schema: schema, storeIdentifier: identifier)
-        return (try? builder.build(request, table: table)) != nil
+        return nativeEvaluationDeclineReason(request) == nil
     }
 
     /// The reason the store declines `request`, or `nil` when it evaluates it natively. For
@@ -17,14 +21,37 @@ extension SQLiteStore {
     public func nativeEvaluationDeclineReason(_ request: FetchRequest) -> String? {
         guard let table = schema.tables[request.entityName] else { return "unknown entity '\(request.entityName)'" }
         var builder = SQLiteQueryBuilder(schema: schema, storeIdentifier: identifier)
+        let query: SQLiteQuery
         do {
-            _ = try builder.build(request, table: table)
-            return nil
+            query = try builder.build(request, table: table)
         } catch let decline as SQLiteQueryBuilder.Decline {
             return decline.reason
         } catch {
             return "\(error)"
         }
+        return sqliteRefusal(of: query.sql)
+    }
+
+    /// SQLite's reason for refusing to compile `sql` (a statement beyond its limits), or `nil`
+    /// when it compiles it, or fails for another reason (I/O, a closed store) that the fetch
+    /// itself will report.
+    private func sqliteRefusal(of sql: String) -> String? {
+        do {
+            _ = try withReader { try $0.prepare(sql) }
+            return nil
+        } catch let error as StrataError where Self.isRefusal(error) {
+            return "SQLite refuses the query: \(error.underlying ?? error.message)"
+        } catch {
+            return nil
+        }
+    }
+
+    /// Whether `error`, thrown while preparing a statement, is SQLite refusing the statement
+    /// itself (`SQLITE_ERROR`, `SQLITE_TOOBIG`) rather than a failure of the file or connection.
+    private static func isRefusal(_ error: StrataError) -> Bool {
+        guard let code = error.location["sqliteCode"].flatMap(Int32.init) else { return false }
+        let primary = code & 0xFF
+        return primary == SQLITE_ERROR || primary == SQLITE_TOOBIG
     }
 
     /// Runs `request` in one read transaction on a reader connection.
@@ -123,7 +150,15 @@ extension SQLiteStore {
     }
 
     private func run(_ query: SQLiteQuery, request: FetchRequest, table: SQLiteEntityTable, on connection: SQLiteConnection) throws -> FetchResult {
-        let statement = try connection.prepare(query.sql)
+        let statement: SQLiteStatement
+        do {
+            statement = try connection.prepare(query.sql)
+        } catch let error as StrataError where Self.isRefusal(error) {
+            throw StrataError(
+                .unsupported,
+                "the SQLite store cannot evaluate this fetch of '\(request.entityName)' natively (SQLite refuses the query, which is beyond its limits); ask canEvaluateNatively first and evaluate in memory",
+                location: ["path": path, "entity": request.entityName], underlying: error.underlying)
+        }
         statement.bind(query.parameters)
         switch request.resultType {
         case .snapshots:

@@ -5,6 +5,7 @@ import StrataCore
 extension SQLiteStore {
     /// Opens or creates the store at `url` (see ``SQLiteBackend/open(_:model:options:)``).
     static func open(_ url: StoreURL, model: Model, options storeOptions: StoreOptions) throws -> SQLiteStore {
+        try SQLiteBackend().checkLimits(of: model)
         let path = try SQLiteBackend.path(of: url)
         var options = try SQLiteStoreOptions(storeOptions, url: url)
         if !options.readOnly, try SQLiteFileInspection.inspect(path) != .missing {

@@ -10,6 +10,8 @@ public struct PredicateEvaluator {
     /// The model the snapshots belong to.
     public let model: Model
     private let resolve: (ObjectID) throws -> Snapshot?
+    /// The `MATCHES` patterns compiled for this evaluator: each once per fetch, not per object.
+    private let patterns = CompiledPatterns()
 
     /// An evaluator over `model`, following relationships through `resolve`.
     public init(model: Model, resolve: @escaping (ObjectID) throws -> Snapshot?) {
@@ -33,6 +35,9 @@ public struct PredicateEvaluator {
     // MARK: Predicates
 
     /// Whether `snapshot` satisfies `predicate`.
+    ///
+    /// Recursive in the predicate's depth: pass predicates that ``PredicateValidator`` accepted
+    /// (``QueryEvaluation`` checks the depth once per fetch).
     ///
     /// - Throws: ``StrataError/Code/unknownKey`` for a key path the entity does not have,
     ///   ``StrataError/Code/invalidPredicate`` for a comparison that cannot be applied.
@@ -140,7 +145,7 @@ public struct PredicateEvaluator {
             case .endsWith: return StringMatching.endsWith(text, pattern, options: options)
             case .contains: return StringMatching.contains(text, pattern, options: options)
             case .like: return StringMatching.like(text, pattern, options: options)
-            default: return try StringMatching.matches(text, pattern, options: options)
+            default: return try patterns.pattern(pattern, options: options).matches(text)
             }
         }
     }
@@ -243,5 +248,24 @@ public struct PredicateEvaluator {
             }
             return x.0.objectID < y.0.objectID
         }.map(\.0)
+    }
+}
+
+/// The `MATCHES` patterns one evaluator has compiled, looked up by the pattern string (the same
+/// string instance on every object, so comparing it is cheap) and options.
+final class CompiledPatterns {
+    private var entries: [(pattern: String, options: ObjectPredicate.Options, compiled: StringMatching.RegexPattern)] = []
+    /// The most patterns kept; a predicate rarely has more.
+    private static let capacity = 16
+
+    /// `pattern` compiled with `options`.
+    ///
+    /// - Throws: ``StrataError/Code/invalidPredicate`` for an invalid or too long pattern.
+    func pattern(_ pattern: String, options: ObjectPredicate.Options) throws -> StringMatching.RegexPattern {
+        for entry in entries where entry.options == options && entry.pattern == pattern { return entry.compiled }
+        let compiled = try StringMatching.RegexPattern(pattern, options: options)
+        if entries.count >= Self.capacity { entries.removeFirst() }
+        entries.append((pattern, options, compiled))
+        return compiled
     }
 }

@@ -17,11 +17,24 @@ public enum PredicateValidator {
     }
 
     /// Checks `predicate` against `entity`.
+    ///
+    /// - Throws: ``StrataError/Code/invalidPredicate`` also for a predicate nested deeper than
+    ///   ``ObjectPredicate/maximumDepth``, checked first and without recursion.
     public static func validate(_ predicate: ObjectPredicate, for entity: Entity, in model: Model) throws {
+        do {
+            try predicate.checkDepth()
+        } catch var error as StrataError {
+            error.location["entity"] = entity.name
+            throw error
+        }
+        try validateNested(predicate, for: entity, in: model)
+    }
+
+    private static func validateNested(_ predicate: ObjectPredicate, for entity: Entity, in model: Model) throws {
         switch predicate {
         case .alwaysTrue, .alwaysFalse: return
-        case .not(let inner): try validate(inner, for: entity, in: model)
-        case .and(let parts), .or(let parts): for part in parts { try validate(part, for: entity, in: model) }
+        case .not(let inner): try validateNested(inner, for: entity, in: model)
+        case .and(let parts), .or(let parts): for part in parts { try validateNested(part, for: entity, in: model) }
         case .comparison(let c): try validate(c, for: entity, in: model)
         }
     }

@@ -5,7 +5,11 @@ public enum QueryEvaluation {
     /// relationships through `evaluator`.
     ///
     /// Complexity: O(n) predicate evaluations plus O(n log n) comparisons when sorted.
+    ///
+    /// - Throws: ``StrataError/Code/invalidPredicate`` for a predicate nested deeper than
+    ///   ``ObjectPredicate/maximumDepth`` (checked once, before any evaluation).
     public static func run(_ request: FetchRequest, over candidates: [Snapshot], evaluator: PredicateEvaluator) throws -> FetchResult {
+        try request.predicate?.checkDepth()
         var matching: [Snapshot]
         if let ids = request.objectIDs {
             let wanted = Set(ids)

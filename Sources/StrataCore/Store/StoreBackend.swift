@@ -21,6 +21,9 @@ public protocol StoreBackend: Sendable {
     /// An existing store is checked, never rebuilt: a store written with another model throws
     /// ``StrataError/Code/modelMismatch`` (see ``StoreMetadata/checkCompatible(with:at:)``) and
     /// is left untouched; a damaged one throws ``StrataError/Code/storeCorrupt``.
+    ///
+    /// A backend calls ``checkLimits(of:)`` first, so that a model it cannot hold is refused
+    /// before anything is created at `url`.
     func open(_ url: StoreURL, model: Model, options: StoreOptions) throws -> any PersistentStore
 
     /// The metadata of the store at `url` without opening it for use, or `nil` when there is no
@@ -39,11 +42,24 @@ public protocol StoreBackend: Sendable {
     /// lie inside another's, under any spelling of their paths (`copy` refuses to write a store
     /// onto itself), and locks the first one for migrations (see ``StoreBackend/lockForMigration(of:)``).
     func files(of url: StoreURL) throws -> [String]
+
+    /// Checks `model` against what this backend can hold (columns per table, key sizes, number
+    /// of databases), without touching any store.
+    ///
+    /// ``open(_:model:options:)`` calls it before it creates anything, so a model that cannot fit
+    /// leaves no file behind; tools may call it to check a model on its own. The default accepts
+    /// every model: implement it when the backend has limits a valid model can exceed.
+    ///
+    /// - Throws: ``StrataError/Code/invalidModel`` naming the entity, the limit and the count.
+    func checkLimits(of model: Model) throws
 }
 
 extension StoreBackend {
     /// No files: stores that live elsewhere, or a backend that does not say.
     public func files(of url: StoreURL) throws -> [String] { [] }
+
+    /// Accepts every model: a backend without limits a valid model can exceed needs no check.
+    public func checkLimits(of model: Model) throws {}
 
     /// Takes the store-wide lock of the store at `url` exclusively, for a migration, a
     /// replacement or a deletion: it waits for every other process (and every other open of this
