@@ -154,4 +154,22 @@ import Testing
         lock?.release()
         try openStore(url).close()
     }
+
+    /// A FIFO, a socket or a device at a `sqlite:` path is refused without being opened: a FIFO
+    /// blocked, and a device was written a database onto (`sqlite:/dev/null` ran a COMMIT on it).
+    @Test func somethingOtherThanARegularFileIsRefusedWithoutOpeningIt() throws {
+        let directory = temporaryDirectory()
+        #expect(mkfifo(directory + "/fifo.sqlite", 0o600) == 0)
+        for (path, kind) in [(directory + "/fifo.sqlite", "FIFO"), ("/dev/null", "character device")] {
+            let url = StoreURL(scheme: "sqlite", location: path)
+            for readOnly in [false, true] {
+                let error = #expect(throws: StrataError.self) { try openStore(url, options: StoreOptions(readOnly: readOnly)) }
+                #expect(error?.code == .storeCorrupt, "\(path)")
+                #expect(error?.location["fileType"] == kind, "\(path)")
+            }
+            let metadata = #expect(throws: StrataError.self) { try SQLiteBackend().metadata(at: url) }
+            #expect(metadata?.code == .storeCorrupt)
+            #expect(access(path + ".strata-lock", F_OK) != 0, "no lock file is made beside \(path)")
+        }
+    }
 }

@@ -78,18 +78,7 @@ enum LMDBDirectory {
     }
 
     /// A reader's name for the kind of file `mode` describes ("a FIFO (named pipe)").
-    static func kind(of mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFREG: return "a regular file"
-        case S_IFDIR: return "a directory"
-        case S_IFIFO: return "a FIFO (named pipe)"
-        case S_IFSOCK: return "a socket"
-        case S_IFCHR: return "a character device"
-        case S_IFBLK: return "a block device"
-        case S_IFLNK: return "a symbolic link"
-        default: return "a file of unknown type \(String(mode & S_IFMT, radix: 8))"
-        }
-    }
+    static func kind(of mode: mode_t) -> String { FileKind.phrase(of: mode) }
 
     /// Checks what `state(path)` found for an open with `options`: throws for anything that is
     /// not an environment or a place to create one (or that the process may not use), and

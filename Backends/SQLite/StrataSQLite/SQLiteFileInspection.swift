@@ -29,6 +29,13 @@ enum SQLiteFileInspection {
         if (info.st_mode & S_IFMT) == S_IFDIR {
             throw StrataError(.storeCorrupt, "'\(path)' is a directory, not a SQLite store file", location: ["path": path])
         }
+        // Never open (let alone write a database onto) a FIFO, a socket or a device.
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw StrataError(
+                .storeCorrupt, "'\(path)' is \(FileKind.phrase(of: info.st_mode)), not a SQLite store file",
+                location: ["path": path, "fileType": FileKind.name(of: info.st_mode)]
+            )
+        }
         if info.st_size == 0 { return .empty }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {

@@ -8,7 +8,17 @@ extension SQLiteStore {
         try SQLiteBackend().checkLimits(of: model)
         let path = try SQLiteBackend.path(of: url)
         var options = try SQLiteStoreOptions(storeOptions, url: url)
-        if !options.readOnly, try SQLiteFileInspection.inspect(path) != .missing {
+        // What is there is checked before a lock file is created beside it: no store where none
+        // may be created, a FIFO or a device, a file this process may not write.
+        let found = try SQLiteFileInspection.inspect(path)
+        if found == .missing && !(options.createIfMissing && !options.readOnly) {
+            throw StrataError(
+                .storeNotFound,
+                "there is no store at '\(path)'" + (options.readOnly ? " (a read-only open never creates one)" : " and createIfMissing is false"),
+                location: ["path": path]
+            )
+        }
+        if found != .missing && !options.readOnly {
             try SQLiteFileInspection.requireWritable(path, fileExists: true)
         }
         let accessLock = try StoreAccessLock.acquire(.shared, forStoreAt: path, url: url, timeoutMilliseconds: Int(options.busyTimeoutMilliseconds), readOnly: options.readOnly)

@@ -47,6 +47,11 @@ public struct XMLBackend: StoreBackend {
         _ = XMLLibrary.initialized
         let path = try XMLStorePath.resolve(Self.path(of: url))
         let storeOptions = try XMLStoreOptions(options)
+        // A FIFO or a device is refused before a lock file is created beside it.
+        var found = stat()
+        if stat(path, &found) == 0 && (found.st_mode & S_IFMT) != S_IFREG {
+            throw XMLStorePath.notRegular(path, mode: found.st_mode, role: "XML store")
+        }
         let accessLock = try StoreAccessLock.acquire(
             .shared, forStoreAt: path, url: url,
             timeoutMilliseconds: options["lockTimeout"] == nil ? StoreAccessLock.defaultTimeoutMilliseconds : storeOptions.lockTimeoutMilliseconds,

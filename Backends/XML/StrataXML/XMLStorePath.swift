@@ -106,16 +106,7 @@ enum XMLStorePath {
     /// What a file of mode `mode` is: its name (`"FIFO"`, `"directory"`) and, for messages, the
     /// name with its article and a gloss (`"a FIFO (named pipe)"`).
     static func kind(of mode: mode_t) -> (name: String, phrase: String) {
-        switch mode & S_IFMT {
-        case S_IFIFO: return ("FIFO", "a FIFO (named pipe)")
-        case S_IFSOCK: return ("socket", "a socket")
-        case S_IFCHR: return ("character device", "a character device")
-        case S_IFBLK: return ("block device", "a block device")
-        case S_IFDIR: return ("directory", "a directory")
-        case S_IFLNK: return ("symbolic link", "a symbolic link")
-        case S_IFREG: return ("regular file", "a regular file")
-        default: return ("unknown", "not a regular file")
-        }
+        (FileKind.name(of: mode), FileKind.phrase(of: mode))
     }
 
     /// The error for a store file that is something else than a regular file.
