@@ -79,23 +79,6 @@ import Testing
         #expect(output.hasPrefix("error storeBusy"), "\(output)")
     }
 
-    /// VACUUM (and ANALYZE, or an index a DBA adds) bumps SQLite's schema version without
-    /// changing any table an open store writes: its next save must still work, not fail with
-    /// modelMismatch "as a migration does".
-    @Test func aVacuumUnderAnOpenStoreDoesNotRefuseItsNextSave() throws {
-        let url = temporaryStoreURL()
-        let store = try openStore(url)
-        defer { try? store.close() }
-        let ids = try store.obtainPermanentIDs(for: "Department", count: 2)
-        try store.save(SaveRequest(inserts: [makeSnapshot(ids[0], in: store.model, ["name": "before"])]))
-        var db: OpaquePointer?
-        #expect(sqlite3_open(url.location, &db) == SQLITE_OK)
-        #expect(sqlite3_exec(db, "VACUUM", nil, nil, nil) == SQLITE_OK)
-        sqlite3_close(db)
-        try store.save(SaveRequest(inserts: [makeSnapshot(ids[1], in: store.model, ["name": "after"])]))
-        #expect(try store.execute(FetchRequest(entityName: "Department")).snapshots().count == 2)
-    }
-
     /// A store dropped without close() releases its shared lock (its deinit), so a migration
     /// can run afterwards.
     @Test func aStoreDroppedWithoutCloseReleasesTheLock() throws {
