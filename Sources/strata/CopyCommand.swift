@@ -23,13 +23,13 @@ struct CopyCommand: ParsableCommand {
     @Flag(help: "Delete TO first when it already holds objects (destructive).")
     var replace = false
 
-    @Option(help: "Objects per save.")
-    var batchSize: Int = 1_000
+    @Option(help: "Objects per save (default: 1,000; 100,000 into an xml: store, which rewrites its whole file at each save).")
+    var batchSize: Int?
 
     @OptionGroup var options: CommonOptions
 
     func validate() throws {
-        guard batchSize >= 1 else { throw ValidationError("--batch-size must be 1 or more, got \(batchSize)") }
+        if let batchSize, batchSize < 1 { throw ValidationError("--batch-size must be 1 or more, got \(batchSize)") }
     }
 
     func run() throws {
@@ -41,7 +41,7 @@ struct CopyCommand: ParsableCommand {
             let (store, _) = try environment.openExisting(source)
             defer { try? store.close() }
             let showProgress = !options.json && isatty(2) == 1
-            let report = try StoreCopier(batchSize: batchSize).copy(
+            let report = try StoreCopier(batchSize: batchSize ?? ImportCommand.batchSize(for: destination)).copy(
                 from: store, to: destination, backend: destinationBackend, sourceBackend: try environment.backend(for: source), replacingExisting: replace
             ) { progress in
                 if showProgress { FileHandle.standardError.write(Data("\r\(progress)\u{1B}[K".utf8)) }
