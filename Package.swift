@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "strata", targets: ["strata"]),
         .library(name: "StrataLMDB", targets: ["StrataLMDB"]),
         .library(name: "StrataMigrations", targets: ["StrataMigrations"]),
+        .library(name: "StrataTransfer", targets: ["StrataTransfer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -96,10 +97,18 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: Transfer (JSON Lines import and export, store copy, validation; no engine type)
+        .target(
+            name: "StrataTransfer",
+            dependencies: ["StrataCore"],
+            path: "Sources/StrataTransfer",
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Engine, conformance kit, tool
         .target(
             name: "Strata",
-            dependencies: ["StrataCore", "StrataMigrations", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML"],
+            dependencies: ["StrataCore", "StrataMigrations", "StrataTransfer", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML"],
             path: "Sources/Strata",
             swiftSettings: strictSettings
         ),
@@ -114,6 +123,7 @@ let package = Package(
             dependencies: [
                 "Strata",
                 "StrataMigrations",
+                "StrataTransfer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/strata",
@@ -192,7 +202,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataToolTests",
-            dependencies: ["Strata", "strata"],
+            dependencies: ["Strata", "StrataTransfer", "strata"],
             path: "Tests/StrataToolTests",
             swiftSettings: strictSettings
         ),
@@ -200,7 +210,7 @@ let package = Package(
             name: "StrataReliabilityTests",
             dependencies: [
                 "StrataTortureKit", "strata-torture", "StrataCore", "StrataSQLite", "CStrataSQLite",
-                "StrataLMDB", "CStrataLMDB", "StrataXML", "Strata", "strata",
+                "StrataLMDB", "CStrataLMDB", "StrataXML", "Strata", "StrataTransfer", "strata",
             ],
             path: "Tests/StrataReliabilityTests",
             swiftSettings: strictSettings

@@ -1,4 +1,5 @@
-// The Strata engine. It re-exports the vocabulary and the migration engine, so `import Strata`
-// is all an application needs.
+// The Strata umbrella. It re-exports the vocabulary, the migration engine and the transfer
+// module (JSON Lines, store copy, validation), so `import Strata` is all an application needs.
 @_exported import StrataCore
 @_exported import StrataMigrations
+@_exported import StrataTransfer
