@@ -1,7 +1,8 @@
 // swift-tools-version: 6.1
 //
 // Strata: an object-graph store engine for Swift on Linux and macOS.
-// Layers (see docs/Architecture.md): StrataCore (vocabulary) <- backends <- Strata (engine) <- strata (CLI).
+// Layers (see docs/Architecture.md): StrataCore (vocabulary) <- StrataMigrations, backends, StrataTransfer,
+// StrataEngine (no backend) <- Strata (umbrella: the engine and every built-in backend) <- strata (CLI).
 
 import PackageDescription
 
@@ -15,6 +16,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Strata", targets: ["Strata"]),
+        .library(name: "StrataEngine", targets: ["StrataEngine"]),
         .library(name: "StrataCore", targets: ["StrataCore"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
         .library(name: "StrataInMemory", targets: ["StrataInMemory"]),
@@ -105,10 +107,19 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
-        // MARK: Engine, conformance kit, tool
+        // MARK: Engine (no backend), umbrella (the engine and every built-in backend), conformance kit, tool
+        .target(
+            name: "StrataEngine",
+            dependencies: ["StrataCore", "StrataMigrations"],
+            path: "Sources/StrataEngine",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "Strata",
-            dependencies: ["StrataCore", "StrataMigrations", "StrataTransfer", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML"],
+            dependencies: [
+                "StrataCore", "StrataEngine", "StrataMigrations", "StrataTransfer",
+                "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML",
+            ],
             path: "Sources/Strata",
             swiftSettings: strictSettings
         ),
