@@ -141,6 +141,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // An application of the engine and one backend: LinkageTests check that it needs
+        // libsqlite3 and neither liblmdb nor libxml2.
+        .executableTarget(
+            name: "strata-sqlite-only-example",
+            dependencies: ["StrataEngine", "StrataSQLite"],
+            path: "Examples/SQLiteOnly",
+            swiftSettings: strictSettings
+        ),
+
         .executableTarget(
             name: "strata-migration-probe",
             dependencies: ["StrataMigrations", "StrataSQLite", "StrataLMDB", "StrataXML"],
@@ -213,7 +222,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataToolTests",
-            dependencies: ["Strata", "StrataTransfer", "strata"],
+            dependencies: ["Strata", "StrataTransfer", "strata", "strata-sqlite-only-example"],
             path: "Tests/StrataToolTests",
             swiftSettings: strictSettings
         ),
