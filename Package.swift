@@ -1,7 +1,8 @@
 // swift-tools-version: 6.1
 //
 // Strata: an object-graph store engine for Swift on Linux and macOS.
-// Layers (see docs/Architecture.md): StrataCore (vocabulary) <- backends <- Strata (engine) <- strata (CLI).
+// Layers (see docs/Architecture.md): StrataCore (vocabulary) <- StrataMigrations, backends, StrataTransfer,
+// StrataEngine (no backend) <- Strata (umbrella: the engine and every built-in backend) <- strata (CLI).
 
 import PackageDescription
 
@@ -15,6 +16,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Strata", targets: ["Strata"]),
+        .library(name: "StrataEngine", targets: ["StrataEngine"]),
         .library(name: "StrataCore", targets: ["StrataCore"]),
         .library(name: "StrataConformance", targets: ["StrataConformance"]),
         .library(name: "StrataInMemory", targets: ["StrataInMemory"]),
@@ -23,6 +25,7 @@ let package = Package(
         .executable(name: "strata", targets: ["strata"]),
         .library(name: "StrataLMDB", targets: ["StrataLMDB"]),
         .library(name: "StrataMigrations", targets: ["StrataMigrations"]),
+        .library(name: "StrataTransfer", targets: ["StrataTransfer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -96,10 +99,27 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
-        // MARK: Engine, conformance kit, tool
+        // MARK: Transfer (JSON Lines import and export, store copy, validation; no engine type)
+        .target(
+            name: "StrataTransfer",
+            dependencies: ["StrataCore"],
+            path: "Sources/StrataTransfer",
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Engine (no backend), umbrella (the engine and every built-in backend), conformance kit, tool
+        .target(
+            name: "StrataEngine",
+            dependencies: ["StrataCore", "StrataMigrations"],
+            path: "Sources/StrataEngine",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "Strata",
-            dependencies: ["StrataCore", "StrataMigrations", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML"],
+            dependencies: [
+                "StrataCore", "StrataEngine", "StrataMigrations", "StrataTransfer",
+                "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML",
+            ],
             path: "Sources/Strata",
             swiftSettings: strictSettings
         ),
@@ -114,9 +134,19 @@ let package = Package(
             dependencies: [
                 "Strata",
                 "StrataMigrations",
+                "StrataTransfer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/strata",
+            swiftSettings: strictSettings
+        ),
+
+        // An application of the engine and one backend: LinkageTests check that it needs
+        // libsqlite3 and neither liblmdb nor libxml2.
+        .executableTarget(
+            name: "strata-sqlite-only-example",
+            dependencies: ["StrataEngine", "StrataSQLite"],
+            path: "Examples/SQLiteOnly",
             swiftSettings: strictSettings
         ),
 
@@ -192,7 +222,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataToolTests",
-            dependencies: ["Strata", "strata"],
+            dependencies: ["Strata", "StrataTransfer", "strata", "strata-sqlite-only-example"],
             path: "Tests/StrataToolTests",
             swiftSettings: strictSettings
         ),
@@ -200,7 +230,7 @@ let package = Package(
             name: "StrataReliabilityTests",
             dependencies: [
                 "StrataTortureKit", "strata-torture", "StrataCore", "StrataSQLite", "CStrataSQLite",
-                "StrataLMDB", "CStrataLMDB", "StrataXML", "Strata", "strata",
+                "StrataLMDB", "CStrataLMDB", "StrataXML", "Strata", "StrataTransfer", "strata",
             ],
             path: "Tests/StrataReliabilityTests",
             swiftSettings: strictSettings

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataTransfer
 
 /// `strata copy FROM TO`: a store into a new store of any kind, keys kept.
 struct CopyCommand: ParsableCommand {

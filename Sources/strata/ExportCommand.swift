@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataTransfer
 
 /// `strata export URL [--entity E] [--where PREDICATE]`: a store as JSON Lines.
 struct ExportCommand: ParsableCommand {

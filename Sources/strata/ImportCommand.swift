@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataTransfer
 
 /// `strata import URL FILE|-`: JSON Lines into a store, all or nothing.
 struct ImportCommand: ParsableCommand {

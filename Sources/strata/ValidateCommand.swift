@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataTransfer
 
 /// `strata validate URL`: every object against the model's rules.
 struct ValidateCommand: ParsableCommand {

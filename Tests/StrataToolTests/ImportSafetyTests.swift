@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTransfer
 import Testing
 
 /// The import path under careless and hostile input: values the model's rules forbid, numbers

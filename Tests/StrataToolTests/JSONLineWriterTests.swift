@@ -1,5 +1,5 @@
 import Foundation
-@testable import Strata
+@testable import StrataTransfer
 import Testing
 
 /// The exporter's direct writer must give exactly the bytes of `JSONNode.compactText()`.

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTransfer
 import Testing
 
 /// Each kind of malformed input: the error names the line, and nothing of the run is imported.

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTransfer
 import Testing
 
 @Suite struct JSONLinesRoundTripTests {

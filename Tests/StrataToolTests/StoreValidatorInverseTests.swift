@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTransfer
 import Testing
 
 /// `strata validate` found no fault in a store whose relationships disagreed with their

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTransfer
 import Testing
 
 /// A store holding what its model forbids: it answers with the snapshots of a store opened

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTransfer
 import Testing
 
 /// Copy and the streaming migration wrote objects the model's rules forbid, as import did:

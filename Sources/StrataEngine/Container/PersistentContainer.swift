@@ -80,7 +80,9 @@ public final class PersistentContainer: Sendable {
     ///     one such a store fails the load with ``StrataError/Code/modelMismatch``.
     ///   - environment: the variables that override store URLs (`STRATA_STORE`, ...); the
     ///     process's environment by default, `[:]` to ignore it.
-    ///   - registry: the backends; the built-in ones by default.
+    ///   - registry: where the store URLs find their backends. The engine knows none: pass a
+    ///     registry with the backends you link (the `Strata` module adds an initializer without
+    ///     this parameter that uses every built-in backend).
     public convenience init(
         name: String,
         model: Model,
@@ -88,7 +90,7 @@ public final class PersistentContainer: Sendable {
         stack: ContainerStackStyle = .threeTier,
         migrator: (any StoreMigrating)? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        registry: StoreRegistry = BuiltInBackends.registry
+        registry: StoreRegistry
     ) {
         self.init(name: name, model: model, versions: nil, storeDescriptions: storeDescriptions, stack: stack, migrator: migrator, environment: environment, registry: registry)
     }
@@ -102,6 +104,8 @@ public final class PersistentContainer: Sendable {
     ///   `StoreMigrator` (inferred lightweight mapping, native on SQLite and LMDB, streaming
     ///   elsewhere). Pass one with custom stages when inference is not enough. A description with
     ///   ``StoreDescription/migratesAutomatically`` off never migrates.
+    /// - Parameter registry: where the store URLs find their backends, as for
+    ///   ``init(name:model:storeDescriptions:stack:migrator:environment:registry:)``.
     public convenience init(
         name: String,
         versionedModel: VersionedModel,
@@ -109,7 +113,7 @@ public final class PersistentContainer: Sendable {
         stack: ContainerStackStyle = .threeTier,
         migrator: (any StoreMigrating)? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        registry: StoreRegistry = BuiltInBackends.registry
+        registry: StoreRegistry
     ) {
         let migrator = migrator ?? (try? StoreMigrator(versions: versionedModel, registry: registry))
         self.init(name: name, model: versionedModel.current, versions: versionedModel, storeDescriptions: storeDescriptions, stack: stack, migrator: migrator, environment: environment, registry: registry)

@@ -7,9 +7,12 @@ import Synchronization
 ///
 /// ```swift
 /// let coordinator = StoreCoordinator(model: model)
-/// try coordinator.addStore(BuiltInBackends.registry.open("sqlite:app.sqlite", model: model))
+/// try coordinator.addStore(registry.open("sqlite:app.sqlite", model: model))
 /// let context = ObjectContext(coordinator: coordinator)
 /// ```
+///
+/// `registry` is a ``StoreRegistry`` with the backends the program links (`BuiltInBackends.registry`
+/// of the `Strata` module has every built-in one).
 ///
 /// Several stores can serve one model, one per model configuration: each entity goes to the
 /// store of the configuration that names it. Relationships never cross stores.
