@@ -1,5 +1,4 @@
 import StrataCore
-import Synchronization
 
 /// An object of the graph, owned by one ``ObjectContext``.
 ///
@@ -74,10 +73,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         self.entity = entity
         self.objectID = objectID
         self.context = context
-        ManagedObjectCounter.increment()
     }
-
-    deinit { ManagedObjectCounter.decrement() }
 
     /// The entity name a subclass maps to: the class's name unless overridden.
     open class var entityName: String { String(describing: self) }
@@ -156,13 +152,4 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         state.isFault = true
         state.isDirty = false
     }
-}
-
-/// Counts live managed objects, so tests and benchmarks can check that memory stays bounded.
-public enum ManagedObjectCounter {
-    private static let live = Atomic<Int>(0)
-    /// How many managed objects exist in the process right now.
-    public static var liveObjects: Int { live.load(ordering: .relaxed) }
-    static func increment() { live.add(1, ordering: .relaxed) }
-    static func decrement() { live.subtract(1, ordering: .relaxed) }
 }
