@@ -175,32 +175,35 @@ struct XMLRelationshipCheck {
         return .none
     }
 
+    /// The (holder row, target row) pairs that `side`'s to-many lists, in list order, or the
+    /// outcome for the first target `other` does not hold.
+    private func listedPairs(_ side: Side, in other: Side) -> ([(Int, Int)], Outcome?) {
+        var pairs: [(Int, Int)] = []
+        pairs.reserveCapacity(side.column.targets.count)
+        var start = 0
+        for holder in side.column.ends.indices {
+            let end = side.column.ends[holder]
+            for k in start..<end {
+                let target = side.column.targets[k]
+                guard let row = EntityTable.index(of: target, in: other.keys) else {
+                    return ([], missing(side, row: holder, target: target, destination: other))
+                }
+                pairs.append((holder, row))
+            }
+            start = end
+        }
+        return (pairs, nil)
+    }
+
     /// A to-many whose inverse is a to-many (possibly itself): both list the same pairs, once.
     private func checkManyToMany(_ own: Side, _ inverse: Side) -> Outcome {
         // (row of the object in `own`'s entity, row of the object in the inverse's entity).
-        var pairs: [(Int, Int)] = [], inversePairs: [(Int, Int)] = []
-        pairs.reserveCapacity(own.column.targets.count)
-        inversePairs.reserveCapacity(inverse.column.targets.count)
-        var start = 0
-        for i in own.column.ends.indices {
-            let end = own.column.ends[i]
-            for k in start..<end {
-                let target = own.column.targets[k]
-                guard let j = EntityTable.index(of: target, in: inverse.keys) else { return missing(own, row: i, target: target, destination: inverse) }
-                pairs.append((i, j))
-            }
-            start = end
-        }
-        start = 0
-        for j in inverse.column.ends.indices {
-            let end = inverse.column.ends[j]
-            for k in start..<end {
-                let target = inverse.column.targets[k]
-                guard let i = EntityTable.index(of: target, in: own.keys) else { return missing(inverse, row: j, target: target, destination: own) }
-                inversePairs.append((i, j))
-            }
-            start = end
-        }
+        let (pairsListed, ownMissing) = listedPairs(own, in: inverse)
+        if let ownMissing { return ownMissing }
+        let (inverseListed, inverseMissing) = listedPairs(inverse, in: own)
+        if let inverseMissing { return inverseMissing }
+        var pairs = pairsListed
+        var inversePairs = inverseListed.map { ($0.1, $0.0) }
         pairs.sort { $0 < $1 }
         inversePairs.sort { $0 < $1 }
         for n in pairs.indices.dropFirst() where pairs[n] == pairs[n - 1] {
