@@ -58,6 +58,9 @@ import Testing
         let directory = SQLiteFileInspection.directory(of: fresh.location)
         let dead = directory + "/" + SQLiteStoreCreation.temporaryPrefix(of: "store.sqlite") + "999999999-1"
         #expect(FileManager.default.createFile(atPath: dead, contents: Data("half".utf8)))
+        // Left a minute ago: a creator locks its file a moment after making it, so only an
+        // unlocked file older than that is abandoned.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: dead)
         try openStore(fresh).close()
         #expect(!FileManager.default.fileExists(atPath: dead))
     }

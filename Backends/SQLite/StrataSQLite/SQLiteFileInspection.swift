@@ -125,18 +125,4 @@ enum SQLiteFileInspection {
         guard statvfs(directory, &info) == 0 else { return false }
         return info.f_flag & UInt(ST_RDONLY) != 0
     }
-
-    /// Creates an empty file readable and writable by its owner only (0600). Returns `false`
-    /// when another process created it first.
-    static func createFile(_ path: String) throws -> Bool {
-        let fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
-        if fd < 0 {
-            let code = errno
-            if code == EEXIST { return false }
-            let strataCode: StrataError.Code = (code == EACCES || code == EROFS || code == EPERM) ? .readOnly : .io
-            throw StrataError(strataCode, "cannot create the store file '\(path)': \(errnoText(code))", location: ["path": path], underlying: errnoText(code))
-        }
-        close(fd)
-        return true
-    }
 }

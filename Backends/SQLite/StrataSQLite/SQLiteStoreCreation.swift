@@ -25,16 +25,17 @@ enum SQLiteStoreCreation {
         removeLeftovers(of: name, in: directory)
         try removeOrphanCompanions(of: path)
         let temporary = directory + "/" + temporaryPrefix(of: name) + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        guard try SQLiteFileInspection.createFile(temporary) else {
-            throw StrataError(.io, "cannot create the store '\(path)': the temporary file '\(temporary)' exists", location: ["path": path])
+        // Locked from the moment it exists, while the file is built: the sweep of leftovers
+        // takes the lock to know the creator is gone (a process ID cannot say so across PID
+        // namespaces or hosts).
+        let claim = open(temporary, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
+        guard claim >= 0 else {
+            throw failure(errno, "cannot create the store file '\(temporary)' for '\(path)'", path: path)
         }
-        // Held while the file is built: the sweep of leftovers takes it to know the creator is
-        // gone (a process ID cannot say so across PID namespaces or hosts).
-        let claim = open(temporary, O_RDONLY | O_CLOEXEC)
-        if claim >= 0 { _ = flock(claim, LOCK_EX) }
+        _ = flock(claim, LOCK_EX)
         defer {
             removeDatabase(at: temporary)
-            if claim >= 0 { close(claim) }
+            close(claim)
         }
         try build(temporary, url: url, model: model, options: options)
         try syncFile(temporary, for: path)
@@ -75,6 +76,9 @@ enum SQLiteStoreCreation {
         try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
+    /// How old an unlocked temporary file must be before the sweep takes it for abandoned.
+    static let abandonedAfterSeconds: TimeInterval = 2
+
     /// `.NAME.creating-`: the start of the temporary files of the store `NAME`.
     static func temporaryPrefix(of name: String) -> String { ".\(name).creating-" }
 
@@ -91,6 +95,10 @@ enum SQLiteStoreCreation {
             defer { close(fd) }
             var info = stat()
             guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
+            // A creator takes its lock a moment after the file appears: only a file unlocked and
+            // older than that moment is abandoned.
+            let modified = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date
+            guard let modified, Date().timeIntervalSince(modified) >= Self.abandonedAfterSeconds else { continue }
             removeDatabase(at: file)
         }
     }
