@@ -64,7 +64,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "strata-sqlite-probe",
-            dependencies: ["StrataSQLite"],
+            dependencies: ["StrataSQLite", "StrataTestSupport"],
             path: "Backends/SQLite/Probe",
             swiftSettings: strictSettings
         ),
@@ -82,7 +82,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "strata-lmdb-probe",
-            dependencies: ["StrataLMDB", "StrataCore"],
+            dependencies: ["StrataLMDB", "StrataCore", "StrataTestSupport"],
             path: "Backends/LMDB/Probe",
             swiftSettings: strictSettings
         ),
@@ -160,7 +160,7 @@ let package = Package(
         // MARK: Reliability (crash, fault, contention and hostile-input tests; docs/Reliability.md)
         .target(
             name: "StrataTortureKit",
-            dependencies: ["StrataCore", "StrataSQLite", "StrataLMDB", "StrataXML"],
+            dependencies: ["StrataCore", "StrataSQLite", "StrataLMDB", "StrataXML", "StrataTestSupport"],
             path: "Sources/StrataTortureKit",
             swiftSettings: strictSettings
         ),
@@ -171,65 +171,71 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
-        // MARK: Tests
+        // MARK: Tests (StrataTestSupport: generators, fixtures and helpers the test targets share)
+        .target(
+            name: "StrataTestSupport",
+            dependencies: ["StrataCore"],
+            path: "Tests/StrataTestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "StrataMigrationsTests",
-            dependencies: ["StrataMigrations", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML", "strata-migration-probe", "strata"],
+            dependencies: ["StrataTestSupport", "StrataMigrations", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML", "strata-migration-probe", "strata"],
             path: "Tests/StrataMigrationsTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StrataCoreTests",
-            dependencies: ["StrataCore"],
+            dependencies: ["StrataTestSupport", "StrataCore"],
             path: "Tests/StrataCoreTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StrataInMemoryTests",
-            dependencies: ["StrataInMemory", "StrataConformance"],
+            dependencies: ["StrataTestSupport", "StrataInMemory", "StrataConformance"],
             path: "Tests/StrataInMemoryTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StrataSQLiteTests",
-            dependencies: ["StrataSQLite", "StrataConformance", "strata-sqlite-probe"],
+            dependencies: ["StrataTestSupport", "StrataSQLite", "StrataConformance", "strata-sqlite-probe"],
             path: "Tests/StrataSQLiteTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StrataConformanceTests",
-            dependencies: ["StrataConformance", "StrataInMemory"],
+            dependencies: ["StrataTestSupport", "StrataConformance", "StrataInMemory"],
             path: "Tests/StrataConformanceTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StrataLMDBTests",
-            dependencies: ["StrataLMDB", "CStrataLMDB", "StrataConformance", "strata-lmdb-probe"],
+            dependencies: ["StrataTestSupport", "StrataLMDB", "CStrataLMDB", "StrataConformance", "strata-lmdb-probe"],
             path: "Tests/StrataLMDBTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StrataXMLTests",
-            dependencies: ["StrataXML", "StrataConformance"],
+            dependencies: ["StrataTestSupport", "StrataXML", "StrataConformance"],
             path: "Tests/StrataXMLTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata"],
+            dependencies: ["StrataTestSupport", "Strata"],
             path: "Tests/StrataTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StrataToolTests",
-            dependencies: ["Strata", "StrataTransfer", "strata", "strata-sqlite-only-example"],
+            dependencies: ["StrataTestSupport", "Strata", "StrataTransfer", "strata", "strata-sqlite-only-example"],
             path: "Tests/StrataToolTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StrataReliabilityTests",
             dependencies: [
-                "StrataTortureKit", "strata-torture", "StrataCore", "StrataSQLite", "CStrataSQLite",
+                "StrataTestSupport", "StrataTortureKit", "strata-torture", "StrataCore", "StrataSQLite", "CStrataSQLite",
                 "StrataLMDB", "CStrataLMDB", "StrataXML", "Strata", "StrataTransfer", "strata",
             ],
             path: "Tests/StrataReliabilityTests",

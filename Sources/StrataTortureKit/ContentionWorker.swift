@@ -1,4 +1,5 @@
 import StrataCore
+import StrataTestSupport
 
 /// One process of the contention test: increments the store's counters with optimistic locking,
 /// inserting one `Entry` per increment in the same save, and reads between saves.
@@ -50,7 +51,7 @@ public struct ContentionWorker {
     ///   ``StrataError/Code/internalInconsistency`` when a read goes back in time.
     public func run() throws -> Report {
         var report = Report()
-        var random = TortureRandom(seed: seed, save: worker)
+        var random = SeededGenerator(seed: seed, step: worker)
         var store = try TortureStores.open(url)
         defer { try? store.close() }
         var lastCount = 0

@@ -1,3 +1,4 @@
+import StrataTestSupport
 /// One item of the crash test's object graph, by slot (primary keys differ from run to run).
 public struct TortureItem: Hashable, Sendable {
     /// The `value` attribute.
@@ -83,7 +84,7 @@ public struct TortureState: Hashable, Sendable, CustomStringConvertible {
     /// The operations of save `n` when applied to this state (1 to 4 slots, each inserted,
     /// updated or deleted).
     public func operations(forSave n: Int, seed: UInt64) -> [TortureOperation] {
-        var random = TortureRandom(seed: seed, save: n)
+        var random = SeededGenerator(seed: seed, step: n)
         var slots: [Int] = []
         let count = Int.random(in: 1...4, using: &random)
         while slots.count < count {

@@ -1,5 +1,6 @@
 import Testing
 @testable import StrataCore
+import StrataTestSupport
 
 /// Looking a property up by name (``Entity/attributeIndex(named:)``) answers exactly as a
 /// `[String: Int]` of first positions would, for every key, including the keys its fast table

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StrataCore
+import StrataTestSupport
 
 @Suite("Predicate parser fuzzing")
 struct PredicateFuzzTests {

@@ -107,9 +107,9 @@ struct LMDBBadInputTests {
             // Root ignores permission bits: ask the probe to drop to nobody first.
             chmod(URL(fileURLWithPath: path).deletingLastPathComponent().path, 0o755)
             let output = try runProbe(["open", path, "--as-nobody"])
-            #expect(output.stdout.hasPrefix("error io "), "\(output.stdout) \(output.stderr)")
-            #expect(output.stdout.contains(path))
-            #expect(output.stdout.contains("Permission denied"))
+            #expect(output.output.hasPrefix("error io "), "\(output.output) \(output.errors)")
+            #expect(output.output.contains(path))
+            #expect(output.output.contains("Permission denied"))
         } else {
             chmod(path, 0o000)
             let error = #expect(throws: StrataError.self) { try openStore(path) }

@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import StrataLMDB
 import Testing
+import StrataTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,22 +43,22 @@ struct LMDBCreationSafetyTests {
                 arguments = ["open", path, "--file-size-limit", String(free)]
             }
             let output = try runProbe(arguments)
-            let exit = "free \(free): status \(output.status) \(output.stdout) \(output.stderr)"
+            let exit = "free \(free): status \(output.status) \(output.output) \(output.errors)"
             #expect(output.status == 0 || output.status == 2, "the probe ended by a signal or an unexpected status: \(exit)")
-            if output.stdout.hasPrefix("ok") {
+            if output.output.hasPrefix("ok") {
                 successes += 1
-                #expect(try runProbe(["count", path]).stdout == "ok 0\n", "free \(free): the store is whole")
+                #expect(try runProbe(["count", path]).output == "ok 0\n", "free \(free): the store is whole")
             } else {
                 failures += 1
-                #expect(output.stdout.hasPrefix("error io "), "\(exit)")
-                #expect(output.stdout.contains(path), "\(exit)")
+                #expect(output.output.hasPrefix("error io "), "\(exit)")
+                #expect(output.output.contains(path), "\(exit)")
                 // The store lock's file (`NAME.strata-lock`) may stay: no store was made to delete it with.
                 let left = try FileManager.default.contentsOfDirectory(atPath: disk).filter { $0 != "fill" && !$0.hasSuffix(".strata-lock") }
                 #expect(left.isEmpty, "free \(free): the failed creation left \(left)")
                 // Once there is room again, the store can be created: nothing left refuses it.
                 unlink(disk + "/fill")
                 let retry = try runProbe(["open", path])
-                #expect(retry.stdout == "ok\n", "free \(free), then room: \(retry.stdout)")
+                #expect(retry.output == "ok\n", "free \(free), then room: \(retry.output)")
             }
             removeStore(path)
         }
@@ -83,7 +84,7 @@ struct LMDBCreationSafetyTests {
         }
         defer { umount2(disk, Int32(MNT_DETACH)) }
         let path = disk + "/store.lmdb"
-        #expect(try runProbe(["insert", path, "3", "1"]).stdout.hasPrefix("ok "))
+        #expect(try runProbe(["insert", path, "3", "1"]).output.hasPrefix("ok "))
         // A lock file with holes, as liblmdb makes one with ftruncate.
         unlink(path + "/lock.mdb")
         let descriptor = open(path + "/lock.mdb", O_RDWR | O_CREAT, 0o600)
@@ -91,10 +92,10 @@ struct LMDBCreationSafetyTests {
         close(descriptor)
         try fill(disk, leaving: 0)
         let write = try runProbe(["open", path])
-        #expect(write.status == 2 && write.stdout.hasPrefix("error io ") && write.stdout.contains("No space left on device"),
-                "status \(write.status): \(write.stdout) \(write.stderr)")
+        #expect(write.status == 2 && write.output.hasPrefix("error io ") && write.output.contains("No space left on device"),
+                "status \(write.status): \(write.output) \(write.errors)")
         let read = try runProbe(["read", path])
-        #expect(read.stdout == "ok 3\n", "status \(read.status): \(read.stdout) \(read.stderr)")
+        #expect(read.output == "ok 3\n", "status \(read.status): \(read.output) \(read.errors)")
     }
 
     /// Fills the file system of `directory` with a file `fill`, then shrinks the file so that
@@ -133,8 +134,8 @@ struct LMDBCreationSafetyTests {
         // How long a creation takes once the probe says "opening", to spread kills over it.
         let timing = temporaryStorePath("timing")
         defer { cleanUp(timing) }
-        let first = try ProbeChild(["create", timing])
-        first.waitForLine("opening")
+        let first = try probeChild(["create", timing])
+        first.waitForLine(startingWith: "opening")
         let started = Date()
         first.finish()
         let span = max(2_000, Int(Date().timeIntervalSince(started) * 1_000_000 * 1.5))
@@ -144,13 +145,13 @@ struct LMDBCreationSafetyTests {
             let path = temporaryStorePath("killed")
             defer { cleanUp(path) }
             if kill % 3 == 2 { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }
-            let child = try ProbeChild(["create", path])
-            child.waitForLine("opening")
+            let child = try probeChild(["create", path])
+            child.waitForLine(startingWith: "opening")
             usleep(UInt32.random(in: 0...UInt32(span), using: &random))
             child.kill()
             let created = child.lines.contains { $0.hasPrefix("created") }
             do {
-                let store = try openStore(path, model: probeModel())
+                let store = try openStore(path, model: ProbeModels.lmdb())
                 #expect(try store.execute(FetchRequest(entityName: "Item", resultType: .count)).count() == 0)
                 #expect(!store.identifier.isEmpty)
                 try store.close()
@@ -174,8 +175,8 @@ struct LMDBCreationSafetyTests {
             defer { cleanUp(path) }
             if round % 2 == 1 { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }
             let start = path + ".start"
-            let children = try [ProbeChild(["create", path, start]), ProbeChild(["create", path, start])]
-            for child in children { child.waitForLine("opening") }
+            let children = try [probeChild(["create", path, start]), probeChild(["create", path, start])]
+            for child in children { child.waitForLine(startingWith: "opening") }
             _ = FileManager.default.createFile(atPath: start, contents: nil)
             for child in children { child.finish() }
             let identifiers = children.map { $0.lines.first { $0.hasPrefix("created ") } }
@@ -207,7 +208,7 @@ struct LMDBCreationSafetyTests {
     func aReadOnlyOpenReadsAStoreWhoseFilesItMayNotWrite(lockFileRemoved: Bool) throws {
         let path = temporaryStorePath()
         defer { cleanUp(path) }
-        #expect(try runProbe(["insert", path, "3", "1"]).stdout.hasPrefix("ok "))
+        #expect(try runProbe(["insert", path, "3", "1"]).output.hasPrefix("ok "))
         if lockFileRemoved { unlink(path + "/lock.mdb") }
         chmod(URL(fileURLWithPath: path).deletingLastPathComponent().path, 0o755)
         chmod(path + "/data.mdb", 0o444)
@@ -215,9 +216,9 @@ struct LMDBCreationSafetyTests {
         chmod(path, 0o555)
         if geteuid() == 0 {
             let output = try runProbe(["read", path, "--as-nobody"])
-            #expect(output.stdout == "ok 3\n", "as nobody: \(output.stdout) \(output.stderr)")
+            #expect(output.output == "ok 3\n", "as nobody: \(output.output) \(output.errors)")
         } else {
-            let store = try openStore(path, model: probeModel(), options: StoreOptions(readOnly: true))
+            let store = try openStore(path, model: ProbeModels.lmdb(), options: StoreOptions(readOnly: true))
             #expect(try store.execute(FetchRequest(entityName: "Item", resultType: .count)).count() == 3)
             try store.close()
         }
@@ -230,15 +231,15 @@ struct LMDBCreationSafetyTests {
     func aLocklessReadIsRefusedWhileAnotherProcessHasTheStoreOpen() throws {
         let path = temporaryStorePath()
         defer { cleanUp(path) }
-        let store = try openStore(path, model: probeModel())
+        let store = try openStore(path, model: ProbeModels.lmdb())
         defer { try? store.close() }
         chmod(URL(fileURLWithPath: path).deletingLastPathComponent().path, 0o755)
         chmod(path + "/data.mdb", 0o444)
         chmod(path + "/lock.mdb", 0o444)
         chmod(path, 0o555)
         let output = try runProbe(["read", path, "--as-nobody"])
-        #expect(output.stdout.hasPrefix("error storeBusy "), "\(output.stdout) \(output.stderr)")
-        #expect(output.stdout.contains(path))
+        #expect(output.output.hasPrefix("error storeBusy "), "\(output.output) \(output.errors)")
+        #expect(output.output.contains(path))
     }
 
     /// The same on a read-only file system (`EROFS`): a read-only bind mount of the store's
@@ -247,7 +248,7 @@ struct LMDBCreationSafetyTests {
     func aReadOnlyOpenReadsAStoreOnAReadOnlyFileSystem() throws {
         let path = temporaryStorePath()
         defer { cleanUp(path) }
-        #expect(try runProbe(["insert", path, "4", "1"]).stdout.hasPrefix("ok "))
+        #expect(try runProbe(["insert", path, "4", "1"]).output.hasPrefix("ok "))
         unlink(path + "/lock.mdb")
         let view = path + "-readonly"
         try FileManager.default.createDirectory(atPath: view, withIntermediateDirectories: false)
@@ -261,9 +262,9 @@ struct LMDBCreationSafetyTests {
         try #require(mount(path, view, nil, UInt(MS_BIND | MS_REMOUNT | MS_RDONLY), nil) == 0)
         try #require(access(view + "/x", F_OK) != 0 && open(view + "/x", O_CREAT | O_WRONLY, 0o600) == -1 && errno == EROFS)
         let output = try runProbe(["read", view])
-        #expect(output.stdout == "ok 4\n", "\(output.stdout) \(output.stderr)")
+        #expect(output.output == "ok 4\n", "\(output.output) \(output.errors)")
         let write = try runProbe(["open", view])
-        #expect(write.stdout.hasPrefix("error "), "a writable open of a read-only file system fails with a typed error: \(write.stdout)")
+        #expect(write.output.hasPrefix("error "), "a writable open of a read-only file system fails with a typed error: \(write.output)")
     }
 
     // MARK: Whatever is at the path
@@ -307,8 +308,8 @@ struct LMDBCreationSafetyTests {
                 Issue.record("\(arguments[0]) of \(what) blocked for 20 s")
                 continue
             }
-            #expect(output.stdout.hasPrefix("error storeCorrupt "), "\(what): \(output.stdout) \(output.stderr)")
-            #expect(output.stdout.contains(target) && output.stdout.contains(expectedKind), "\(what): \(output.stdout)")
+            #expect(output.output.hasPrefix("error storeCorrupt "), "\(what): \(output.output) \(output.errors)")
+            #expect(output.output.contains(target) && output.output.contains(expectedKind), "\(what): \(output.output)")
         }
         var info = stat()
         #expect(lstat(target, &info) == 0, "\(what) is left in place")
@@ -333,55 +334,10 @@ struct LMDBCreationSafetyTests {
     }
 }
 
-/// A probe child whose standard output is read line by line, to kill it at a chosen moment.
-private final class ProbeChild {
-    let process = Process()
-    private let output = Pipe()
-    private var buffer: [UInt8] = []
-    private var ended = false
-    private(set) var lines: [String] = []
-
-    init(_ arguments: [String]) throws {
-        process.executableURL = productsDirectory().appendingPathComponent("strata-lmdb-probe")
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-    }
-
-    /// Reads until a line equal to or starting with `prefix` arrives, or the output ends.
-    func waitForLine(_ prefix: String) {
-        while !ended && !lines.contains(where: { $0.hasPrefix(prefix) }) { readSome() }
-    }
-
-    /// Kills the child with SIGKILL, reads what it wrote and reaps it.
-    func kill() {
-        _ = Glibc.kill(process.processIdentifier, SIGKILL)
-        finish()
-    }
-
-    /// Reads to the end of the output and waits for the child to exit.
-    func finish() {
-        while !ended { readSome() }
-        process.waitUntilExit()
-    }
-
-    private func readSome() {
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        let count = read(output.fileHandleForReading.fileDescriptor, &chunk, chunk.count)
-        if count <= 0 { ended = true; return }
-        buffer += chunk[0..<count]
-        while let newline = buffer.firstIndex(of: 10) {
-            lines.append(String(decoding: buffer[0..<newline], as: UTF8.self))
-            buffer.removeSubrange(0...newline)
-        }
-    }
-}
-
 /// Runs the probe, killing it when it has not finished after `timeout` seconds (then `nil`).
 private func runProbe(_ arguments: [String], timeout: TimeInterval) throws -> ProgramOutput? {
     let process = Process()
-    process.executableURL = productsDirectory().appendingPathComponent("strata-lmdb-probe")
+    process.executableURL = try builtExecutable("strata-lmdb-probe")
     process.arguments = arguments
     let out = Pipe()
     process.standardOutput = out
@@ -395,5 +351,10 @@ private func runProbe(_ arguments: [String], timeout: TimeInterval) throws -> Pr
         return nil
     }
     let data = out.fileHandleForReading.readDataToEndOfFile()
-    return ProgramOutput(status: process.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: "")
+    return ProgramOutput(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self), errors: "")
+}
+
+/// A probe child whose standard output is read line by line, to kill it at a chosen moment.
+private func probeChild(_ arguments: [String]) throws -> LineReadingProgram {
+    try LineReadingProgram(builtExecutable("strata-lmdb-probe"), arguments, discardingErrors: true)
 }

@@ -3,6 +3,7 @@ import StrataCore
 import StrataLMDB
 import Synchronization
 import Testing
+import StrataTestSupport
 
 @Suite("LMDB store: map growth, concurrent readers, several processes")
 struct LMDBEnvironmentTests {
@@ -80,7 +81,7 @@ struct LMDBEnvironmentTests {
     @Test func severalProcessesShareOneEnvironmentWithoutReusingKeys() throws {
         let path = temporaryStorePath()
         defer { cleanUp(path) }
-        let model = try probeModel()
+        let model = try ProbeModels.lmdb()
         let store = try openStore(path, model: model, options: StoreOptions(values: ["mapSize": "1048576"]))
         defer { try? store.close() }
         let mine = try store.obtainPermanentIDs(for: "Item", count: 10)
@@ -91,7 +92,7 @@ struct LMDBEnvironmentTests {
             group.enter()
             Thread.detachNewThread {
                 defer { group.leave() }
-                let output = (try? runProbe(arguments)) ?? ProgramOutput(status: -1, stdout: "", stderr: "could not start the probe")
+                let output = (try? runProbe(arguments)) ?? ProgramOutput(status: -1, output: "", errors: "could not start the probe")
                 outputs.withLock { $0.append(output) }
             }
         }
@@ -103,8 +104,8 @@ struct LMDBEnvironmentTests {
         let results = outputs.withLock { $0 }
         var keys: [Int64] = mine.compactMap(\.primaryKey)
         for output in results {
-            #expect(output.status == 0, "probe failed: \(output.stdout) \(output.stderr)")
-            let words = output.stdout.split(whereSeparator: \.isWhitespace)
+            #expect(output.status == 0, "probe failed: \(output.output) \(output.errors)")
+            let words = output.output.split(whereSeparator: \.isWhitespace)
             #expect(words.first == "ok")
             keys += words.dropFirst().compactMap { Int64($0) }
         }
@@ -115,7 +116,7 @@ struct LMDBEnvironmentTests {
         #expect(try store.execute(FetchRequest(entityName: "Item", resultType: .count)).count() == 22_000)
         #expect(try store.execute(FetchRequest(entityName: "Item")).snapshots().count == 22_000)
         let counted = try runProbe(["count", path])
-        #expect(counted.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ok 22000")
+        #expect(counted.output.trimmingCharacters(in: .whitespacesAndNewlines) == "ok 22000")
     }
 
     @Test func theStandardToolsReadTheEnvironment() throws {
@@ -128,18 +129,18 @@ struct LMDBEnvironmentTests {
         // The tools read while the store is open in this process, too.
         let mdbStat = try #require(which("mdb_stat"), "mdb_stat (lmdb-utils) must be installed")
         let mdbDump = try #require(which("mdb_dump"), "mdb_dump (lmdb-utils) must be installed")
-        let stat = try run(mdbStat, ["-a", path])
-        #expect(stat.status == 0, "\(stat.stderr)")
+        let stat = try runProgram(mdbStat, ["-a", path])
+        #expect(stat.status == 0, "\(stat.errors)")
         for database in ["_meta", "_seq", "e:Employee", "e:Department", "i:Employee:byAge", "u:Department:name", "r:Employee:department"] {
-            #expect(stat.stdout.contains("Status of \(database)"), "mdb_stat lists \(database)")
+            #expect(stat.output.contains("Status of \(database)"), "mdb_stat lists \(database)")
         }
-        #expect(stat.stdout.contains("Entries: 3"))
-        let dump = try run(mdbDump, ["-p", "-s", "e:Employee", path])
-        #expect(dump.status == 0, "\(dump.stderr)")
-        #expect(dump.stdout.contains("tool2"), "records are readable in the dump")
-        #expect(dump.stdout.contains("\\80\\00\\00\\00\\00\\00\\00\\01"), "keys are big-endian with the sign bit flipped")
+        #expect(stat.output.contains("Entries: 3"))
+        let dump = try runProgram(mdbDump, ["-p", "-s", "e:Employee", path])
+        #expect(dump.status == 0, "\(dump.errors)")
+        #expect(dump.output.contains("tool2"), "records are readable in the dump")
+        #expect(dump.output.contains("\\80\\00\\00\\00\\00\\00\\00\\01"), "keys are big-endian with the sign bit flipped")
         try store.close()
-        let meta = try run(mdbDump, ["-p", "-s", "_meta", path])
-        #expect(meta.stdout.contains(store.identifier))
+        let meta = try runProgram(mdbDump, ["-p", "-s", "_meta", path])
+        #expect(meta.output.contains(store.identifier))
     }
 }

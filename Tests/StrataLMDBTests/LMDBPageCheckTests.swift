@@ -3,6 +3,7 @@ import Foundation
 import StrataCore
 @testable import StrataLMDB
 import Testing
+import StrataTestSupport
 
 /// The page check (docs/Reliability.md, "Damaged LMDB files"): each kind of damaged page header
 /// or node that would make liblmdb read out of bounds, abort or loop is refused at open with
@@ -347,12 +348,12 @@ struct LMDBPageCheckTests {
     @Test func openingWhileAnotherProcessCommitsNeverMistakesItsPagesForDamage() throws {
         let path = temporaryStorePath()
         defer { cleanUp(path) }
-        let model = try probeModel()
+        let model = try ProbeModels.lmdb()
         try openStore(path, model: model).close()
         // The probe commits 300 saves of 40 items while this process opens the store again and
         // again: each open checks a snapshot other commits are replacing under it.
         let writer = Process()
-        writer.executableURL = productsDirectory().appendingPathComponent("strata-lmdb-probe")
+        writer.executableURL = try builtExecutable("strata-lmdb-probe")
         writer.arguments = ["insert", path, "40", "300"]
         writer.standardOutput = FileHandle.nullDevice
         try writer.run()

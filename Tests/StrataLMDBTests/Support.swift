@@ -1,31 +1,16 @@
 import Foundation
 import StrataCore
 import StrataLMDB
-#if canImport(Glibc)
-import Glibc
-#endif
+import StrataTestSupport
 
-/// A fresh directory path (not created) under the temporary directory, removed by `cleanUp`.
+/// A fresh directory path (not created) in a new temporary directory, removed by `cleanUp`.
 func temporaryStorePath(_ label: String = "store") -> String {
-    let base = FileManager.default.temporaryDirectory.appendingPathComponent("strata-lmdb-tests-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
-    return base.appendingPathComponent("\(label).lmdb").path
+    TemporaryDirectory().file("\(label).lmdb")
 }
 
 /// Removes the temporary parent of a path made by `temporaryStorePath`.
 func cleanUp(_ path: String) {
-    let parent = URL(fileURLWithPath: path).deletingLastPathComponent()
-    chmodTree(parent.path)
-    try? FileManager.default.removeItem(at: parent)
-}
-
-private func chmodTree(_ path: String) {
-    chmod(path, 0o700)
-    for entry in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
-        var isDirectory: ObjCBool = false
-        let child = path + "/" + entry
-        if FileManager.default.fileExists(atPath: child, isDirectory: &isDirectory), isDirectory.boolValue { chmodTree(child) }
-    }
+    TemporaryDirectory.remove(URL(fileURLWithPath: path).deletingLastPathComponent().path)
 }
 
 /// The test model: departments and employees, with every attribute type, an index, a unique
@@ -61,13 +46,6 @@ func companyModel() throws -> Model {
     ])
 }
 
-/// The probe executable's model (see Backends/LMDB/Probe/main.swift).
-func probeModel() throws -> Model {
-    try Model(versionIdentifier: "probe", entities: [
-        Entity("Item", attributes: [Attribute("name", .string), Attribute("n", .integer64)], uniqueConstraints: [["name"]]),
-    ])
-}
-
 /// Opens an LMDB store at `path`.
 func openStore(_ path: String, model: Model? = nil, options: StoreOptions = StoreOptions()) throws -> LMDBStore {
     try LMDBBackend().openStore(StoreURL(scheme: "lmdb", location: path), model: model ?? companyModel(), options: options)
@@ -92,53 +70,7 @@ func department(_ id: ObjectID, name: String, employees: [ObjectID] = [], model:
     return snapshot
 }
 
-/// Where the build put the executables (the probe, beside the test bundle).
-func productsDirectory() -> URL {
-    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    var directory = executable.deletingLastPathComponent()
-    while directory.path != "/" {
-        if FileManager.default.fileExists(atPath: directory.appendingPathComponent("strata-lmdb-probe").path) { return directory }
-        directory = directory.deletingLastPathComponent()
-    }
-    let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    return source.appendingPathComponent(".build/debug")
-}
-
-/// The result of running a program.
-struct ProgramOutput {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-}
-
-/// Runs `executable` with `arguments` and waits for it.
-func run(_ executable: URL, _ arguments: [String]) throws -> ProgramOutput {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-    let stderrData = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ProgramOutput(
-        status: process.terminationStatus,
-        stdout: String(decoding: stdoutData, as: UTF8.self),
-        stderr: String(decoding: stderrData, as: UTF8.self))
-}
-
-/// Runs the probe executable.
+/// Runs the probe executable to its end.
 func runProbe(_ arguments: [String]) throws -> ProgramOutput {
-    try run(productsDirectory().appendingPathComponent("strata-lmdb-probe"), arguments)
-}
-
-/// The full path of a program on `PATH`.
-func which(_ program: String) -> URL? {
-    for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-        let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(program)
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-    }
-    return nil
+    try runBuilt("strata-lmdb-probe", arguments)
 }

@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import StrataMigrations
 import Testing
+import StrataTestSupport
 
 /// What the planner and the migrator refuse, and that refusing touches nothing.
 @Suite struct BadInputTests {
@@ -51,14 +52,14 @@ import Testing
     }
 
     @Test func migratingBackwardsIsRefused() throws {
-        let versions = try companyVersions()
+        let versions = try Repository.companyVersions()
         let metadata = StoreMetadata(storeIdentifier: "S", storeType: "sqlite", modelVersionHash: versions.current.versionHash, modelVersionIdentifier: "v3")
         let error = try #require(throws: StrataError.self) { try MigrationPlan.make(versions: versions, storeMetadata: metadata, target: "v1") }
         #expect(error.code == .modelMismatch && error.message.contains("only go forward"))
     }
 
     @Test func unknownTargetAndStrayStagesAreRefused() throws {
-        let versions = try companyVersions()
+        let versions = try Repository.companyVersions()
         let metadata = StoreMetadata(storeIdentifier: "S", storeType: "sqlite", modelVersionHash: versions.versions[0].versionHash, modelVersionIdentifier: "v1")
         #expect(throws: StrataError.self) { try MigrationPlan.make(versions: versions, storeMetadata: metadata, target: "v9") }
         let stray = MigrationStage(from: "v1", to: "v3")
@@ -70,7 +71,7 @@ import Testing
     func dryRunTouchesNothing(kind: BackendKind) throws {
         try withTemporaryDirectory { directory in
             let registry = builtInRegistry()
-            let versions = try companyVersions()
+            let versions = try Repository.companyVersions()
             let url = kind.url(in: directory)
             do {
                 let store = try registry.open(url, model: versions.versions[0])
@@ -94,7 +95,7 @@ import Testing
     func cancellationLeavesTheOldVersion(kind: BackendKind) throws {
         try withTemporaryDirectory { directory in
             let registry = builtInRegistry()
-            let versions = try companyVersions()
+            let versions = try Repository.companyVersions()
             let url = kind.url(in: directory)
             do {
                 let store = try registry.open(url, model: versions.versions[0])

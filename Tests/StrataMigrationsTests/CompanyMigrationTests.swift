@@ -2,13 +2,14 @@ import Foundation
 import StrataCore
 import StrataMigrations
 import Testing
+import StrataTestSupport
 
 /// Company v1 -> v2 -> v3 on every built-in backend, data checked after each step.
 @Suite struct CompanyMigrationTests {
     @Test(arguments: BackendKind.allCases)
     func companyMigratesStepByStepWithEveryObjectIntact(kind: BackendKind) throws {
         try withTemporaryDirectory { directory in
-            let versions = try companyVersions()
+            let versions = try Repository.companyVersions()
             let registry = builtInRegistry()
             let url = kind.url(in: directory)
             let v1 = versions.version(named: "v1")!
@@ -36,7 +37,7 @@ import Testing
     @Test(arguments: BackendKind.allCases)
     func companyMigratesFromV1ToV3InOneCall(kind: BackendKind) throws {
         try withTemporaryDirectory { directory in
-            let versions = try companyVersions()
+            let versions = try Repository.companyVersions()
             let registry = builtInRegistry()
             let url = kind.url(in: directory)
             let identifier: String
@@ -64,7 +65,7 @@ import Testing
     @Test(arguments: [BackendKind.sqlite, .lmdb])
     func nativeAndStreamingExecutionsGiveTheSameStore(kind: BackendKind) throws {
         try withTemporaryDirectory { directory in
-            let versions = try companyVersions()
+            let versions = try Repository.companyVersions()
             let registry = builtInRegistry()
             var results: [[Snapshot]] = []
             for native in [true, false] where native || kind == .sqlite {

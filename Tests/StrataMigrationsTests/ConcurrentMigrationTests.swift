@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import StrataMigrations
 import Testing
+import StrataTestSupport
 
 /// Two streaming migrations of one store at once, a save during a migration, and a store reached
 /// through a symbolic link.
@@ -44,7 +45,7 @@ import Testing
 
     func seededStore(_ kind: BackendKind, in directory: URL, registry: StoreRegistry, employees: Int = 60) throws -> StoreURL {
         let url = kind.url(in: directory)
-        let store = try registry.open(url, model: companyVersions().version(named: "v1")!)
+        let store = try registry.open(url, model: Repository.companyVersions().version(named: "v1")!)
         try CompanySeed.seed(store, employees: employees)
         try store.close()
         return url
@@ -57,7 +58,7 @@ import Testing
         try withTemporaryDirectory { directory in
             let registry = builtInRegistry()
             let url = try seededStore(kind, in: directory, registry: registry)
-            let migrator = try StoreMigrator(versions: companyVersions(), target: "v2", registry: registry, batchSize: 10)
+            let migrator = try StoreMigrator(versions: Repository.companyVersions(), target: "v2", registry: registry, batchSize: 10)
             let first = PausedMigration(migrator, url: url)
             #expect(first.paused.wait(timeout: .now() + 60) == .success)
             let error: StrataError? = {
@@ -67,7 +68,7 @@ import Testing
             #expect(error?.code == .storeBusy, "\(String(describing: error))")
             #expect(error?.message.contains("migrat") == true, "\(String(describing: error))")
             #expect(first.finish() == nil)
-            let store = try registry.open(url, model: companyVersions().version(named: "v2")!)
+            let store = try registry.open(url, model: Repository.companyVersions().version(named: "v2")!)
             defer { try? store.close() }
             #expect(try companyProblems(store, version: "v2", employees: 60) == [])
             // Once the first is done, migrating again finds nothing to do.
@@ -85,7 +86,7 @@ import Testing
         try withTemporaryDirectory { directory in
             let registry = builtInRegistry()
             let url = try seededStore(.xml, in: directory, registry: registry)
-            let versions = try companyVersions()
+            let versions = try Repository.companyVersions()
             let migrator = try StoreMigrator(versions: versions, target: "v2", registry: registry, batchSize: 10)
             let first = PausedMigration(migrator, url: url)
             #expect(first.paused.wait(timeout: .now() + 60) == .success)
@@ -129,11 +130,11 @@ import Testing
             let link = directory.appendingPathComponent("link.xml").path
             #expect(symlink(url.location, link) == 0)
             let linkURL = StoreURL(scheme: "xml", location: link)
-            let migrator = try StoreMigrator(versions: companyVersions(), target: "v2", registry: registry)
+            let migrator = try StoreMigrator(versions: Repository.companyVersions(), target: "v2", registry: registry)
             try migrator.migrate(storeAt: linkURL)
             var info = stat()
             #expect(lstat(link, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK, "the link is still a link")
-            let store = try registry.open(url, model: companyVersions().version(named: "v2")!)
+            let store = try registry.open(url, model: Repository.companyVersions().version(named: "v2")!)
             defer { try? store.close() }
             #expect(try companyProblems(store, version: "v2", employees: 60) == [])
         }

@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import StrataMigrations
 import Testing
+import StrataTestSupport
 
 /// One test per lightweight rule, each executed on every built-in backend.
 @Suite struct InferenceRuleTests {

@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import StrataMigrations
 import Testing
+import StrataTestSupport
 
 /// A child process (`strata-migration-probe`) migrates a Company v1 store to v3 and is killed
 /// with SIGKILL at a random moment; the store must then open at a whole version (v1, v2 or v3)
@@ -16,15 +17,10 @@ import Testing
 
     @Test(arguments: [BackendKind.sqlite, .lmdb, .xml])
     func killedMigrationLeavesAWholeVersionWithEveryObject(kind: BackendKind) throws {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidates = [directory.appendingPathComponent("strata-migration-probe"), directory.deletingLastPathComponent().appendingPathComponent("strata-migration-probe")]
-        guard let probe = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            Issue.record("strata-migration-probe is not built beside \(directory.path)")
-            return
-        }
+        let probe = try builtExecutable("strata-migration-probe")
         try withTemporaryDirectory { root in
             let registry = builtInRegistry()
-            let versions = try companyVersions()
+            let versions = try Repository.companyVersions()
             let template = kind.url(in: root, name: "template")
             do {
                 let store = try registry.open(template, model: versions.versions[0])
@@ -78,7 +74,7 @@ import Testing
     private func runProbe(_ probe: URL, _ url: StoreURL, command: String, batch: Int, killAfter: Double?) throws -> (status: Int32?, started: Bool) {
         let process = Process()
         process.executableURL = probe
-        process.arguments = [command, url.description, companyModelURL.path, String(batch)]
+        process.arguments = [command, url.description, Repository.companyModelDirectory.path, String(batch)]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 import StrataMigrations
+import StrataTestSupport
 
 /// Small models for the inference-rule tests: Person(name, nick?) and Pet(name), linked by
 /// Person.pet <-> Pet.owner (one-to-one) unless a test says otherwise.

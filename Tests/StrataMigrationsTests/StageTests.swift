@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import StrataMigrations
 import Testing
+import StrataTestSupport
 
 /// Custom stages: what inference refuses, done with a will-migrate or did-migrate closure.
 @Suite struct StageTests {

@@ -4,6 +4,7 @@ import StrataInMemory
 import StrataLMDB
 import StrataMigrations
 import StrataSQLite
+import StrataTestSupport
 import StrataXML
 
 /// The built-in backends, for tests parameterized over them.
@@ -23,12 +24,7 @@ enum BackendKind: String, CaseIterable, CustomStringConvertible, Sendable {
 
     /// A fresh store location in `directory`.
     func url(in directory: URL, name: String = "store") -> StoreURL {
-        switch self {
-        case .memory: return StoreURL(scheme: "memory", location: "migrations-\(UUID().uuidString)")
-        case .sqlite: return StoreURL(scheme: "sqlite", location: directory.appendingPathComponent("\(name).sqlite").path)
-        case .lmdb: return StoreURL(scheme: "lmdb", location: directory.appendingPathComponent("\(name).lmdb").path)
-        case .xml: return StoreURL(scheme: "xml", location: directory.appendingPathComponent("\(name).xml").path)
-        }
+        storeURL(rawValue, in: directory, name: name)
     }
 }
 
@@ -38,20 +34,6 @@ func builtInRegistry() -> StoreRegistry {
     for kind in BackendKind.allCases { registry.register(kind.backend) }
     return registry
 }
-
-/// A temporary directory, removed by `body`'s end.
-func withTemporaryDirectory<R>(_ body: (URL) throws -> R) throws -> R {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-migrations-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
-    return try body(url)
-}
-
-/// `Examples/Models/Company.stratamodel`.
-let companyModelURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Examples/Models/Company.stratamodel")
-
-func companyVersions() throws -> VersionedModel { try VersionedModel(directory: companyModelURL) }
 
 /// Inserts `snapshots` (already inverse-consistent) after taking their keys from the store.
 func insert(_ store: any PersistentStore, _ build: (_ ids: (String, Int) throws -> [ObjectID]) throws -> [Snapshot]) throws {

@@ -3,6 +3,7 @@ import StrataCore
 import StrataInMemory
 import StrataMigrations
 import Testing
+import StrataTestSupport
 
 /// A third-party store as the streaming executor sees it: no native migration, no native
 /// queries, but `KeyPreservingStore` and a backend that adopts `StoreReplacing`.
@@ -87,7 +88,7 @@ struct AliasBackend: StoreBackend, StoreReplacing {
         let backend = AliasBackend()
         let registry = StoreRegistry()
         registry.register(backend)
-        let versions = try companyVersions()
+        let versions = try Repository.companyVersions()
         let url = StoreURL(scheme: "alias", location: "company")
         do {
             let store = try registry.open(url, model: versions.versions[0])

@@ -19,7 +19,7 @@ import Testing
 
         let start = url.location + ".start"
         let children = try (0..<processes).map { worker in
-            try TortureChild(["contend", url.description, String(worker), String(operations), "31", start])
+            try tortureChild(["contend", url.description, String(worker), String(operations), "31", start])
         }
         for child in children { _ = child.waitForLine(startingWith: "ready") }
         _ = FileManager.default.createFile(atPath: start, contents: Data())

@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import StrataTortureKit
 import Testing
+import StrataTestSupport
 
 /// Truncated and damaged store files of every persistent backend: opening and reading them
 /// gives the data or a typed error, never a crash, a hang or an untyped error; a refused file
@@ -22,7 +23,7 @@ import Testing
 
     /// Truncations at many offsets, single-byte flips, and 16-byte runs of noise (seeded).
     static func mutations(of bytes: [UInt8], seed: UInt64, pageSize: Int? = nil) -> [(String, [UInt8])] {
-        var random = TortureRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         var result: [(String, [UInt8])] = []
         var offsets = [0, 1, 15, 16, 99, 100, 512, 4095, 4096, 4097, 8191, 8192, bytes.count - 1]
         offsets += (1..<40).map { bytes.count * $0 / 40 }
@@ -107,7 +108,7 @@ import Testing
             let url = temporaryStoreURL("lmdb")
             try FileManager.default.createDirectory(atPath: url.location, withIntermediateDirectories: true)
             try Data(mutated).write(to: URL(fileURLWithPath: url.location + "/data.mdb"))
-            let child = try TortureChild(["read", url.description])
+            let child = try tortureChild(["read", url.description])
             child.finish()
             let outcome: String
             if child.process.terminationReason == .uncaughtSignal {

@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import StrataTortureKit
 import Testing
+import StrataTestSupport
 
 /// Kills a process that is saving with SIGKILL at random moments, hundreds of times per
 /// persistent backend. After each kill the store must reopen, pass its integrity check and
@@ -20,13 +21,13 @@ import Testing
         _ = try TortureDriver.create(in: creating, seed: seed)
         try creating.close()
 
-        var random = TortureRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         var expected = TortureState.initial
         var inFlightFound = 0
         var killedDuringOpen = 0
         var waitedCommits = 0
         for kill in 0..<Self.kills {
-            let child = try TortureChild(["crash", url.description, String(seed)])
+            let child = try tortureChild(["crash", url.description, String(seed)])
             if kill % 8 == 0 {
                 // Now and then, kill it while it opens the store (recovery, reader checks).
                 usleep(UInt32.random(in: 0...40_000, using: &random))
@@ -88,11 +89,11 @@ import Testing
 
     @Test(arguments: TortureStores.schemes)
     func aWriterKilledWhileCreatingAStoreLeavesNoStoreOrAWholeOne(_ scheme: String) throws {
-        var random = TortureRandom(seed: 0xC0FFEE + UInt64(scheme.utf8.count))
+        var random = SeededGenerator(seed: 0xC0FFEE + UInt64(scheme.utf8.count))
         var outcomes: [String: Int] = [:]
         for kill in 0..<Self.creationKills {
             let url = temporaryStoreURL(scheme)
-            let child = try TortureChild(["create", url.description])
+            let child = try tortureChild(["create", url.description])
             _ = child.waitForLine(startingWith: "opening")
             usleep(UInt32.random(in: 0...20_000, using: &random))
             child.kill()

@@ -119,7 +119,7 @@ import Testing
     @Test func eightThreadsMakingAProcesssFirstXMLCallsAtOnceDoNotCrash() throws {
         for run in 0..<30 {
             let directory = temporaryDirectory()
-            let child = try TortureChild(["xml-first-use", directory])
+            let child = try tortureChild(["xml-first-use", directory])
             child.finish()
             #expect(child.process.terminationReason == .exit && child.lines == ["ok"], "run \(run): \(child.process.terminationReason.rawValue) \(child.lines)")
         }

@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import StrataTortureKit
 import Testing
+import StrataTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -26,7 +27,7 @@ import Glibc
         let lines = try Tool.writeEmployees(Self.employees, to: directory + "/v1.jsonl")
         let empty = directory + "/empty.jsonl"
         try "".write(toFile: empty, atomically: true, encoding: .utf8)
-        var random = TortureRandom(seed: 0xACE + UInt64(scheme.utf8.count))
+        var random = SeededGenerator(seed: 0xACE + UInt64(scheme.utf8.count))
         var outcomes: [String: Int] = [:]
         for round in 0..<Self.rounds {
             let url = storeText(scheme, "race\(round)")
@@ -34,7 +35,7 @@ import Glibc
             let importing = try Tool.start(["import", url, lines], in: directory)
             usleep(UInt32.random(in: 0...150_000, using: &random))
             let migration = try Tool.run(["migrate", "--yes", url], in: directory)
-            let imported = Tool.finish(importing)
+            let imported = importing.finish()
             for (name, run) in [("import", imported), ("migrate", migration)] where run.status != 0 {
                 #expect(["storeBusy", "modelMismatch"].contains(run.errorCode ?? ""), "round \(round): \(name) failed untyped: \(run.errors)")
             }
@@ -59,14 +60,14 @@ import Glibc
         let source = "sqlite:source.sqlite"
         let sourceObjects = 301
         #expect(try Tool.run(["import", source, try Tool.writeEmployees(sourceObjects - 1, to: directory + "/source.jsonl")], in: directory).status == 0)
-        var random = TortureRandom(seed: 0xC0B + UInt64(scheme.utf8.count))
+        var random = SeededGenerator(seed: 0xC0B + UInt64(scheme.utf8.count))
         var outcomes: [String: Int] = [:]
         for round in 0..<Self.rounds {
             let url = storeText(scheme, "copy\(round)")
             let importing = try Tool.start(["import", url, lines], in: directory)
             usleep(UInt32.random(in: 0...150_000, using: &random))
             let copy = try Tool.run(["copy", source, url, "--replace"], in: directory)
-            let imported = Tool.finish(importing)
+            let imported = importing.finish()
             for (name, run) in [("import", imported), ("copy", copy)] where run.status != 0 {
                 #expect(run.errorCode == "storeBusy", "round \(round): \(name) failed: \(run.errors)")
             }
@@ -121,7 +122,7 @@ import Glibc
         let reading = try Tool.start(["import", "\(scheme):alias", try Tool.writeEmployees(20_000, to: directory + "/many.jsonl")], in: directory)
         usleep(300_000)
         let migration = try Tool.run(["migrate", "--yes", url], in: directory)
-        let imported = Tool.finish(reading)
+        let imported = reading.finish()
         #expect(imported.status == 0, "\(imported.errors)")
         if migration.status != 0 { #expect(migration.errorCode == "storeBusy", "\(migration.errors)") }
         #expect(try Tool.run(["validate", url], in: directory).status == 0)
@@ -140,7 +141,7 @@ import Glibc
         // The other user must reach the directory: open the test's own folders above it (never
         // the system's temporary directory itself).
         var parent = (directory as NSString).deletingLastPathComponent
-        while parent.hasPrefix(reliabilityRoot) {
+        while parent.hasPrefix(TemporaryDirectory.root) {
             chmod(parent, 0o755)
             parent = (parent as NSString).deletingLastPathComponent
         }

@@ -3,6 +3,7 @@ import Strata
 import StrataTransfer
 import StrataTortureKit
 import Testing
+import StrataTestSupport
 
 /// The JSON Lines importer of the `strata` tool (`JSONLinesImporter`) under seeded random
 /// mutations of a valid file: each input imports whole or fails with a typed error, and a
@@ -30,7 +31,7 @@ import Testing
     @Test func mutatedJSONLinesImportWholeOrFailTypedImportingNothing() throws {
         let (_, pristine) = try Self.importInto(Array(Self.seed.utf8))
         #expect(try pristine.get() == 6, "the seed file imports")
-        var random = TortureRandom(seed: 81)
+        var random = SeededGenerator(seed: 81)
         let tokens = ["{", "}", "[", "]", ",", ":", "\"", "\\", "null", "true", "-1", "1e999", "\"\\u0000\"", "\"\\ud800\"", "\"ref\"", "\"entity\"",
                       "\"attributes\"", "\"relationships\"", "\"Item\"", "\"g0\"", "\"i1\"", "99999999999999999999", "0.5", "\"\"", "\n", "\u{0}"]
         let base = Array(Self.seed.utf8)

@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import StrataTortureKit
 import Testing
+import StrataTestSupport
 
 /// The model JSON reader and the versioned-model directory reader under seeded random input:
 /// mutated real model files, random JSON in the shape of a model, extreme nesting, broken
@@ -35,7 +36,7 @@ import Testing
     }
 
     @Test func mutatedModelFilesAreModelsOrInvalidModelErrors() throws {
-        var random = TortureRandom(seed: 61)
+        var random = SeededGenerator(seed: 61)
         let seeds = try Self.seeds()
         let tokens = ["{", "}", "[", "]", ",", ":", "\"", "\\", "null", "true", "-1", "1e999", "\"\\u0000\"", "\"\\ud800\"", "\"name\"", "\"type\"",
                       "\"entities\"", "\"attributes\"", "\"relationships\"", "\"destination\"", "\"inverse\"", "\"toMany\"", "\"string\"", "\"integer64\"",
@@ -60,7 +61,7 @@ import Testing
     }
 
     /// Random JSON built from the model format's own vocabulary.
-    static func randomNode(_ random: inout TortureRandom, depth: Int) -> String {
+    static func randomNode(_ random: inout SeededGenerator, depth: Int) -> String {
         let keys = ["format", "formatVersion", "version", "entities", "name", "attributes", "relationships", "type", "optional", "destination",
                     "inverse", "toMany", "ordered", "deleteRule", "minCount", "maxCount", "indexes", "uniqueConstraints", "properties", "default",
                     "validation", "minimum", "maximum", "minLength", "maxLength", "pattern", "renamingIdentifier", "configurations", "abstract", "parent"]
@@ -75,7 +76,7 @@ import Testing
     }
 
     @Test func randomJSONInTheShapeOfAModelIsAModelOrAnInvalidModelError() {
-        var random = TortureRandom(seed: 62)
+        var random = SeededGenerator(seed: 62)
         let count = 3_000
         for i in 0..<count {
             var text = "{\"format\": \"strata-model\", \"formatVersion\": 1, \"version\": \"v\", \"entities\": ["

@@ -3,6 +3,7 @@ import Foundation
 import StrataCore
 import Testing
 @testable import StrataSQLite
+import StrataTestSupport
 
 /// Each kind of bad input gives a typed error naming the path, never a crash, never half a save,
 /// and never a change to the file.
@@ -130,7 +131,7 @@ import Testing
         // kernel refuses the write as a full disk would.
         let result = try runProbe(["fill", url.location, "262144"])
         #expect(result.output.hasPrefix("error io \(url.location)"), "\(result.output)")
-        let reopened = try openStore(url, model: try probeModel())
+        let reopened = try openStore(url, model: try ProbeModels.sqlite())
         let entries = try reopened.execute(FetchRequest(entityName: "Entry")).snapshots()
         #expect(entries.map(\.objectID) == [id])
         let next = try reopened.obtainPermanentIDs(for: "Entry", count: 1)[0]

@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import Testing
 @testable import StrataSQLite
+import StrataTestSupport
 
 /// Two processes writing one file: the test process and `strata-sqlite-probe` (an executable
 /// target of this package, built with the tests and found beside the test bundle). Each save
@@ -15,18 +16,8 @@ import Testing
         let model = store.model
         let counterID = ObjectID(entityName: "Counter", storeIdentifier: store.identifier, primaryKey: 1)
 
-        let probe = Process()
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidates = [directory.appendingPathComponent("strata-sqlite-probe"), directory.deletingLastPathComponent().appendingPathComponent("strata-sqlite-probe")]
-        guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            Issue.record("strata-sqlite-probe is not built beside \(directory.path)")
-            return
-        }
-        probe.executableURL = executable
-        probe.arguments = ["write", url.location, String(perProcess), "probe"]
-        let output = Pipe()
-        probe.standardOutput = output
-        try probe.run()
+        let probe = try RunningProgram(
+            builtExecutable("strata-sqlite-probe"), ["write", url.location, String(perProcess), "probe"])
 
         for serial in 0..<perProcess {
             let id = try store.obtainPermanentIDs(for: "Entry", count: 1)[0]
@@ -44,10 +35,9 @@ import Testing
                 }
             }
         }
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        probe.waitUntilExit()
-        #expect(probe.terminationStatus == 0)
-        #expect(printed.contains("done"))
+        let printed = probe.finish()
+        #expect(printed.status == 0)
+        #expect(printed.output.contains("done"))
 
         let entries = try store.execute(FetchRequest(entityName: "Entry")).snapshots()
         #expect(entries.count == 2 * perProcess)

@@ -1,26 +1,14 @@
 import Foundation
 import StrataCore
 @testable import StrataSQLite
-
-/// One directory per test process under the system temporary directory, removed when the
-/// process exits.
-let testRootDirectory: String = NSTemporaryDirectory() + "strata-sqlite-tests-" + UUID().uuidString
-
-private let removeTestRootAtExit: Void = {
-    atexit { try? FileManager.default.removeItem(atPath: testRootDirectory) }
-}()
+import StrataTestSupport
 
 /// A fresh directory (world-traversable, for the probe that drops privileges), unique per call.
-func temporaryDirectory() -> String {
-    _ = removeTestRootAtExit
-    let path = testRootDirectory + "/" + UUID().uuidString
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-    return path
-}
+func temporaryDirectory() -> String { TemporaryDirectory().path }
 
 /// A `sqlite:` URL for a new file in a fresh directory.
 func temporaryStoreURL(_ name: String = "store.sqlite") -> StoreURL {
-    StoreURL(scheme: "sqlite", location: temporaryDirectory() + "/" + name)
+    StoreURL(scheme: "sqlite", location: TemporaryDirectory().file(name))
 }
 
 /// The model most tests use: every attribute type, to-one/to-many, one-to-one, many-to-many,
@@ -83,21 +71,7 @@ func makeSnapshot(_ id: ObjectID, in model: Model, _ values: [String: Value] = [
     return snapshot
 }
 
-/// Runs the probe executable built beside the test bundle and returns its standard output.
-func runProbe(_ arguments: [String]) throws -> (status: Int32, output: String) {
-    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    var candidates = [directory.appendingPathComponent("strata-sqlite-probe")]
-    candidates.append(directory.deletingLastPathComponent().appendingPathComponent("strata-sqlite-probe"))
-    guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-        throw StrataError(.internalInconsistency, "strata-sqlite-probe not found beside \(directory.path)")
-    }
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+/// Runs the probe executable built beside the test bundle to its end.
+func runProbe(_ arguments: [String]) throws -> ProgramOutput {
+    try runBuilt("strata-sqlite-probe", arguments)
 }

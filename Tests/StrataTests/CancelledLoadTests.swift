@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// A load cancelled while it migrates a Company v1 store to v3 (two steps) on a persistent
 /// backend leaves the store at a whole model version (v1, v2 or v3) with every object and link
@@ -49,7 +50,7 @@ import Testing
     /// `i` in department `i % 3`.
     private func seededV1Store(_ scheme: String) throws -> StoreURL {
         let name = ["sqlite": "company.sqlite", "lmdb": "company-lmdb", "xml": "company.xml"][scheme]!
-        let url = try StoreURL.parse("\(scheme):\(try makeTemporaryDirectory().appendingPathComponent(name).path)")
+        let url = try StoreURL.parse("\(scheme):\(TemporaryDirectory().url.appendingPathComponent(name).path)")
         let v1 = Self.versions.versions[0]
         let coordinator = StoreCoordinator(model: v1)
         let store = try BuiltInBackends.registry.open(url, model: v1)

@@ -1,12 +1,13 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// Background contexts and tasks on both stacks: what they save reaches the stores, and the
 /// view context sees it.
 @Suite struct ContainerBackgroundTests {
     private func loaded(_ style: ContainerStackStyle) async throws -> (PersistentContainer, StoreURL) {
-        let url = try StoreURL.parse("sqlite:\(try makeTemporaryDirectory().appendingPathComponent("bg.sqlite").path)")
+        let url = try StoreURL.parse("sqlite:\(TemporaryDirectory().url.appendingPathComponent("bg.sqlite").path)")
         let container = PersistentContainer(name: "Notes", model: NotesModel.v2, storeDescriptions: [StoreDescription(url: url)], stack: style, environment: [:])
         try await container.loadPersistentStores()
         return (container, url)

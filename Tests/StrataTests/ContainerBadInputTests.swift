@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// Every bad input of issue 8 fails the load with a typed error that the container's state
 /// reports, and leaves the store as it was.
@@ -38,13 +39,13 @@ import Testing
     }
 
     @Test func aMissingStoreThatMayNotBeCreatedIsNotFound() async throws {
-        var description = try StoreDescription("sqlite:\(try makeTemporaryDirectory().appendingPathComponent("absent.sqlite").path)")
+        var description = try StoreDescription("sqlite:\(TemporaryDirectory().url.appendingPathComponent("absent.sqlite").path)")
         description.createsIfMissing = false
         #expect(await failedLoad(description).0?.code == .storeNotFound)
     }
 
     @Test func aStoreWhoseModelMatchesNoKnownVersionIsAMismatchListingTheVersions() async throws {
-        let url = try StoreURL.parse("sqlite:\(try makeTemporaryDirectory().appendingPathComponent("x.sqlite").path)")
+        let url = try StoreURL.parse("sqlite:\(TemporaryDirectory().url.appendingPathComponent("x.sqlite").path)")
         _ = try BuiltInBackends.registry.open(url, model: NotesModel.stranger).close()
         let before = try Data(contentsOf: URL(fileURLWithPath: url.location))
         let (error, _) = await failedLoad(StoreDescription(url: url), versions: NotesModel.versioned)
@@ -56,7 +57,7 @@ import Testing
     }
 
     @Test func anOlderStoreIsAMismatchWithoutVersionsOrWithMigrationOff() async throws {
-        let url = try StoreURL.parse("sqlite:\(try makeTemporaryDirectory().appendingPathComponent("v1.sqlite").path)")
+        let url = try StoreURL.parse("sqlite:\(TemporaryDirectory().url.appendingPathComponent("v1.sqlite").path)")
         try seedNotes(at: url, model: NotesModel.v1, count: 2)
         let before = try Data(contentsOf: URL(fileURLWithPath: url.location))
         let noVersions = await failedLoad(StoreDescription(url: url), model: NotesModel.v2).0
@@ -77,7 +78,7 @@ import Testing
     }
 
     @Test func aCorruptStoreFailsAndIsLeftAsItWas() async throws {
-        let dir = try makeTemporaryDirectory()
+        let dir = TemporaryDirectory().url
         for (scheme, name) in [("sqlite", "bad.sqlite"), ("xml", "bad.xml")] {
             let file = dir.appendingPathComponent(name)
             let garbage = Data("this is not a store, just some bytes that happen to be here\n".utf8)
@@ -95,7 +96,7 @@ import Testing
     }
 
     @Test func aBackendOptionTheStoreRejectsFailsTheLoad() async throws {
-        var description = try StoreDescription("sqlite:\(try makeTemporaryDirectory().appendingPathComponent("o.sqlite").path)")
+        var description = try StoreDescription("sqlite:\(TemporaryDirectory().url.appendingPathComponent("o.sqlite").path)")
         description.options["synchronous"] = "sometimes"
         #expect(await failedLoad(description).0?.code == .invalidOption)
     }

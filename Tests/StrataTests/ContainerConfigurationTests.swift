@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// Each way of configuring a container (code, file, environment) picks the expected backend, and
 /// several stores route each entity to the store of its configuration.
@@ -10,7 +11,7 @@ import Testing
     }
 
     @Test func aDescriptionInCodePicksTheBackendOfItsScheme() async throws {
-        let dir = try makeTemporaryDirectory()
+        let dir = TemporaryDirectory().url
         for (scheme, location) in [("memory", ""), ("sqlite", dir.appendingPathComponent("a.sqlite").path),
                                    ("lmdb", dir.appendingPathComponent("a-lmdb").path), ("xml", dir.appendingPathComponent("a.xml").path)] {
             let description = StoreDescription(url: StoreURL(scheme: scheme, location: location))
@@ -32,7 +33,7 @@ import Testing
     }
 
     @Test func aConfigFilePicksTheBackendOfEachStoreAndItsOptions() async throws {
-        let dir = try makeTemporaryDirectory()
+        let dir = TemporaryDirectory().url
         let file = dir.appendingPathComponent("stores.json")
         let lmdb = dir.appendingPathComponent("notes-lmdb").path, sqlite = dir.appendingPathComponent("tags.sqlite").path
         try Data("""
@@ -59,7 +60,7 @@ import Testing
     }
 
     @Test func strataStoreOverridesThePrimaryStoreOnly() async throws {
-        let dir = try makeTemporaryDirectory()
+        let dir = TemporaryDirectory().url
         var notes = try StoreDescription("sqlite:\(dir.appendingPathComponent("notes.sqlite").path)", configuration: "Notes")
         notes.sqliteSynchronous = .full
         let tags = try StoreDescription("xml:\(dir.appendingPathComponent("tags.xml").path)", configuration: "Tags")
@@ -91,7 +92,7 @@ import Testing
     }
 
     @Test func severalStoresEachHoldOnlyTheEntitiesOfTheirConfiguration() async throws {
-        let dir = try makeTemporaryDirectory()
+        let dir = TemporaryDirectory().url
         let notesURL = try StoreURL.parse("sqlite:\(dir.appendingPathComponent("notes.sqlite").path)")
         let tagsURL = try StoreURL.parse("xml:\(dir.appendingPathComponent("tags.xml").path)")
         let container = PersistentContainer(name: "Notes", model: NotesModel.v2, storeDescriptions: [

@@ -1,13 +1,14 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// Loading in the background: state, progress, migration through the migrator, what contexts
 /// see before the stores are ready, cancellation, and a caller that is never blocked.
 @Suite struct ContainerLoadingTests {
     /// A v1 SQLite store with `count` notes, and its URL.
     private func v1Store(notes count: Int = 5) throws -> StoreURL {
-        let url = try StoreURL.parse("sqlite:\(try makeTemporaryDirectory().appendingPathComponent("notes.sqlite").path)")
+        let url = try StoreURL.parse("sqlite:\(TemporaryDirectory().url.appendingPathComponent("notes.sqlite").path)")
         try seedNotes(at: url, model: NotesModel.v1, count: count)
         return url
     }

@@ -28,13 +28,6 @@ enum NotesModel {
     static let versioned: VersionedModel = try! VersionedModel(name: "Notes", versions: [v1, v2])
 }
 
-/// A new empty directory for one test.
-func makeTemporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-container-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
-
 /// Writes `count` notes into the store at `url`, written with `model`, through the backend.
 func seedNotes(at url: StoreURL, model: Model, count: Int, text: String = "note") throws {
     let store = try BuiltInBackends.registry.open(url, model: model)

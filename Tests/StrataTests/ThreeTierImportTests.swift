@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// The seeds' import pattern on a container's three-tier stack: a background context imports in
 /// chunks and, after each chunk, saves itself, has its parent save, and has the writer save, all
@@ -23,7 +24,7 @@ import Testing
     private func storeURL(_ scheme: String) throws -> String {
         guard scheme != "memory" else { return "memory:three-tier-\(UUID().uuidString)" }
         let name = ["sqlite": "company.sqlite", "lmdb": "company-lmdb", "xml": "company.xml"][scheme]!
-        return "\(scheme):\(try makeTemporaryDirectory().appendingPathComponent(name).path)"
+        return "\(scheme):\(TemporaryDirectory().url.appendingPathComponent(name).path)"
     }
 
     /// Each employee's department, read by a new context on `coordinator` (from the stores).

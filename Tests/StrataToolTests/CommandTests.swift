@@ -1,12 +1,13 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// The `strata` commands, run as the built executable.
 @Suite struct CommandTests {
     /// A seeded SQLite store and its canonical export.
     static func seededStore(in directory: URL, employees: Int = 60) throws -> (url: StoreURL, export: String) {
-        let url = Fixture.url("sqlite", in: directory, name: "seeded")
+        let url = storeURL("sqlite", in: directory, name: "seeded")
         let store = try Fixture.open(url)
         defer { try? store.close() }
         try seedCompany(store, employees: employees)
@@ -34,13 +35,13 @@ import Testing
     }
 
     @Test func importThenExportThroughTheToolRoundTripsByteForByte() throws {
-        let directory = try Fixture.directory()
+        let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
         let (_, file) = try Self.seededStore(in: directory)
         let path = directory.appendingPathComponent("data.jsonl").path
         try Data(file.utf8).write(to: URL(fileURLWithPath: path))
         for scheme in ["sqlite", "lmdb", "xml"] {
-            let url = Fixture.url(scheme, in: directory, name: "imported").description
+            let url = storeURL(scheme, in: directory, name: "imported").description
             let imported = try strata(["import", url, path])
             #expect(imported.status == 0, "\(scheme): \(imported.errors)")
             #expect(imported.output == "imported 80 objects into \(url) (model v3): Company 2, Department 6, Employee 60, Project 12\n")
@@ -48,7 +49,7 @@ import Testing
             #expect(exported.status == 0, "\(scheme): \(exported.errors)")
             #expect(exported.output == file, "\(scheme)")
         }
-        let fromStandardInput = try strata(["import", Fixture.url("lmdb", in: directory, name: "stdin").description, "-", "--json"], input: file)
+        let fromStandardInput = try strata(["import", storeURL("lmdb", in: directory, name: "stdin").description, "-", "--json"], input: file)
         #expect(fromStandardInput.status == 0)
         let json = try parseJSON(fromStandardInput.output)
         #expect(json["imported"] == .integer(80))
@@ -56,9 +57,9 @@ import Testing
     }
 
     @Test func malformedImportExitsOneNamingTheLineAndImportsNothing() throws {
-        let directory = try Fixture.directory()
+        let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = Fixture.url("sqlite", in: directory).description
+        let url = storeURL("sqlite", in: directory).description
         let input = #"{"entity":"Company","ref":"c1","attributes":{"name":"Acme"}}"# + "\n" + #"{"entity":"Employee","ref":"e1","attributes":{"name":"x"},"relationships":{"department":"d9"}}"# + "\n"
         let run = try strata(["import", url, "-"], input: input)
         #expect(run.status == 1)
@@ -72,7 +73,7 @@ import Testing
     }
 
     @Test func inspectReportsTypeVersionHashCountsAndSize() throws {
-        let directory = try Fixture.directory()
+        let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
         let (url, _) = try Self.seededStore(in: directory)
         let text = try strata(["inspect", url.description])
@@ -94,9 +95,9 @@ import Testing
     }
 
     @Test func importAtAnOlderVersionWritesThatVersion() throws {
-        let directory = try Fixture.directory()
+        let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = Fixture.url("xml", in: directory).description
+        let url = storeURL("xml", in: directory).description
         let v1 = #"{"entity":"Employee","ref":"e1","attributes":{"name":"lxz","birthday":"1990-05-01T08:30:00.000Z"}}"#
         let run = try strata(["import", url, "-", "--version", "v1"], input: v1 + "\n")
         #expect(run.status == 0, "\(run.errors)")
@@ -112,7 +113,7 @@ import Testing
     }
 
     @Test func exportFiltersByEntityAndPredicate() throws {
-        let directory = try Fixture.directory()
+        let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
         let (url, _) = try Self.seededStore(in: directory)
         let run = try strata(["export", url.description, "--entity", "Employee", "--where", "level >= 9 AND height < 1.6"])
@@ -128,9 +129,9 @@ import Testing
     }
 
     @Test func validateListsViolationsAndExitsTwo() throws {
-        let directory = try Fixture.directory()
+        let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
-        let storeURL = Fixture.url("lmdb", in: directory)
+        let storeURL = storeURL("lmdb", in: directory)
         let url = storeURL.description
         // Import refuses what the rules forbid: the store protocol alone writes it, as another tool would.
         do {
@@ -164,10 +165,10 @@ import Testing
     }
 
     @Test func copyCommandCopiesAndRefusesANonEmptyDestination() throws {
-        let directory = try Fixture.directory()
+        let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
         let (source, file) = try Self.seededStore(in: directory)
-        let target = Fixture.url("lmdb", in: directory, name: "target").description
+        let target = storeURL("lmdb", in: directory, name: "target").description
         let run = try strata(["copy", source.description, target, "--batch-size", "7"])
         #expect(run.status == 0, "\(run.errors)")
         #expect(run.output == "copied 80 objects from \(source) to \(target): Company 2, Department 6, Employee 60, Project 12\n")

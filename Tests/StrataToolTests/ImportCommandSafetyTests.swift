@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// `strata import` as a user runs it: a failed import into a new path left an empty store
 /// behind; standard input must be read twice without leaving a copy of it anywhere.
@@ -18,11 +19,11 @@ import Testing
 
     @Test(arguments: ["sqlite", "lmdb", "xml"])
     func aFailedImportIntoANewPathLeavesNothingBehind(_ scheme: String) throws {
-        let directory = try Fixture.directory()
+        let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = directory.appendingPathComponent("bad.jsonl")
         try Data(Self.bad.utf8).write(to: input)
-        let url = Fixture.url(scheme, in: directory)
+        let url = storeURL(scheme, in: directory)
         let run = try strata(["import", url.description, input.path])
         #expect(run.status == 1)
         #expect(run.errors.contains("line 2:"), "\(run.errors)")
@@ -31,9 +32,9 @@ import Testing
 
     @Test(arguments: ["sqlite", "lmdb", "xml"])
     func aFailedImportKeepsAStoreThatExisted(_ scheme: String) throws {
-        let directory = try Fixture.directory()
+        let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = Fixture.url(scheme, in: directory)
+        let url = storeURL(scheme, in: directory)
         #expect(try strata(["import", url.description, "-"], input: #"{"entity":"Company","ref":"k","attributes":{"name":"Kept"}}"#).status == 0)
         let input = directory.appendingPathComponent("bad.jsonl")
         try Data(Self.bad.utf8).write(to: input)
@@ -44,11 +45,11 @@ import Testing
     }
 
     @Test func standardInputIsImportedAndItsSpoolRemoved() throws {
-        let directory = try Fixture.directory()
+        let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
         let spool = directory.appendingPathComponent("tmp")
         try FileManager.default.createDirectory(at: spool, withIntermediateDirectories: true)
-        let url = Fixture.url("sqlite", in: directory)
+        let url = storeURL("sqlite", in: directory)
         let good = """
             {"entity":"Employee","ref":"e1","attributes":{"name":"a"},"relationships":{"department":"d1"}}
             {"entity":"Department","ref":"d1","attributes":{"name":"D"}}
@@ -66,16 +67,11 @@ import Testing
     }
 
     /// Runs the `strata` executable with `TMPDIR` set to `temporaryDirectory`.
-    static func strataWithTemporaryDirectory(_ arguments: [String], input: String, temporaryDirectory: URL) throws -> ToolRun {
-        let candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("strata"),
-                          Fixture.repositoryRoot.appendingPathComponent(".build/debug/strata")]
+    static func strataWithTemporaryDirectory(_ arguments: [String], input: String, temporaryDirectory: URL) throws -> ProgramOutput {
         let process = Process()
-        guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            throw StrataError(.internalInconsistency, "the strata executable is not built")
-        }
-        process.executableURL = executable
+        process.executableURL = try builtExecutable("strata")
         process.arguments = arguments
-        process.currentDirectoryURL = Fixture.repositoryRoot
+        process.currentDirectoryURL = Repository.root
         process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": temporaryDirectory.path]) { $1 }
         let inputFile = temporaryDirectory.deletingLastPathComponent().appendingPathComponent("input-\(UUID().uuidString)")
         let outputFile = inputFile.appendingPathExtension("out"), errorFile = inputFile.appendingPathExtension("err")
@@ -87,6 +83,6 @@ import Testing
         process.standardError = try FileHandle(forWritingTo: errorFile)
         try process.run()
         process.waitUntilExit()
-        return ToolRun(status: process.terminationStatus, output: try String(contentsOf: outputFile, encoding: .utf8), errors: try String(contentsOf: errorFile, encoding: .utf8))
+        return ProgramOutput(status: process.terminationStatus, output: try String(contentsOf: outputFile, encoding: .utf8), errors: try String(contentsOf: errorFile, encoding: .utf8))
     }
 }

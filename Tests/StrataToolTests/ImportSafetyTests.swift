@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataTransfer
 import Testing
+import StrataTestSupport
 
 /// The import path under careless and hostile input: values the model's rules forbid, numbers
 /// no `Double` holds, bytes that are not UTF-8, files read in batches, stores that fail midway.
@@ -36,7 +37,7 @@ import Testing
     @Test(arguments: forbidden)
     func importRefusesWhatTheModelsRulesForbid(_ bad: Case) throws {
         for scheme in Fixture.schemes {
-            let store = try Fixture.open(Fixture.url(scheme, in: Fixture.directory()))
+            let store = try Fixture.open(storeURL(scheme, in: TemporaryDirectory().url))
             defer { try? store.close() }
             let file = Self.head + #"{"entity":"Employee","ref":"e1","attributes":"# + bad.attributes + #","relationships":{"department":"d1"}}"# + "\n"
             let error = try #require(throws: StrataError.self, "\(bad.name) on \(scheme)") {
@@ -96,7 +97,7 @@ import Testing
         for sequence: [UInt8] in [[0xFF], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xE2, 0x82]] {
             var file = bytes
             file.replaceSubrange(badOffset..<(badOffset + 1), with: sequence)
-            let store = try Fixture.open(Fixture.url("memory", in: Fixture.directory()))
+            let store = try Fixture.open(storeURL("memory", in: TemporaryDirectory().url))
             let error = try #require(throws: StrataError.self) { try JSONLinesImporter().importLines(Data(file), source: "bad.jsonl", into: store) }
             #expect(error.code == .invalidRequest)
             #expect(error.message.hasPrefix("line 3: not valid JSON"), "\(error.message)")
@@ -112,14 +113,14 @@ import Testing
     /// and backward, and ordered ones need their order restored), exports the file it imported.
     @Test(arguments: Fixture.schemes)
     func aBatchedImportReproducesTheFileByteForByte(_ scheme: String) throws {
-        let source = try Fixture.open(Fixture.url("memory", in: Fixture.directory()))
+        let source = try Fixture.open(storeURL("memory", in: TemporaryDirectory().url))
         try seedCompany(source, employees: 60)
         let file = try Fixture.export(source)
-        let directory = try Fixture.directory()
+        let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("company.jsonl")
         try Data(file.utf8).write(to: path)
-        let target = try Fixture.open(Fixture.url(scheme, in: directory))
+        let target = try Fixture.open(storeURL(scheme, in: directory))
         defer { try? target.close() }
         let report = try JSONLinesImporter(batchSize: 7).importLines(contentsOf: path, into: target)
         #expect(report.total == 2 + 6 + 60 + 12)
@@ -137,11 +138,11 @@ import Testing
             {"entity":"Project","ref":"p1","attributes":{"title":"Atlas"},"relationships":{"members":["e3","e2","e1"]}}
             {"entity":"Company","ref":"c1","attributes":{"name":"Acme"},"relationships":{"departments":["d1"]}}
             """
-        let directory = try Fixture.directory()
+        let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
-        let whole = try Fixture.open(Fixture.url("memory", in: directory, name: "whole"))
+        let whole = try Fixture.open(storeURL("memory", in: directory, name: "whole"))
         try JSONLinesImporter(batchSize: 1_000).importLines(Data(file.utf8), into: whole)
-        let batched = try Fixture.open(Fixture.url(scheme, in: directory, name: "batched"))
+        let batched = try Fixture.open(storeURL(scheme, in: directory, name: "batched"))
         defer { try? batched.close() }
         try JSONLinesImporter(batchSize: 1).importLines(Data(file.utf8), into: batched)
         let exported = try Fixture.export(batched)
@@ -154,9 +155,9 @@ import Testing
     /// anything is written, on every backend.
     @Test(arguments: Fixture.schemes)
     func aBadLastLineLeavesTheStoreUnchanged(_ scheme: String) throws {
-        let directory = try Fixture.directory()
+        let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try Fixture.open(Fixture.url(scheme, in: directory))
+        let store = try Fixture.open(storeURL(scheme, in: directory))
         defer { try? store.close() }
         try JSONLinesImporter().importLines(Data(#"{"entity":"Company","ref":"x","attributes":{"name":"Kept"}}"#.utf8), into: store)
         let before = try Fixture.export(store)
@@ -173,7 +174,7 @@ import Testing
 
     /// A store that fails while the objects are written: those inserted before are deleted.
     @Test func aStoreFailingMidwayKeepsNothingOfTheImport() throws {
-        let inner = try Fixture.open(Fixture.url("memory", in: Fixture.directory()))
+        let inner = try Fixture.open(storeURL("memory", in: TemporaryDirectory().url))
         try JSONLinesImporter().importLines(Data(#"{"entity":"Company","ref":"x","attributes":{"name":"Kept"}}"#.utf8), into: inner)
         let before = try Fixture.export(inner)
         var text = ""

@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataTransfer
 import Testing
+import StrataTestSupport
 
 /// Each kind of malformed input: the error names the line, and nothing of the run is imported.
 @Suite struct JSONLinesErrorTests {
@@ -39,7 +40,7 @@ import Testing
 
     @Test(arguments: cases)
     func malformedLineIsReportedByNumberAndNothingIsImported(_ bad: Case) throws {
-        let store = try Fixture.open(Fixture.url("memory", in: Fixture.directory()))
+        let store = try Fixture.open(storeURL("memory", in: TemporaryDirectory().url))
         try JSONLinesImporter().importLines(Data(#"{"entity":"Company","ref":"x","attributes":{"name":"Kept"}}"#.utf8), into: store)
         let before = try Fixture.export(store)
         let file = Self.good + bad.line + "\n" + #"{"entity":"Company","ref":"c9","attributes":{"name":"After"}}"# + "\n"
@@ -63,7 +64,7 @@ import Testing
             {"entity":"Company","ref":"c1","attributes":{"name":"X"},"relationships":{"departments":["d1"]}}
             {"entity":"Company","ref":"c2","attributes":{"name":"Y"},"relationships":{"departments":["d1"]}}
             """
-        let store = try Fixture.open(Fixture.url("memory", in: Fixture.directory()))
+        let store = try Fixture.open(storeURL("memory", in: TemporaryDirectory().url))
         let error = try #require(throws: StrataError.self) { try JSONLinesImporter().importLines(Data(file.utf8), into: store) }
         #expect(error.message.hasPrefix("line 3: "))
         #expect(try Fixture.count(store) == 0)
@@ -76,7 +77,7 @@ import Testing
             {"entity":"Project","ref":"p2","attributes":{"title":"Atlas"}}
             """
         for scheme in Fixture.schemes {
-            let store = try Fixture.open(Fixture.url(scheme, in: Fixture.directory()))
+            let store = try Fixture.open(storeURL(scheme, in: TemporaryDirectory().url))
             defer { try? store.close() }
             let error = try #require(throws: StrataError.self) { try JSONLinesImporter().importLines(Data(file.utf8), into: store) }
             #expect(error.code == .uniqueConstraint, "\(scheme): \(error)")

@@ -2,15 +2,16 @@ import Foundation
 import Strata
 import StrataTransfer
 import Testing
+import StrataTestSupport
 
 @Suite struct JSONLinesRoundTripTests {
     @Test func importThenExportReproducesACanonicalFileByteForByte() throws {
-        let source = try Fixture.open(Fixture.url("memory", in: Fixture.directory()))
+        let source = try Fixture.open(storeURL("memory", in: TemporaryDirectory().url))
         try seedCompany(source)
         let file = try Fixture.export(source)
         #expect(file.split(separator: "\n").count == 2 + 6 + 250 + 12)
 
-        let target = try Fixture.open(Fixture.url("memory", in: Fixture.directory()))
+        let target = try Fixture.open(storeURL("memory", in: TemporaryDirectory().url))
         let report = try JSONLinesImporter().importLines(Data(file.utf8), into: target)
         #expect(report.total == 270)
         #expect(report.counts == ["Company": 2, "Department": 6, "Employee": 250, "Project": 12])
@@ -18,7 +19,7 @@ import Testing
     }
 
     @Test func exportIsCanonicalJSONInModelOrder() throws {
-        let store = try Fixture.open(Fixture.url("memory", in: Fixture.directory()))
+        let store = try Fixture.open(storeURL("memory", in: TemporaryDirectory().url))
         try seedCompany(store, employees: 3)
         let lines = try Fixture.export(store).split(separator: "\n").map(String.init)
         #expect(lines.first == #"{"entity":"Company","ref":"Company/1","attributes":{"name":"Acme","founded":"1990-01-01T00:00:00.125Z"},"relationships":{"departments":["Department/1","Department/3","Department/5"]}}"#)
@@ -60,7 +61,7 @@ import Testing
             {"entity":"Department","ref":"d1","attributes":{"name":"R&D"}}
             {"entity":"Project","ref":"p1","attributes":{"title":"Atlas"},"relationships":{"members":["e2","e1"]}}
             """
-        let store = try Fixture.open(Fixture.url("memory", in: Fixture.directory()))
+        let store = try Fixture.open(storeURL("memory", in: TemporaryDirectory().url))
         try JSONLinesImporter().importLines(Data(file.utf8), into: store)
         let department = try store.fetch(FetchRequest(entityName: "Department")).snapshots()[0]
         let employees = try store.fetch(FetchRequest(entityName: "Employee")).snapshots()
@@ -73,7 +74,7 @@ import Testing
     }
 
     @Test func filteredExportKeepsOnlyRelationshipsBetweenExportedObjectsAndImportsOnItsOwn() throws {
-        let store = try Fixture.open(Fixture.url("memory", in: Fixture.directory()))
+        let store = try Fixture.open(storeURL("memory", in: TemporaryDirectory().url))
         try seedCompany(store, employees: 40)
         let tall = try ObjectPredicate(format: "height > 1.8")
         let text = try Fixture.export(store, entities: ["Employee"], predicate: tall)
@@ -81,7 +82,7 @@ import Testing
         let expected = try store.fetch(FetchRequest(entityName: "Employee", predicate: tall, resultType: .count)).count()
         #expect(lines.count == expected && expected > 0)
         #expect(lines.allSatisfy { $0.hasPrefix(#"{"entity":"Employee""#) && $0.contains(#""relationships":{"department":null,"projects":[]}"#) })
-        let target = try Fixture.open(Fixture.url("memory", in: Fixture.directory()))
+        let target = try Fixture.open(storeURL("memory", in: TemporaryDirectory().url))
         try JSONLinesImporter().importLines(Data(text.utf8), into: target)
         #expect(try Fixture.export(target) == text)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 /// An application that uses only StrataEngine and StrataSQLite (Examples/SQLiteOnly) must load
 /// libsqlite3 and neither liblmdb nor libxml2: the engine knows no backend. These tests fail when
@@ -15,29 +16,17 @@ import Testing
     @Test(.enabled(if: LibraryLister.available != nil, "lists a binary's libraries with ldd, readelf, objdump or otool, and none is on the PATH"))
     func anEngineAndSQLiteApplicationNeedsNoOtherBackendsLibrary() throws {
         let lister = try #require(LibraryLister.available)
-        let libraries = try lister.libraries(of: try exampleBinary())
+        let libraries = try lister.libraries(of: try builtExecutable("strata-sqlite-only-example"))
         #expect(libraries.contains { $0.hasPrefix("libsqlite3.") }, "libsqlite3 is missing from \(libraries.sorted())")
         #expect(!libraries.contains { $0.hasPrefix("liblmdb.") }, "liblmdb is among \(libraries.sorted())")
         #expect(!libraries.contains { $0.hasPrefix("libxml2.") }, "libxml2 is among \(libraries.sorted())")
     }
 
     @Test func theSQLiteOnlyExampleSavesAndFetchesANote() throws {
-        let run = try runProgram(try exampleBinary(), [])
+        let run = try runProgram(try builtExecutable("strata-sqlite-only-example"), [])
         #expect(run.status == 0, "the example failed: \(run.errors)")
         #expect(run.output == "sqlite-only example: saved and fetched a Note (1 in the store)\n")
     }
-}
-
-/// The `strata-sqlite-only-example` executable built beside the test bundle.
-private func exampleBinary() throws -> URL {
-    let name = "strata-sqlite-only-example"
-    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    let candidates = [directory.appendingPathComponent(name), directory.deletingLastPathComponent().appendingPathComponent(name),
-                      Fixture.repositoryRoot.appendingPathComponent(".build/debug/\(name)")]
-    guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-        throw StrataError(.internalInconsistency, "the \(name) executable is not beside \(directory.path)", location: ["directory": directory.path])
-    }
-    return binary
 }
 
 /// A program that lists the shared libraries a binary needs, and how to read its output.
@@ -47,12 +36,8 @@ private struct LibraryLister {
 
     /// The first lister on the PATH: `ldd`, `readelf -d`, `objdump -p`, `otool -L`.
     static let available: LibraryLister? = {
-        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
         for (name, arguments) in [("ldd", []), ("readelf", ["-d"]), ("objdump", ["-p"]), ("otool", ["-L"])] {
-            for directory in paths {
-                let program = URL(fileURLWithPath: directory).appendingPathComponent(name)
-                if FileManager.default.isExecutableFile(atPath: program.path) { return LibraryLister(program: program, arguments: arguments) }
-            }
+            if let program = which(name) { return LibraryLister(program: program, arguments: arguments) }
         }
         return nil
     }()
@@ -73,28 +58,4 @@ private struct LibraryLister {
             return name.hasPrefix("lib") && (name.contains(".so") || name.hasSuffix(".dylib")) ? name : nil
         })
     }
-}
-
-/// Runs `program` with `arguments` and collects what it printed.
-private func runProgram(_ program: URL, _ arguments: [String]) throws -> ToolRun {
-    let process = Process()
-    process.executableURL = program
-    process.arguments = arguments
-    let output = Pipe(), errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let collected = Locked(Data())
-    let group = DispatchGroup()
-    group.enter()
-    DispatchQueue.global().async {
-        let data = errors.fileHandleForReading.readDataToEndOfFile()
-        collected.withLock { $0 = data }
-        group.leave()
-    }
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
-    return ToolRun(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: collected.withLock { $0 }, as: UTF8.self))
 }

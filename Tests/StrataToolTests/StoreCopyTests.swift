@@ -2,18 +2,19 @@ import Foundation
 import Strata
 import StrataTransfer
 import Testing
+import StrataTestSupport
 
 @Suite struct StoreCopyTests {
     static let pairs: [(String, String)] = Fixture.schemes.flatMap { from in Fixture.schemes.map { (from, $0) } }
 
     @Test(arguments: pairs)
     func copyKeepsEveryObjectKeyAndRelationship(_ from: String, _ to: String) throws {
-        let directory = try Fixture.directory()
+        let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
-        let source = try Fixture.open(Fixture.url(from, in: directory, name: "source"))
+        let source = try Fixture.open(storeURL(from, in: directory, name: "source"))
         defer { try? source.close() }
         try seedCompany(source, employees: 300)
-        let destination = Fixture.url(to, in: directory, name: "copy")
+        let destination = storeURL(to, in: directory, name: "copy")
         var phases: [MigrationProgress] = []
         let report = try StoreCopier(batchSize: 128).copy(from: source, to: destination, backend: BuiltInBackends.registry.backend(for: to)) { phases.append($0) }
         #expect(report.total == 2 + 6 + 300 + 12)
@@ -38,11 +39,11 @@ import Testing
 
     @Test(arguments: ["sqlite", "lmdb", "xml"])
     func nonEmptyDestinationIsRefusedUnlessReplacing(_ scheme: String) throws {
-        let directory = try Fixture.directory()
+        let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
-        let source = try Fixture.open(Fixture.url("memory", in: directory))
+        let source = try Fixture.open(storeURL("memory", in: directory))
         try seedCompany(source, employees: 10)
-        let destination = Fixture.url(scheme, in: directory, name: "copy")
+        let destination = storeURL(scheme, in: directory, name: "copy")
         let existing = try Fixture.open(destination)
         try JSONLinesImporter().importLines(Data(#"{"entity":"Company","ref":"c","attributes":{"name":"Kept"}}"#.utf8), into: existing)
         try existing.close()
@@ -61,11 +62,11 @@ import Testing
     }
 
     @Test func emptyExistingDestinationIsFilled() throws {
-        let directory = try Fixture.directory()
+        let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
-        let source = try Fixture.open(Fixture.url("memory", in: directory))
+        let source = try Fixture.open(storeURL("memory", in: directory))
         try seedCompany(source, employees: 5)
-        let destination = Fixture.url("sqlite", in: directory)
+        let destination = storeURL("sqlite", in: directory)
         try Fixture.open(destination).close()
         try StoreCopier().copy(from: source, to: destination, backend: BuiltInBackends.registry.backend(for: "sqlite"))
         let copy = try Fixture.open(destination)
@@ -74,11 +75,11 @@ import Testing
     }
 
     @Test func destinationAtAnotherModelVersionIsRefusedUntouchedUnlessReplacing() throws {
-        let directory = try Fixture.directory()
+        let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
-        let source = try Fixture.open(Fixture.url("memory", in: directory))
+        let source = try Fixture.open(storeURL("memory", in: directory))
         try seedCompany(source, employees: 5)
-        let destination = Fixture.url("xml", in: directory)
+        let destination = storeURL("xml", in: directory)
         let v1 = Fixture.versioned.version(named: "v1")!
         let old = try Fixture.open(destination, model: v1)
         try JSONLinesImporter().importLines(Data(#"{"entity":"Company","ref":"c","attributes":{"name":"Old"}}"#.utf8), into: old)

@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataTransfer
 import Testing
+import StrataTestSupport
 
 /// `strata validate` found no fault in a store whose relationships disagreed with their
 /// inverses or listed an object twice, and `export` then wrote a file `import` refused.
@@ -14,7 +15,7 @@ import Testing
     /// disagree: e1 names d1, which does not list it; d2 lists e2, whose department is d1 (also
     /// not listing it); d2 lists e2 twice.
     static func inconsistentStore(_ scheme: String, in directory: URL) throws -> (any PersistentStore, [String: ObjectID]) {
-        let store = try Fixture.open(Fixture.url(scheme, in: directory))
+        let store = try Fixture.open(storeURL(scheme, in: directory))
         let model = store.model
         let department = model.entity(named: "Department")!, employee = model.entity(named: "Employee")!
         let d = try store.obtainPermanentIDs(for: "Department", count: 2), e = try store.obtainPermanentIDs(for: "Employee", count: 2)
@@ -37,7 +38,7 @@ import Testing
 
     @Test(arguments: schemes)
     func validateReportsSidesThatDisagreeAndRepeatedMembers(_ scheme: String) throws {
-        let directory = try Fixture.directory()
+        let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
         let (store, ids) = try Self.inconsistentStore(scheme, in: directory)
         defer { try? store.close() }
@@ -54,12 +55,12 @@ import Testing
 
         // What validate now reports is what import refuses.
         let file = try Fixture.export(store)
-        let fresh = try Fixture.open(Fixture.url("memory", in: directory, name: "fresh"))
+        let fresh = try Fixture.open(storeURL("memory", in: directory, name: "fresh"))
         #expect(throws: StrataError.self) { try JSONLinesImporter().importLines(Data(file.utf8), into: fresh) }
     }
 
     @Test func aConsistentStoreHasNoRelationshipViolations() throws {
-        let store = try Fixture.open(Fixture.url("memory", in: Fixture.directory()))
+        let store = try Fixture.open(storeURL("memory", in: TemporaryDirectory().url))
         try seedCompany(store, employees: 40)
         #expect(try StoreValidator(batchSize: 7).validate(store).violations.isEmpty)
     }

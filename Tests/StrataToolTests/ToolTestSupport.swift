@@ -1,31 +1,14 @@
 import Foundation
 import Strata
 import StrataTransfer
+import StrataTestSupport
 import Testing
 
 /// The repository's Company model and places for test stores.
 enum Fixture {
-    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let modelDirectory = repositoryRoot.appendingPathComponent("Examples/Models/Company.stratamodel")
-    static let versioned: VersionedModel = try! VersionedModel(directory: modelDirectory)
+    static let versioned: VersionedModel = try! Repository.companyVersions()
     static var model: Model { versioned.current }
     static let schemes = ["memory", "sqlite", "lmdb", "xml"]
-
-    /// A new empty directory.
-    static func directory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-tool-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
-    /// A location for a new store of `scheme` in `directory`.
-    static func url(_ scheme: String, in directory: URL, name: String = "store") -> StoreURL {
-        switch scheme {
-        case "memory": return StoreURL(scheme: "memory", location: "tool-\(UUID().uuidString)")
-        case "lmdb": return StoreURL(scheme: "lmdb", location: directory.appendingPathComponent("\(name).lmdb").path)
-        default: return StoreURL(scheme: scheme, location: directory.appendingPathComponent("\(name).\(scheme)").path)
-        }
-    }
 
     static func open(_ url: StoreURL, model: Model = Fixture.model) throws -> any PersistentStore {
         try BuiltInBackends.registry.open(url, model: model)
@@ -96,50 +79,9 @@ func seedCompany(_ store: any PersistentStore, employees count: Int = 250) throw
     try store.save(SaveRequest(inserts: companies + departments + people + projects))
 }
 
-/// What running the `strata` binary printed.
-struct ToolRun {
-    var status: Int32
-    var output: String
-    var errors: String
-}
-
 /// Runs the `strata` executable built beside the test bundle, from the repository root.
-func strata(_ arguments: [String], input: String? = nil) throws -> ToolRun {
-    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    let candidates = [directory.appendingPathComponent("strata"), directory.deletingLastPathComponent().appendingPathComponent("strata"),
-                      Fixture.repositoryRoot.appendingPathComponent(".build/debug/strata")]
-    guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-        throw StrataError(.internalInconsistency, "the strata executable is not beside \(directory.path)")
-    }
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    process.currentDirectoryURL = Fixture.repositoryRoot
-    let output = Pipe(), errors = Pipe(), stdin = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    process.standardInput = stdin
-    try process.run()
-    let collected = Locked((Data(), Data()))
-    let group = DispatchGroup()
-    group.enter()
-    DispatchQueue.global().async {
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        collected.withLock { $0.0 = data }
-        group.leave()
-    }
-    group.enter()
-    DispatchQueue.global().async {
-        let data = errors.fileHandleForReading.readDataToEndOfFile()
-        collected.withLock { $0.1 = data }
-        group.leave()
-    }
-    if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-    try stdin.fileHandleForWriting.close()
-    group.wait()
-    process.waitUntilExit()
-    let (out, err) = collected.withLock { $0 }
-    return ToolRun(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
+func strata(_ arguments: [String], input: String? = nil) throws -> ProgramOutput {
+    try runBuilt("strata", arguments, in: Repository.root, input: input ?? "")
 }
 
 /// Parses `text` as one JSON document (the tool's `--json` output).

@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataTransfer
 import Testing
+import StrataTestSupport
 
 /// Copy and the streaming migration wrote objects the model's rules forbid, as import did:
 /// every path that writes now applies the rules a context's save applies.
@@ -21,10 +22,10 @@ import Testing
 
     @Test(arguments: ["sqlite", "lmdb", "xml"])
     func copyRefusesAnObjectBreakingTheRulesAndRemovesTheDestinationItMade(_ scheme: String) throws {
-        let directory = try Fixture.directory()
+        let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
-        let source = try Self.storeBreakingTheRules(Fixture.url("memory", in: directory))
-        let destination = Fixture.url(scheme, in: directory, name: "copy")
+        let source = try Self.storeBreakingTheRules(storeURL("memory", in: directory))
+        let destination = storeURL(scheme, in: directory, name: "copy")
         let error = try #require(throws: StrataError.self) {
             try StoreCopier(batchSize: 1).copy(from: source, to: destination, backend: BuiltInBackends.registry.backend(for: scheme))
         }
@@ -35,10 +36,10 @@ import Testing
     }
 
     @Test func copyKeepsAnEmptyDestinationThatExisted() throws {
-        let directory = try Fixture.directory()
+        let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
-        let source = try Self.storeBreakingTheRules(Fixture.url("memory", in: directory))
-        let destination = Fixture.url("sqlite", in: directory, name: "copy")
+        let source = try Self.storeBreakingTheRules(storeURL("memory", in: directory))
+        let destination = storeURL("sqlite", in: directory, name: "copy")
         try Fixture.open(destination).close()
         let before = try #require(try BuiltInBackends.registry.backend(for: "sqlite").metadata(at: destination))
         #expect(throws: StrataError.self) {
@@ -48,10 +49,10 @@ import Testing
     }
 
     @Test func aStreamingMigrationRefusesObjectsTheNewRulesForbid() throws {
-        let directory = try Fixture.directory()
+        let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
         let v2 = Fixture.versioned.version(named: "v2")!
-        let url = Fixture.url("xml", in: directory)
+        let url = storeURL("xml", in: directory)
         let store = try Fixture.open(url, model: v2)
         let employee = v2.entity(named: "Employee")!
         var snapshot = Snapshot(objectID: try store.obtainPermanentIDs(for: "Employee", count: 1)[0], entity: employee)

@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import Testing
 @testable import StrataXML
+import StrataTestSupport
 
 /// One bad file: its body after the two header lines, the line the error must name, and a
 /// fragment of the message.

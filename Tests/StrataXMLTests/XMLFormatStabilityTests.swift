@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import Testing
 @testable import StrataXML
+import StrataTestSupport
 
 @Suite struct XMLFormatStabilityTests {
     /// A store with a few objects of every entity.

@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import Testing
 @testable import StrataXML
+import StrataTestSupport
 
 /// A file whose relationships disagree with their inverses: its objects (after the header), the
 /// line the error must name, a fragment of the message, and the object it must name.

@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import Testing
 @testable import StrataXML
+import StrataTestSupport
 
 /// Keys handed out by `obtainPermanentIDs` are never handed out again: not after the store is
 /// closed (or dropped) without saving and opened again, not by another store that opened the

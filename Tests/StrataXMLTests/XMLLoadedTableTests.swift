@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import Testing
 @testable import StrataXML
+import StrataTestSupport
 
 /// A loaded store keeps its tables column by column and a save keeps rows as they came; these
 /// tests run random saves against both forms (reopening between saves) and compare every fetch
@@ -275,20 +276,5 @@ struct ReferenceModel {
             }
             #expect(try store.execute(FetchRequest(entityName: name, resultType: .count)).count() == expected.count)
         }
-    }
-}
-
-/// SplitMix64: a small seeded generator, so every run makes the same saves.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import Testing
 @testable import StrataXML
+import StrataTestSupport
 
 /// A store reached through symbolic links or other spellings of its path, and paths that hold
 /// something other than a regular file.

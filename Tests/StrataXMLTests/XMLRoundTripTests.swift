@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import Testing
 @testable import StrataXML
+import StrataTestSupport
 
 @Suite struct XMLRoundTripTests {
     /// Values that stress every attribute type's text form.

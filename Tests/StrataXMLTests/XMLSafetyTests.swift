@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import Testing
 @testable import StrataXML
+import StrataTestSupport
 
 @Suite struct XMLSafetyTests {
     static let root = "<strata-store format=\"1\" modelHash=\"\(TestModels.allTypes.versionHash)\" modelVersion=\"v1\" storeIdentifier=\"S1\">"

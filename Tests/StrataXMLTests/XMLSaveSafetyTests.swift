@@ -2,6 +2,7 @@ import Foundation
 import StrataCore
 import Testing
 @testable import StrataXML
+import StrataTestSupport
 
 /// The error a test hook throws to stop a save at the worst moment.
 struct SimulatedCrash: Error {}

@@ -1,23 +1,11 @@
 import Foundation
 import StrataCore
 @testable import StrataXML
+import StrataTestSupport
 
-/// A fresh directory under the system's temporary directory, removed by `cleanUp()`.
-struct TemporaryDirectory {
-    let path: String
-
-    init() {
-        path = NSTemporaryDirectory() + "strata-xml-tests-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    /// A path inside the directory.
-    func file(_ name: String) -> String { path + "/" + name }
-
+extension TemporaryDirectory {
     /// An `xml:` URL for `name` inside the directory.
     func url(_ name: String = "store.xml") -> StoreURL { StoreURL(scheme: "xml", location: file(name)) }
-
-    func cleanUp() { try? FileManager.default.removeItem(atPath: path) }
 }
 
 /// The models the tests use.
@@ -69,12 +57,6 @@ func itemSnapshot(_ id: ObjectID, name: String, _ values: [String: Value] = [:])
 /// Opens the store at `url` with the all-types model.
 func openStore(_ url: StoreURL, options: StoreOptions = StoreOptions()) throws -> XMLStore {
     try XMLBackend().openStore(url, model: TestModels.allTypes, options: options)
-}
-
-/// Runs `body` and returns the ``StrataError`` it throws, or `nil`.
-func strataError(_ body: () throws -> Void) -> StrataError? {
-    do { try body() } catch let error as StrataError { return error } catch { return StrataError(.internalInconsistency, "not a StrataError: \(error)") }
-    return nil
 }
 
 /// The bytes of the file at `path`.

@@ -16,15 +16,10 @@
 import Foundation
 import StrataCore
 import StrataLMDB
+import StrataTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
-
-func probeModel() throws -> Model {
-    try Model(versionIdentifier: "probe", entities: [
-        Entity("Item", attributes: [Attribute("name", .string), Attribute("n", .integer64)], uniqueConstraints: [["name"]]),
-    ])
-}
 
 func report(_ error: any Error) -> Never {
     if let error = error as? StrataError {
@@ -52,7 +47,7 @@ let command = arguments[1]
 let url = StoreURL(scheme: "lmdb", location: arguments[2])
 
 do {
-    let model = try probeModel()
+    let model = try ProbeModels.lmdb()
     switch command {
     case "insert":
         guard arguments.count >= 5, let count = Int(arguments[3]), let batches = Int(arguments[4]) else { exit(64) }

@@ -15,17 +15,11 @@
 import Foundation
 import StrataCore
 import StrataSQLite
+import StrataTestSupport
 
 #if canImport(Glibc)
 import Glibc
 #endif
-
-func probeModel() throws -> Model {
-    try Model(versionIdentifier: "probe", entities: [
-        Entity("Entry", attributes: [Attribute("tag", .string), Attribute("serial", .integer64), Attribute("payload", .string, isOptional: true)]),
-        Entity("Counter", attributes: [Attribute("value", .integer64)]),
-    ])
-}
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data((message + "\n").utf8))
@@ -37,7 +31,7 @@ guard arguments.count >= 4 else { fail("usage: strata-sqlite-probe write PATH CO
 let url = StoreURL(scheme: "sqlite", location: arguments[2])
 
 do {
-    let model = try probeModel()
+    let model = try ProbeModels.sqlite()
     switch arguments[1] {
     case "write":
         guard arguments.count == 5, let count = Int(arguments[3]) else { fail("usage: write PATH COUNT TAG") }
