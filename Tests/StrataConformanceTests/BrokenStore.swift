@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 import StrataInMemory
+import StrataTestSupport
 
 /// A deliberate defect to plant in an otherwise correct store.
 enum Flaw: String, CaseIterable, Sendable {
@@ -31,7 +32,7 @@ struct BrokenBackend: StoreBackend {
     private func memoryURL(_ url: StoreURL) -> StoreURL { StoreURL(scheme: "memory", location: url.location) }
 }
 
-final class BrokenStore: PersistentStore, NativeQueryEvaluating {
+final class BrokenStore: WrappingStore, NativeQueryEvaluating {
     let flaw: Flaw
     let inner: any PersistentStore
     init(flaw: Flaw, inner: any PersistentStore) {
@@ -39,12 +40,6 @@ final class BrokenStore: PersistentStore, NativeQueryEvaluating {
         self.inner = inner
     }
 
-    var url: StoreURL { inner.url }
-    var model: Model { inner.model }
-    var identifier: String { inner.identifier }
-    func metadata() throws -> StoreMetadata { try inner.metadata() }
-    func obtainPermanentIDs(for entityName: String, count: Int) throws -> [ObjectID] { try inner.obtainPermanentIDs(for: entityName, count: count) }
-    func close() throws { try inner.close() }
     func canEvaluateNatively(_ request: FetchRequest) -> Bool { true }
 
     func execute(_ request: FetchRequest) throws -> FetchResult {

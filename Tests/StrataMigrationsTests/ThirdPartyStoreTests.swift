@@ -7,7 +7,7 @@ import StrataTestSupport
 
 /// A third-party store as the streaming executor sees it: no native migration, no native
 /// queries, but `KeyPreservingStore` and a backend that adopts `StoreReplacing`.
-final class KeyPreservingTestStore: KeyPreservingStore {
+final class KeyPreservingTestStore: WrappingStore, KeyPreservingStore {
     let inner: any PersistentStore
     let url: StoreURL
     let reservations: Locked<[String: Int64]>
@@ -18,13 +18,6 @@ final class KeyPreservingTestStore: KeyPreservingStore {
         self.reservations = reservations
     }
 
-    var model: Model { inner.model }
-    var identifier: String { inner.identifier }
-    func metadata() throws -> StoreMetadata { try inner.metadata() }
-    func execute(_ request: FetchRequest) throws -> FetchResult { try inner.execute(request) }
-    @discardableResult func save(_ request: SaveRequest) throws -> SaveResult { try inner.save(request) }
-    func obtainPermanentIDs(for entityName: String, count: Int) throws -> [ObjectID] { try inner.obtainPermanentIDs(for: entityName, count: count) }
-    func close() throws { try inner.close() }
 
     /// Reserves by taking keys from the inner store until `key` is reached.
     func reserveKeys(through key: Int64, for entityName: String) throws {

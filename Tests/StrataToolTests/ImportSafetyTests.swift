@@ -188,7 +188,7 @@ import StrataTestSupport
 }
 
 /// A store whose `failingInsertSave`-th save with inserts fails as a full disk would.
-private final class FailingStore: PersistentStore, @unchecked Sendable {
+private final class FailingStore: WrappingStore, @unchecked Sendable {
     let inner: any PersistentStore
     let failingInsertSave: Int
     private var insertSaves = 0
@@ -196,11 +196,6 @@ private final class FailingStore: PersistentStore, @unchecked Sendable {
         self.inner = inner
         self.failingInsertSave = failingInsertSave
     }
-    var model: Model { inner.model }
-    var url: StoreURL { inner.url }
-    var identifier: String { inner.identifier }
-    func metadata() throws -> StoreMetadata { try inner.metadata() }
-    func execute(_ request: FetchRequest) throws -> FetchResult { try inner.execute(request) }
     func save(_ request: SaveRequest) throws -> SaveResult {
         if !request.inserts.isEmpty {
             insertSaves += 1
@@ -208,6 +203,4 @@ private final class FailingStore: PersistentStore, @unchecked Sendable {
         }
         return try inner.save(request)
     }
-    func obtainPermanentIDs(for entityName: String, count: Int) throws -> [ObjectID] { try inner.obtainPermanentIDs(for: entityName, count: count) }
-    func close() throws { try inner.close() }
 }

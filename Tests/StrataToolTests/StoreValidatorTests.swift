@@ -2,23 +2,17 @@ import Foundation
 import Strata
 import StrataTransfer
 import Testing
+import StrataTestSupport
 
 /// A store holding what its model forbids: it answers with the snapshots of a store opened
 /// with a model that lacks the rules, as a store written by another tool would.
-private final class UncheckedStore: PersistentStore {
+private final class UncheckedStore: WrappingStore {
     let inner: any PersistentStore
     let model: Model
     init(inner: any PersistentStore, model: Model) {
         self.inner = inner
         self.model = model
     }
-    var url: StoreURL { inner.url }
-    var identifier: String { inner.identifier }
-    func metadata() throws -> StoreMetadata { try inner.metadata() }
-    func execute(_ request: FetchRequest) throws -> FetchResult { try inner.execute(request) }
-    func save(_ request: SaveRequest) throws -> SaveResult { try inner.save(request) }
-    func obtainPermanentIDs(for entityName: String, count: Int) throws -> [ObjectID] { try inner.obtainPermanentIDs(for: entityName, count: count) }
-    func close() throws { try inner.close() }
 }
 
 @Suite struct StoreValidatorTests {
