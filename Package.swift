@@ -62,12 +62,6 @@ let package = Package(
             path: "Backends/SQLite/StrataSQLite",
             swiftSettings: strictSettings
         ),
-        .executableTarget(
-            name: "strata-sqlite-probe",
-            dependencies: ["StrataSQLite", "StrataTestSupport"],
-            path: "Backends/SQLite/Probe",
-            swiftSettings: strictSettings
-        ),
         .systemLibrary(
             name: "CStrataLMDB",
             path: "Backends/LMDB/CStrataLMDB",
@@ -78,12 +72,6 @@ let package = Package(
             name: "StrataLMDB",
             dependencies: ["StrataCore", "StrataMigrations", "CStrataLMDB"],
             path: "Backends/LMDB/StrataLMDB",
-            swiftSettings: strictSettings
-        ),
-        .executableTarget(
-            name: "strata-lmdb-probe",
-            dependencies: ["StrataLMDB", "StrataCore", "StrataTestSupport"],
-            path: "Backends/LMDB/Probe",
             swiftSettings: strictSettings
         ),
         .systemLibrary(
@@ -150,24 +138,36 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: Probes (Probes/: the second processes the tests start, and the reliability tests'
+        // workload and helper process; docs/Reliability.md)
+        .executableTarget(
+            name: "strata-sqlite-probe",
+            dependencies: ["StrataSQLite", "StrataTestSupport"],
+            path: "Probes/strata-sqlite-probe",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "strata-lmdb-probe",
+            dependencies: ["StrataLMDB", "StrataCore", "StrataTestSupport"],
+            path: "Probes/strata-lmdb-probe",
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "strata-migration-probe",
             dependencies: ["StrataMigrations", "StrataSQLite", "StrataLMDB", "StrataXML"],
-            path: "Migrations/Probe",
+            path: "Probes/strata-migration-probe",
             swiftSettings: strictSettings
         ),
-
-        // MARK: Reliability (crash, fault, contention and hostile-input tests; docs/Reliability.md)
         .target(
             name: "StrataTortureKit",
             dependencies: ["StrataCore", "StrataSQLite", "StrataLMDB", "StrataXML", "StrataTestSupport"],
-            path: "Sources/StrataTortureKit",
+            path: "Probes/StrataTortureKit",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "strata-torture",
             dependencies: ["StrataTortureKit", "StrataCore"],
-            path: "Sources/strata-torture",
+            path: "Probes/strata-torture",
             swiftSettings: strictSettings
         ),
 
