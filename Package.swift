@@ -166,7 +166,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "strata-torture",
-            dependencies: ["StrataTortureKit", "StrataCore"],
+            dependencies: ["StrataTortureKit", "StrataCore", "StrataTestSupport"],
             path: "Probes/strata-torture",
             swiftSettings: strictSettings
         ),
@@ -192,7 +192,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataInMemoryTests",
-            dependencies: ["StrataTestSupport", "StrataInMemory", "StrataConformance"],
+            dependencies: ["StrataInMemory", "StrataConformance"],
             path: "Tests/StrataInMemoryTests",
             swiftSettings: strictSettings
         ),

@@ -10,7 +10,7 @@
 //                                                           "created IDENTIFIER"
 //   strata-lmdb-probe read PATH [--as-nobody]               opens the store read-only; prints "ok N" (N items)
 //
-// The model is the tests' probe model: entity Item (name: string, n: integer64, unique name).
+// The model is `ProbeModels.lmdb()` (StrataTestSupport): Item (name: string, n: integer64, unique name).
 // Errors are printed, never crashed on: the line starts with "error", then the StrataError code.
 
 import Foundation
@@ -22,11 +22,7 @@ import Glibc
 #endif
 
 func report(_ error: any Error) -> Never {
-    if let error = error as? StrataError {
-        print("error \(error.code) \(error.description.replacingOccurrences(of: "\n", with: " "))")
-    } else {
-        print("error unknown \(error)")
-    }
+    print(probeErrorLine(error))
     exit(2)
 }
 

@@ -10,7 +10,7 @@
 //       Limits this process's file size to BYTES (RLIMIT_FSIZE, SIGXFSZ ignored), then tries to
 //       save 20,000 large Entries in one save. Prints the error code, e.g. "error io".
 //
-// The model is the one ProbeModel in the tests builds: keep the two in step.
+// The model is `ProbeModels.sqlite()` (StrataTestSupport), which the tests open the stores with.
 
 import Foundation
 import StrataCore

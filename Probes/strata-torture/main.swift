@@ -34,6 +34,7 @@
 import Foundation
 import StrataCore
 import StrataTortureKit
+import StrataTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,11 +44,7 @@ func emit(_ line: String) {
 }
 
 func report(_ error: any Error) -> Never {
-    if let error = error as? StrataError {
-        emit("error \(error.code) \(error.description.replacingOccurrences(of: "\n", with: " "))")
-    } else {
-        emit("error untyped \(error)")
-    }
+    emit(probeErrorLine(error))
     exit(2)
 }
 
