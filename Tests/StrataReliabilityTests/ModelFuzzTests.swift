@@ -45,15 +45,7 @@ import StrataTestSupport
         let count = 3_000
         for i in 0..<count {
             var bytes = seeds[i % seeds.count]
-            for _ in 0..<Int.random(in: 1...4, using: &random) {
-                let position = Int.random(in: 0...bytes.count, using: &random)
-                switch Int.random(in: 0..<5, using: &random) {
-                case 0 where position < bytes.count: bytes[position] ^= UInt8.random(in: 1...255, using: &random)
-                case 1: bytes = Array(bytes[0..<position])
-                case 2 where position < bytes.count: bytes.removeSubrange(position..<min(bytes.count, position + Int.random(in: 1...40, using: &random)))
-                default: bytes.insert(contentsOf: Array(tokens.randomElement(using: &random)!.utf8), at: position)
-                }
-            }
+            bytes.mutate(edits: 1...4, longestCut: 40, tokens: tokens, using: &random)
             guard Self.check(bytes, "mutation \(i)") else { return }
             if (try? Model(jsonData: Data(bytes))) != nil { models += 1 }
         }
