@@ -16,9 +16,8 @@ import Testing
     private func validations<T>(_ body: () throws -> T) rethrows -> (count: Int, result: T) {
         let counter = Atomic<Int>(0)
         return try withExtendedLifetime(counter) {
-            let result = try PredicateValidator.$requestObserver.withValue({ _ in counter.add(1, ordering: .relaxed) }) {
-                try body()
-            }
+            let count: @Sendable (FetchRequest) -> Void = { _ in counter.add(1, ordering: .relaxed) }
+            let result = try PredicateValidator.$requestObserver.withValue(count) { try body() }
             return (counter.load(ordering: .relaxed), result)
         }
     }
@@ -32,7 +31,8 @@ import Testing
         defer { try? store.close() }
         let ids = try store.obtainPermanentIDs(for: "Note", count: 10)
         try store.save(SaveRequest(inserts: ids.enumerated().map { i, id in
-            Snapshot(objectID: id, version: 0, attributes: [.string("note \(i)"), .integer(Int64(i))], relationships: [])
+            Snapshot(
+                objectID: id, version: 0, attributes: [.string("note \(i)"), .integer(Int64(i))], relationships: [])
         }))
         try body(store)
     }
@@ -40,7 +40,8 @@ import Testing
     static let schemes = ["memory", "sqlite", "lmdb", "xml"]
 
     static func filtered() throws -> FetchRequest {
-        FetchRequest(entityName: "Note", predicate: try ObjectPredicate(format: "rank >= 3"), sorts: [Sort("text")], limit: 4)
+        FetchRequest(
+            entityName: "Note", predicate: try ObjectPredicate(format: "rank >= 3"), sorts: [Sort("text")], limit: 4)
     }
 
     @Test(arguments: schemes)
@@ -75,7 +76,8 @@ import Testing
         #expect(request == (try Self.filtered()), "the mark is no part of equality")
         request.sorts = [Sort("rank")]
         #expect(!request.isValidated(for: Self.model))
-        let other = try Model(versionIdentifier: "other", entities: [Entity("Note", attributes: [Attribute("text", .string)])])
+        let other = try Model(
+            versionIdentifier: "other", entities: [Entity("Note", attributes: [Attribute("text", .string)])])
         let checked = try Self.filtered().validated(for: Self.model)
         #expect(!checked.isValidated(for: other))
         let error = #expect(throws: StrataError.self) { try checked.validated(for: other) }
@@ -109,7 +111,8 @@ import Testing
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = StoreURL(scheme: "sqlite", location: directory.appendingPathComponent("notes.sqlite").path)
-        let container = PersistentContainer(name: "Notes", model: Self.model, storeDescriptions: [StoreDescription(url: url)], environment: [:])
+        let container = PersistentContainer(
+            name: "Notes", model: Self.model, storeDescriptions: [StoreDescription(url: url)], environment: [:])
         try await container.loadPersistentStores()
         let context = container.newBackgroundContext()
         let (count, answer) = try validations {

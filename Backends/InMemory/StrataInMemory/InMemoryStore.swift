@@ -85,7 +85,9 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
         guard let ids else { return state.tables[entity.name]?.orderedSnapshots() ?? [] }
         let table = state.tables[entity.name]
         let found = ids.compactMap { id -> Snapshot? in
-            guard id.entityName == entity.name, id.storeIdentifier == identifier, let pk = id.primaryKey else { return nil }
+            guard id.entityName == entity.name, id.storeIdentifier == identifier, let pk = id.primaryKey else {
+                return nil
+            }
             return table?[pk]
         }
         var seen: Set<ObjectID> = []

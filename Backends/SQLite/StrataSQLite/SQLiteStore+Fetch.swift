@@ -31,8 +31,9 @@ extension SQLiteStore {
         } catch is SQLiteQueryBuilder.Decline {
             return try fetchInMemory(request)
         }
+        let readsToMany = request.resultType == .snapshots && !table.toManyIndexes.isEmpty
         let answer = try withReader { connection in
-            try readTransaction(on: connection, needed: request.resultType == .snapshots && !table.toManyIndexes.isEmpty) {
+            try readTransaction(on: connection, needed: readsToMany) {
                 try run(query, request: request, table: table, on: connection)
             }
         }
@@ -106,7 +107,9 @@ extension SQLiteStore {
         }
     }
 
-    private func plainFetch(_ ids: [ObjectID]?, table: SQLiteEntityTable, on connection: SQLiteConnection) throws -> [Snapshot] {
+    private func plainFetch(
+        _ ids: [ObjectID]?, table: SQLiteEntityTable, on connection: SQLiteConnection
+    ) throws -> [Snapshot] {
         guard let ids else {
             return try readSnapshots(try connection.prepare(.selectAll, of: table), table: table, on: connection)
         }
@@ -151,7 +154,9 @@ extension SQLiteStore {
     }
 
     /// Runs the planned `query` of `request`; `nil` when SQLite refuses to compile it.
-    private func run(_ query: SQLiteQuery, request: FetchRequest, table: SQLiteEntityTable, on connection: SQLiteConnection) throws -> FetchResult? {
+    private func run(
+        _ query: SQLiteQuery, request: FetchRequest, table: SQLiteEntityTable, on connection: SQLiteConnection
+    ) throws -> FetchResult? {
         let statement: SQLiteStatement
         do {
             statement = try connection.prepare(query.sql)
