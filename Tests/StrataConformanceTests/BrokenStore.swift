@@ -32,7 +32,7 @@ struct BrokenBackend: StoreBackend {
     private func memoryURL(_ url: StoreURL) -> StoreURL { StoreURL(scheme: "memory", location: url.location) }
 }
 
-final class BrokenStore: WrappingStore, NativeQueryEvaluating {
+final class BrokenStore: WrappingStore {
     let flaw: Flaw
     let inner: any PersistentStore
     init(flaw: Flaw, inner: any PersistentStore) {
@@ -40,12 +40,10 @@ final class BrokenStore: WrappingStore, NativeQueryEvaluating {
         self.inner = inner
     }
 
-    func canEvaluateNatively(_ request: FetchRequest) -> Bool { true }
-
-    func execute(_ request: FetchRequest) throws -> FetchResult {
+    func fetch(_ request: FetchRequest) throws -> FetchResult {
         var request = request
         if flaw == .ignoresOffset { request.offset = 0 }
-        return try inner.execute(request)
+        return try inner.fetch(request)
     }
 
     func save(_ request: SaveRequest) throws -> SaveResult {
@@ -56,7 +54,7 @@ final class BrokenStore: WrappingStore, NativeQueryEvaluating {
         case .ignoresVersions:
             for i in request.updates.indices {
                 let id = request.updates[i].snapshot.objectID
-                if let stored = try inner.execute(FetchRequest(entityName: id.entityName, objectIDs: [id])).snapshots().first {
+                if let stored = try inner.fetch(FetchRequest(entityName: id.entityName, objectIDs: [id])).snapshots().first {
                     request.updates[i].expectedVersion = stored.version
                 }
             }

@@ -152,7 +152,7 @@ struct LMDBCreationSafetyTests {
             let created = child.lines.contains { $0.hasPrefix("created") }
             do {
                 let store = try openStore(path, model: ProbeModels.lmdb())
-                #expect(try store.execute(FetchRequest(entityName: "Item", resultType: .count)).count() == 0)
+                #expect(try store.fetch(FetchRequest(entityName: "Item", resultType: .count)).count() == 0)
                 #expect(!store.identifier.isEmpty)
                 try store.close()
                 outcomes[created ? "created before the kill" : "killed while creating", default: 0] += 1
@@ -219,7 +219,7 @@ struct LMDBCreationSafetyTests {
             #expect(output.output == "ok 3\n", "as nobody: \(output.output) \(output.errors)")
         } else {
             let store = try openStore(path, model: ProbeModels.lmdb(), options: StoreOptions(readOnly: true))
-            #expect(try store.execute(FetchRequest(entityName: "Item", resultType: .count)).count() == 3)
+            #expect(try store.fetch(FetchRequest(entityName: "Item", resultType: .count)).count() == 3)
             try store.close()
         }
         #expect(access(path + "/lock.mdb", F_OK) == (lockFileRemoved ? -1 : 0), "nothing was written")
