@@ -58,7 +58,7 @@ let package = Package(
         ),
         .target(
             name: "StrataSQLite",
-            dependencies: ["StrataCore", "StrataMigrations", "CStrataSQLite"],
+            dependencies: ["StrataCore", "CStrataSQLite"],
             path: "Backends/SQLite/StrataSQLite",
             swiftSettings: strictSettings
         ),
@@ -76,7 +76,7 @@ let package = Package(
         ),
         .target(
             name: "StrataLMDB",
-            dependencies: ["StrataCore", "StrataMigrations", "CStrataLMDB"],
+            dependencies: ["StrataCore", "CStrataLMDB"],
             path: "Backends/LMDB/StrataLMDB",
             swiftSettings: strictSettings
         ),
