@@ -5,6 +5,8 @@ import Testing
 import StrataTestSupport
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Creating an LMDB store is safe on a full disk, against SIGKILL and against a second creator;
@@ -316,7 +318,12 @@ struct LMDBCreationSafetyTests {
     }
 
     private func makeSocket(at path: String) throws {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        #if os(Linux)
+        let streamType = Int32(SOCK_STREAM.rawValue)   // an enum on Glibc
+        #else
+        let streamType = SOCK_STREAM
+        #endif
+        let descriptor = socket(AF_UNIX, streamType, 0)
         try #require(descriptor >= 0)
         defer { close(descriptor) }
         var address = sockaddr_un()

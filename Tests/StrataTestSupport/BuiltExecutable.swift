@@ -5,7 +5,14 @@ import StrataCore
 /// bundle; throws when it was not built.
 package func builtExecutable(_ name: String) throws -> URL {
     let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    #if os(Linux)
     let running = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    #else
+    // Darwin has no /proc: the test bundle (`.xctest`) lies in the products directory.
+    let bundle = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }
+    let running = (bundle?.bundleURL ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath())
+        .deletingLastPathComponent()
+    #endif
     let directories = [
         bundleDirectory, bundleDirectory.deletingLastPathComponent(),
         running, running.deletingLastPathComponent(),

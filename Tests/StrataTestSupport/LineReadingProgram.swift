@@ -2,6 +2,8 @@ import Foundation
 import StrataCore
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A child process whose standard output is read line by line, so that a test can act (kill
@@ -39,7 +41,11 @@ package final class LineReadingProgram {
 
     /// Kills the child with SIGKILL, reads what it wrote and reaps it.
     package func kill() {
+        #if canImport(Glibc)
         _ = Glibc.kill(process.processIdentifier, SIGKILL)
+        #else
+        _ = Darwin.kill(process.processIdentifier, SIGKILL)
+        #endif
         finish()
     }
 

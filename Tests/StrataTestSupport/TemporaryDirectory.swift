@@ -2,6 +2,8 @@ import Foundation
 import StrataCore
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A fresh directory for one test, under one folder per test process in the system's temporary
