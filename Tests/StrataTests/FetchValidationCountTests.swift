@@ -15,6 +15,8 @@ import Testing
     /// How many requests the validator checked while `body` ran (in this task).
     private func validations<T>(_ body: () throws -> T) rethrows -> (count: Int, result: T) {
         let counter = Atomic<Int>(0)
+        PredicateValidator.observers.add(1, ordering: .relaxed)
+        defer { PredicateValidator.observers.subtract(1, ordering: .relaxed) }
         return try withExtendedLifetime(counter) {
             let count: @Sendable (FetchRequest) -> Void = { _ in counter.add(1, ordering: .relaxed) }
             let result = try PredicateValidator.$requestObserver.withValue(count) { try body() }

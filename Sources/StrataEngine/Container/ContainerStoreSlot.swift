@@ -57,7 +57,7 @@ final class ContainerStoreSlot: PersistentStore {
     /// The real store's answer; while nothing is loaded, an empty one (for a valid request).
     func fetch(_ request: FetchRequest) throws -> FetchResult {
         if let store { return try store.fetch(request) }
-        _ = try request.validated(for: model)
+        try request.checkUnlessValidated(for: model)
         switch request.resultType {
         case .snapshots: return .snapshots([])
         case .objectIDs: return .objectIDs([])
