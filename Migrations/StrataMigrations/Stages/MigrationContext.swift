@@ -24,7 +24,7 @@ public final class MigrationContext {
     /// primary-key order.
     public func objectIDs(_ entityName: String, where predicate: ObjectPredicate? = nil) throws -> [ObjectID] {
         _ = try model.requireEntity(entityName)
-        if predicate == nil, let native = store as? any NativeQueryEvaluating {
+        if predicate == nil, let native = store.capability((any NativeQueryEvaluating).self) {
             let request = FetchRequest(entityName: entityName, resultType: .objectIDs)
             if native.canEvaluateNatively(request) { return try store.execute(request).objectIDs() }
         }

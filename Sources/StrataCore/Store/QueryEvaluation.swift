@@ -40,7 +40,8 @@ public enum QueryEvaluation {
 
 extension PersistentStore {
     /// Runs `request` against this store the way the engine does: checks it against the model,
-    /// lets the store evaluate it natively when it says it can (``NativeQueryEvaluating``), and
+    /// lets the store evaluate it natively when it says it can (its ``NativeQueryEvaluating``
+    /// capability, found with ``capability(_:)``), and
     /// otherwise fetches plain snapshots and finishes the work with ``QueryEvaluation``.
     ///
     /// Call this, not ``execute(_:)``, from application code and tools.
@@ -50,7 +51,7 @@ extension PersistentStore {
     ///   that does not fit the model; the store's errors otherwise.
     public func fetch(_ request: FetchRequest) throws -> FetchResult {
         try PredicateValidator.validate(request, in: model)
-        if let native = self as? any NativeQueryEvaluating, native.canEvaluateNatively(request) {
+        if let native = capability((any NativeQueryEvaluating).self), native.canEvaluateNatively(request) {
             return try execute(request)
         }
         return try fetchInMemory(request)

@@ -6,8 +6,9 @@ import StrataCore
 /// Until the store is loaded it is an empty, unwritable graph: fetches return nothing, and saves,
 /// ID requests and metadata throw ``StrataError/Code/storeNotFound`` saying the store is not
 /// loaded (or, after a failed load, why). Once loaded it forwards every call to the real store,
-/// and answers native queries exactly when the real store does.
-final class ContainerStoreSlot: NativeQueryEvaluating {
+/// and hands out the real store's capabilities (``capability(_:)``): native queries, batch
+/// operations, snapshot lookups; a store keeps its fast paths behind a container.
+final class ContainerStoreSlot: PersistentStore {
     /// What the slot forwards to.
     enum Content {
         case pending
@@ -30,6 +31,9 @@ final class ContainerStoreSlot: NativeQueryEvaluating {
         return nil
     }
 
+    /// Makes `store` the slot's content. The coordinator must then refresh what it decided from
+    /// the slot's capabilities (``StoreCoordinator/refreshCapabilities(of:)``); so after
+    /// ``markFailed(_:)`` and ``markPending()``.
     func attach(_ store: any PersistentStore) { content.withLock { $0 = .loaded(store) } }
     func markFailed(_ error: StrataError) { content.withLock { $0 = .failed(error) } }
     func markPending() { content.withLock { $0 = .pending } }
@@ -58,12 +62,8 @@ final class ContainerStoreSlot: NativeQueryEvaluating {
         }
     }
 
-    /// While nothing is loaded every request is answered here (with nothing); afterwards the real
-    /// store decides.
-    func canEvaluateNatively(_ request: FetchRequest) -> Bool {
-        guard let store else { return true }
-        return (store as? any NativeQueryEvaluating)?.canEvaluateNatively(request) ?? false
-    }
+    /// The real store's capability once loaded; none before.
+    func capability<C>(_ type: C.Type) -> C? { store?.capability(type) }
 
     @discardableResult
     func save(_ request: SaveRequest) throws -> SaveResult { try loaded().save(request) }
