@@ -2,8 +2,9 @@ import Foundation
 import StrataCore
 import Synchronization
 
-/// Routes every request to the store that holds its entity, serializes writes, and keeps a row
-/// cache of snapshots shared by its contexts. The persistent store coordinator of Core Data.
+/// Routes every request to the store that holds its entity, serializes the saves to each store,
+/// and keeps a row cache of snapshots shared by its contexts. The persistent store coordinator of
+/// Core Data.
 ///
 /// ```swift
 /// let coordinator = StoreCoordinator(model: model)
@@ -22,15 +23,14 @@ import Synchronization
 /// The coordinator asks each store for that capability (``PersistentStore/capability(_:)``), so
 /// a wrapped store (a container's) keeps its fast path.
 ///
-/// Thread-safe: contexts on any queue share one coordinator.
+/// Thread-safe: contexts on any queue share one coordinator. Saves to one store go one at a time;
+/// saves to different stores run side by side, so a slow store holds up only its own saves.
 public final class StoreCoordinator: Sendable {
     /// The model every store was opened with.
     public let model: Model
     let rowCache: RowCache
     /// Routes and stores; held only to look up or change them, never across a store's work.
     private let routes = Locked(RouteTable())
-    /// Serializes saves; recursive, so ``withSavesHeld(_:)`` can save inside it.
-    private let writeLock = NSRecursiveLock()
     private let classes = Locked<[String: ManagedObject.Type]>([:])
     private let classGenerations = Atomic<Int>(0)
 
@@ -88,7 +88,7 @@ public final class StoreCoordinator: Sendable {
                     throw StrataError(.invalidModel, "entity '\(name)' is already served by \(other.store.url); a configuration may not share entities with another store's", location: ["entity": name])
                 }
             }
-            let entry = StoreEntry(store: store)
+            let entry = StoreEntry(store: store, position: table.entries.count)
             let route = Route(entry: entry, serving: serving)
             table.entries.append(entry)
             table.current[ObjectIdentifier(entry)] = route
@@ -103,8 +103,8 @@ public final class StoreCoordinator: Sendable {
     /// Waits for a save to `store` in progress; later requests take the new route.
     func refreshCapabilities(of store: any PersistentStore) {
         guard let entry = routes.withLock({ table in table.entries.first { $0.store === store } }) else { return }
-        writeLock.lock()
-        defer { writeLock.unlock() }
+        entry.saveLock.lock()
+        defer { entry.saveLock.unlock() }
         let fresh = Route(entry: entry, serving: store.capability((any SnapshotServing).self))
         let names = routes.withLock { table -> Set<String> in
             guard let old = table.current[ObjectIdentifier(entry)] else { return [] }
@@ -185,35 +185,51 @@ public final class StoreCoordinator: Sendable {
     /// itself, on this thread, go through). A context that lost several rounds of conflict
     /// resolution in a row resolves and saves inside it, so it cannot lose again to a context
     /// of this process.
+    ///
+    /// Holds the save lock of every store, taken in the order the stores were added.
     func withSavesHeld<T>(_ body: () throws -> T) rethrows -> T {
-        writeLock.lock()
-        defer { writeLock.unlock() }
+        try withSaveLocks(of: routes.withLock { $0.entries }, body)
+    }
+
+    /// Runs `body` holding the save locks of `entries`, taken in the order the stores were added
+    /// (whatever the order of `entries`), so two saves that span stores never wait for each other
+    /// in a cycle.
+    private func withSaveLocks<T>(of entries: [StoreEntry], _ body: () throws -> T) rethrows -> T {
+        let ordered = entries.count > 1 ? entries.sorted { $0.position < $1.position } : entries
+        for entry in ordered { entry.saveLock.lock() }
+        defer { for entry in ordered.reversed() { entry.saveLock.unlock() } }
         return try body()
     }
 
-    /// Applies `request`, split by store, one store at a time under the coordinator's write lock.
-    /// With one store the save is atomic; across stores each store's part is atomic and a failure
-    /// stops the later parts (the error says which store failed).
+    /// Applies `request`, split by store. Each store's part is saved under that store's save
+    /// lock only, so saves to other stores go on meanwhile; a request that spans stores holds
+    /// the locks of all of them while its parts are saved one after another. With one store the
+    /// save is atomic; across stores each store's part is atomic and a failure stops the later
+    /// parts (the error says which store failed).
     @discardableResult
     public func save(_ request: SaveRequest) throws -> SaveResult {
-        try writeLock.withLock {
-            if let whole = try singleStoreRoute(for: request) {
-                return try save(request, to: currentRoute(of: whole.entry))
+        if let whole = try singleStoreRoute(for: request) {
+            return try withSaveLocks(of: [whole.entry]) {
+                try save(request, to: currentRoute(of: whole.entry))
             }
-            var parts: [ObjectIdentifier: (entry: StoreEntry, request: SaveRequest)] = [:]
-            var order: [ObjectIdentifier] = []
-            func add(_ entry: StoreEntry) -> ObjectIdentifier {
-                let key = ObjectIdentifier(entry)
-                if parts[key] == nil { parts[key] = (entry, SaveRequest()); order.append(key) }
-                return key
-            }
-            func part(_ entity: String) throws -> ObjectIdentifier { add(try route(for: entity).entry) }
-            for insert in request.inserts { parts[try part(insert.objectID.entityName)]!.request.inserts.append(insert) }
-            for update in request.updates { parts[try part(update.snapshot.objectID.entityName)]!.request.updates.append(update) }
-            for delete in request.deletes { parts[try part(delete.objectID.entityName)]!.request.deletes.append(delete) }
-            if !request.metadataChanges.isEmpty, let first = routes.withLock({ $0.entries.first }) {
-                parts[add(first)]!.request.metadataChanges = request.metadataChanges
-            }
+        }
+        var parts: [ObjectIdentifier: (entry: StoreEntry, request: SaveRequest)] = [:]
+        var order: [ObjectIdentifier] = []
+        func add(_ entry: StoreEntry) -> ObjectIdentifier {
+            let key = ObjectIdentifier(entry)
+            if parts[key] == nil { parts[key] = (entry, SaveRequest()); order.append(key) }
+            return key
+        }
+        func part(_ entity: String) throws -> ObjectIdentifier { add(try route(for: entity).entry) }
+        for insert in request.inserts { parts[try part(insert.objectID.entityName)]!.request.inserts.append(insert) }
+        for update in request.updates {
+            parts[try part(update.snapshot.objectID.entityName)]!.request.updates.append(update)
+        }
+        for delete in request.deletes { parts[try part(delete.objectID.entityName)]!.request.deletes.append(delete) }
+        if !request.metadataChanges.isEmpty, let first = routes.withLock({ $0.entries.first }) {
+            parts[add(first)]!.request.metadataChanges = request.metadataChanges
+        }
+        return try withSaveLocks(of: order.map { parts[$0]!.entry }) {
             var result = SaveResult()
             for key in order {
                 let (entry, part) = parts[key]!
@@ -224,8 +240,8 @@ public final class StoreCoordinator: Sendable {
         }
     }
 
-    /// The route of `entry`'s store now; read under the write lock, it stays current until the
-    /// lock is released (``refreshCapabilities(of:)`` takes the lock too).
+    /// The route of `entry`'s store now; read under the store's save lock, it stays current
+    /// until the lock is released (``refreshCapabilities(of:)`` takes the lock too).
     private func currentRoute(of entry: StoreEntry) -> Route {
         routes.withLock { $0.current[ObjectIdentifier(entry)]! }
     }
@@ -262,7 +278,7 @@ public final class StoreCoordinator: Sendable {
     }
 
     /// Saves `part` to the store of `route` and keeps the row cache in step with it (conflicts
-    /// refresh the cached snapshots they found stale).
+    /// refresh the cached snapshots they found stale). Runs under the store's save lock.
     private func save(_ part: SaveRequest, to route: Route) throws -> SaveResult {
         let partial: SaveResult
         do { partial = try route.store.save(part) } catch let error as StrataError where error.code == .conflict {
@@ -295,11 +311,19 @@ private struct RouteTable: Sendable {
     var current: [ObjectIdentifier: Route] = [:]
 }
 
-/// One store of a coordinator.
+/// One store of a coordinator, with the lock its saves take.
 private final class StoreEntry: Sendable {
     let store: any PersistentStore
+    /// Where the store comes in the order saves spanning several stores take their locks.
+    let position: Int
+    /// Held while a save goes to the store; recursive, so ``StoreCoordinator/withSavesHeld(_:)``
+    /// can save inside it.
+    let saveLock = NSRecursiveLock()
 
-    init(store: any PersistentStore) { self.store = store }
+    init(store: any PersistentStore, position: Int) {
+        self.store = store
+        self.position = position
+    }
 }
 
 /// The route of one scope of IDs, as a context keeps it between lookups.
