@@ -6,8 +6,8 @@ import Testing
 /// `capability(_:)` to the loaded store, and the coordinator decides again when a store loads.
 @Suite struct ContainerCapabilityTests {
     private func memoryContainer() throws -> PersistentContainer {
-        PersistentContainer(name: "Notes", model: NotesModel.v2,
-                            storeDescriptions: [try StoreDescription("memory:caps-\(UUID().uuidString)")], environment: [:])
+        let description = try StoreDescription("memory:caps-\(UUID().uuidString)")
+        return PersistentContainer(name: "Notes", model: NotesModel.v2, storeDescriptions: [description], environment: [:])
     }
 
     private func insertNotes(_ count: Int, into container: PersistentContainer) async throws {

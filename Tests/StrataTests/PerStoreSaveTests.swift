@@ -70,6 +70,14 @@ private final class GatedStore: PersistentStore {
         try coordinator.fetch(FetchRequest(entityName: entityName, resultType: .count)).count()
     }
 
+    /// Waits for `semaphore` on a thread of its own: the test's thread, one of the few shared by
+    /// every test, stays free meanwhile.
+    private func wait(for semaphore: DispatchSemaphore, seconds: Double) async -> DispatchTimeoutResult {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: semaphore.wait(timeout: .now() + seconds)) }
+        }
+    }
+
     /// Runs `body` on a thread of its own; the returned semaphore is signalled when it ends.
     private func inBackground(_ body: @escaping @Sendable () throws -> Void) -> DispatchSemaphore {
         let done = DispatchSemaphore(value: 0)
@@ -80,27 +88,30 @@ private final class GatedStore: PersistentStore {
         return done
     }
 
-    @Test func aSaveToOneStoreDoesNotWaitForASlowSaveToAnother() throws {
+    @Test func aSaveToOneStoreDoesNotWaitForASlowSaveToAnother() async throws {
         let s = try stores()
         let note = try insert("Note", "slow", in: s.coordinator), tag = try insert("Tag", "quick", in: s.coordinator)
         let secondNote = try insert("Note", "queued", in: s.coordinator)
         s.notes.arm()
         let slow = inBackground { [coordinator = s.coordinator] in try coordinator.save(SaveRequest(inserts: [note])) }
-        #expect(s.notes.entered.wait(timeout: .now() + 30) == .success, "the save to the notes store never started")
+        #expect(await wait(for: s.notes.entered, seconds: 30) == .success, "the save to the notes store never started")
 
         let quick = inBackground { [coordinator = s.coordinator] in try coordinator.save(SaveRequest(inserts: [tag])) }
-        let queued = inBackground { [coordinator = s.coordinator] in try coordinator.save(SaveRequest(inserts: [secondNote])) }
-        let quickResult = quick.wait(timeout: .now() + 30)
+        let queued = inBackground { [coordinator = s.coordinator] in
+            try coordinator.save(SaveRequest(inserts: [secondNote]))
+        }
+        let quickResult = await wait(for: quick, seconds: 30)
         #expect(quickResult == .success, "a save to the tags store waited for the notes store")
         #expect(try count("Tag", in: s.coordinator) == 1)
         // Saves to one store still go one at a time: the second note waits for the first.
-        #expect(queued.wait(timeout: .now() + 0.3) == .timedOut, "a save to the notes store overtook the one in progress")
+        #expect(await wait(for: queued, seconds: 0.3) == .timedOut,
+                "a save to the notes store overtook the one in progress")
         #expect(try s.notes.inner.fetch(FetchRequest(entityName: "Note", resultType: .count)).count() == 0)
 
         s.notes.release.signal()
-        #expect(slow.wait(timeout: .now() + 30) == .success)
-        #expect(queued.wait(timeout: .now() + 30) == .success)
-        if quickResult == .timedOut { _ = quick.wait(timeout: .now() + 30) }
+        #expect(await wait(for: slow, seconds: 30) == .success)
+        #expect(await wait(for: queued, seconds: 30) == .success)
+        if quickResult == .timedOut { _ = await wait(for: quick, seconds: 30) }
         #expect(try count("Note", in: s.coordinator) == 2)
     }
 
@@ -130,20 +141,21 @@ private final class GatedStore: PersistentStore {
         #expect(try count("Tag", in: s.coordinator) == 0, "the tags part comes later and is not saved")
     }
 
-    @Test func savesSpanningStoresInOppositeOrdersNeverWaitForEachOther() throws {
+    @Test func savesSpanningStoresInOppositeOrdersNeverWaitForEachOther() async throws {
         let s = try stores()
         let rounds = 200
         func run(noteFirst: Bool) -> DispatchSemaphore {
             inBackground { [coordinator = s.coordinator] in
                 for i in 0..<rounds {
-                    let note = try insert("Note", "n\(i)", in: coordinator), tag = try insert("Tag", "t\(i)", in: coordinator)
+                    let note = try insert("Note", "n\(i)", in: coordinator)
+                    let tag = try insert("Tag", "t\(i)", in: coordinator)
                     try coordinator.save(SaveRequest(inserts: noteFirst ? [note, tag] : [tag, note]))
                 }
             }
         }
         let first = run(noteFirst: true), second = run(noteFirst: false)
-        #expect(first.wait(timeout: .now() + 120) == .success, "saves spanning stores deadlocked")
-        #expect(second.wait(timeout: .now() + 120) == .success, "saves spanning stores deadlocked")
+        #expect(await wait(for: first, seconds: 120) == .success, "saves spanning stores deadlocked")
+        #expect(await wait(for: second, seconds: 120) == .success, "saves spanning stores deadlocked")
         #expect(try count("Note", in: s.coordinator) == 2 * rounds)
         #expect(try count("Tag", in: s.coordinator) == 2 * rounds)
     }

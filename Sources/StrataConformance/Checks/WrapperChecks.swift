@@ -30,7 +30,8 @@ extension ConformanceKit {
                                "after reserving keys through \(last + 10) through the wrapper, \(next) was handed out")
             }
             if let batch = wrapped.capability((any BatchOperating).self) {
-                let deleted = try batch.batchDelete(entityName: "Employee", predicate: try ObjectPredicate(format: "name == %@", "E1"))
+                let predicate = try ObjectPredicate(format: "name == %@", "E1")
+                let deleted = try batch.batchDelete(entityName: "Employee", predicate: predicate)
                 try run.expectEqual(deleted.objectIDs, [ids[1]], "IDs a batch delete through the wrapper reports")
                 try run.expectEqual(try run.all(wrapped, "Employee").map(\.objectID), [ids[0], ids[2]],
                                     "objects left after a batch delete through the wrapper")
@@ -52,7 +53,8 @@ extension ConformanceRun {
 
     /// Fails unless `wrapped` offers exactly the capabilities of `store`.
     func expectSameCapabilities(_ wrapped: any PersistentStore, as store: any PersistentStore) throws {
-        for (mine, theirs) in zip(Self.capabilities(of: store), Self.capabilities(of: wrapped)) where mine.found != theirs.found {
+        let pairs = zip(Self.capabilities(of: store), Self.capabilities(of: wrapped))
+        for (mine, theirs) in pairs where mine.found != theirs.found {
             throw fail(mine.found
                 ? "the wrapper hides the store's \(mine.name) capability; it must forward capability(_:) to the store"
                 : "the wrapper offers \(mine.name), which the store lacks")
