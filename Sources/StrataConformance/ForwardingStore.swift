@@ -22,8 +22,13 @@ public final class ForwardingStore: PersistentStore {
     /// The inner store's.
     public func metadata() throws -> StoreMetadata { try inner.metadata() }
 
-    /// Runs `request` on the inner store.
-    public func execute(_ request: FetchRequest) throws -> FetchResult { try inner.execute(request) }
+    /// The inner store's snapshots.
+    public func snapshots(of entityName: String, among ids: [ObjectID]?) throws -> [Snapshot] {
+        try inner.snapshots(of: entityName, among: ids)
+    }
+
+    /// The inner store's answer, so its own querying answers.
+    public func fetch(_ request: FetchRequest) throws -> FetchResult { try inner.fetch(request) }
 
     /// Saves `request` to the inner store.
     @discardableResult

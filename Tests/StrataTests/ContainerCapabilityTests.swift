@@ -30,7 +30,6 @@ import Testing
         #expect(store.capability((any BatchOperating).self) != nil)
         #expect(store.capability((any SnapshotServing).self) != nil)
         #expect(store.capability((any KeyPreservingStore).self) != nil)
-        #expect(store.capability((any NativeQueryEvaluating).self) != nil)
     }
 
     @Test func batchDeleteWorksThroughTheContainer() async throws {

@@ -17,12 +17,9 @@ extension ConformanceKit {
                 try run.expectEqual(try serving.snapshot(for: ids[0]), try run.one(wrapped, ids[0]),
                                     "a lookup through the wrapper vs a fetch")
             }
-            if let native = wrapped.capability((any NativeQueryEvaluating).self) {
-                let request = FetchRequest(entityName: "Employee", resultType: .count)
-                if native.canEvaluateNatively(request) {
-                    try run.expectEqual(try native.execute(request).count(), 3, "a native count through the wrapper")
-                }
-            }
+            let sorted = FetchRequest(entityName: "Employee", sorts: [Sort("name", ascending: false)], limit: 2)
+            try run.expectEqual(try wrapped.fetch(sorted).snapshots(), try store.fetch(sorted).snapshots(),
+                                "a sorted, limited fetch through the wrapper vs the store's")
             if let keys = wrapped.capability((any KeyPreservingStore).self), let last = ids.last?.primaryKey {
                 try keys.reserveKeys(through: last + 10, for: "Employee")
                 let next = try run.ids(wrapped, "Employee", 1)[0]
@@ -44,7 +41,6 @@ extension ConformanceRun {
     /// Every capability the kit knows, by name, as found on a store.
     static func capabilities(of store: any PersistentStore) -> [(name: String, found: Bool)] {
         [
-            ("NativeQueryEvaluating", store.capability((any NativeQueryEvaluating).self) != nil),
             ("BatchOperating", store.capability((any BatchOperating).self) != nil),
             ("KeyPreservingStore", store.capability((any KeyPreservingStore).self) != nil),
             ("SnapshotServing", store.capability((any SnapshotServing).self) != nil),

@@ -6,8 +6,9 @@ import StrataCore
 /// Until the store is loaded it is an empty, unwritable graph: fetches return nothing, and saves,
 /// ID requests and metadata throw ``StrataError/Code/storeNotFound`` saying the store is not
 /// loaded (or, after a failed load, why). Once loaded it forwards every call to the real store,
-/// and hands out the real store's capabilities (``capability(_:)``): native queries, batch
-/// operations, snapshot lookups; a store keeps its fast paths behind a container.
+/// fetches included, so the real store's own querying answers them, and hands out the real
+/// store's capabilities (``capability(_:)``): batch operations, snapshot lookups, key
+/// preservation; a store keeps its fast paths behind a container.
 final class ContainerStoreSlot: PersistentStore {
     /// What the slot forwards to.
     enum Content {
@@ -52,8 +53,16 @@ final class ContainerStoreSlot: PersistentStore {
 
     func metadata() throws -> StoreMetadata { try loaded().metadata() }
 
-    func execute(_ request: FetchRequest) throws -> FetchResult {
-        if let store { return try store.execute(request) }
+    func snapshots(of entityName: String, among ids: [ObjectID]?) throws -> [Snapshot] {
+        if let store { return try store.snapshots(of: entityName, among: ids) }
+        _ = try model.requireEntity(entityName)
+        return []
+    }
+
+    /// The real store's answer; while nothing is loaded, an empty one (for a valid request).
+    func fetch(_ request: FetchRequest) throws -> FetchResult {
+        if let store { return try store.fetch(request) }
+        _ = try request.validated(for: model)
         switch request.resultType {
         case .snapshots: return .snapshots([])
         case .objectIDs: return .objectIDs([])
