@@ -188,7 +188,7 @@ public struct StreamingMigrationExecutor: Sendable {
 
     /// Makes keys up to `maxKey` of `entity` insertable in the fresh store.
     private func reserve(through maxKey: Int64, for entity: String, in store: any PersistentStore) throws {
-        if let preserving = store as? any KeyPreservingStore {
+        if let preserving = store.capability((any KeyPreservingStore).self) {
             try preserving.reserveKeys(through: maxKey, for: entity)
             return
         }
