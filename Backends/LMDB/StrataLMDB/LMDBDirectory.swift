@@ -28,10 +28,11 @@ enum LMDBDirectory {
 
     /// The path of `url`, or ``StrataError/Code/invalidStoreURL`` when it is empty.
     static func path(of url: StoreURL) throws -> String {
-        guard !url.location.isEmpty else {
+        let path = try url.plainLocation(for: "the LMDB store")
+        guard !path.isEmpty else {
             throw StrataError(.invalidStoreURL, "'\(url)' names no directory; write lmdb:/path/to/store", location: ["url": url.description])
         }
-        return url.location
+        return path
     }
 
     /// What is at `path`. Only `stat` and a directory listing are used, which never block, so a

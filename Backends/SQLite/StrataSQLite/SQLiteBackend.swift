@@ -89,9 +89,10 @@ public struct SQLiteBackend: StoreBackend {
         guard url.scheme == schemeName else {
             throw StrataError(.invalidStoreURL, "'\(url)' is not a sqlite: URL", location: ["url": url.description])
         }
-        guard !url.location.isEmpty else {
+        let path = try url.plainLocation(for: "the SQLite store")
+        guard !path.isEmpty else {
             throw StrataError(.invalidStoreURL, "'\(url)' names no file; use sqlite:/path/to/store.sqlite", location: ["url": url.description])
         }
-        return url.location
+        return path
     }
 }

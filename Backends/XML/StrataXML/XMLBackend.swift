@@ -119,10 +119,11 @@ public struct XMLBackend: StoreBackend {
         guard url.scheme == schemeName else {
             throw StrataError(.invalidStoreURL, "'\(url)' is not an xml: URL", location: ["url": url.description])
         }
-        guard !url.location.isEmpty else {
+        let path = try url.plainLocation(for: "the XML store")
+        guard !path.isEmpty else {
             throw StrataError(.invalidStoreURL, "'\(url)' names no file; write xml:/path/to/store.xml", location: ["url": url.description])
         }
-        return url.location
+        return path
     }
 }
 
