@@ -16,11 +16,12 @@ public struct InMemoryBackend: StoreBackend {
     /// The backend (stateless: named stores live in a process-wide table).
     public init() {}
 
+    /// None: the in-memory store has no options.
+    public var supportedOptions: [StoreBackendOption]? { [] }
+
     /// Opens (creating when allowed) the store at `url`.
     public func open(_ url: StoreURL, model: Model, options: StoreOptions) throws -> any PersistentStore {
-        for key in options.values.keys.sorted() {
-            throw StrataError(.invalidOption, "the in-memory store has no option '\(key)'", location: ["url": url.description, "option": key])
-        }
+        try checkOptions(options.values, for: url)
         let name = try url.plainLocation(for: "the in-memory store")
         let storage: InMemoryStorage
         if name.isEmpty {

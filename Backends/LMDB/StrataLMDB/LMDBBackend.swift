@@ -28,6 +28,13 @@ public struct LMDBBackend: StoreBackend {
     /// Persistent, shared between processes, and openable read-only.
     public var capabilities: BackendCapabilities { [.persistent, .multiProcess, .readOnly] }
 
+    /// `mapSize` (bytes; configuration files may write it `lmdbMapSize`), `maxMapSize`, `sync`
+    /// and `pageCheck`. See docs/LMDBStore.md.
+    public var supportedOptions: [StoreBackendOption]? { LMDBOptions.declared }
+
+    /// The smallest map size the `mapSize` option accepts, in bytes (1 MiB).
+    public static var minimumMapSize: Int { LMDBOptions.minimumMapSize }
+
     /// Checks `model` against LMDB's limits: the number of named databases a store holds and
     /// the length of their names (see docs/LMDBStore.md).
     ///

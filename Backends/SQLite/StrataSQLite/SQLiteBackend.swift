@@ -24,6 +24,10 @@ public struct SQLiteBackend: StoreBackend {
     /// openable read-only.
     public var capabilities: BackendCapabilities { [.persistent, .multiProcess, .readOnly] }
 
+    /// `synchronous` (`normal`, `full`, `off`; configuration files may write it
+    /// `sqliteSynchronous`), `busyTimeout` (milliseconds) and `vfs`. See docs/SQLiteStore.md.
+    public var supportedOptions: [StoreBackendOption]? { SQLiteStoreOptions.declared }
+
     /// Opens (creating when missing and allowed) the store file at `url`.
     ///
     /// - Throws: ``StrataError`` with ``StrataError/Code/storeNotFound``, ``StrataError/Code/storeCorrupt``

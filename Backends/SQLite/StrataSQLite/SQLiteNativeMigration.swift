@@ -31,7 +31,7 @@ extension SQLiteBackend: NativeMigrating {
         let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE, busyTimeoutMilliseconds: storeOptions.busyTimeoutMilliseconds)
         defer { connection.close() }
         _ = try connection.scalarText("PRAGMA journal_mode = WAL")
-        try connection.execute("PRAGMA synchronous = \(storeOptions.synchronous.rawValue)")
+        try connection.execute("PRAGMA synchronous = \(storeOptions.synchronous.pragmaValue)")
         try connection.execute("BEGIN IMMEDIATE")
         do {
             guard let metadata = try SQLiteMetadataTable.read(from: connection) else {

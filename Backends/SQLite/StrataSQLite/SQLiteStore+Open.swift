@@ -92,6 +92,6 @@ extension SQLiteStore {
 
     private static func configureWriter(_ connection: SQLiteConnection, options: SQLiteStoreOptions) throws {
         _ = try connection.scalarText("PRAGMA journal_mode = WAL")
-        try connection.execute("PRAGMA synchronous = \(options.synchronous.rawValue)")
+        try connection.execute("PRAGMA synchronous = \(options.synchronous.pragmaValue)")
     }
 }

@@ -25,6 +25,9 @@ public struct XMLBackend: StoreBackend {
     /// Persistent, several processes may open a store (one saves at a time), read-only opening.
     public var capabilities: BackendCapabilities { [.persistent, .multiProcess, .readOnly] }
 
+    /// `lockTimeout`: the milliseconds a save waits for another process's save.
+    public var supportedOptions: [StoreBackendOption]? { XMLStoreOptions.declared }
+
     /// Opens (or creates) the XML store at `url`: loads the whole graph, checking the model version
     /// hash first; a new store's file is written at once (mode 0600).
     ///
@@ -46,7 +49,7 @@ public struct XMLBackend: StoreBackend {
     public func openStore(_ url: StoreURL, model: Model, options: StoreOptions = StoreOptions()) throws -> XMLStore {
         _ = XMLLibrary.initialized
         let path = try XMLStorePath.resolve(Self.path(of: url))
-        let storeOptions = try XMLStoreOptions(options)
+        let storeOptions = try XMLStoreOptions(options, url: url)
         // A FIFO or a device is refused before a lock file is created beside it.
         var found = stat()
         if stat(path, &found) == 0 && (found.st_mode & S_IFMT) != S_IFREG {
@@ -134,14 +137,18 @@ struct XMLStoreOptions: Sendable {
     /// How long a save waits for another process's save (`lockTimeout`, ms).
     var lockTimeoutMilliseconds: Int
 
-    init(_ options: StoreOptions) throws {
+    /// The options the XML backend declares (``XMLBackend/supportedOptions``).
+    static let declared: [StoreBackendOption] = [
+        .integer(
+            "lockTimeout", in: 0...Int(Int32.max), unit: "milliseconds",
+            summary: "How long a save waits for another process's save before failing with storeBusy."),
+    ]
+
+    /// Parses `options`, rejecting unknown names and unusable values with
+    /// ``StrataError/Code/invalidOption``.
+    init(_ options: StoreOptions, url: StoreURL) throws {
+        try XMLBackend().checkOptions(options.values, for: url)
         readOnly = options.readOnly
-        lockTimeoutMilliseconds = 0
-        if let text = options["lockTimeout"] {
-            guard let ms = Int(text), ms >= 0 else {
-                throw StrataError(.invalidOption, "lockTimeout must be a number of milliseconds >= 0, not '\(text)'", location: ["option": "lockTimeout"])
-            }
-            lockTimeoutMilliseconds = ms
-        }
+        lockTimeoutMilliseconds = options["lockTimeout"].flatMap { Int($0) } ?? 0
     }
 }

@@ -137,7 +137,9 @@ public final class PersistentContainer: Sendable {
         if descriptions.isEmpty {
             problem = StrataError(.invalidConfiguration, "the container '\(name)' was given no store description", location: ["container": name])
         }
-        do { descriptions = try StoreDescription.applyingEnvironment(environment, to: descriptions) } catch let error as StrataError {
+        do {
+            descriptions = try StoreDescription.applyingEnvironment(environment, to: descriptions, registry: registry)
+        } catch let error as StrataError {
             problem = problem ?? error
         } catch {
             problem = problem ?? StrataError(.invalidConfiguration, "\(error)")
