@@ -25,13 +25,13 @@ public struct InMemoryBackend: StoreBackend {
         let name = try url.plainLocation(for: "the in-memory store")
         let storage: InMemoryStorage
         if name.isEmpty {
-            guard options.createIfMissing else { throw StrataError(.storeNotFound, "\(url) names no store", location: ["url": url.description]) }
+            guard options.createsIfMissing else { throw StrataError(.storeNotFound, "\(url) names no store", location: ["url": url.description]) }
             storage = InMemoryStorage(metadata: .new(storeType: scheme, model: model, identifier: options.identifierForNewStore))
         } else {
-            storage = try InMemoryStorage.named(name, createWith: options.createIfMissing ? StoreMetadata.new(storeType: scheme, model: model, identifier: options.identifierForNewStore) : nil, url: url)
+            storage = try InMemoryStorage.named(name, createWith: options.createsIfMissing ? StoreMetadata.new(storeType: scheme, model: model, identifier: options.identifierForNewStore) : nil, url: url)
         }
         try storage.metadata().checkCompatible(with: model, at: url)
-        return InMemoryStore(url: url, model: model, storage: storage, readOnly: options.readOnly)
+        return InMemoryStore(url: url, model: model, storage: storage, readOnly: options.isReadOnly)
     }
 
     /// The metadata of the named store, or `nil` when there is none.

@@ -88,7 +88,7 @@ enum LMDBDirectory {
         switch state {
         case .environment:
             if access(dataFile(path), R_OK) != 0 { throw failure(dataFile(path), errno: errno, doing: "reading") }
-            if !options.readOnly && access(dataFile(path), W_OK) != 0 { throw failure(dataFile(path), errno: errno, doing: "opening for writing") }
+            if !options.isReadOnly && access(dataFile(path), W_OK) != 0 { throw failure(dataFile(path), errno: errno, doing: "opening for writing") }
         case .notDirectory(let kind):
             throw StrataError(
                 .storeCorrupt,
@@ -100,12 +100,12 @@ enum LMDBDirectory {
                 "\(path) is not an LMDB environment: the directory holds \(entries) other entr\(entries == 1 ? "y" : "ies") and no data.mdb",
                 location: ["path": path])
         case .emptyDirectory:
-            guard options.createIfMissing, !options.readOnly else {
+            guard options.createsIfMissing, !options.isReadOnly else {
                 throw StrataError(.storeNotFound, "there is no LMDB store in \(path) (the directory is empty)", location: ["path": path])
             }
             if access(path, W_OK | X_OK) != 0 { throw failure(path, errno: errno, doing: "creating the store in") }
         case .missing:
-            guard options.createIfMissing, !options.readOnly else {
+            guard options.createsIfMissing, !options.isReadOnly else {
                 throw StrataError(.storeNotFound, "there is no LMDB store at \(path)", location: ["path": path])
             }
         }

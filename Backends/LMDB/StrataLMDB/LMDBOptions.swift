@@ -42,8 +42,8 @@ struct LMDBOptions: Sendable, Hashable {
     var sync: Sync = .full
     /// Whether the environment's trees are checked when it opens (`pageCheck=full`).
     var checksPages = true
-    var readOnly = false
-    var createIfMissing = true
+    var isReadOnly = false
+    var createsIfMissing = true
 
     /// Default options.
     init() {}
@@ -72,8 +72,8 @@ struct LMDBOptions: Sendable, Hashable {
     /// ``StrataError/Code/invalidOption``.
     init(_ options: StoreOptions, url: StoreURL) throws {
         try LMDBBackend().checkOptions(options.values, for: url)
-        readOnly = options.readOnly
-        createIfMissing = options.createIfMissing
+        isReadOnly = options.isReadOnly
+        createsIfMissing = options.createsIfMissing
         if let value = options["mapSize"], let bytes = Int(value) { mapSize = bytes }
         if let value = options["maxMapSize"], let bytes = Int(value) { maximumMapSize = bytes }
         if let value = options["sync"], let mode = Sync(rawValue: value) { sync = mode }

@@ -16,13 +16,13 @@ extension SQLiteBackend: NativeMigrating {
         at url: StoreURL,
         options: StoreOptions,
         metadataChanges: [String: String?],
-        progress: (MigrationProgress) -> Void,
+        progress: (StoreProgress) -> Void,
         isCancelled: () -> Bool
     ) throws {
         let path = try Self.path(of: url)
         var writable = options
-        writable.readOnly = false
-        writable.createIfMissing = false
+        writable.isReadOnly = false
+        writable.createsIfMissing = false
         let storeOptions = try SQLiteStoreOptions(writable, url: url)
         guard try SQLiteFileInspection.inspect(path) == .database else {
             throw StrataError(.storeNotFound, "there is no SQLite store at '\(path)' to migrate", location: ["path": path])

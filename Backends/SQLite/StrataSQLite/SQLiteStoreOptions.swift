@@ -11,8 +11,8 @@ import StrataCore
 ///
 /// Any other name, or a value outside these, is ``StrataError/Code/invalidOption``.
 struct SQLiteStoreOptions: Sendable {
-    var readOnly: Bool
-    var createIfMissing: Bool
+    var isReadOnly: Bool
+    var createsIfMissing: Bool
     var synchronous: SQLiteSynchronous = .normal
     var busyTimeoutMilliseconds: Int32 = 5000
     /// The SQLite VFS every connection of the store uses (`nil`: the default one).
@@ -42,8 +42,8 @@ struct SQLiteStoreOptions: Sendable {
     /// ``StrataError/Code/invalidOption``.
     init(_ options: StoreOptions, url: StoreURL) throws {
         try SQLiteBackend().checkOptions(options.values, for: url)
-        readOnly = options.readOnly
-        createIfMissing = options.createIfMissing
+        isReadOnly = options.isReadOnly
+        createsIfMissing = options.createsIfMissing
         identifierForNewStore = options.identifierForNewStore
         if let value = options["synchronous"], let mode = SQLiteSynchronous(rawValue: value.lowercased()) {
             synchronous = mode

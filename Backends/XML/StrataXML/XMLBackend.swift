@@ -58,12 +58,12 @@ public struct XMLBackend: StoreBackend {
         let accessLock = try StoreAccessLock.acquire(
             .shared, forStoreAt: path, url: url,
             timeoutMilliseconds: options["lockTimeout"] == nil ? StoreAccessLock.defaultTimeoutMilliseconds : storeOptions.lockTimeoutMilliseconds,
-            readOnly: options.readOnly
+            readOnly: options.isReadOnly
         )
         let layout = XMLModelLayout(model: model)
         if XMLFileIdentity.of(path: path) == nil {
-            guard options.createIfMissing, !options.readOnly else {
-                throw StrataError(.storeNotFound, "there is no XML store at \(path)" + (options.readOnly ? " (a read-only open does not create one)" : ""), location: ["path": path])
+            guard options.createsIfMissing, !options.isReadOnly else {
+                throw StrataError(.storeNotFound, "there is no XML store at \(path)" + (options.isReadOnly ? " (a read-only open does not create one)" : ""), location: ["path": path])
             }
             let lock = try XMLFileLock(storePath: path)
             try lock.lock(timeoutMilliseconds: storeOptions.lockTimeoutMilliseconds, storePath: path)
@@ -77,7 +77,7 @@ public struct XMLBackend: StoreBackend {
             }
         }
         let (image, identity) = try XMLStoreReader.load(path: path, url: url, layout: layout, model: model)
-        let lock = options.readOnly ? nil : try XMLFileLock(storePath: path)
+        let lock = options.isReadOnly ? nil : try XMLFileLock(storePath: path)
         if let lock, (try? lock.lock(timeoutMilliseconds: 0, storePath: path)) != nil {
             XMLAtomicFile.removeStrayTemporaries(of: path)
             lock.unlock()
@@ -133,7 +133,7 @@ public struct XMLBackend: StoreBackend {
 /// The XML store's options, parsed from ``StoreOptions``.
 struct XMLStoreOptions: Sendable {
     /// Whether the store was opened read-only.
-    var readOnly: Bool
+    var isReadOnly: Bool
     /// How long a save waits for another process's save (`lockTimeout`, ms).
     var lockTimeoutMilliseconds: Int
 
@@ -148,7 +148,7 @@ struct XMLStoreOptions: Sendable {
     /// ``StrataError/Code/invalidOption``.
     init(_ options: StoreOptions, url: StoreURL) throws {
         try XMLBackend().checkOptions(options.values, for: url)
-        readOnly = options.readOnly
+        isReadOnly = options.isReadOnly
         lockTimeoutMilliseconds = options["lockTimeout"].flatMap { Int($0) } ?? 0
     }
 }

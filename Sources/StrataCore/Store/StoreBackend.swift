@@ -16,7 +16,7 @@ public protocol StoreBackend: Sendable {
     var capabilities: BackendCapabilities { get }
 
     /// Opens the store at `url`, creating it when it does not exist and
-    /// ``StoreOptions/createIfMissing`` allows.
+    /// ``StoreOptions/createsIfMissing`` allows.
     ///
     /// An existing store is checked, never rebuilt: a store written with another model throws
     /// ``StrataError/Code/modelMismatch`` (see ``StoreMetadata/checkCompatible(with:at:)``) and

@@ -73,7 +73,7 @@ public struct StoreDescription: Sendable, Hashable, CustomStringConvertible {
 
     /// The options the backend opens the store with.
     public var storeOptions: StoreOptions {
-        StoreOptions(readOnly: isReadOnly, createIfMissing: createsIfMissing, values: options)
+        StoreOptions(isReadOnly: isReadOnly, createsIfMissing: createsIfMissing, values: options)
     }
 
     /// `url (configuration)` with the options that differ from the defaults.
