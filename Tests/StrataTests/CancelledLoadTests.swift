@@ -55,13 +55,13 @@ import Testing
         let store = try BuiltInBackends.registry.open(url, model: v1)
         try coordinator.addStore(store)
         let context = ObjectContext(coordinator: coordinator)
-        let departments = (0..<Self.departmentCount).map { index in
-            let department = context.insert("Department")
+        let departments = try (0..<Self.departmentCount).map { index in
+            let department = try context.insert("Department")
             department["name"] = .string("department \(index)")
             return department
         }
         for index in 0..<Self.employeeCount {
-            let employee = context.insert("Employee")
+            let employee = try context.insert("Employee")
             employee["name"] = .string("employee \(index)")
             try employee.setObject(departments[index % Self.departmentCount], for: "department")
         }

@@ -29,7 +29,7 @@ import Testing
         #expect(error?.description.contains(path) == true)
         let saveError = await #expect(throws: StrataError.self) {
             try await container.performBackgroundTask { context in
-                context.insert("Note")["text"] = "x"
+                try context.insert("Note")["text"] = "x"
                 try context.save()
             }
         }

@@ -11,7 +11,7 @@ import StrataCore
 /// let container = PersistentContainer(name: "Company", model: model)   // sqlite:Company.sqlite,
 /// try await container.loadPersistentStores()                           //   or $STRATA_STORE
 /// try await container.performBackgroundTask { context in
-///     context.insert("Employee")["name"] = "Ada"
+///     try context.insert("Employee")["name"] = "Ada"
 ///     try context.save()
 /// }
 /// let count = try await container.viewContext.perform { try container.viewContext.count(FetchRequest(entityName: "Employee")) }
