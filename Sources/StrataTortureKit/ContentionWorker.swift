@@ -58,13 +58,13 @@ public struct ContentionWorker {
             let slot = Int.random(in: 0..<TortureModel.counterCount, using: &random)
             while true {
                 do {
-                    let count = try store.execute(FetchRequest(entityName: "Entry", resultType: .count)).count()
+                    let count = try store.fetch(FetchRequest(entityName: "Entry", resultType: .count)).count()
                     report.reads += 1
                     guard count >= lastCount else {
                         throw StrataError(.internalInconsistency, "worker \(worker) read \(count) entries after having read \(lastCount)", location: ["path": url.location])
                     }
                     lastCount = count
-                    let counters = try store.execute(FetchRequest(entityName: "Counter")).snapshots()
+                    let counters = try store.fetch(FetchRequest(entityName: "Counter")).snapshots()
                     guard let counter = counters.first(where: { $0.attributes[0] == .integer(Int64(slot)) }),
                           case .integer(let value) = counter.attributes[1]
                     else { throw StrataError(.internalInconsistency, "counter \(slot) is missing or malformed", location: ["path": url.location]) }

@@ -51,7 +51,7 @@ public final class TortureDriver {
         func inconsistent(_ message: String) -> StrataError {
             StrataError(.internalInconsistency, "torture store \(store.url): \(message)", location: ["path": store.url.location])
         }
-        let groups = try store.execute(FetchRequest(entityName: "Group")).snapshots()
+        let groups = try store.fetch(FetchRequest(entityName: "Group")).snapshots()
         guard groups.count == TortureModel.groupCount else { throw inconsistent("\(groups.count) groups") }
         var groupKeys = [ObjectID?](repeating: nil, count: TortureModel.groupCount)
         var groupStates = [TortureGroup](repeating: TortureGroup(revision: 0, version: 0), count: TortureModel.groupCount)
@@ -66,14 +66,14 @@ public final class TortureDriver {
             groupMembers[index] = Set(members)
             guard members.count == groupMembers[index].count else { throw inconsistent("group \(index) lists an item twice") }
         }
-        let journals = try store.execute(FetchRequest(entityName: "Journal")).snapshots()
+        let journals = try store.fetch(FetchRequest(entityName: "Journal")).snapshots()
         guard journals.count == 1, case .integer(let lastSave) = journals[0].attributes[0] else { throw inconsistent("journal \(journals)") }
-        let counters = try store.execute(FetchRequest(entityName: "Counter")).snapshots()
+        let counters = try store.fetch(FetchRequest(entityName: "Counter")).snapshots()
         guard counters.count == TortureModel.counterCount else { throw inconsistent("\(counters.count) counters") }
 
         var items: [Int: TortureItem] = [:]
         var itemKeys: [Int: ObjectID] = [:]
-        for item in try store.execute(FetchRequest(entityName: "Item")).snapshots() {
+        for item in try store.fetch(FetchRequest(entityName: "Item")).snapshots() {
             guard case .integer(let slot) = item.attributes[0], case .integer(let value) = item.attributes[1],
                   case .string(let label) = item.attributes[2], case .toOne(let groupID?) = item.relationships[0],
                   let group = groupKeys.firstIndex(of: groupID)

@@ -146,7 +146,7 @@ do {
         let store = try TortureStores.open(url, options: StoreOptions(createsIfMissing: false))
         var count = 0
         for entity in store.model.entities {
-            count += try store.execute(FetchRequest(entityName: entity.name)).snapshots().count
+            count += try store.fetch(FetchRequest(entityName: entity.name)).snapshots().count
         }
         _ = try TortureDriver.load(from: store, seed: 0)
         try store.close()

@@ -31,7 +31,7 @@ struct BrokenBackend: StoreBackend {
     private func memoryURL(_ url: StoreURL) -> StoreURL { StoreURL(scheme: "memory", location: url.location) }
 }
 
-final class BrokenStore: PersistentStore, NativeQueryEvaluating {
+final class BrokenStore: PersistentStore {
     let flaw: Flaw
     let inner: any PersistentStore
     init(flaw: Flaw, inner: any PersistentStore) {
@@ -45,12 +45,15 @@ final class BrokenStore: PersistentStore, NativeQueryEvaluating {
     func metadata() throws -> StoreMetadata { try inner.metadata() }
     func obtainPermanentIDs(for entityName: String, count: Int) throws -> [ObjectID] { try inner.obtainPermanentIDs(for: entityName, count: count) }
     func close() throws { try inner.close() }
-    func canEvaluateNatively(_ request: FetchRequest) -> Bool { true }
 
-    func execute(_ request: FetchRequest) throws -> FetchResult {
+    func snapshots(of entityName: String, among ids: [ObjectID]?) throws -> [Snapshot] {
+        try inner.snapshots(of: entityName, among: ids)
+    }
+
+    func fetch(_ request: FetchRequest) throws -> FetchResult {
         var request = request
         if flaw == .ignoresOffset { request.offset = 0 }
-        return try inner.execute(request)
+        return try inner.fetch(request)
     }
 
     func save(_ request: SaveRequest) throws -> SaveResult {
@@ -61,7 +64,7 @@ final class BrokenStore: PersistentStore, NativeQueryEvaluating {
         case .ignoresVersions:
             for i in request.updates.indices {
                 let id = request.updates[i].snapshot.objectID
-                if let stored = try inner.execute(FetchRequest(entityName: id.entityName, objectIDs: [id])).snapshots().first {
+                if let stored = try inner.fetch(FetchRequest(entityName: id.entityName, objectIDs: [id])).snapshots().first {
                     request.updates[i].expectedVersion = stored.version
                 }
             }

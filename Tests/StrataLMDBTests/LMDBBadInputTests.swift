@@ -82,21 +82,21 @@ struct LMDBBadInputTests {
 
         store = try openStore(path)
         defer { try? store.close() }
-        let error = #expect(throws: StrataError.self) { try store.execute(FetchRequest(entityName: "Employee")) }
+        let error = #expect(throws: StrataError.self) { try store.fetch(FetchRequest(entityName: "Employee")) }
         #expect(error?.code == .storeCorrupt)
         #expect(error?.location["entity"] == "Employee")
         #expect(error?.location["key"] == String(ids[1].primaryKey!))
         #expect(error?.location["path"] == path)
         #expect(error?.message.contains("encoding version is 99") == true)
         // The readable object is still readable, and a save touching the bad one writes nothing.
-        #expect(try store.execute(FetchRequest(entityName: "Employee", objectIDs: [ids[0]])).snapshots().count == 1)
+        #expect(try store.fetch(FetchRequest(entityName: "Employee", objectIDs: [ids[0]])).snapshots().count == 1)
         let save = #expect(throws: StrataError.self) {
             try store.save(SaveRequest(
                 updates: [.init(employee(ids[0], name: "changed", age: 6, model: model), expectedVersion: 1),
                           .init(employee(ids[1], name: "changed too", age: 6, model: model), expectedVersion: 1)]))
         }
         #expect(save?.code == .storeCorrupt)
-        #expect(try store.execute(FetchRequest(entityName: "Employee", objectIDs: [ids[0]])).snapshots().first?.attributes[0] == .string("v\(ids[0].primaryKey!)"))
+        #expect(try store.fetch(FetchRequest(entityName: "Employee", objectIDs: [ids[0]])).snapshots().first?.attributes[0] == .string("v\(ids[0].primaryKey!)"))
     }
 
     @Test func aPathWithoutPermissionIsAnIOErrorNamingThePath() throws {

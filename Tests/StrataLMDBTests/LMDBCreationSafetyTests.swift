@@ -151,7 +151,7 @@ struct LMDBCreationSafetyTests {
             let created = child.lines.contains { $0.hasPrefix("created") }
             do {
                 let store = try openStore(path, model: probeModel())
-                #expect(try store.execute(FetchRequest(entityName: "Item", resultType: .count)).count() == 0)
+                #expect(try store.fetch(FetchRequest(entityName: "Item", resultType: .count)).count() == 0)
                 #expect(!store.identifier.isEmpty)
                 try store.close()
                 outcomes[created ? "created before the kill" : "killed while creating", default: 0] += 1
@@ -218,7 +218,7 @@ struct LMDBCreationSafetyTests {
             #expect(output.stdout == "ok 3\n", "as nobody: \(output.stdout) \(output.stderr)")
         } else {
             let store = try openStore(path, model: probeModel(), options: StoreOptions(isReadOnly: true))
-            #expect(try store.execute(FetchRequest(entityName: "Item", resultType: .count)).count() == 3)
+            #expect(try store.fetch(FetchRequest(entityName: "Item", resultType: .count)).count() == 3)
             try store.close()
         }
         #expect(access(path + "/lock.mdb", F_OK) == (lockFileRemoved ? -1 : 0), "nothing was written")

@@ -19,15 +19,15 @@ struct LMDBEnvironmentTests {
         let result = try store.save(SaveRequest(inserts: inserts))
         #expect(result.versions.count == count)
         #expect(store.mapSize > 4 * 1_048_576, "the map grew past the ~5 MB of records")
-        #expect(try store.execute(FetchRequest(entityName: "Employee", resultType: .count)).count() == count)
+        #expect(try store.fetch(FetchRequest(entityName: "Employee", resultType: .count)).count() == count)
         try store.close()
 
         let reopened = try openStore(path, options: StoreOptions(values: ["mapSize": "1048576"]))
         defer { try? reopened.close() }
-        let all = try reopened.execute(FetchRequest(entityName: "Employee")).snapshots()
+        let all = try reopened.fetch(FetchRequest(entityName: "Employee")).snapshots()
         #expect(all.count == count)
         #expect(all.last?.attributes[0] == .string("employee \(count - 1) \(padding)"))
-        let aged = try reopened.execute(FetchRequest(entityName: "Employee", predicate: .comparison(.init(.keyPath("age"), .equal, .constant(.integer(7)))), resultType: .count)).count()
+        let aged = try reopened.fetch(FetchRequest(entityName: "Employee", predicate: .comparison(.init(.keyPath("age"), .equal, .constant(.integer(7)))), resultType: .count)).count()
         #expect(aged == (0..<count).filter { $0 % 90 == 7 }.count, "the index was written completely too")
     }
 
@@ -54,7 +54,7 @@ struct LMDBEnvironmentTests {
                 while !done.load(ordering: .acquiring) {
                     let startedDuringSave = saving.load(ordering: .acquiring)
                     do {
-                        let seen = try store.execute(FetchRequest(entityName: "Employee", resultType: .objectIDs)).objectIDs().count
+                        let seen = try store.fetch(FetchRequest(entityName: "Employee", resultType: .objectIDs)).objectIDs().count
                         if seen != 0 && seen != count { partialReads.add(1, ordering: .relaxed) }
                     } catch {
                         failures.add(1, ordering: .relaxed)
@@ -74,7 +74,7 @@ struct LMDBEnvironmentTests {
         #expect(partialReads.load(ordering: .relaxed) == 0, "no reader saw part of the save")
         #expect(failures.load(ordering: .relaxed) == 0)
         #expect(readsDuringSave.load(ordering: .relaxed) > 0, "readers completed fetches while the write transaction was open")
-        #expect(try store.execute(FetchRequest(entityName: "Employee", resultType: .count)).count() == count)
+        #expect(try store.fetch(FetchRequest(entityName: "Employee", resultType: .count)).count() == count)
     }
 
     @Test func severalProcessesShareOneEnvironmentWithoutReusingKeys() throws {
@@ -98,7 +98,7 @@ struct LMDBEnvironmentTests {
         // Read while the other processes write.
         var observed: [Int] = []
         while group.wait(timeout: .now() + 0.02) == .timedOut {
-            observed.append(try store.execute(FetchRequest(entityName: "Item", resultType: .count)).count())
+            observed.append(try store.fetch(FetchRequest(entityName: "Item", resultType: .count)).count())
         }
         let results = outputs.withLock { $0 }
         var keys: [Int64] = mine.compactMap(\.primaryKey)
@@ -112,8 +112,8 @@ struct LMDBEnvironmentTests {
         #expect(Set(keys).count == keys.count, "no key was handed out twice across processes")
         #expect(observed == observed.sorted(), "counts seen from this process only grow (whole saves)")
         // The third probe grew the map beyond this process's 1 MiB: reading adopts the new size.
-        #expect(try store.execute(FetchRequest(entityName: "Item", resultType: .count)).count() == 22_000)
-        #expect(try store.execute(FetchRequest(entityName: "Item")).snapshots().count == 22_000)
+        #expect(try store.fetch(FetchRequest(entityName: "Item", resultType: .count)).count() == 22_000)
+        #expect(try store.fetch(FetchRequest(entityName: "Item")).snapshots().count == 22_000)
         let counted = try runProbe(["count", path])
         #expect(counted.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ok 22000")
     }

@@ -134,7 +134,7 @@ struct LMDBPageCheckTests {
         #expect(Int(stat.ms_entries) == Int(file.meta.main.entries))
         let store = try openStore(path)
         defer { try? store.close() }
-        #expect(try store.execute(FetchRequest(entityName: "Employee", resultType: .count)).count() == 600)
+        #expect(try store.fetch(FetchRequest(entityName: "Employee", resultType: .count)).count() == 600)
     }
 
     @Test func aLeafPageWhoseLowerBoundIsBeyondItsUpperBoundIsRefused() throws {
@@ -341,7 +341,7 @@ struct LMDBPageCheckTests {
         try file.write()
         let store = try openStore(path, options: StoreOptions(values: ["pageCheck": "off"]))
         defer { try? store.close() }
-        #expect(try store.execute(FetchRequest(entityName: "Employee", resultType: .count)).count() == 601)
+        #expect(try store.fetch(FetchRequest(entityName: "Employee", resultType: .count)).count() == 601)
     }
 
     @Test func openingWhileAnotherProcessCommitsNeverMistakesItsPagesForDamage() throws {
@@ -359,7 +359,7 @@ struct LMDBPageCheckTests {
         var opens = 0, counts: [Int] = []
         while writer.isRunning || opens == 0 {
             let store = try openStore(path, model: model)
-            counts.append(try store.execute(FetchRequest(entityName: "Item", resultType: .count)).count())
+            counts.append(try store.fetch(FetchRequest(entityName: "Item", resultType: .count)).count())
             try store.close()
             opens += 1
         }
@@ -369,7 +369,7 @@ struct LMDBPageCheckTests {
         #expect(counts.allSatisfy { $0 % 40 == 0 })
         let store = try openStore(path, model: model)
         defer { try? store.close() }
-        #expect(try store.execute(FetchRequest(entityName: "Item", resultType: .count)).count() == 12_000)
+        #expect(try store.fetch(FetchRequest(entityName: "Item", resultType: .count)).count() == 12_000)
         #expect(opens >= 1)
     }
 

@@ -27,7 +27,7 @@ struct LMDBQueryTests {
 
     /// What the in-memory semantics give, computed by hand over all snapshots.
     private func expected(_ store: LMDBStore, _ filter: (Snapshot) -> Bool) throws -> [ObjectID] {
-        try store.execute(FetchRequest(entityName: "Employee")).snapshots().filter(filter).map(\.objectID)
+        try store.fetch(FetchRequest(entityName: "Employee")).snapshots().filter(filter).map(\.objectID)
     }
 
     @Test func indexedRangeScansMatchAFullEvaluation() throws {
@@ -43,9 +43,8 @@ struct LMDBQueryTests {
             ]
             for (predicate, filter) in cases {
                 let request = FetchRequest(entityName: "Employee", predicate: predicate)
-                #expect(store.canEvaluateNatively(request))
                 let wanted = try expected(store, filter)
-                #expect(try store.execute(request).objectIDs() == wanted, "\(predicate)")
+                #expect(try store.fetch(request).objectIDs() == wanted, "\(predicate)")
             }
         }
     }
@@ -54,15 +53,15 @@ struct LMDBQueryTests {
         try populated { store, _, _, _ in
             let isNull = ObjectPredicate.comparison(.init(.keyPath("level"), .equal, .constant(.null)))
             let nulls = try expected(store) { $0.attributes[10].isNull }
-            #expect(try store.execute(FetchRequest(entityName: "Employee", predicate: isNull)).objectIDs() == nulls)
+            #expect(try store.fetch(FetchRequest(entityName: "Employee", predicate: isNull)).objectIDs() == nulls)
             let notOne = ObjectPredicate.comparison(.init(.keyPath("level"), .notEqual, .constant(.integer(1))))
             let notOnes = try expected(store) { $0.attributes[10] != .integer(1) }
-            #expect(try store.execute(FetchRequest(entityName: "Employee", predicate: notOne)).objectIDs() == notOnes, "!= is true when exactly one side is nil")
+            #expect(try store.fetch(FetchRequest(entityName: "Employee", predicate: notOne)).objectIDs() == notOnes, "!= is true when exactly one side is nil")
             let less = ObjectPredicate.comparison(.init(.keyPath("level"), .less, .constant(.integer(2))))
             let lessers = try expected(store) { $0.attributes[10] == .integer(0) || $0.attributes[10] == .integer(1) }
-            #expect(try store.execute(FetchRequest(entityName: "Employee", predicate: less)).objectIDs() == lessers, "ordering with nil is false")
+            #expect(try store.fetch(FetchRequest(entityName: "Employee", predicate: less)).objectIDs() == lessers, "ordering with nil is false")
             let lessThanNil = ObjectPredicate.comparison(.init(.keyPath("level"), .lessOrEqual, .constant(.null)))
-            #expect(try store.execute(FetchRequest(entityName: "Employee", predicate: lessThanNil)).objectIDs().isEmpty)
+            #expect(try store.fetch(FetchRequest(entityName: "Employee", predicate: lessThanNil)).objectIDs().isEmpty)
         }
     }
 
@@ -70,13 +69,12 @@ struct LMDBQueryTests {
         try populated { store, ids, d, _ in
             let inDepartment = ObjectPredicate.comparison(.init(.keyPath("department"), .equal, .objectID(d)))
             let request = FetchRequest(entityName: "Employee", predicate: inDepartment)
-            #expect(store.canEvaluateNatively(request))
             let evens = stride(from: 0, to: 40, by: 2).map { ids[$0] }
-            let found = try store.execute(request).objectIDs()
+            let found = try store.fetch(request).objectIDs()
             #expect(found == evens)
             let none = ObjectPredicate.comparison(.init(.keyPath("department"), .equal, .constant(.null)))
             let odds = stride(from: 1, to: 40, by: 2).map { ids[$0] }
-            let unassigned = try store.execute(FetchRequest(entityName: "Employee", predicate: none)).objectIDs()
+            let unassigned = try store.fetch(FetchRequest(entityName: "Employee", predicate: none)).objectIDs()
             #expect(unassigned == odds)
         }
     }
@@ -84,8 +82,7 @@ struct LMDBQueryTests {
     @Test func sortsLimitsOffsetsAndResultTypesAreExact() throws {
         try populated { store, ids, _, _ in
             let request = FetchRequest(entityName: "Employee", sorts: [.descending("level"), .ascending("age")], limit: 7, offset: 3)
-            #expect(store.canEvaluateNatively(request))
-            let all = try store.execute(FetchRequest(entityName: "Employee")).snapshots()
+            let all = try store.fetch(FetchRequest(entityName: "Employee")).snapshots()
             let manual = all.sorted { a, b in
                 let la = a.attributes[10], lb = b.attributes[10]
                 if la != lb {
@@ -99,11 +96,11 @@ struct LMDBQueryTests {
                 if a.attributes[1] != b.attributes[1], case .integer(let x) = a.attributes[1], case .integer(let y) = b.attributes[1] { return x < y }
                 return a.objectID < b.objectID
             }
-            #expect(try store.execute(request).objectIDs() == Array(manual[3..<10]).map(\.objectID))
-            #expect(try store.execute(FetchRequest(entityName: "Employee", limit: 5, offset: 38, resultType: .count)).count() == 2)
-            #expect(try store.execute(FetchRequest(entityName: "Employee", limit: 2, offset: 1, resultType: .objectIDs)).objectIDs() == [ids[1], ids[2]])
+            #expect(try store.fetch(request).objectIDs() == Array(manual[3..<10]).map(\.objectID))
+            #expect(try store.fetch(FetchRequest(entityName: "Employee", limit: 5, offset: 38, resultType: .count)).count() == 2)
+            #expect(try store.fetch(FetchRequest(entityName: "Employee", limit: 2, offset: 1, resultType: .objectIDs)).objectIDs() == [ids[1], ids[2]])
             let byID = FetchRequest(entityName: "Employee", objectIDs: [ids[5], ids[2], ids[5], ObjectID(entityName: "Employee", storeIdentifier: "other", primaryKey: 3)])
-            #expect(try store.execute(byID).objectIDs() == [ids[2], ids[5]])
+            #expect(try store.fetch(byID).objectIDs() == [ids[2], ids[5]])
         }
     }
 
@@ -125,8 +122,7 @@ struct LMDBQueryTests {
                 FetchRequest(entityName: "Department", predicate: .comparison(.init(.keyPath("employees"), .contains, .objectID(ids[2])))),
             ]
             for request in requests {
-                #expect(store.canEvaluateNatively(request))
-                let native = try store.execute(request)
+                let native = try store.fetch(request)
                 let reference = try store.fetchInMemory(request)
                 #expect(native == reference, "\(request)")
             }

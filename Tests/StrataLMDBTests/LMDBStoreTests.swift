@@ -27,7 +27,7 @@ struct LMDBStoreTests {
 
         let reopened = try openStore(path)
         defer { try? reopened.close() }
-        let fetched = try reopened.execute(FetchRequest(entityName: "Employee")).snapshots()
+        let fetched = try reopened.fetch(FetchRequest(entityName: "Employee")).snapshots()
         snapshot.version = 1
         #expect(fetched == [snapshot])
     }
@@ -49,9 +49,9 @@ struct LMDBStoreTests {
         let dept = department(d, name: "R&D", employees: [e[2], e[0], e[1]], model: model)
         try store.save(SaveRequest(inserts: [dept, mentor, first, second]))
 
-        let departments = try store.execute(FetchRequest(entityName: "Department")).snapshots()
+        let departments = try store.fetch(FetchRequest(entityName: "Department")).snapshots()
         #expect(departments.first?.relationships[0] == .toMany([e[0], e[1], e[2]]), "unordered to-many comes back sorted by ID")
-        let employees = try store.execute(FetchRequest(entityName: "Employee", objectIDs: [e[0]])).snapshots()
+        let employees = try store.fetch(FetchRequest(entityName: "Employee", objectIDs: [e[0]])).snapshots()
         #expect(employees.first?.relationships[2] == .toMany([e[2], e[1]]), "ordered to-many keeps the user's order")
         #expect(employees.first?.relationships[0] == .toOne(d))
     }
@@ -78,7 +78,7 @@ struct LMDBStoreTests {
         #expect(error?.code == .conflict)
         #expect(Set(error?.conflicts.map(\.objectID) ?? []) == [ids[0], ids[1]])
         #expect(error?.conflicts.first { $0.objectID == ids[0] }?.storedSnapshot?.attributes[0] == .string("renamed"))
-        let all = try store.execute(FetchRequest(entityName: "Employee")).snapshots()
+        let all = try store.fetch(FetchRequest(entityName: "Employee")).snapshots()
         #expect(all.map { $0.attributes[0] } == [.string("renamed"), .string("e1"), .string("e2")], "nothing of the failed save was written")
 
         try store.save(SaveRequest(deletes: [.init(ids[1], expectedVersion: 1)]))
@@ -106,7 +106,7 @@ struct LMDBStoreTests {
         #expect(error?.code == .missingValue)
         let unknown = Snapshot(objectID: ObjectID(entityName: "Nope", storeIdentifier: store.identifier, primaryKey: 1), version: 0, attributes: [], relationships: [])
         #expect((#expect(throws: StrataError.self) { try store.save(SaveRequest(inserts: [good, unknown])) })?.code == .unknownEntity)
-        #expect(try store.execute(FetchRequest(entityName: "Employee", resultType: .count)).count() == 0)
+        #expect(try store.fetch(FetchRequest(entityName: "Employee", resultType: .count)).count() == 0)
     }
 
     @Test func uniqueConstraintsAreCheckedAgainstTheFinalStateOfTheSave() throws {
@@ -126,7 +126,7 @@ struct LMDBStoreTests {
         ]))
         // Deleting one and taking its name in the same save is fine too.
         try store.save(SaveRequest(inserts: [department(d[2], name: "b", model: model)], deletes: [.init(d[0], expectedVersion: 2)]))
-        let names = try store.execute(FetchRequest(entityName: "Department")).snapshots().map { $0.attributes[0] }
+        let names = try store.fetch(FetchRequest(entityName: "Department")).snapshots().map { $0.attributes[0] }
         #expect(names == [.string("a"), .string("b")])
     }
 
@@ -172,7 +172,7 @@ struct LMDBStoreTests {
         let store = try openStore(path)
         try store.close()
         try store.close()
-        #expect((#expect(throws: StrataError.self) { try store.execute(FetchRequest(entityName: "Employee")) })?.code == .storeClosed)
+        #expect((#expect(throws: StrataError.self) { try store.fetch(FetchRequest(entityName: "Employee")) })?.code == .storeClosed)
         #expect((#expect(throws: StrataError.self) { try store.obtainPermanentIDs(for: "Employee", count: 1) })?.code == .storeClosed)
     }
 
@@ -185,7 +185,7 @@ struct LMDBStoreTests {
         let store = try openStore(path, options: StoreOptions(isReadOnly: true))
         defer { try? store.close() }
         #expect((#expect(throws: StrataError.self) { try store.save(SaveRequest(metadataChanges: ["a": "b"])) })?.code == .readOnly)
-        #expect(try store.execute(FetchRequest(entityName: "Employee")).snapshots().isEmpty)
+        #expect(try store.fetch(FetchRequest(entityName: "Employee")).snapshots().isEmpty)
     }
 
     @Test func optionsAreValidated() throws {
@@ -222,7 +222,7 @@ struct LMDBStoreTests {
         let id = try a.obtainPermanentIDs(for: "Employee", count: 1)[0]
         try a.save(SaveRequest(inserts: [employee(id, name: "shared", age: 3, model: model)]))
         try a.close()
-        #expect(try b.execute(FetchRequest(entityName: "Employee", resultType: .count)).count() == 1)
+        #expect(try b.fetch(FetchRequest(entityName: "Employee", resultType: .count)).count() == 1)
         try b.close()
     }
 }

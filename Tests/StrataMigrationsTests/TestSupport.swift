@@ -61,7 +61,7 @@ func insert(_ store: any PersistentStore, _ build: (_ ids: (String, Int) throws 
 
 /// Every snapshot of `entity`, by primary key.
 func all(_ store: any PersistentStore, _ entity: String) throws -> [Snapshot] {
-    try store.execute(FetchRequest(entityName: entity)).snapshots()
+    try store.fetch(FetchRequest(entityName: entity)).snapshots()
 }
 
 /// A Company v1 store: 2 companies, 3 departments, `employees` employees (every third without

@@ -20,7 +20,9 @@ final class KeyPreservingTestStore: KeyPreservingStore {
     var model: Model { inner.model }
     var identifier: String { inner.identifier }
     func metadata() throws -> StoreMetadata { try inner.metadata() }
-    func execute(_ request: FetchRequest) throws -> FetchResult { try inner.execute(request) }
+    func snapshots(of entityName: String, among ids: [ObjectID]?) throws -> [Snapshot] {
+        try inner.snapshots(of: entityName, among: ids)
+    }
     @discardableResult func save(_ request: SaveRequest) throws -> SaveResult { try inner.save(request) }
     func obtainPermanentIDs(for entityName: String, count: Int) throws -> [ObjectID] { try inner.obtainPermanentIDs(for: entityName, count: count) }
     func close() throws { try inner.close() }

@@ -45,14 +45,14 @@ import Testing
         defer { try? store.close() }
         #expect(try StoreIntegrity.check(url, store: store).isEmpty)
         let total = processes * operations
-        let counters = try store.execute(FetchRequest(entityName: "Counter")).snapshots()
+        let counters = try store.fetch(FetchRequest(entityName: "Counter")).snapshots()
         let sum = counters.reduce(Int64(0)) { sum, counter in
             if case .integer(let value) = counter.attributes[1] { return sum + value }
             return sum
         }
         #expect(sum == Int64(total), "the counters add up to \(sum), \(total) increments were saved")
         #expect(counters.reduce(0) { $0 + Int($1.version - 1) } == total, "every increment bumped one version")
-        let entries = try store.execute(FetchRequest(entityName: "Entry")).snapshots()
+        let entries = try store.fetch(FetchRequest(entityName: "Entry")).snapshots()
         let pairs = Set(entries.map { "\($0.attributes[0])/\($0.attributes[1])" })
         #expect(entries.count == total && pairs.count == total, "\(entries.count) entries, \(pairs.count) distinct, \(total) expected")
         #expect(Set(entries.map(\.objectID)).count == entries.count, "no key handed out twice across processes")

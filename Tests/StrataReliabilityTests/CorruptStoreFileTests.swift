@@ -60,8 +60,8 @@ import Testing
             let store = try TortureStores.open(url, options: StoreOptions(createsIfMissing: false))
             defer { try? store.close() }
             for entity in store.model.entities {
-                _ = try store.execute(FetchRequest(entityName: entity.name)).snapshots()
-                _ = try store.execute(FetchRequest(entityName: entity.name, resultType: .count)).count()
+                _ = try store.fetch(FetchRequest(entityName: entity.name)).snapshots()
+                _ = try store.fetch(FetchRequest(entityName: entity.name, resultType: .count)).count()
             }
             return "ok"
         } catch let error as StrataError {

@@ -109,9 +109,9 @@ import Testing
             let store = try TortureStores.open(url)
             defer { try? store.close() }
             #expect(try StoreIntegrity.check(url, store: store).isEmpty, "kill \(kill)")
-            let groups = try store.execute(FetchRequest(entityName: "Group", resultType: .count)).count()
+            let groups = try store.fetch(FetchRequest(entityName: "Group", resultType: .count)).count()
             if groups == 0 {
-                #expect(try store.execute(FetchRequest(entityName: "Journal", resultType: .count)).count() == 0, "kill \(kill): a partial graph")
+                #expect(try store.fetch(FetchRequest(entityName: "Journal", resultType: .count)).count() == 0, "kill \(kill): a partial graph")
                 _ = try TortureDriver.create(in: store, seed: 1)
                 outcomes["none or empty", default: 0] += 1
             } else {

@@ -63,7 +63,7 @@ import Testing
             do {
                 let store = try TortureStores.open(url, options: StoreOptions(createsIfMissing: false))
                 defer { try? store.close() }
-                for entity in store.model.entities { _ = try store.execute(FetchRequest(entityName: entity.name)).snapshots() }
+                for entity in store.model.entities { _ = try store.fetch(FetchRequest(entityName: entity.name)).snapshots() }
                 outcome = "opened"
             } catch let error as StrataError {
                 outcome = error.code.rawValue

@@ -56,7 +56,7 @@ import Testing
             case .failure(let error as StrataError):
                 outcomes[error.code.rawValue, default: 0] += 1
                 var left = 0
-                for entity in store.model.entities { left += try store.execute(FetchRequest(entityName: entity.name)).snapshots().count }
+                for entity in store.model.entities { left += try store.fetch(FetchRequest(entityName: entity.name)).snapshots().count }
                 #expect(left == 0, "mutation \(i): a failed import left \(left) objects: \(error)")
             case .failure(let error):
                 Issue.record("mutation \(i): an untyped error \(error)")

@@ -16,18 +16,18 @@ enum StoreIntegrity {
             if result != "ok" { problems.append("PRAGMA integrity_check: \(result)") }
         }
         for entity in store.model.entities {
-            let counted = try store.execute(FetchRequest(entityName: entity.name, resultType: .count)).count()
-            let scanned = try store.execute(FetchRequest(entityName: entity.name)).snapshots().count
+            let counted = try store.fetch(FetchRequest(entityName: entity.name, resultType: .count)).count()
+            let scanned = try store.fetch(FetchRequest(entityName: entity.name)).snapshots().count
             if counted != scanned { problems.append("\(entity.name): count \(counted), scan \(scanned)") }
         }
-        let items = try store.execute(FetchRequest(entityName: "Item")).snapshots()
-        for group in try store.execute(FetchRequest(entityName: "Group")).snapshots() {
-            let byIndex = try store.execute(FetchRequest(entityName: "Item", predicate: ObjectPredicate(format: "group == %@", argumentArray: [group.objectID]))).snapshots()
+        let items = try store.fetch(FetchRequest(entityName: "Item")).snapshots()
+        for group in try store.fetch(FetchRequest(entityName: "Group")).snapshots() {
+            let byIndex = try store.fetch(FetchRequest(entityName: "Item", predicate: ObjectPredicate(format: "group == %@", argumentArray: [group.objectID]))).snapshots()
             let expected = items.filter { $0.relationships[0] == .toOne(group.objectID) }
             if Set(byIndex) != Set(expected) { problems.append("items of \(group.objectID) by index: \(byIndex.count), by scan \(expected.count)") }
         }
         for item in items {
-            let bySlot = try store.execute(FetchRequest(entityName: "Item", predicate: ObjectPredicate(format: "slot == %@", argumentArray: [item.attributes[0]]))).snapshots()
+            let bySlot = try store.fetch(FetchRequest(entityName: "Item", predicate: ObjectPredicate(format: "slot == %@", argumentArray: [item.attributes[0]]))).snapshots()
             if bySlot != [item] { problems.append("item \(item.objectID) by slot index: \(bySlot.count) results") }
         }
         return problems

@@ -62,7 +62,7 @@ import Testing
         try handle.close()
         expectError(.storeCorrupt, path: url.location) {
             let store = try openStore(url)
-            _ = try store.execute(FetchRequest(entityName: "Department"))
+            _ = try store.fetch(FetchRequest(entityName: "Department"))
         }
     }
 
@@ -95,7 +95,7 @@ import Testing
             #expect(error.message.contains(try testModel().versionHash))
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: url.location)) == before)
-        #expect(try openStore(url).execute(FetchRequest(entityName: "Department")).snapshots().count == 3)
+        #expect(try openStore(url).fetch(FetchRequest(entityName: "Department")).snapshots().count == 3)
     }
 
     @Test func aReadOnlyFileOrDirectoryIsReadOnlyAndStillReadable() throws {
@@ -131,11 +131,11 @@ import Testing
         let result = try runProbe(["fill", url.location, "262144"])
         #expect(result.output.hasPrefix("error io \(url.location)"), "\(result.output)")
         let reopened = try openStore(url, model: try probeModel())
-        let entries = try reopened.execute(FetchRequest(entityName: "Entry")).snapshots()
+        let entries = try reopened.fetch(FetchRequest(entityName: "Entry")).snapshots()
         #expect(entries.map(\.objectID) == [id])
         let next = try reopened.obtainPermanentIDs(for: "Entry", count: 1)[0]
         try reopened.save(SaveRequest(inserts: [makeSnapshot(next, in: reopened.model, ["tag": "after", "serial": 2])]))
-        #expect(try reopened.execute(FetchRequest(entityName: "Entry")).snapshots().count == 2)
+        #expect(try reopened.fetch(FetchRequest(entityName: "Entry")).snapshots().count == 2)
     }
 
     @Test func badURLsAreInvalidStoreURL() throws {
@@ -159,8 +159,8 @@ import Testing
             try store.save(SaveRequest(inserts: [makeSnapshot(id, in: store.model, ["name": "d"])]))
         }
         sqlite3_exec(other, "ROLLBACK", nil, nil, nil)
-        #expect(try store.execute(FetchRequest(entityName: "Department")).snapshots().isEmpty)
+        #expect(try store.fetch(FetchRequest(entityName: "Department")).snapshots().isEmpty)
         try store.save(SaveRequest(inserts: [makeSnapshot(id, in: store.model, ["name": "d"])]))
-        #expect(try store.execute(FetchRequest(entityName: "Department")).snapshots().count == 1)
+        #expect(try store.fetch(FetchRequest(entityName: "Department")).snapshots().count == 1)
     }
 }

@@ -17,7 +17,7 @@ import Testing
         try store.save(SaveRequest(inserts: zip(ids, names).map { makeSnapshot($0, in: model, ["name": .string($1)]) }))
 
         let hostile = FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name MATCHES '(a+)+$'"), resultType: .objectIDs)
-        #expect(store.canEvaluateNatively(hostile))
+        #expect(store.nativeEvaluationDeclineReason(hostile) == nil)
         let attempts: [() throws -> FetchResult] = [{ try store.fetch(hostile) }, { try store.fetchInMemory(hostile) }]
         for attempt in attempts {
             do {

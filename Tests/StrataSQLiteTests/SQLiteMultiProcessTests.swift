@@ -31,7 +31,7 @@ import Testing
         for serial in 0..<perProcess {
             let id = try store.obtainPermanentIDs(for: "Entry", count: 1)[0]
             while true {
-                let counter = try store.execute(FetchRequest(entityName: "Counter", objectIDs: [counterID])).snapshots()[0]
+                let counter = try store.fetch(FetchRequest(entityName: "Counter", objectIDs: [counterID])).snapshots()[0]
                 guard case .integer(let value) = counter.attributes[0] else { Issue.record("counter is not an integer"); return }
                 var next = counter
                 next.attributes[0] = .integer(value + 1)
@@ -49,7 +49,7 @@ import Testing
         #expect(probe.terminationStatus == 0)
         #expect(printed.contains("done"))
 
-        let entries = try store.execute(FetchRequest(entityName: "Entry")).snapshots()
+        let entries = try store.fetch(FetchRequest(entityName: "Entry")).snapshots()
         #expect(entries.count == 2 * perProcess)
         for tag in ["test", "probe"] {
             let serials = entries.filter { $0.attributes[0] == .string(tag) }.compactMap { entry -> Int64? in
@@ -57,7 +57,7 @@ import Testing
             }
             #expect(serials.sorted() == (0..<Int64(perProcess)).map { $0 }, "every save of \(tag) is there once")
         }
-        let counter = try store.execute(FetchRequest(entityName: "Counter")).snapshots()[0]
+        let counter = try store.fetch(FetchRequest(entityName: "Counter")).snapshots()[0]
         #expect(counter.attributes[0] == .integer(Int64(2 * perProcess)))
         #expect(counter.version == Int64(2 * perProcess) + 1)
         #expect(Set(entries.map(\.objectID)).count == entries.count, "no key handed out twice across processes")
@@ -77,12 +77,12 @@ import Testing
             }
             group.addTask {
                 for _ in 0..<200 {
-                    let count = try store.execute(FetchRequest(entityName: "Entry", resultType: .count)).count()
+                    let count = try store.fetch(FetchRequest(entityName: "Entry", resultType: .count)).count()
                     #expect(count % batch == 0, "a reader saw \(count) entries, a part of a save")
                 }
             }
             try await group.waitForAll()
         }
-        #expect(try store.execute(FetchRequest(entityName: "Entry")).snapshots().count == batch * rounds)
+        #expect(try store.fetch(FetchRequest(entityName: "Entry")).snapshots().count == batch * rounds)
     }
 }

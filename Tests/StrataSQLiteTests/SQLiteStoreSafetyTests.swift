@@ -81,7 +81,7 @@ import Testing
         let id = try store.obtainPermanentIDs(for: "Department", count: 1)[0]
         try store.save(SaveRequest(inserts: [makeSnapshot(id, in: store.model, ["name": "one"])]))
         try store.close()
-        #expect(try openStore(url).execute(FetchRequest(entityName: "Department")).snapshots().count == 1)
+        #expect(try openStore(url).fetch(FetchRequest(entityName: "Department")).snapshots().count == 1)
     }
 
     /// VACUUM, ANALYZE and an index a user adds change SQLite's schema version but not the
@@ -99,7 +99,7 @@ import Testing
             sqlite3_close(db)
             try store.save(SaveRequest(inserts: [makeSnapshot(ids[index + 1], in: store.model, ["name": .string("after \(sql)")])]))
         }
-        #expect(try store.execute(FetchRequest(entityName: "Department")).snapshots().count == 4)
+        #expect(try store.fetch(FetchRequest(entityName: "Department")).snapshots().count == 4)
     }
 
     /// A store whose schema another program changed after it was opened (a migration that
@@ -122,7 +122,7 @@ import Testing
             try store.save(SaveRequest(inserts: [makeSnapshot(ids[1], in: store.model, ["name": "after"])]))
         }
         #expect(error?.code == .modelMismatch)
-        #expect(try store.execute(FetchRequest(entityName: "Department")).snapshots().count == 1)
+        #expect(try store.fetch(FetchRequest(entityName: "Department")).snapshots().count == 1)
     }
 
     /// The store lock is the same for every spelling of the store's path: a migration's

@@ -23,7 +23,7 @@ import Testing
         let third = makeSnapshot(ids[2], in: model, ["name": "nulls", "height": .double(0.1), "weight": .float(0.1)])
         let result = try store.save(SaveRequest(inserts: [full, second, third]))
         #expect(result.versions[ids[0]] == 1)
-        let fetched = try store.execute(FetchRequest(entityName: "Employee")).snapshots()
+        let fetched = try store.fetch(FetchRequest(entityName: "Employee")).snapshots()
         #expect(fetched.count == 3)
         for (stored, original) in zip(fetched, [full, second, third]) {
             #expect(stored.version == 1)
@@ -58,7 +58,7 @@ import Testing
         try store.save(SaveRequest(inserts: inserts))
 
         func fetch(_ id: ObjectID) throws -> Snapshot {
-            try store.execute(FetchRequest(entityName: id.entityName, objectIDs: [id])).snapshots()[0]
+            try store.fetch(FetchRequest(entityName: id.entityName, objectIDs: [id])).snapshots()[0]
         }
         for original in inserts {
             #expect(try fetch(original.objectID).relationships == original.relationships, "\(original.objectID)")
@@ -101,7 +101,7 @@ import Testing
         #expect(conflicts[ids[0]]?.storedSnapshot?.attributes == ["v2"])
         #expect(conflicts[ids[2]]?.storedVersion == 1)
         #expect(conflicts[ids[3]] != nil && conflicts[ids[3]]?.storedSnapshot == nil)
-        let all = try store.execute(FetchRequest(entityName: "Department")).snapshots()
+        let all = try store.fetch(FetchRequest(entityName: "Department")).snapshots()
         #expect(all.map(\.objectID) == [ids[0], ids[1], ids[2]])
         #expect(all[1].attributes == ["d"] && all[1].version == 1)
     }
@@ -122,7 +122,7 @@ import Testing
             try store.save(SaveRequest(inserts: [Snapshot(objectID: ObjectID(entityName: "Nope", storeIdentifier: store.identifier, primaryKey: 1), version: 0, attributes: [], relationships: [])]))
             Issue.record("saved an unknown entity")
         } catch let error as StrataError { #expect(error.code == .unknownEntity) }
-        #expect(try store.execute(FetchRequest(entityName: "Employee")).snapshots().isEmpty)
+        #expect(try store.fetch(FetchRequest(entityName: "Employee")).snapshots().isEmpty)
     }
 
     @Test func uniqueConstraintViolationRollsBackTheWholeSave() throws {
@@ -135,7 +135,7 @@ import Testing
         } catch let error as StrataError {
             #expect(error.code == .uniqueConstraint)
         }
-        #expect(try store.execute(FetchRequest(entityName: "Employee")).snapshots().isEmpty)
+        #expect(try store.fetch(FetchRequest(entityName: "Employee")).snapshots().isEmpty)
     }
 
     @Test func keysAreNeverReusedAcrossReopenAndDeletes() throws {
@@ -176,7 +176,7 @@ import Testing
         let store = try openStore(temporaryStoreURL())
         try store.close()
         try store.close()
-        for operation in [{ _ = try store.execute(FetchRequest(entityName: "Department")) }, { _ = try store.obtainPermanentIDs(for: "Department", count: 1) }, { try store.save(SaveRequest(metadataChanges: ["a": "b"])) }] {
+        for operation in [{ _ = try store.fetch(FetchRequest(entityName: "Department")) }, { _ = try store.obtainPermanentIDs(for: "Department", count: 1) }, { try store.save(SaveRequest(metadataChanges: ["a": "b"])) }] {
             do { try operation(); Issue.record("worked after close") } catch let error as StrataError { #expect(error.code == .storeClosed) }
         }
     }
@@ -216,7 +216,7 @@ import Testing
         try writer.save(SaveRequest(inserts: [makeSnapshot(id, in: model, ["name": "d"])]))
         try writer.close()
         let reader = try openStore(url, model: model, options: StoreOptions(isReadOnly: true))
-        #expect(try reader.execute(FetchRequest(entityName: "Department")).snapshots().count == 1)
+        #expect(try reader.fetch(FetchRequest(entityName: "Department")).snapshots().count == 1)
         do { try reader.save(SaveRequest(metadataChanges: ["a": "b"])); Issue.record("saved read-only") } catch let error as StrataError { #expect(error.code == .readOnly) }
         do { _ = try reader.obtainPermanentIDs(for: "Department", count: 1); Issue.record("allocated read-only") } catch let error as StrataError { #expect(error.code == .readOnly) }
         do { _ = try openStore(temporaryStoreURL(), options: StoreOptions(isReadOnly: true)); Issue.record("created read-only") } catch let error as StrataError { #expect(error.code == .storeNotFound) }
@@ -258,10 +258,10 @@ import Testing
             for task in own { inserts.append(makeSnapshot(task, in: model, ["title": "t"], relationships: ["project": .toOne(project)])) }
         }
         try store.save(SaveRequest(inserts: inserts))
-        let bulk = try store.execute(FetchRequest(entityName: "Project")).snapshots()
+        let bulk = try store.fetch(FetchRequest(entityName: "Project")).snapshots()
         #expect(bulk.count >= SQLiteStore.bulkToManyThreshold)
         for snapshot in bulk {
-            let single = try store.execute(FetchRequest(entityName: "Project", objectIDs: [snapshot.objectID])).snapshots()
+            let single = try store.fetch(FetchRequest(entityName: "Project", objectIDs: [snapshot.objectID])).snapshots()
             #expect(single == [snapshot])
         }
         #expect(bulk[0].relationships[1] == .toMany([]))
@@ -279,7 +279,7 @@ import Testing
         } catch let error as StrataError {
             #expect(error.code == .invalidObjectID)
         }
-        let all = try store.execute(FetchRequest(entityName: "Department")).snapshots()
+        let all = try store.fetch(FetchRequest(entityName: "Department")).snapshots()
         #expect(all.map(\.objectID) == [ids[0]])
         #expect(all[0].attributes == ["first"])
     }
@@ -298,12 +298,12 @@ import Testing
         inserts.insert(makeSnapshot(department, in: model, ["name": "d"], relationships: ["employees": .toMany(ids)]), at: count / 2)
         let result = try store.save(SaveRequest(inserts: inserts))
         #expect(result.versions.count == count + 1)
-        let stored = try store.execute(FetchRequest(entityName: "Employee")).snapshots()
+        let stored = try store.fetch(FetchRequest(entityName: "Employee")).snapshots()
         #expect(stored.map(\.objectID) == ids)
         for (snapshot, original) in zip(stored, inserts.filter { $0.objectID.entityName == "Employee" }) {
             #expect(snapshot.attributes == original.attributes && snapshot.relationships == original.relationships)
         }
-        #expect(try store.execute(FetchRequest(entityName: "Department")).snapshots()[0].relationships == [.toMany(ids)])
+        #expect(try store.fetch(FetchRequest(entityName: "Department")).snapshots()[0].relationships == [.toMany(ids)])
 
         // A key collision inside a many-row INSERT is reported and nothing of the save is kept.
         let more = try store.obtainPermanentIDs(for: "Employee", count: table.bulkInsertRows)
@@ -315,6 +315,6 @@ import Testing
         } catch let error as StrataError {
             #expect(error.code == .invalidObjectID)
         }
-        #expect(try store.execute(FetchRequest(entityName: "Employee", resultType: .count)).count() == count)
+        #expect(try store.fetch(FetchRequest(entityName: "Employee", resultType: .count)).count() == count)
     }
 }

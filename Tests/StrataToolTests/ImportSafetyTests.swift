@@ -199,7 +199,9 @@ private final class FailingStore: PersistentStore, @unchecked Sendable {
     var url: StoreURL { inner.url }
     var identifier: String { inner.identifier }
     func metadata() throws -> StoreMetadata { try inner.metadata() }
-    func execute(_ request: FetchRequest) throws -> FetchResult { try inner.execute(request) }
+    func snapshots(of entityName: String, among ids: [ObjectID]?) throws -> [Snapshot] {
+        try inner.snapshots(of: entityName, among: ids)
+    }
     func save(_ request: SaveRequest) throws -> SaveResult {
         if !request.inserts.isEmpty {
             insertSaves += 1

@@ -132,7 +132,7 @@ struct BadInputCase: CustomTestStringConvertible, Sendable {
             </strata-store>
 
             """, to: dir.file("store.xml"))
-        let snapshots = try openStore(dir.url()).execute(FetchRequest(entityName: "Item")).snapshots()
+        let snapshots = try openStore(dir.url()).fetch(FetchRequest(entityName: "Item")).snapshots()
         #expect(snapshots.map { $0.objectID.primaryKey! } == [1, 2, 3])
         let item = TestModels.item
         for snapshot in snapshots {
@@ -148,7 +148,7 @@ struct BadInputCase: CustomTestStringConvertible, Sendable {
         defer { dir.cleanUp() }
         write(Self.header + "<Item _pk=\"3\" _version=\"1\" name=\"c\"/>\n<Item _pk=\"1\" _version=\"2\" name=\"a\"/>\n</strata-store>\n", to: dir.file("store.xml"))
         let store = try openStore(dir.url())
-        let keys = try store.execute(FetchRequest(entityName: "Item")).snapshots().map { $0.objectID.primaryKey! }
+        let keys = try store.fetch(FetchRequest(entityName: "Item")).snapshots().map { $0.objectID.primaryKey! }
         #expect(keys == [1, 3])
         #expect(try store.obtainPermanentIDs(for: "Item", count: 1)[0].primaryKey == 4, "keys continue after the largest one in the file")
     }

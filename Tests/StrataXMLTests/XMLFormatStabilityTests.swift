@@ -55,7 +55,7 @@ import Testing
         defer { dir.cleanUp() }
         let store = try populatedStore(in: dir)
         let before = String(decoding: contents(dir.file("store.xml")), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        var item = try store.execute(FetchRequest(entityName: "Item")).snapshots()[1]
+        var item = try store.fetch(FetchRequest(entityName: "Item")).snapshots()[1]
         item.attributes[TestModels.item.attributeIndex(named: "i32")!] = 42
         try store.save(SaveRequest(updates: [SaveRequest.Update(item, expectedVersion: 1)]))
         let after = String(decoding: contents(dir.file("store.xml")), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)

@@ -113,10 +113,10 @@ struct InverseCase: CustomTestStringConvertible, Sendable {
             """
         write(Self.header(Self.model) + body + "</strata-store>\n", to: dir.file("store.xml"))
         let store = try XMLBackend().openStore(dir.url(), model: Self.model, options: StoreOptions(isReadOnly: true))
-        let people = try store.execute(FetchRequest(entityName: "Person")).snapshots()
+        let people = try store.fetch(FetchRequest(entityName: "Person")).snapshots()
         let clubs = people[2].relationships[Self.model.entity(named: "Person")!.relationshipIndex(named: "clubs")!].targets
         #expect(clubs.map(\.primaryKey) == [1, 2])
-        let members = try store.execute(FetchRequest(entityName: "Club")).snapshots()[1].relationships[0].targets
+        let members = try store.fetch(FetchRequest(entityName: "Club")).snapshots()[1].relationships[0].targets
         #expect(members.map(\.primaryKey) == [3, 1, 2], "an ordered to-many keeps the file's order")
     }
 
@@ -138,10 +138,10 @@ struct InverseCase: CustomTestStringConvertible, Sendable {
             return snapshot
         }
         try store.save(SaveRequest(inserts: [clubSnapshot] + members))
-        #expect(try store.execute(FetchRequest(entityName: "Club")).snapshots()[0].relationships[0] == .toMany([people[1], people[0]]))
+        #expect(try store.fetch(FetchRequest(entityName: "Club")).snapshots()[0].relationships[0] == .toMany([people[1], people[0]]))
         try store.close()
         let reopened = try XMLBackend().openStore(dir.url(), model: Self.model, options: StoreOptions(isReadOnly: true))
-        #expect(try reopened.execute(FetchRequest(entityName: "Club")).snapshots()[0].relationships[0] == .toMany([people[1], people[0]]))
+        #expect(try reopened.fetch(FetchRequest(entityName: "Club")).snapshots()[0].relationships[0] == .toMany([people[1], people[0]]))
     }
 
     /// A store the engine saved, with every kind of pair, loads again.
@@ -170,6 +170,6 @@ struct InverseCase: CustomTestStringConvertible, Sendable {
         ]))
         try store.close()
         let reopened = try XMLBackend().openStore(dir.url(), model: Self.model, options: StoreOptions(isReadOnly: true))
-        #expect(try reopened.execute(FetchRequest(entityName: "Person")).snapshots().count == 3)
+        #expect(try reopened.fetch(FetchRequest(entityName: "Person")).snapshots().count == 3)
     }
 }

@@ -41,19 +41,19 @@ import Testing
         for (offset, limit, objectIDs) in [(0, nil, nil), (3, 4, nil), (20, nil, nil), (1, 1, wanted), (0, nil, wanted)] as [(Int, Int?, [ObjectID]?)] {
             let plain = FetchRequest(entityName: "Item", objectIDs: objectIDs)
             var request = FetchRequest(entityName: "Item", limit: limit, offset: offset, objectIDs: objectIDs)
-            let all = try loaded.execute(plain).snapshots()
+            let all = try loaded.fetch(plain).snapshots()
             let start = min(offset, all.count), end = limit.map { min(start + $0, all.count) } ?? all.count
             let page = Array(all[start..<end])
             request.resultType = .snapshots
-            #expect(try loaded.execute(request).snapshots() == page)
+            #expect(try loaded.fetch(request).snapshots() == page)
             request.resultType = .objectIDs
-            #expect(try loaded.execute(request).objectIDs() == page.map(\.objectID))
+            #expect(try loaded.fetch(request).objectIDs() == page.map(\.objectID))
             request.resultType = .count
-            #expect(try loaded.execute(request).count() == page.count)
+            #expect(try loaded.fetch(request).count() == page.count)
         }
-        #expect(try loaded.execute(FetchRequest(entityName: "Item", objectIDs: wanted)).objectIDs() == [ids[2], ids[7], ids[11]])
+        #expect(try loaded.fetch(FetchRequest(entityName: "Item", objectIDs: wanted)).objectIDs() == [ids[2], ids[7], ids[11]])
         let filtered = FetchRequest(entityName: "Item", predicate: try ObjectPredicate(format: "i32 == 3"), resultType: .count)
-        #expect(try loaded.execute(filtered).count() == 3)
+        #expect(try loaded.fetch(filtered).count() == 3)
     }
 
     @Test func theLargestPossibleKeyLoadsAndLeavesNoKeyToHandOut() throws {
@@ -65,7 +65,7 @@ import Testing
             .replacingOccurrences(of: "</strata-store>", with: "<Item _pk=\"\(Int64.max)\" _version=\"1\" name=\"last\"/>\n</strata-store>")
         write(text, to: path)
         let store = try openStore(dir.url())
-        let fetched = try store.execute(FetchRequest(entityName: "Item")).snapshots()
+        let fetched = try store.fetch(FetchRequest(entityName: "Item")).snapshots()
         #expect(fetched.map(\.objectID.primaryKey) == [Int64.max])
         let error = strataError { _ = try store.obtainPermanentIDs(for: "Item", count: 1) }
         #expect(error?.message.contains("exhausted") == true)
@@ -79,7 +79,7 @@ import Testing
         let ids = try store.obtainPermanentIDs(for: "Item", count: texts.count)
         try store.save(SaveRequest(inserts: zip(ids, texts).map { itemSnapshot($0, name: $1, ["str": .string($1 + $1)]) }))
         try store.close()
-        let fetched = try openStore(dir.url()).execute(FetchRequest(entityName: "Item")).snapshots()
+        let fetched = try openStore(dir.url()).fetch(FetchRequest(entityName: "Item")).snapshots()
         let item = TestModels.item
         #expect(fetched.map { $0.value(of: "name", in: item) } == texts.map { .string($0) })
         #expect(fetched.map { $0.value(of: "str", in: item) } == texts.map { .string($0 + $0) })
@@ -267,13 +267,13 @@ struct ReferenceModel {
     /// Records an issue for every difference between the store's snapshots and the model.
     func expectMatches(_ store: XMLStore, _ when: String) throws {
         for name in ["Item", "Department", "Employee"] {
-            let fetched = try store.execute(FetchRequest(entityName: name)).snapshots()
+            let fetched = try store.fetch(FetchRequest(entityName: name)).snapshots()
             let expected = objects[name]!.sorted { $0.key < $1.key }.map(\.value)
             #expect(fetched.map(\.objectID) == expected.map(\.objectID), "\(name) IDs \(when)")
             for (got, want) in zip(fetched, expected) where got != want {
                 Issue.record("\(name) \(want.objectID.primaryKey!) \(when): got \(got), want \(want)")
             }
-            #expect(try store.execute(FetchRequest(entityName: name, resultType: .count)).count() == expected.count)
+            #expect(try store.fetch(FetchRequest(entityName: name, resultType: .count)).count() == expected.count)
         }
     }
 }

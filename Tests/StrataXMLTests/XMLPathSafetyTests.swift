@@ -12,7 +12,7 @@ import Testing
     }
 
     func names(_ store: XMLStore) throws -> [Value] {
-        try store.execute(FetchRequest(entityName: "Item")).snapshots().map { $0.attributes[0] }
+        try store.fetch(FetchRequest(entityName: "Item")).snapshots().map { $0.attributes[0] }
     }
 
     func isSymbolicLink(_ path: String) -> Bool {

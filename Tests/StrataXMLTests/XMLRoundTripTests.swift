@@ -41,7 +41,7 @@ import Testing
         try store.close()
 
         let reopened = try openStore(dir.url())
-        let fetched = try reopened.execute(FetchRequest(entityName: "Item")).snapshots()
+        let fetched = try reopened.fetch(FetchRequest(entityName: "Item")).snapshots()
         #expect(fetched.count == inserts.count)
         for (stored, original) in zip(fetched, inserts) {
             #expect(stored.objectID == original.objectID)
@@ -81,7 +81,7 @@ import Testing
         try store.save(SaveRequest(inserts: inserts))
         try store.close()
 
-        let fetched = try openStore(dir.url()).execute(FetchRequest(entityName: "Item")).snapshots()
+        let fetched = try openStore(dir.url()).fetch(FetchRequest(entityName: "Item")).snapshots()
         #expect(fetched.count == inserts.count)
         for (stored, original) in zip(fetched, inserts) {
             #expect(stored.objectID == original.objectID)
@@ -105,7 +105,7 @@ import Testing
         body += "</strata-store>\n"
         write(body, to: dir.file("store.xml"))
         let store = try openStore(dir.url())
-        let fetched = try store.execute(FetchRequest(entityName: "Item")).snapshots()
+        let fetched = try store.fetch(FetchRequest(entityName: "Item")).snapshots()
         #expect(fetched.count == 600)
         for (i, snapshot) in fetched.enumerated() {
             let key = i + 1
@@ -125,7 +125,7 @@ import Testing
             itemSnapshot(ids[1], name: "x"),
         ]))
         try store.close()
-        let fetched = try openStore(dir.url()).execute(FetchRequest(entityName: "Item")).snapshots()
+        let fetched = try openStore(dir.url()).fetch(FetchRequest(entityName: "Item")).snapshots()
         let item = TestModels.item
         #expect(fetched[0].value(of: "str", in: item) == .string(""))
         #expect(fetched[0].value(of: "blob", in: item) == .binary(Data()))
@@ -155,10 +155,10 @@ import Testing
         try store.close()
 
         let reopened = try openStore(dir.url())
-        let fetchedDepartment = try reopened.execute(FetchRequest(entityName: "Department")).snapshots()[0]
+        let fetchedDepartment = try reopened.fetch(FetchRequest(entityName: "Department")).snapshots()[0]
         #expect(fetchedDepartment.relationships[0] == .toMany([e[0], e[1], e[2]]), "unordered: sorted by key")
         #expect(fetchedDepartment.relationships[1] == .toMany([e[2], e[0], e[1]]), "ordered: the user's order")
-        let fetchedEmployees = try reopened.execute(FetchRequest(entityName: "Employee")).snapshots()
+        let fetchedEmployees = try reopened.fetch(FetchRequest(entityName: "Employee")).snapshots()
         #expect(fetchedEmployees.map(\.relationships) == Array(repeating: [.toOne(d), .toOne(d)], count: 3))
     }
 

@@ -23,7 +23,7 @@ final class Observations: @unchecked Sendable {
     }
 
     func names(_ store: XMLStore) throws -> [Value] {
-        try store.execute(FetchRequest(entityName: "Item")).snapshots().map { $0.attributes[0] }
+        try store.fetch(FetchRequest(entityName: "Item")).snapshots().map { $0.attributes[0] }
     }
 
     @Test func aSaveInterruptedBetweenWritingAndRenamingLeavesTheOldFileIntact() throws {
@@ -43,7 +43,7 @@ final class Observations: @unchecked Sendable {
             }
             seen["oldIntact"] = String(contents(path) == old)
             let reader = try? XMLBackend().openStore(dir.url(), model: TestModels.allTypes, options: StoreOptions(isReadOnly: true))
-            seen["oldLoadable"] = String((try? reader?.execute(FetchRequest(entityName: "Item")).snapshots().count) == 1)
+            seen["oldLoadable"] = String((try? reader?.fetch(FetchRequest(entityName: "Item")).snapshots().count) == 1)
             throw SimulatedCrash()
         }
         #expect(throws: SimulatedCrash.self) { try insertItems(store, ["new"]) }
@@ -146,7 +146,7 @@ final class Observations: @unchecked Sendable {
         let store = try openStore(dir.url())
         try insertItems(store, ["a", "b"])
         let before = contents(dir.file("store.xml"))
-        let snapshots = try store.execute(FetchRequest(entityName: "Item")).snapshots()
+        let snapshots = try store.fetch(FetchRequest(entityName: "Item")).snapshots()
         let error = strataError {
             try store.save(SaveRequest(
                 inserts: [itemSnapshot(try store.obtainPermanentIDs(for: "Item", count: 1)[0], name: "c")],

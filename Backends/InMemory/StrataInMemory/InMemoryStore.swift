@@ -6,7 +6,7 @@ import Synchronization
 /// Thread-safe: every operation takes the storage's lock briefly; fetches evaluate over a
 /// consistent copy of the data outside the lock, so readers never see part of a save and never
 /// hold up writers for long. It evaluates every request natively with the reference evaluator.
-public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchOperating, SnapshotServing {
+public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServing {
     /// Where the store lives.
     public let url: StoreURL
     /// The model it was opened with.
@@ -45,9 +45,6 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
         return storage.metadata()
     }
 
-    /// Always `true`: this store evaluates everything with the reference evaluator.
-    public func canEvaluateNatively(_ request: FetchRequest) -> Bool { true }
-
     /// The stored snapshot of `id`, under the lock, without copying the state.
     public func snapshot(for id: ObjectID) throws -> Snapshot? {
         try checkOpen()
@@ -56,23 +53,21 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
         return storage.state.withLock { $0.tables[tableName]?[pk] }
     }
 
-    /// Runs a fetch over a consistent copy of the data.
-    public func execute(_ request: FetchRequest) throws -> FetchResult {
+    /// The stored snapshots of `entityName` (all, or those among `ids`), in key order.
+    public func snapshots(of entityName: String, among ids: [ObjectID]?) throws -> [Snapshot] {
         try checkOpen()
+        let entity = try model.requireEntity(entityName)
+        return candidates(of: entity, among: ids, in: storage.state.withLock { $0 })
+    }
+
+    /// Answers a fetch natively, over a consistent copy of the data: the reference evaluator with
+    /// relationships resolved in the same copy, so the whole fetch sees one state.
+    public func fetch(_ request: FetchRequest) throws -> FetchResult {
+        try checkOpen()
+        let request = try request.validated(for: model)
         let entity = try model.requireEntity(request.entityName)
         let state = storage.state.withLock { $0 }
-        var candidates: [Snapshot]
-        if let ids = request.objectIDs {
-            let table = state.tables[entity.name]
-            candidates = ids.compactMap { id in
-                guard id.entityName == entity.name, id.storeIdentifier == identifier, let pk = id.primaryKey else { return nil }
-                return table?[pk]
-            }
-            var seen: Set<ObjectID> = []
-            candidates = candidates.filter { seen.insert($0.objectID).inserted }.sorted { $0.objectID < $1.objectID }
-        } else {
-            candidates = state.tables[entity.name]?.orderedSnapshots() ?? []
-        }
+        let candidates = candidates(of: entity, among: request.objectIDs, in: state)
         let isPlain = request.predicate == nil && request.sorts.isEmpty && request.limit == nil && request.offset == 0
         if isPlain && request.resultType == .snapshots { return .snapshots(candidates) }
         let tables = state.tables
@@ -85,9 +80,23 @@ public final class InMemoryStore: PersistentStore, NativeQueryEvaluating, BatchO
         return try QueryEvaluation.run(unrestricted, over: candidates, evaluator: evaluator)
     }
 
+    /// The snapshots of `entity` in `state`: all, or those among `ids`, each once, in key order.
+    private func candidates(of entity: Entity, among ids: [ObjectID]?, in state: InMemoryState) -> [Snapshot] {
+        guard let ids else { return state.tables[entity.name]?.orderedSnapshots() ?? [] }
+        let table = state.tables[entity.name]
+        let found = ids.compactMap { id -> Snapshot? in
+            guard id.entityName == entity.name, id.storeIdentifier == identifier, let pk = id.primaryKey else {
+                return nil
+            }
+            return table?[pk]
+        }
+        var seen: Set<ObjectID> = []
+        return found.filter { seen.insert($0.objectID).inserted }.sorted { $0.objectID < $1.objectID }
+    }
+
     /// Applies a save atomically: every check (versions, keys, unique constraints) runs against
     /// the current state and the request before anything changes; then the state is changed in
-    /// place, under the lock. Readers work on their own copy of the state (``execute(_:)``), so
+    /// place, under the lock. Readers work on their own copy of the state (``fetch(_:)``), so
     /// they see it before or after the save, and a save costs what it touches, not the store's
     /// size (copying the state per save made many small saves quadratic).
     @discardableResult

@@ -73,7 +73,7 @@ do {
         print("ok " + keys.map(String.init).joined(separator: " "))
     case "count":
         let store = try LMDBBackend().openStore(url, model: model)
-        let count = try store.execute(FetchRequest(entityName: "Item", resultType: .count)).count()
+        let count = try store.fetch(FetchRequest(entityName: "Item", resultType: .count)).count()
         try store.close()
         print("ok \(count)")
     case "open":
@@ -103,7 +103,7 @@ do {
     case "read":
         if arguments.dropFirst(3).contains("--as-nobody") { becomeNobody() }
         let store = try LMDBBackend().openStore(url, model: model, options: StoreOptions(isReadOnly: true))
-        let count = try store.execute(FetchRequest(entityName: "Item", resultType: .count)).count()
+        let count = try store.fetch(FetchRequest(entityName: "Item", resultType: .count)).count()
         try store.close()
         print("ok \(count)")
     default:

@@ -2,22 +2,25 @@ import CStrataLMDB
 import StrataCore
 
 extension LMDBStore {
-    /// Always `true`: the store answers every request itself, inside one read snapshot. It finds
-    /// candidates through an ``AccessPath`` (primary keys, a to-one database, an index range) or
-    /// a primary-key-order scan, and checks, sorts and shapes them with the reference
-    /// ``PredicateEvaluator``, following relationships inside the same snapshot.
-    public func canEvaluateNatively(_ request: FetchRequest) -> Bool { true }
+    /// The stored snapshots of `entityName` (all, or those among `ids`), in key order, read in
+    /// one read-only snapshot transaction.
+    public func snapshots(of entityName: String, among ids: [ObjectID]?) throws -> [Snapshot] {
+        try read(FetchRequest(entityName: entityName, objectIDs: ids)).snapshots()
+    }
 
-    /// Runs a fetch in one read-only snapshot transaction (see ``canEvaluateNatively(_:)``).
-    /// Without sorts, the scan stops as soon as `offset + limit` objects matched.
-    public func execute(_ request: FetchRequest) throws -> FetchResult {
+    /// Answers a fetch natively, in one read-only snapshot transaction. It finds candidates
+    /// through an ``AccessPath`` (primary keys, a to-one database, an index range) or a
+    /// primary-key-order scan, and checks, sorts and shapes them with the reference
+    /// ``PredicateEvaluator``, following relationships inside the same snapshot. Without sorts,
+    /// the scan stops as soon as `offset + limit` objects matched.
+    public func fetch(_ request: FetchRequest) throws -> FetchResult {
+        try read(request.validated(for: model))
+    }
+
+    /// Runs a checked (or plain) `request` in one read-only snapshot transaction.
+    private func read(_ request: FetchRequest) throws -> FetchResult {
         try ensureOpen()
         let layout = try layout(request.entityName)
-        if request.predicate != nil || !request.sorts.isEmpty || request.resultType == .dictionaries {
-            try PredicateValidator.validate(request, in: model)
-        } else {
-            try request.validateShape()
-        }
         do {
             return try environment.read { txn in try run(request, layout, txn) }
         } catch {

@@ -17,7 +17,7 @@ import Synchronization
 ///
 /// Thread safety: all mutable state lives in the shared environment, which guards it with locks
 /// (see `LMDBEnvironment`), so the class is `Sendable`.
-public final class LMDBStore: NativeQueryEvaluating, @unchecked Sendable {
+public final class LMDBStore: PersistentStore, @unchecked Sendable {
     /// Where the store lives (`lmdb:/path/to/directory`).
     public let url: StoreURL
     /// The model the store was opened with.

@@ -46,7 +46,7 @@ do {
         for serial in 0..<count {
             let id = try store.obtainPermanentIDs(for: "Entry", count: 1)[0]
             while true {
-                let counter = try store.execute(FetchRequest(entityName: "Counter", objectIDs: [counterID])).snapshots()[0]
+                let counter = try store.fetch(FetchRequest(entityName: "Counter", objectIDs: [counterID])).snapshots()[0]
                 guard case .integer(let value) = counter.attributes[0] else { fail("counter is not an integer") }
                 var next = counter
                 next.attributes[0] = .integer(value + 1)
@@ -67,7 +67,7 @@ do {
         }
         do {
             let store = try SQLiteBackend().open(url, model: model, options: StoreOptions(isReadOnly: arguments[3] == "readonly", createsIfMissing: false))
-            let count = try store.execute(FetchRequest(entityName: "Entry")).snapshots().count
+            let count = try store.fetch(FetchRequest(entityName: "Entry")).snapshots().count
             try store.close()
             print("opened \(count)")
         } catch let error as StrataError {

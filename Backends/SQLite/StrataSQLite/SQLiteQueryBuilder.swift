@@ -14,9 +14,8 @@ struct SQLiteQuery {
 ///
 /// Every comparison is translated to an expression that is never `NULL` (`IS`, `IS NOT`, and
 /// `x IS NOT NULL AND ...` guards), so `NOT`, `AND` and `OR` keep two-valued logic. Whatever cannot
-/// be matched exactly throws ``Decline``; the store then answers `false` from
-/// ``SQLiteStore/canEvaluateNatively(_:)`` and the engine evaluates in memory. The list of what
-/// declines is in docs/SQLiteStore.md.
+/// be matched exactly throws ``Decline``; ``SQLiteStore/fetch(_:)`` then answers the request
+/// with the in-memory evaluator. The list of what declines is in docs/SQLiteStore.md.
 struct SQLiteQueryBuilder {
     /// The request (or a part of it) cannot be evaluated in SQL exactly.
     struct Decline: Error {

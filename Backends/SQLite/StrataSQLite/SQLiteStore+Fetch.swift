@@ -3,23 +3,48 @@ import Foundation
 import StrataCore
 
 extension SQLiteStore {
-    /// Whether the store runs `request` entirely in SQL with the evaluator's exact semantics
-    /// (see docs/SQLiteStore.md for what it declines).
-    ///
-    /// A request the query builder translates is also compiled by SQLite (on a reader
-    /// connection, whose statement cache then serves the fetch): SQLite refuses statements beyond
-    /// its limits (expression depth, parser nesting, bound parameters, tables in a join, SQL
-    /// length), and such a request is declined and evaluated in memory rather than failing.
-    public func canEvaluateNatively(_ request: FetchRequest) -> Bool {
-        guard (try? request.validateShape()) != nil, schema.tables[request.entityName] != nil else { return false }
-        if Self.isPlain(request) { return true }
-        return nativeEvaluationDeclineReason(request) == nil
+    /// The stored snapshots of `entityName` (all, or those among `ids`), in key order, with
+    /// their to-many relationships read in the same transaction.
+    public func snapshots(of entityName: String, among ids: [ObjectID]?) throws -> [Snapshot] {
+        let table = try table(for: entityName)
+        return try withReader { connection in
+            try readTransaction(on: connection, needed: !table.toManyIndexes.isEmpty) {
+                try plainFetch(ids, table: table, on: connection)
+            }
+        }
     }
 
-    /// The reason the store declines `request`, or `nil` when it evaluates it natively. For
-    /// diagnostics and tests.
+    /// Answers a fetch, planned once: the query builder translates the whole request into one
+    /// SQL statement with the evaluator's exact semantics, run in one read transaction on a
+    /// reader connection. A request it cannot translate (see docs/SQLiteStore.md), or whose
+    /// statement SQLite refuses to compile (beyond its limits on expression depth, parser
+    /// nesting, bound parameters, tables in a join or SQL length), is answered by
+    /// ``PersistentStore/fetchInMemory(_:)`` instead.
+    public func fetch(_ request: FetchRequest) throws -> FetchResult {
+        let request = try request.validated(for: model)
+        let table = try table(for: request.entityName)
+        if Self.isPlain(request) { return .snapshots(try snapshots(of: request.entityName, among: request.objectIDs)) }
+        var builder = SQLiteQueryBuilder(schema: schema, storeIdentifier: identifier)
+        let query: SQLiteQuery
+        do {
+            query = try builder.build(request, table: table)
+        } catch is SQLiteQueryBuilder.Decline {
+            return try fetchInMemory(request)
+        }
+        let readsToMany = request.resultType == .snapshots && !table.toManyIndexes.isEmpty
+        let answer = try withReader { connection in
+            try readTransaction(on: connection, needed: readsToMany) {
+                try run(query, request: request, table: table, on: connection)
+            }
+        }
+        return try answer ?? fetchInMemory(request)
+    }
+
+    /// The reason ``fetch(_:)`` answers `request` in memory rather than in SQL, or `nil` when it
+    /// runs it in SQL. For diagnostics and tests.
     public func nativeEvaluationDeclineReason(_ request: FetchRequest) -> String? {
         guard let table = schema.tables[request.entityName] else { return "unknown entity '\(request.entityName)'" }
+        if Self.isPlain(request) { return nil }
         var builder = SQLiteQueryBuilder(schema: schema, storeIdentifier: identifier)
         let query: SQLiteQuery
         do {
@@ -54,36 +79,13 @@ extension SQLiteStore {
         return primary == SQLITE_ERROR || primary == SQLITE_TOOBIG
     }
 
-    /// Runs `request` in one read transaction on a reader connection.
-    public func execute(_ request: FetchRequest) throws -> FetchResult {
-        try request.validateShape()
-        guard let table = schema.tables[request.entityName] else {
-            _ = try model.requireEntity(request.entityName)
-            throw StrataError(.unknownEntity, "the model has no entity '\(request.entityName)'", location: ["entity": request.entityName])
-        }
-        if Self.isPlain(request) {
-            return .snapshots(try withReader { connection in
-                try readTransaction(on: connection, needed: !table.toManyIndexes.isEmpty) {
-                    try plainFetch(request, table: table, on: connection)
-                }
-            })
-        }
-        var builder = SQLiteQueryBuilder(schema: schema, storeIdentifier: identifier)
-        let query: SQLiteQuery
-        do {
-            query = try builder.build(request, table: table)
-        } catch let decline as SQLiteQueryBuilder.Decline {
-            throw StrataError(
-                .unsupported,
-                "the SQLite store cannot evaluate this fetch of '\(request.entityName)' natively (\(decline.reason)); ask canEvaluateNatively first and evaluate in memory",
-                location: ["path": path, "entity": request.entityName]
-            )
-        }
-        return try withReader { connection in
-            try readTransaction(on: connection, needed: request.resultType == .snapshots && !table.toManyIndexes.isEmpty) {
-                try run(query, request: request, table: table, on: connection)
-            }
-        }
+    /// The table of `entityName`.
+    ///
+    /// - Throws: ``StrataError/Code/unknownEntity`` for an entity the model lacks.
+    private func table(for entityName: String) throws -> SQLiteEntityTable {
+        if let table = schema.tables[entityName] { return table }
+        _ = try model.requireEntity(entityName)
+        throw StrataError(.unknownEntity, "the model has no entity '\(entityName)'", location: ["entity": entityName])
     }
 
     /// Whether `request` is every snapshot of an entity, optionally limited to some IDs.
@@ -105,8 +107,10 @@ extension SQLiteStore {
         }
     }
 
-    private func plainFetch(_ request: FetchRequest, table: SQLiteEntityTable, on connection: SQLiteConnection) throws -> [Snapshot] {
-        guard let ids = request.objectIDs else {
+    private func plainFetch(
+        _ ids: [ObjectID]?, table: SQLiteEntityTable, on connection: SQLiteConnection
+    ) throws -> [Snapshot] {
+        guard let ids else {
             return try readSnapshots(try connection.prepare(.selectAll, of: table), table: table, on: connection)
         }
         if ids.count == 1 {
@@ -149,15 +153,15 @@ extension SQLiteStore {
         }
     }
 
-    private func run(_ query: SQLiteQuery, request: FetchRequest, table: SQLiteEntityTable, on connection: SQLiteConnection) throws -> FetchResult {
+    /// Runs the planned `query` of `request`; `nil` when SQLite refuses to compile it.
+    private func run(
+        _ query: SQLiteQuery, request: FetchRequest, table: SQLiteEntityTable, on connection: SQLiteConnection
+    ) throws -> FetchResult? {
         let statement: SQLiteStatement
         do {
             statement = try connection.prepare(query.sql)
         } catch let error as StrataError where Self.isRefusal(error) {
-            throw StrataError(
-                .unsupported,
-                "the SQLite store cannot evaluate this fetch of '\(request.entityName)' natively (SQLite refuses the query, which is beyond its limits); ask canEvaluateNatively first and evaluate in memory",
-                location: ["path": path, "entity": request.entityName], underlying: error.underlying)
+            return nil
         }
         statement.bind(query.parameters)
         switch request.resultType {

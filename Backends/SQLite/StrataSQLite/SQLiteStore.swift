@@ -13,7 +13,7 @@ import StrataCore
 /// processes wait (up to the busy timeout) rather than interleave. Fetches use a small pool of
 /// reader connections: in WAL mode each fetch reads one committed state of the file, so a fetch
 /// running during a save sees the state before it or after it, never a part of it.
-public final class SQLiteStore: PersistentStore, NativeQueryEvaluating {
+public final class SQLiteStore: PersistentStore {
     /// Where the store lives.
     public let url: StoreURL
     /// The model the store was opened with.

@@ -1,11 +1,15 @@
 import StrataCore
 
 extension XMLStore {
-    /// Every request is evaluated natively: the store runs StrataCore's own ``QueryEvaluation``
-    /// over its in-memory graph, so the answer is exactly the reference one.
-    public func canEvaluateNatively(_ request: FetchRequest) -> Bool { true }
+    /// The stored snapshots of `entityName` (all, or those among `ids`), in key order, made from
+    /// the table's columns.
+    public func snapshots(of entityName: String, among ids: [ObjectID]?) throws -> [Snapshot] {
+        let e = try entityIndex(entityName)
+        let table = try currentImage().tables[e]
+        return snapshots(of: e, rows: rowIndexes(of: e, ids: ids, in: table) ?? Array(0..<table.count), in: table)
+    }
 
-    /// Answers a fetch from the in-memory graph.
+    /// Answers a fetch natively from the in-memory graph.
     ///
     /// A request without predicate or sorts is a scan in key order or, with
     /// ``FetchRequest/objectIDs``, O(log n) lookups, and a count or a list of IDs of one is
@@ -13,13 +17,10 @@ extension XMLStore {
     /// with relationships resolved in the same graph, so the whole fetch sees one consistent
     /// state even while a save commits. Snapshots are made from the table's columns when asked
     /// for (``snapshot(_:_:_:)``).
-    public func execute(_ request: FetchRequest) throws -> FetchResult {
+    public func fetch(_ request: FetchRequest) throws -> FetchResult {
         let e = try entityIndex(request.entityName)
-        try request.validateShape()
-        let image = try state.withLock { state in
-            try checkOpen(state)
-            return state.image
-        }
+        let request = try request.validated(for: model)
+        let image = try currentImage()
         let table = image.tables[e]
         let rows = rowIndexes(of: e, ids: request.objectIDs, in: table)
         if request.predicate == nil && request.sorts.isEmpty && request.resultType != .dictionaries {
@@ -36,10 +37,19 @@ extension XMLStore {
         }
         let candidates = snapshots(of: e, rows: rows ?? Array(0..<table.count), in: table)
         let evaluator = PredicateEvaluator(model: model) { [self] id in snapshot(of: id, in: image) }
-        let unfiltered = FetchRequest(
-            entityName: request.entityName, predicate: request.predicate, sorts: request.sorts, limit: request.limit,
-            offset: request.offset, resultType: request.resultType, propertiesToFetch: request.propertiesToFetch)
-        return try QueryEvaluation.run(unfiltered, over: candidates, evaluator: evaluator)
+        var unrestricted = request
+        unrestricted.objectIDs = nil
+        return try QueryEvaluation.run(unrestricted, over: candidates, evaluator: evaluator)
+    }
+
+    /// The graph as it stands, for one read.
+    ///
+    /// - Throws: ``StrataError/Code/storeClosed`` when the store is closed.
+    private func currentImage() throws -> XMLStoreImage {
+        try state.withLock { state in
+            try checkOpen(state)
+            return state.image
+        }
     }
 
     /// The rows of `table` (entity `e`) named by `ids`, in key order, each once (skipping IDs of

@@ -27,7 +27,7 @@ import StrataCore
 ///
 /// Thread-safe: fetches read an immutable image of the graph; saves are serialized and swap in
 /// the next image only once the file is on disk, so a fetch sees the state before or after a save.
-public final class XMLStore: PersistentStore, NativeQueryEvaluating {
+public final class XMLStore: PersistentStore {
     /// Where the store lives (`xml:PATH`).
     public let url: StoreURL
     /// The model the store was opened with.

@@ -39,7 +39,7 @@ final class StrataLMDBRuns {
 
     /// W2: every object as a snapshot.
     func fetchAll() throws -> Int {
-        fetched = try store.execute(FetchRequest(entityName: "Record")).snapshots()
+        fetched = try store.fetch(FetchRequest(entityName: "Record")).snapshots()
         return fetched.count
     }
 
@@ -52,7 +52,7 @@ final class StrataLMDBRuns {
     func lookup(_ ids: [ObjectID]) throws -> Int64 {
         var sum: Int64 = 0
         for id in ids {
-            let snapshot = try store.execute(FetchRequest(entityName: "Record", objectIDs: [id])).snapshots()[0]
+            let snapshot = try store.fetch(FetchRequest(entityName: "Record", objectIDs: [id])).snapshots()[0]
             if case .integer(let v) = snapshot.attributes[0] { sum &+= v }
         }
         return sum

@@ -114,8 +114,8 @@ for run in 0..<runs {
             rows[0].strata.append(try milliseconds { try migrateWithStrata(work, to: v2) })
             if run == 0 {
                 let store = try SQLiteBackend().open(StoreURL(scheme: "sqlite", location: work), model: v2, options: StoreOptions())
-                let records = try store.execute(FetchRequest(entityName: "Record", limit: 2)).snapshots()
-                let total = try store.execute(FetchRequest(entityName: "Record", resultType: .count)).count()
+                let records = try store.fetch(FetchRequest(entityName: "Record", limit: 2)).snapshots()
+                let total = try store.fetch(FetchRequest(entityName: "Record", resultType: .count)).count()
                 precondition(total == count && records[0].value(of: "level", in: v2.entities[0]) == .integer(1), "the migrated store is wrong")
                 try store.close()
             }

@@ -1,5 +1,5 @@
 // W1-W5 of ../shared/design/performance.md through Strata's SQLite store (its public protocol:
-// obtainPermanentIDs + save, execute(FetchRequest)) and through the raw SQLite C API, alternating
+// obtainPermanentIDs + save, fetch(FetchRequest)) and through the raw SQLite C API, alternating
 // in one process, on fresh files each run. Prints medians and ratios.
 //
 //   swift run -c release --package-path Benchmarks SQLiteBenchmarks [runs] [count]
@@ -54,12 +54,12 @@ var sink = 0
         try store.save(SaveRequest(inserts: inserts))
     })
     rows[1].strata.append(try milliseconds {
-        sink &+= try store.execute(FetchRequest(entityName: "Record")).snapshots().count
+        sink &+= try store.fetch(FetchRequest(entityName: "Record")).snapshots().count
     })
     rows[2].strata.append(try milliseconds {
         for key in workload.lookupKeys {
             let id = ObjectID(entityName: "Record", storeIdentifier: store.identifier, primaryKey: key)
-            sink &+= try store.execute(FetchRequest(entityName: "Record", objectIDs: [id])).snapshots().count
+            sink &+= try store.fetch(FetchRequest(entityName: "Record", objectIDs: [id])).snapshots().count
         }
     })
     rows[3].strata.append(try milliseconds {
@@ -77,7 +77,7 @@ var sink = 0
         }
         try store.save(SaveRequest(deletes: deletes))
     })
-    let remaining = try store.execute(FetchRequest(entityName: "Record")).snapshots().count
+    let remaining = try store.fetch(FetchRequest(entityName: "Record")).snapshots().count
     precondition(remaining == count - workload.deleteKeys.count)
     try store.close()
 }

@@ -62,9 +62,9 @@ for run in 1...runs {
     try timed(&load.strata, &loadCPU.strata) {
         opened = try XMLBackend().openStore(StoreURL(scheme: "xml", location: storePath), model: model)
     }
-    loaded = try opened!.execute(FetchRequest(entityName: "Record", resultType: .count)).count()
+    loaded = try opened!.fetch(FetchRequest(entityName: "Record", resultType: .count)).count()
     var fetched = 0
-    fetchAll.append(try milliseconds { fetched = try opened!.execute(FetchRequest(entityName: "Record")).snapshots().count })
+    fetchAll.append(try milliseconds { fetched = try opened!.fetch(FetchRequest(entityName: "Record")).snapshots().count })
     precondition(fetched == loaded)
     try opened!.close()
     opened = nil

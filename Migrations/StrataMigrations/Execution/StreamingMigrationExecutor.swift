@@ -154,7 +154,7 @@ public struct StreamingMigrationExecutor: Sendable {
                     if isCancelled() { throw StrataError(.cancelled, "the migration \(step.name) of \(from) was cancelled; the store is unchanged", location: ["url": from.description]) }
                     let batch = Array(ids[start..<min(ids.count, start + batchSize)])
                     start += batch.count
-                    let snapshots = try source.execute(FetchRequest(entityName: mapping.sourceEntity!, objectIDs: batch)).snapshots()
+                    let snapshots = try source.snapshots(of: mapping.sourceEntity!, among: batch)
                     var transformed = try snapshots.map(transformer.transform)
                     if pass == 0 {
                         try checkRules(transformed, of: entity, step: step, url: from)

@@ -21,19 +21,12 @@ public final class MigrationContext {
     }
 
     /// The IDs of the objects of `entityName` matching `predicate` (all when `nil`), in
-    /// primary-key order.
+    /// primary-key order: the store's own querying answers when it can.
+    ///
+    /// - Throws: ``StrataError/Code/unknownEntity``, ``StrataError/Code/unknownKey`` or
+    ///   ``StrataError/Code/invalidPredicate`` for a predicate that does not fit the model.
     public func objectIDs(_ entityName: String, where predicate: ObjectPredicate? = nil) throws -> [ObjectID] {
-        _ = try model.requireEntity(entityName)
-        if predicate == nil, let native = store as? any NativeQueryEvaluating {
-            let request = FetchRequest(entityName: entityName, resultType: .objectIDs)
-            if native.canEvaluateNatively(request) { return try store.execute(request).objectIDs() }
-        }
-        let all = try store.execute(FetchRequest(entityName: entityName)).snapshots()
-        guard let predicate else { return all.map(\.objectID) }
-        let evaluator = PredicateEvaluator(model: model) { [store] id in
-            try? store.execute(FetchRequest(entityName: id.entityName, objectIDs: [id])).snapshots().first
-        }
-        return try all.filter { try evaluator.evaluate(predicate, on: $0) }.map(\.objectID)
+        try store.fetch(FetchRequest(entityName: entityName, predicate: predicate, resultType: .objectIDs)).objectIDs()
     }
 
     /// The number of objects of `entityName` matching `predicate`.
@@ -45,7 +38,7 @@ public final class MigrationContext {
     public func objects(_ ids: [ObjectID]) throws -> [MigrationObject] {
         guard let first = ids.first else { return [] }
         let entity = try model.requireEntity(first.entityName)
-        return try store.execute(FetchRequest(entityName: entity.name, objectIDs: ids)).snapshots().map { MigrationObject(snapshot: $0, entity: entity) }
+        return try store.snapshots(of: entity.name, among: ids).map { MigrationObject(snapshot: $0, entity: entity) }
     }
 
     /// Calls `body` on every object of `entityName` matching `predicate`, a batch at a time, and
@@ -71,7 +64,7 @@ public final class MigrationContext {
     public func delete(_ ids: [ObjectID]) throws {
         guard !ids.isEmpty else { return }
         let entity = ids[0].entityName
-        let stored = try store.execute(FetchRequest(entityName: entity, objectIDs: ids)).snapshots()
+        let stored = try store.snapshots(of: entity, among: ids)
         try store.save(SaveRequest(deletes: stored.map { SaveRequest.Delete($0.objectID, expectedVersion: $0.version) }))
     }
 }

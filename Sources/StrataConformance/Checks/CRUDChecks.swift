@@ -56,5 +56,28 @@ extension ConformanceKit {
             let fetched = try store.fetch(FetchRequest(entityName: "Employee", objectIDs: [wanted[0], foreign, missing, otherEntity, wanted[1]])).objectIDs()
             try run.expectEqual(fetched, wanted.sorted(), "objects fetched by ID")
         },
+        ConformanceCheck("theReadPrimitiveAgreesWithFetch") { run in
+            let store = try run.open()
+            let seeded = try run.seed(store)
+            for entity in store.model.entities {
+                let read = try store.snapshots(of: entity.name, among: nil)
+                let fetched = try run.all(store, entity.name)
+                try run.expectEqual(read, fetched, "snapshots(of: \(entity.name), among: nil) vs fetch")
+                try run.expectEqual(read.map(\.objectID), read.map(\.objectID).sorted(), "\(entity.name) in key order")
+            }
+            let wanted = [seeded.employees["lxz"]!, seeded.employees["bob"]!]
+            let foreign = ObjectID(
+                entityName: "Employee", storeIdentifier: "another-store", primaryKey: wanted[0].primaryKey!)
+            let missing = ObjectID(entityName: "Employee", storeIdentifier: store.identifier, primaryKey: 999_999)
+            let among = [wanted[0], foreign, missing, seeded.companies["Acme"]!, wanted[1], wanted[0]]
+            let read = try store.snapshots(of: "Employee", among: among)
+            try run.expectEqual(read.map(\.objectID), wanted.sorted(), "stored IDs among others, once, in key order")
+            let fetched = try store.fetch(FetchRequest(entityName: "Employee", objectIDs: among)).snapshots()
+            try run.expectEqual(read, fetched, "read by ID vs fetch")
+            try run.expectEqual(try store.snapshots(of: "Employee", among: []), [], "no IDs, no snapshots")
+            try run.expectError(.unknownEntity, "reading an unknown entity") {
+                _ = try store.snapshots(of: "Spaceship", among: nil)
+            }
+        },
     ]
 }

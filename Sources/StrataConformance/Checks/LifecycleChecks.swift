@@ -71,6 +71,9 @@ extension ConformanceKit {
             let store = try run.open()
             try store.close()
             try run.expectError(.storeClosed, "fetching from a closed store") { _ = try store.fetch(FetchRequest(entityName: "Employee")) }
+            try run.expectError(.storeClosed, "reading from a closed store") {
+                _ = try store.snapshots(of: "Employee", among: nil)
+            }
             try store.close()
         },
     ]

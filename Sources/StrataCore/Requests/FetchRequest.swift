@@ -18,25 +18,28 @@ public struct FetchRequest: Sendable, Hashable {
     }
 
     /// The entity to fetch.
-    public var entityName: String
+    public var entityName: String { didSet { validation = .unchecked } }
     /// Which objects; `nil` means all.
-    public var predicate: ObjectPredicate?
+    public var predicate: ObjectPredicate? { didSet { validation = .unchecked } }
     /// The order; empty means primary-key order.
-    public var sorts: [Sort]
+    public var sorts: [Sort] { didSet { validation = .unchecked } }
     /// The most results to return; `nil` means no limit.
-    public var limit: Int?
+    public var limit: Int? { didSet { validation = .unchecked } }
     /// How many results of the order to skip first.
-    public var offset: Int
+    public var offset: Int { didSet { validation = .unchecked } }
     /// For the engine: how many objects to materialize at a time. Stores may ignore it.
-    public var batchSize: Int?
+    public var batchSize: Int? { didSet { validation = .unchecked } }
     /// The form of the result.
-    public var resultType: ResultType
+    public var resultType: ResultType { didSet { validation = .unchecked } }
     /// For ``ResultType/dictionaries``: attribute key paths (through to-one relationships allowed).
-    public var propertiesToFetch: [PropertyPath]
+    public var propertiesToFetch: [PropertyPath] { didSet { validation = .unchecked } }
     /// When set, only these objects are considered (the predicate still applies). Every store
     /// honours this field natively: it is a lookup by primary key. IDs of another entity, of another
     /// store, or of deleted objects are skipped.
-    public var objectIDs: [ObjectID]?
+    public var objectIDs: [ObjectID]? { didSet { validation = .unchecked } }
+    /// Whether, and against which model, ``validated(for:)`` checked this request; changing any
+    /// field above forgets it. Never part of the request's equality.
+    package var validation: FetchRequestValidation = .unchecked
 
     /// Creates a request for every object of `entityName` as snapshots.
     public init(

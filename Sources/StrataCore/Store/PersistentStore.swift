@@ -1,10 +1,13 @@
 /// A store: the one protocol every backend implements, ours and third parties'.
 ///
-/// The required surface is small: metadata, fetch, atomic save, permanent IDs, close. Everything
-/// else is optional: a store gains native querying by adopting ``NativeQueryEvaluating`` and bulk
-/// operations by adopting ``BatchOperating``; the engine discovers these and falls back to its own
-/// code otherwise. New requirements will arrive with default implementations, so existing stores
-/// keep compiling.
+/// The required surface is small: metadata, reading snapshots, atomic save, permanent IDs, close.
+/// A store reads with one primitive, ``snapshots(of:among:)``, and answers every fetch through
+/// ``fetch(_:)``, whose default implementation evaluates the whole request in memory over that
+/// primitive. A store that can do better (an index, a query language) implements ``fetch(_:)``
+/// itself and falls back to ``fetchInMemory(_:)`` for what it cannot express. Other abilities
+/// are optional protocols (``BatchOperating``, ``SnapshotServing``, ``KeyPreservingStore``); the
+/// engine discovers them and uses its own code otherwise. New requirements will arrive with
+/// default implementations, so existing stores keep compiling.
 ///
 /// Stores are called synchronously from any thread (contexts run on their own queues) and must be
 /// safe for that: a `final class` guarding its state with a lock, a connection pool, or an
@@ -14,12 +17,15 @@
 ///
 /// Pass the conformance kit (`StrataConformance`): it checks each point below.
 ///
-/// - **Fetch** (``execute(_:)``): honour ``FetchRequest/entityName`` and
-///   ``FetchRequest/objectIDs`` always. The predicate, sorts, limit, offset and result type are
-///   only sent to a store whose ``NativeQueryEvaluating/canEvaluateNatively(_:)`` accepted the
-///   request; a store that never accepts receives plain "every snapshot of this entity" requests
-///   and the engine does the rest in memory. Results follow the request's order, ties broken by
-///   primary key; with no sorts, primary-key order.
+/// - **Read** (``snapshots(of:among:)``): every stored snapshot of the entity in primary-key
+///   order, or, given IDs, the stored ones among them, each once, in primary-key order. IDs of
+///   another entity or store, temporary IDs and IDs of objects not stored are skipped.
+/// - **Fetch** (``fetch(_:)``, optional): answer the whole request (predicate, sorts, limit,
+///   offset, result type) exactly as ``fetchInMemory(_:)`` does; the conformance kit compares
+///   the two on every operator. Check the request first with ``FetchRequest/validated(for:)``,
+///   which costs nothing when the engine already checked it. Plan the request once; what the plan
+///   cannot express, answer with ``fetchInMemory(_:)``. Results follow the request's order, ties
+///   broken by primary key; with no sorts, primary-key order.
 /// - **Save** (``save(_:)``): atomic. Check every update's and delete's expected version first; if
 ///   any differs from the stored one (or the object is gone), throw ``StrataError/Code/conflict``
 ///   listing *every* conflicting object with its stored snapshot, and write nothing. Write inserts
@@ -45,8 +51,26 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// The store's current metadata.
     func metadata() throws -> StoreMetadata
 
-    /// Runs a fetch (see the implementation requirements).
-    func execute(_ request: FetchRequest) throws -> FetchResult
+    /// The stored snapshots of `entityName`, in primary-key order: all of them, or with `ids`,
+    /// those of `ids` this store holds, each once. IDs of another entity or store, temporary IDs
+    /// and IDs of objects not stored are skipped.
+    ///
+    /// The one read a store must implement; the default ``fetch(_:)`` builds on it.
+    ///
+    /// - Throws: ``StrataError/Code/unknownEntity`` for an entity the model lacks,
+    ///   ``StrataError/Code/storeClosed`` when the store is closed.
+    func snapshots(of entityName: String, among ids: [ObjectID]?) throws -> [Snapshot]
+
+    /// Answers `request` whole: its entity, IDs, predicate, sorts, offset, limit and result type.
+    ///
+    /// The default implementation is ``fetchInMemory(_:)``. Implement it to evaluate natively:
+    /// check the request with ``FetchRequest/validated(for:)``, plan it once, and answer what the
+    /// plan cannot express with ``fetchInMemory(_:)``.
+    ///
+    /// - Throws: ``StrataError/Code/unknownEntity``, ``StrataError/Code/unknownKey``,
+    ///   ``StrataError/Code/invalidPredicate`` or ``StrataError/Code/invalidRequest`` for a request
+    ///   that does not fit the model; the store's errors otherwise.
+    func fetch(_ request: FetchRequest) throws -> FetchResult
 
     /// Applies a save atomically (see the implementation requirements).
     @discardableResult
@@ -57,18 +81,6 @@ public protocol PersistentStore: AnyObject, Sendable {
 
     /// Releases the store's resources.
     func close() throws
-}
-
-/// A store that evaluates some predicates, sorts, limits, offsets and result types itself.
-///
-/// The engine asks before each fetch. Answering `true` promises that ``PersistentStore/execute(_:)``
-/// returns exactly what ``PredicateEvaluator`` would for the whole request; the conformance kit
-/// compares the two on every operator. Answer `false` for what you cannot express, and the engine
-/// sends a plain request and finishes the work in memory.
-public protocol NativeQueryEvaluating: PersistentStore {
-    /// Whether the store can run `request` as it stands (predicate, sorts, limit, offset and
-    /// result type).
-    func canEvaluateNatively(_ request: FetchRequest) -> Bool
 }
 
 /// A store that updates or deletes many objects without loading them into a context.

@@ -39,31 +39,32 @@ public enum QueryEvaluation {
 }
 
 extension PersistentStore {
-    /// Runs `request` against this store the way the engine does: checks it against the model,
-    /// lets the store evaluate it natively when it says it can (``NativeQueryEvaluating``), and
-    /// otherwise fetches plain snapshots and finishes the work with ``QueryEvaluation``.
-    ///
-    /// Call this, not ``execute(_:)``, from application code and tools.
-    ///
-    /// - Throws: ``StrataError/Code/unknownEntity``, ``StrataError/Code/unknownKey``,
-    ///   ``StrataError/Code/invalidPredicate`` or ``StrataError/Code/invalidRequest`` for a request
-    ///   that does not fit the model; the store's errors otherwise.
+    /// Answers `request` with ``fetchInMemory(_:)``: the implementation of a store that has no
+    /// native querying.
     public func fetch(_ request: FetchRequest) throws -> FetchResult {
-        try PredicateValidator.validate(request, in: model)
-        if let native = self as? any NativeQueryEvaluating, native.canEvaluateNatively(request) {
-            return try execute(request)
-        }
-        return try fetchInMemory(request)
+        try fetchInMemory(request)
     }
 
-    /// Runs `request` with the in-memory evaluator over plain snapshots from this store, whatever
-    /// the store can do natively. The conformance kit compares this with ``fetch(_:)``.
+    /// Answers `request` with the in-memory evaluator (``QueryEvaluation``) over
+    /// ``snapshots(of:among:)``, whatever the store can do natively: the reference answer, and
+    /// the fallback of a native ``fetch(_:)`` for what it cannot express. The conformance kit
+    /// compares it with ``fetch(_:)``.
+    ///
+    /// Relationships in predicates, sorts and properties are read one destination entity at a
+    /// time, each with one call of ``snapshots(of:among:)`` at its first use.
+    ///
+    /// - Throws: the errors of ``FetchRequest/validated(for:)`` (checked once, not again when
+    ///   the request carries the mark) and of ``snapshots(of:among:)``.
     public func fetchInMemory(_ request: FetchRequest) throws -> FetchResult {
-        try PredicateValidator.validate(request, in: model)
-        let plain = FetchRequest(entityName: request.entityName, objectIDs: request.objectIDs)
-        let candidates = try execute(plain).snapshots()
+        let request = try request.validated(for: model)
+        let candidates = try snapshots(of: request.entityName, among: request.objectIDs)
+        let isPlain = request.predicate == nil && request.sorts.isEmpty && request.limit == nil && request.offset == 0
+        if isPlain && request.resultType == .snapshots { return .snapshots(candidates) }
+        var unrestricted = request
+        unrestricted.objectIDs = nil
         let resolver = SnapshotCache(store: self)
-        return try QueryEvaluation.run(request, over: candidates, evaluator: PredicateEvaluator(model: model, resolve: resolver.snapshot(for:)))
+        let evaluator = PredicateEvaluator(model: model, resolve: resolver.snapshot(for:))
+        return try QueryEvaluation.run(unrestricted, over: candidates, evaluator: evaluator)
     }
 }
 
@@ -77,7 +78,7 @@ final class SnapshotCache {
 
     func snapshot(for id: ObjectID) throws -> Snapshot? {
         if let loaded = byEntity[id.entityName] { return loaded[id] }
-        let all = try store.execute(FetchRequest(entityName: id.entityName)).snapshots()
+        let all = try store.snapshots(of: id.entityName, among: nil)
         var table: [ObjectID: Snapshot] = [:]
         table.reserveCapacity(all.count)
         for snapshot in all { table[snapshot.objectID] = snapshot }

@@ -3,7 +3,7 @@
 ///
 /// A coordinator keeps no row cache in front of such a store, which would only copy what the
 /// store already holds, and fires faults with ``snapshot(for:)`` instead of a fetch request.
-/// The conformance kit checks that the lookup agrees with ``PersistentStore/execute(_:)``.
+/// The conformance kit checks that the lookup agrees with ``PersistentStore/snapshots(of:among:)``.
 public protocol SnapshotServing: PersistentStore {
     /// The stored snapshot of `id`; `nil` when this store does not hold it (deleted, never
     /// saved, temporary, or an ID of another store or entity).

@@ -6,8 +6,8 @@ import StrataCore
 /// Until the store is loaded it is an empty, unwritable graph: fetches return nothing, and saves,
 /// ID requests and metadata throw ``StrataError/Code/storeNotFound`` saying the store is not
 /// loaded (or, after a failed load, why). Once loaded it forwards every call to the real store,
-/// and answers native queries exactly when the real store does.
-final class ContainerStoreSlot: NativeQueryEvaluating {
+/// fetches included, so the real store's own querying answers them.
+final class ContainerStoreSlot: PersistentStore {
     /// What the slot forwards to.
     enum Content {
         case pending
@@ -48,21 +48,22 @@ final class ContainerStoreSlot: NativeQueryEvaluating {
 
     func metadata() throws -> StoreMetadata { try loaded().metadata() }
 
-    func execute(_ request: FetchRequest) throws -> FetchResult {
-        if let store { return try store.execute(request) }
+    func snapshots(of entityName: String, among ids: [ObjectID]?) throws -> [Snapshot] {
+        if let store { return try store.snapshots(of: entityName, among: ids) }
+        _ = try model.requireEntity(entityName)
+        return []
+    }
+
+    /// The real store's answer; while nothing is loaded, an empty one (for a valid request).
+    func fetch(_ request: FetchRequest) throws -> FetchResult {
+        if let store { return try store.fetch(request) }
+        _ = try request.validated(for: model)
         switch request.resultType {
         case .snapshots: return .snapshots([])
         case .objectIDs: return .objectIDs([])
         case .count: return .count(0)
         case .dictionaries: return .dictionaries([])
         }
-    }
-
-    /// While nothing is loaded every request is answered here (with nothing); afterwards the real
-    /// store decides.
-    func canEvaluateNatively(_ request: FetchRequest) -> Bool {
-        guard let store else { return true }
-        return (store as? any NativeQueryEvaluating)?.canEvaluateNatively(request) ?? false
     }
 
     @discardableResult

@@ -74,8 +74,7 @@ extension ObjectContext {
         catchUpWithPermanentIDs()
         var shaped = request
         shaped.resultType = .dictionaries
-        try PredicateValidator.validate(shaped, in: model)
-        let snapshots = try resolve(request, options: options)
+        let snapshots = try resolve(shaped.validated(for: model), options: options)
         let evaluator = contextEvaluator()
         return try snapshots.map { snapshot in
             var row: [String: Value] = [:]
@@ -93,21 +92,26 @@ extension ObjectContext {
 
     /// The matching snapshots in order: the store's answer, corrected for this context's pending
     /// changes when asked.
+    ///
+    /// The request is checked against the model once on its way down (here, in a parent, or in
+    /// the coordinator); the requests derived from it keep that check.
     func resolve(_ request: FetchRequest, options: FetchOptions) throws -> [Snapshot] {
-        var storeRequest = request
-        storeRequest.resultType = .snapshots
         guard options.includesPendingChanges, hasPendingChanges(for: request.entityName) else {
-            return try sourceFetch(storeRequest)
+            return try sourceFetch(request.keepingValidation { $0.resultType = .snapshots })
         }
-        try PredicateValidator.validate(request, in: model)
+        let request = try request.validated(for: model)
         // The store's candidates before paging, since pending changes can move objects in or out.
-        storeRequest.limit = nil
-        storeRequest.offset = 0
-        storeRequest.sorts = []
         // The store may filter when only objects of this entity changed: each of them is
         // re-evaluated below. A change elsewhere can make an object match through a key path
         // that the store cannot see, so then every object of the entity is a candidate.
-        if changed.values.contains(where: { $0.entity.name != request.entityName }) { storeRequest.predicate = nil }
+        let otherEntityChanged = changed.values.contains { $0.entity.name != request.entityName }
+        let storeRequest = request.keepingValidation { storeRequest in
+            storeRequest.resultType = .snapshots
+            storeRequest.limit = nil
+            storeRequest.offset = 0
+            storeRequest.sorts = []
+            if otherEntityChanged { storeRequest.predicate = nil }
+        }
         var candidates: [ObjectID: Snapshot] = [:]
         for snapshot in try sourceFetch(storeRequest) { candidates[snapshot.objectID] = snapshot }
         for object in changed.values where object.entity.name == request.entityName {
@@ -120,6 +124,7 @@ extension ObjectContext {
         }
         var unpaged = request
         unpaged.objectIDs = nil
+        unpaged.resultType = .snapshots
         return try QueryEvaluation.run(unpaged, over: Array(candidates.values), evaluator: contextEvaluator()).snapshots()
     }
 

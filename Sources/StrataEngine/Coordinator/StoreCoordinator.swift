@@ -103,9 +103,12 @@ public final class StoreCoordinator: Sendable {
 
     /// Runs `request` on the store of its entity (see ``PersistentStore/fetch(_:)``), caching
     /// the snapshots it returns (unless the store serves snapshots from memory itself).
+    ///
+    /// The request is checked against the model here, once (``FetchRequest/validated(for:)``);
+    /// the store does not check it again.
     public func fetch(_ request: FetchRequest) throws -> FetchResult {
         let route = try route(for: request.entityName)
-        let result = try route.store.fetch(request)
+        let result = try route.store.fetch(request.validated(for: model))
         if route.serving == nil, case .snapshots(let snapshots) = result { rowCache.store(snapshots) }
         return result
     }
@@ -137,7 +140,9 @@ public final class StoreCoordinator: Sendable {
     private func snapshot(for id: ObjectID, via route: Route) throws -> Snapshot? {
         if let serving = route.serving { return try serving.snapshot(for: id) }
         if let cached = rowCache.snapshot(for: id) { return cached }
-        return try fetch(FetchRequest(entityName: id.entityName, objectIDs: [id])).snapshots().first
+        let found = try route.store.snapshots(of: id.entityName, among: [id])
+        rowCache.store(found)
+        return found.first
     }
 
     /// New permanent IDs for objects of `entityName`.
