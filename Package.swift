@@ -1,8 +1,13 @@
 // swift-tools-version: 6.1
 //
 // Strata: an object-graph store engine for Swift on Linux and macOS.
-// Layers (see docs/Architecture.md): StrataCore (vocabulary) <- StrataMigrations, backends, StrataTransfer,
-// StrataEngine (no backend) <- Strata (umbrella: the engine and every built-in backend) <- strata (CLI).
+// Layers (see docs/Architecture.md; each module's own file, e.g. Sources/StrataCore/StrataCore.swift,
+// says what it may import):
+//   StrataCore (the vocabulary, with the migration vocabulary backends adopt; no Strata import)
+//   <- backends (StrataCore and their C module only), StrataMigrations, StrataTransfer,
+//      StrataConformance (each StrataCore only)
+//   <- StrataEngine (StrataCore and StrataMigrations, no backend)
+//   <- Strata (umbrella: the engine and every built-in backend) <- strata (CLI).
 
 import PackageDescription
 
@@ -58,7 +63,7 @@ let package = Package(
         ),
         .target(
             name: "StrataSQLite",
-            dependencies: ["StrataCore", "StrataMigrations", "CStrataSQLite"],
+            dependencies: ["StrataCore", "CStrataSQLite"],
             path: "Backends/SQLite/StrataSQLite",
             swiftSettings: strictSettings
         ),
@@ -76,7 +81,7 @@ let package = Package(
         ),
         .target(
             name: "StrataLMDB",
-            dependencies: ["StrataCore", "StrataMigrations", "CStrataLMDB"],
+            dependencies: ["StrataCore", "CStrataLMDB"],
             path: "Backends/LMDB/StrataLMDB",
             swiftSettings: strictSettings
         ),

@@ -36,6 +36,15 @@ import StrataCore
 import StrataTortureKit
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `RLIMIT_FSIZE` as `setrlimit` takes it (an enum on Glibc, an `Int32` on Darwin).
+#if os(Linux)
+let fileSizeResource = Int32(RLIMIT_FSIZE.rawValue)
+#else
+let fileSizeResource = RLIMIT_FSIZE
 #endif
 
 func emit(_ line: String) {
@@ -83,7 +92,7 @@ do {
         guard arguments.count == 4, let bytes = UInt64(arguments[3]) else { usage() }
         signal(SIGXFSZ, SIG_IGN)
         var limit = rlimit(rlim_cur: rlim_t(bytes), rlim_max: rlim_t(bytes))
-        guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { emit("error setrlimit"); exit(2) }
+        guard setrlimit(fileSizeResource, &limit) == 0 else { emit("error setrlimit"); exit(2) }
         let store = try TortureStores.open(StoreURL.parse(arguments[2]))
         _ = try TortureDriver.create(in: store, seed: 1)
         try store.close()
@@ -158,7 +167,7 @@ do {
         let ids = try store.obtainPermanentIDs(for: "Item", count: 2_000)
         signal(SIGXFSZ, SIG_IGN)
         var limit = rlimit(rlim_cur: rlim_t(bytes), rlim_max: rlim_t(bytes))
-        guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { emit("error setrlimit"); exit(2) }
+        guard setrlimit(fileSizeResource, &limit) == 0 else { emit("error setrlimit"); exit(2) }
         let payload = String(repeating: "x", count: 3_000)
         let inserts = ids.enumerated().map { index, id in
             Snapshot(objectID: id, version: 0, attributes: [.integer(Int64(1_000 + index)), .integer(0), .string("fill"), .string(payload)], relationships: [.toOne(nil)])

@@ -5,6 +5,8 @@ import StrataLMDB
 import Testing
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 @Suite("LMDB store: bad input gives typed errors naming the path and cause")

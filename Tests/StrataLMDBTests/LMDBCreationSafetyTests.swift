@@ -4,6 +4,8 @@ import StrataLMDB
 import Testing
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Creating an LMDB store is safe on a full disk, against SIGKILL and against a second creator;
@@ -315,7 +317,12 @@ struct LMDBCreationSafetyTests {
     }
 
     private func makeSocket(at path: String) throws {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        #if os(Linux)
+        let streamType = Int32(SOCK_STREAM.rawValue)   // an enum on Glibc
+        #else
+        let streamType = SOCK_STREAM
+        #endif
+        let descriptor = socket(AF_UNIX, streamType, 0)
         try #require(descriptor >= 0)
         defer { close(descriptor) }
         var address = sockaddr_un()
@@ -356,7 +363,11 @@ private final class ProbeChild {
 
     /// Kills the child with SIGKILL, reads what it wrote and reaps it.
     func kill() {
+        #if canImport(Glibc)
         _ = Glibc.kill(process.processIdentifier, SIGKILL)
+        #else
+        _ = Darwin.kill(process.processIdentifier, SIGKILL)
+        #endif
         finish()
     }
 

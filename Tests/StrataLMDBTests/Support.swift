@@ -3,6 +3,8 @@ import StrataCore
 import StrataLMDB
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A fresh directory path (not created) under the temporary directory, removed by `cleanUp`.
@@ -94,7 +96,13 @@ func department(_ id: ObjectID, name: String, employees: [ObjectID] = [], model:
 
 /// Where the build put the executables (the probe, beside the test bundle).
 func productsDirectory() -> URL {
+    #if os(Linux)
     let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    #else
+    // Darwin has no /proc: the test bundle (`.xctest`) lies in the products directory.
+    let bundle = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }
+    let executable = bundle?.bundleURL ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    #endif
     var directory = executable.deletingLastPathComponent()
     while directory.path != "/" {
         if FileManager.default.fileExists(atPath: directory.appendingPathComponent("strata-lmdb-probe").path) { return directory }

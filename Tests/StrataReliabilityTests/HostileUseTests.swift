@@ -5,6 +5,8 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The `strata` tool used as a careless or hostile user would: commands racing each other on one

@@ -3,6 +3,8 @@ import StrataCore
 import StrataTortureKit
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// One directory per test process under the system temporary directory, removed at exit.
@@ -64,7 +66,11 @@ final class TortureChild {
 
     /// Kills the child with SIGKILL, reads what it wrote and reaps it.
     func kill() {
+        #if canImport(Glibc)
         _ = Glibc.kill(process.processIdentifier, SIGKILL)
+        #else
+        _ = Darwin.kill(process.processIdentifier, SIGKILL)
+        #endif
         finish()
     }
 

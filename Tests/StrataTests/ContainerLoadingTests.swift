@@ -25,7 +25,10 @@ import Testing
         #expect(container.state == .ready)
         #expect(migrator.calls.values == ["needsMigration", "migrateStore"])
         #expect(!migrator.threads.values.isEmpty && !migrator.threads.values.contains(0))
+        #if os(Linux)
+        // On Darwin the loader gets the utility quality of service instead of a nice value.
         #expect(migrator.niceValues.values.allSatisfy { $0 > currentNiceValue() }, "the loader runs at a lower priority than its caller")
+        #endif
         #expect(try container.loadedStores[0].metadata().modelVersionIdentifier == "v2")
         let pinned = try await container.viewContext.perform {
             try container.viewContext.fetch(FetchRequest(entityName: "Note")).map { $0["pinned"] }

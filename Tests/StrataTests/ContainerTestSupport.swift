@@ -156,7 +156,11 @@ final class Gate: Sendable {
     }
 }
 
-/// The calling thread's nice value (Linux keeps one per thread).
+/// The calling thread's nice value (Linux keeps one per thread; Darwin, one per process).
 func currentNiceValue() -> Int32 {
+    #if os(Linux)
     getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+    #else
+    getpriority(PRIO_PROCESS, 0)
+    #endif
 }

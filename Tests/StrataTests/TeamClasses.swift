@@ -44,7 +44,11 @@ func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
 
 /// The calling thread's identity.
 func currentThreadID() -> UInt {
+    #if canImport(Darwin)
+    UInt(bitPattern: pthread_self())
+    #else
     UInt(pthread_self())
+    #endif
 }
 
 /// Marks the main queue, so tests can tell when they run on it (on Linux, `dispatch_main`

@@ -188,7 +188,12 @@ import Testing
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
         let path = dir.file("store.xml")
-        let socketFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        #if os(Linux)
+        let streamType = Int32(SOCK_STREAM.rawValue)   // an enum on Glibc
+        #else
+        let streamType = SOCK_STREAM
+        #endif
+        let socketFD = socket(AF_UNIX, streamType, 0)
         #expect(socketFD >= 0)
         defer { close(socketFD) }
         var address = sockaddr_un()

@@ -70,7 +70,12 @@ import Testing
     /// The process's peak resident set size, in MiB.
     func residentHighWaterMiB() -> Double {
         var usage = rusage()
+        #if os(Linux)
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_maxrss) / 1024
+        return Double(usage.ru_maxrss) / 1024   // KiB on Linux
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        return Double(usage.ru_maxrss) / 1024 / 1024   // bytes on Darwin
+        #endif
     }
 }

@@ -18,6 +18,15 @@ import StrataCore
 import StrataLMDB
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `RLIMIT_FSIZE` as `setrlimit` takes it (an enum on Glibc, an `Int32` on Darwin).
+#if os(Linux)
+let fileSizeResource = Int32(RLIMIT_FSIZE.rawValue)
+#else
+let fileSizeResource = RLIMIT_FSIZE
 #endif
 
 func probeModel() throws -> Model {
@@ -83,7 +92,7 @@ do {
             guard flag + 1 < options.count, let bytes = UInt64(options[flag + 1]) else { exit(64) }
             signal(SIGXFSZ, SIG_IGN)
             var limit = rlimit(rlim_cur: rlim_t(bytes), rlim_max: rlim_t(bytes))
-            guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else {
+            guard setrlimit(fileSizeResource, &limit) == 0 else {
                 print("error setrlimit \(String(cString: strerror(errno)))")
                 exit(3)
             }

@@ -2,6 +2,8 @@ import CStrataLMDB
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import StrataCore
 

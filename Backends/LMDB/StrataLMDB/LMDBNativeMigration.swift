@@ -1,7 +1,6 @@
 import CStrataLMDB
 import Foundation
 import StrataCore
-import StrataMigrations
 
 /// LMDB runs every migration step in place, in ONE write transaction: records of changed
 /// entities are decoded with the source layout, transformed (``SnapshotTransformer``) and

@@ -18,6 +18,15 @@ import StrataSQLite
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `RLIMIT_FSIZE` as `setrlimit` takes it (an enum on Glibc, an `Int32` on Darwin).
+#if os(Linux)
+let fileSizeResource = Int32(RLIMIT_FSIZE.rawValue)
+#else
+let fileSizeResource = RLIMIT_FSIZE
 #endif
 
 func probeModel() throws -> Model {
@@ -79,7 +88,7 @@ do {
         let ids = try store.obtainPermanentIDs(for: "Entry", count: 20_000)
         signal(SIGXFSZ, SIG_IGN)
         var limit = rlimit(rlim_cur: rlim_t(bytes), rlim_max: rlim_t(bytes))
-        guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { fail("setrlimit failed") }
+        guard setrlimit(fileSizeResource, &limit) == 0 else { fail("setrlimit failed") }
         let payload = String(repeating: "x", count: 1000)
         let inserts = ids.enumerated().map { i, id in
             Snapshot(objectID: id, version: 0, attributes: [.string("fill"), .integer(Int64(i)), .string(payload)], relationships: [])

@@ -1,6 +1,5 @@
 import Foundation
 import StrataCore
-import StrataMigrations
 
 /// The SQL of one migration step, run inside the caller's transaction.
 ///

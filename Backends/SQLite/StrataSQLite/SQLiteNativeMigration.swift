@@ -1,7 +1,6 @@
 import CStrataSQLite
 import Foundation
 import StrataCore
-import StrataMigrations
 
 /// SQLite runs every migration step in place, in SQL, inside ONE `BEGIN IMMEDIATE` transaction
 /// that also updates the metadata: a crash or an error at any point leaves the file at the old

@@ -16,7 +16,8 @@ struct XMLFileIdentity: Sendable, Hashable {
         guard stat(path, &info) == 0 else { return nil }
         return XMLFileIdentity(
             device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-            modifiedSeconds: Int64(info.st_mtim.tv_sec), modifiedNanoseconds: Int64(info.st_mtim.tv_nsec))
+            modifiedSeconds: Int64(info.modificationTime.tv_sec),
+            modifiedNanoseconds: Int64(info.modificationTime.tv_nsec))
     }
 }
 

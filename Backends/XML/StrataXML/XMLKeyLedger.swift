@@ -156,7 +156,12 @@ final class XMLKeyLedger: Sendable {
             done += n
         }
         guard ftruncate(fd, off_t(bytes.count)) == 0 else { throw XMLAtomicFile.ioError("cannot write the key ledger \(path)", path: path) }
-        guard fdatasync(fd) == 0 else { throw XMLAtomicFile.ioError("cannot sync the key ledger \(path) to disk", path: path) }
+        #if canImport(Darwin)
+        let synced = fsync(fd)   // Darwin has no fdatasync
+        #else
+        let synced = fdatasync(fd)
+        #endif
+        guard synced == 0 else { throw XMLAtomicFile.ioError("cannot sync the key ledger \(path) to disk", path: path) }
     }
 
     /// A ``StrataError/Code/storeCorrupt`` error about the ledger.

@@ -107,7 +107,8 @@ final class XMLLoadState {
         if fstat(fd, &info) == 0 {
             identity = XMLFileIdentity(
                 device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-                modifiedSeconds: Int64(info.st_mtim.tv_sec), modifiedNanoseconds: Int64(info.st_mtim.tv_nsec))
+                modifiedSeconds: Int64(info.modificationTime.tv_sec),
+                modifiedNanoseconds: Int64(info.modificationTime.tv_nsec))
         }
 
         var sax = xmlSAXHandler()

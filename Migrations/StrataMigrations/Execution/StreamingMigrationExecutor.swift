@@ -84,7 +84,7 @@ public struct StreamingMigrationExecutor: Sendable {
             device = UInt64(info.st_dev)
             inode = UInt64(info.st_ino)
             size = Int64(info.st_size)
-            modified = info.st_mtim
+            modified = info.modificationTime
         }
 
         static func == (a: FileIdentity, b: FileIdentity) -> Bool {

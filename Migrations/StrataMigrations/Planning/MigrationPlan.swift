@@ -1,3 +1,4 @@
+import Foundation
 import StrataCore
 
 /// What a migration will do, computed without touching the store: the chain of steps from the
@@ -100,8 +101,14 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
         return lines.joined(separator: "\n")
     }
 
-    /// The plan as a JSON node: `{"from": "v1", "to": "v3", "steps": [{"from", "to", "stage", "changes": [{"kind", "entity", "property", "detail"}]}]}`.
-    public func jsonNode() -> JSONNode {
+    /// The plan as compact JSON (UTF-8): `{"from": "v1", "to": "v3", "steps": [{"from", "to",
+    /// "stage", "changes": [{"kind", "entity", "property", "detail"}]}]}`.
+    public func jsonData() -> Data {
+        Data(jsonNode().compactText().utf8)
+    }
+
+    /// The plan as a JSON node (see ``jsonData()``); `strata migrate --json` embeds it.
+    package func jsonNode() -> JSONNode {
         .object([
             ("from", .string(storeVersion.versionIdentifier)),
             ("to", .string(targetVersion.versionIdentifier)),

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Strata's file formats (models, JSON Lines) read through this type so that every error can
 /// name the JSON path of the faulty part, and write through it so output is stable byte for byte.
-public indirect enum JSONNode: Sendable, Hashable {
+package indirect enum JSONNode: Sendable, Hashable {
     /// `null`.
     case null
     /// `true` or `false`.
@@ -25,24 +25,24 @@ public indirect enum JSONNode: Sendable, Hashable {
     ///
     /// - Throws: ``JSONSyntaxError`` with the byte offset, line and column; callers turn it into
     ///   a ``StrataError`` of their own code.
-    public static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONNode {
+    package static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONNode {
         try parse(bytes: Array(data))
     }
 
     /// Parses `bytes` (see ``parse(_:)``).
-    public static func parse(bytes: [UInt8]) throws(JSONSyntaxError) -> JSONNode {
+    package static func parse(bytes: [UInt8]) throws(JSONSyntaxError) -> JSONNode {
         var parser = JSONParser(bytes: bytes)
         return try parser.parseDocument()
     }
 
     /// The value for `key` in an object (`nil` for other nodes or a missing key).
-    public subscript(key: String) -> JSONNode? {
+    package subscript(key: String) -> JSONNode? {
         guard case .object(let members) = self else { return nil }
         return members.first { $0.0 == key }?.1
     }
 
     /// A short name of the node's kind, for messages.
-    public var kindName: String {
+    package var kindName: String {
         switch self {
         case .null: return "null"
         case .bool: return "a boolean"
@@ -54,14 +54,14 @@ public indirect enum JSONNode: Sendable, Hashable {
     }
 
     /// Compact single-line JSON, keys in their stored order.
-    public func compactText() -> String {
+    package func compactText() -> String {
         var out = ""
         write(into: &out, indent: nil, level: 0)
         return out
     }
 
     /// Pretty JSON with two-space indentation and a final newline, keys in their stored order.
-    public func prettyText() -> String {
+    package func prettyText() -> String {
         var out = ""
         write(into: &out, indent: "  ", level: 0)
         return out + "\n"
@@ -103,7 +103,7 @@ public indirect enum JSONNode: Sendable, Hashable {
     /// Appends `s` to `out` as a JSON string literal: quotes, backslashes and control characters
     /// escaped (`\n`, `\r`, `\t`, else `\u00XX`), everything else as is. A string with nothing
     /// to escape is appended in one piece.
-    public static func appendQuoted(_ s: String, to out: inout String) {
+    package static func appendQuoted(_ s: String, to out: inout String) {
         out += "\""
         guard s.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 }) else {
             out += s
@@ -130,7 +130,7 @@ public indirect enum JSONNode: Sendable, Hashable {
     }
 
     /// Node equality; objects compare member by member in order.
-    public static func == (lhs: JSONNode, rhs: JSONNode) -> Bool {
+    package static func == (lhs: JSONNode, rhs: JSONNode) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
         case (.bool(let a), .bool(let b)): return a == b
@@ -144,21 +144,21 @@ public indirect enum JSONNode: Sendable, Hashable {
     }
 
     /// Hashes the node.
-    public func hash(into hasher: inout Hasher) { hasher.combine(compactText()) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(compactText()) }
 }
 
 /// A JSON syntax error: where (byte offset, 1-based line and column) and what.
-public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong.
-    public var message: String
+    package var message: String
     /// The byte offset of the problem.
-    public var offset: Int
+    package var offset: Int
     /// The 1-based line.
-    public var line: Int
+    package var line: Int
     /// The 1-based column (in bytes).
-    public var column: Int
+    package var column: Int
     /// `line L, column C: message`.
-    public var description: String { "line \(line), column \(column): \(message)" }
+    package var description: String { "line \(line), column \(column): \(message)" }
 }
 
 /// A strict RFC 8259 parser with a nesting limit (512), so hostile input cannot exhaust the stack.

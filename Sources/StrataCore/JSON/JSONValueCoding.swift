@@ -16,11 +16,11 @@ import Foundation
 ///
 /// `null` is ``Value/null``. Dates keep full precision: a date whose seconds have more digits than
 /// milliseconds is written as a number of seconds since 1970 so that it round-trips exactly.
-public enum JSONValueCoding {
+package enum JSONValueCoding {
     /// Decodes `node` as a value of `type`; `what` names the place for the error message.
     ///
     /// - Throws: ``StrataError/Code/typeMismatch`` saying what was expected and what was found.
-    public static func decode(_ node: JSONNode, as type: AttributeType, what: @autoclosure () -> String) throws -> Value {
+    package static func decode(_ node: JSONNode, as type: AttributeType, what: @autoclosure () -> String) throws -> Value {
         func mismatch(_ expected: String) -> StrataError {
             StrataError(.typeMismatch, "\(what()) must be \(expected) for a \(type.rawValue), found \(node.kindName)\(preview(node))")
         }
@@ -88,7 +88,7 @@ public enum JSONValueCoding {
     }
 
     /// Encodes `value` (see the table in the type's documentation).
-    public static func encode(_ value: Value) -> JSONNode {
+    package static func encode(_ value: Value) -> JSONNode {
         switch value {
         case .null: return .null
         case .integer(let i): return .integer(i)
@@ -120,13 +120,13 @@ public enum JSONValueCoding {
 
     /// `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'` in UTC, rounded to the nearest millisecond (the formatter
     /// alone truncates, so a date read from `.999Z` would be written as `.998Z`).
-    public static func formatDate(_ date: Date) -> String {
+    package static func formatDate(_ date: Date) -> String {
         let rounded = Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
         return rounded.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: TimeZone(identifier: "UTC")!))
     }
 
     /// Parses ISO 8601 with or without fractional seconds.
-    public static func parseDate(_ text: String) -> Date? {
+    package static func parseDate(_ text: String) -> Date? {
         if let d = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return d }
         return try? Date.ISO8601FormatStyle().parse(text)
     }

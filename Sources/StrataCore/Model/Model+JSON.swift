@@ -53,7 +53,7 @@ extension Model {
     }
 
     /// The model as a ``JSONNode``.
-    public func jsonNode() -> JSONNode {
+    package func jsonNode() -> JSONNode {
         var root: [(String, JSONNode)] = [("format", .string("strata-model")), ("formatVersion", .integer(Self.jsonFormatVersion))]
         root.append(("version", .string(versionIdentifier)))
         root.append(("entities", .array(entities.map(Self.node(for:)))))

@@ -176,12 +176,12 @@ extension ObjectID: Comparable {
 }
 
 /// Rules for store identifiers, which appear in object ID URIs.
-public enum StoreIdentifier {
+package enum StoreIdentifier {
     /// A new random store identifier (an uppercase UUID string).
-    public static func make() -> String { UUID().uuidString }
+    package static func make() -> String { UUID().uuidString }
 
     /// Whether `text` is a usable store identifier: 1 to 128 characters of `A-Z a-z 0-9 - _ .`.
-    public static func isValid(_ text: String) -> Bool {
+    package static func isValid(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.count <= 128 && text.utf8.allSatisfy { byte in
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                 || byte == 0x2D || byte == 0x5F || byte == 0x2E

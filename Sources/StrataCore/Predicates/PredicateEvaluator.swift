@@ -227,15 +227,6 @@ public struct PredicateEvaluator {
 
     // MARK: Sorts
 
-    /// Whether `a` comes before `b` under `sorts`, ties broken by primary key ascending.
-    public func areInIncreasingOrder(_ a: Snapshot, _ b: Snapshot, by sorts: [Sort]) throws -> Bool {
-        for sort in sorts {
-            let order = ValueComparison.sortOrder(try value(at: sort.keyPath, of: a), try value(at: sort.keyPath, of: b), options: sort.options)
-            if order != 0 { return sort.ascending ? order < 0 : order > 0 }
-        }
-        return a.objectID < b.objectID
-    }
-
     /// `snapshots` ordered by `sorts` (ties by primary key). The sort keys are computed once per
     /// snapshot, so relationships are followed n times, not n log n times.
     public func sorted(_ snapshots: [Snapshot], by sorts: [Sort]) throws -> [Snapshot] {

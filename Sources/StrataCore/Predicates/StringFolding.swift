@@ -17,12 +17,6 @@ public enum StringFolding {
         return text.folding(options: folding, locale: nil).precomposedStringWithCanonicalMapping
     }
 
-    /// Whether `a` sorts before `b` by Unicode scalar values (the order of SQLite's BINARY
-    /// collation on UTF-8, and of every Strata store). O(min(a, b)).
-    public static func scalarsPrecede(_ a: String, _ b: String) -> Bool {
-        a.unicodeScalars.lexicographicallyPrecedes(b.unicodeScalars)
-    }
-
     /// -1, 0 or 1 comparing `a` and `b` by Unicode scalar values.
     public static func compareScalars(_ a: String, _ b: String) -> Int {
         var i = a.unicodeScalars.makeIterator(), j = b.unicodeScalars.makeIterator()

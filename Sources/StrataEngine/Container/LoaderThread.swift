@@ -3,6 +3,8 @@ import Foundation
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Runs a container's load on a thread of its own at a lower priority than the caller, so that

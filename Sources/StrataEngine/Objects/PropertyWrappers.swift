@@ -1,7 +1,7 @@
 import StrataCore
 
 /// Declares what a typed property means in the model: implemented by ``Managed`` and ``Related``.
-public protocol PropertyDeclaration {
+package protocol PropertyDeclaration {
     /// The attribute or relationship this property declares, given its name.
     func declaration(named name: String) -> DeclaredProperty
     /// Set on a prototype to find which stored property a key path names.
@@ -9,7 +9,7 @@ public protocol PropertyDeclaration {
 }
 
 /// What a typed property declares.
-public enum DeclaredProperty {
+package enum DeclaredProperty {
     /// An attribute.
     case attribute(Attribute)
     /// A relationship.
@@ -35,7 +35,7 @@ public struct Managed<T: ManagedValue>: PropertyDeclaration {
     let validation: AttributeValidation
     var slot: Int = -1
     /// Used once per class to find the property's name.
-    public var isProbe = false
+    package var isProbe = false
 
     /// Declares an attribute; its type comes from `T`.
     public init(default defaultValue: T? = nil, renamedFrom: String? = nil, validation: AttributeValidation = AttributeValidation()) {
@@ -45,7 +45,7 @@ public struct Managed<T: ManagedValue>: PropertyDeclaration {
     }
 
     /// The attribute this property declares.
-    public func declaration(named name: String) -> DeclaredProperty {
+    package func declaration(named name: String) -> DeclaredProperty {
         let value = defaultValue?.strataValue
         return .attribute(Attribute(name, T.attributeType, isOptional: T.isOptionalAttribute, defaultValue: value.flatMap { $0.isNull ? nil : $0 },
                                     renamingIdentifier: renamedFrom, validation: validation))
@@ -100,7 +100,7 @@ public struct Related<T: RelationshipTarget>: PropertyDeclaration {
     let renamedFrom: String?
     var slot: Int = -1
     /// Used once per class to find the property's name.
-    public var isProbe = false
+    package var isProbe = false
 
     /// Declares a relationship and its inverse's name on the destination.
     public init(inverse: String, deleteRule: Relationship.DeleteRule = .nullify, isOptional: Bool = true,
@@ -114,7 +114,7 @@ public struct Related<T: RelationshipTarget>: PropertyDeclaration {
     }
 
     /// The relationship this property declares.
-    public func declaration(named name: String) -> DeclaredProperty {
+    package func declaration(named name: String) -> DeclaredProperty {
         .relationship(Relationship(name, to: T.destinationType.entityName, inverse: inverse, toMany: T.isToMany, ordered: T.isOrdered,
                                    isOptional: isOptional, deleteRule: deleteRule, minimumCount: minimumCount, maximumCount: maximumCount,
                                    renamingIdentifier: renamedFrom))

@@ -1,10 +1,9 @@
-import StrataCore
-
 /// A backend that executes a migration step itself, in place and atomically (SQLite: SQL in one
 /// transaction; LMDB: one write transaction).
 ///
-/// ``StoreMigrator`` asks ``canMigrateNatively(_:)`` for each step and falls back to the
-/// streaming executor (``StreamingMigrationExecutor``) when the answer is `false`.
+/// StrataMigrations' `StoreMigrator` asks ``canMigrateNatively(_:)`` for each step and falls back
+/// to its streaming executor (`StreamingMigrationExecutor`) when the answer is `false`. The
+/// protocol lives in StrataCore so that a backend adopts it without importing the migration engine.
 ///
 /// ## Implementation requirements
 /// - All or nothing: when ``migrateNatively(_:at:options:metadataChanges:progress:isCancelled:)``
@@ -37,8 +36,9 @@ public protocol NativeMigrating: StoreBackend {
 }
 
 /// A backend that can put a store built at a staging location in place of another, atomically
-/// (a file `rename`, a directory swap with recovery). The streaming executor uses it; without
-/// it, a store that is one regular file is replaced by `rename`, and `memory:` stores by copying.
+/// (a file `rename`, a directory swap with recovery). StrataMigrations' streaming executor uses
+/// it; without it, a store that is one regular file is replaced by `rename`, and `memory:` stores
+/// by copying.
 public protocol StoreReplacing: StoreBackend {
     /// Where to build the migrated copy of the store at `url` (same file system, for `rename`).
     func stagingURL(for url: StoreURL) throws -> StoreURL
@@ -46,8 +46,3 @@ public protocol StoreReplacing: StoreBackend {
     /// crash at any point) the store at `url` is the old one or the new one, whole.
     func replaceStore(at url: StoreURL, withStoreAt staging: StoreURL) throws
 }
-
-/// The metadata key a step with a ``MigrationStage/didMigrate`` sets in the same transaction as
-/// its structural change (value `"v2->v3"`), and removes once the closure has run; a migration
-/// that finds it runs the closure again.
-public let pendingDidMigrateKey = "strata.migration.pendingDidMigrate"

@@ -1,5 +1,3 @@
-import StrataCore
-
 /// The handle a ``MigrationStage`` closure works through: a store open at one model version,
 /// read and changed object by object, in batches, so memory stays bounded.
 ///

@@ -1,9 +1,8 @@
-import StrataCore
-
 /// How the objects of one destination entity come from the source version: which source entity,
 /// and for every destination property which source property (or none) and how values change.
 ///
-/// Built by inference (``MigrationStep/infer(from:to:stage:)``); executors read it.
+/// Built by inference (StrataMigrations' `MigrationStep.infer(from:to:stage:)`); executors
+/// (StrataMigrations' and the backends' native ones) read it.
 public struct EntityMapping: Sendable, Hashable {
     /// The destination entity's name.
     public var destinationEntity: String

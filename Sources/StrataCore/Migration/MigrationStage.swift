@@ -1,5 +1,3 @@
-import StrataCore
-
 /// A custom stage between two consecutive model versions, for what inference cannot do alone
 /// (as in Core Data's staged migration).
 ///

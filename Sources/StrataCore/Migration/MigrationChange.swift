@@ -1,5 +1,3 @@
-import StrataCore
-
 /// One difference between two model versions, as a plan lists it.
 ///
 /// A struct with a string ``Kind`` (not an enum), so new kinds do not break callers.

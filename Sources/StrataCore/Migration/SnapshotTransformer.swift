@@ -1,5 +1,3 @@
-import StrataCore
-
 /// Turns snapshots of the source version into snapshots of the destination version, following
 /// a step's mapping: attributes moved, renamed, filled or dropped; relationships renamed,
 /// reshaped (to-one -> to-many), targets renamed with their entity. Keys never change.
