@@ -71,7 +71,7 @@ public struct StoreCopier: Sendable {
         sourceBackend: (any StoreBackend)? = nil,
         options: StoreOptions = StoreOptions(),
         replacingExisting: Bool = false,
-        progress: (MigrationProgress) -> Void = { _ in }
+        progress: (StoreProgress) -> Void = { _ in }
     ) throws -> Report {
         guard batchSize >= 1 else {
             throw StrataError(.invalidRequest, "the copy batch size must be 1 or more, got \(batchSize)", location: ["url": destination.description])
@@ -125,7 +125,7 @@ public struct StoreCopier: Sendable {
     }
 
     /// Copies every object of `source` into `opened`.
-    private func fill(_ opened: any PersistentStore, from source: any PersistentStore, progress: (MigrationProgress) -> Void) throws -> Report {
+    private func fill(_ opened: any PersistentStore, from source: any PersistentStore, progress: (StoreProgress) -> Void) throws -> Report {
         let model = source.model
         let destination = opened.url
         guard let keys = opened.capability((any KeyPreservingStore).self) else {
@@ -142,7 +142,7 @@ public struct StoreCopier: Sendable {
                 .sorted { $0.primaryKey! < $1.primaryKey! }
             report.counts[entity.name] = ids.count
             let phase = "copying \(entity.name)"
-            progress(MigrationProgress(phase: phase, completed: 0, total: ids.count))
+            progress(StoreProgress(phase: phase, completed: 0, total: ids.count))
             guard let largest = ids.last?.primaryKey else { continue }
             try keys.reserveKeys(through: largest, for: entity.name)
             var later: [ObjectID] = []
@@ -169,7 +169,7 @@ public struct StoreCopier: Sendable {
                 }
                 try opened.save(SaveRequest(inserts: inserts))
                 done += batch.count
-                progress(MigrationProgress(phase: phase, completed: done, total: ids.count))
+                progress(StoreProgress(phase: phase, completed: done, total: ids.count))
             }
             if !later.isEmpty { deferred.append((entity, later)) }
         }
@@ -187,7 +187,7 @@ public struct StoreCopier: Sendable {
 
     /// Updates the objects `ids` of the destination whose relationships differ from the source's.
     private func relink(_ ids: [ObjectID], of entity: Entity, from source: any PersistentStore, into target: any PersistentStore,
-                        phase: String, progress: (MigrationProgress) -> Void) throws {
+                        phase: String, progress: (StoreProgress) -> Void) throws {
         var done = 0
         while done < ids.count {
             let batch = Array(ids[done..<min(done + batchSize, ids.count)])
@@ -201,7 +201,7 @@ public struct StoreCopier: Sendable {
             }
             if !updates.isEmpty { try target.save(SaveRequest(updates: updates)) }
             done += batch.count
-            progress(MigrationProgress(phase: phase, completed: done, total: ids.count))
+            progress(StoreProgress(phase: phase, completed: done, total: ids.count))
         }
     }
 

@@ -219,7 +219,7 @@ struct LMDBCreationSafetyTests {
             let output = try runProbe(["read", path, "--as-nobody"])
             #expect(output.stdout == "ok 3\n", "as nobody: \(output.stdout) \(output.stderr)")
         } else {
-            let store = try openStore(path, model: probeModel(), options: StoreOptions(readOnly: true))
+            let store = try openStore(path, model: probeModel(), options: StoreOptions(isReadOnly: true))
             #expect(try store.fetch(FetchRequest(entityName: "Item", resultType: .count)).count() == 3)
             try store.close()
         }

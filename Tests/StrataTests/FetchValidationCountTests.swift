@@ -95,7 +95,7 @@ import Testing
             #expect(try validations { try context.fetch(Self.filtered()) }.count == 1)
             #expect(try validations { try context.fetchObjectIDs(Self.filtered()) }.count == 1)
             #expect(try validations { try context.count(Self.filtered()) }.count == 1)
-            let note = context.insert("Note")
+            let note = try context.insert("Note")
             note["text"] = .string("a pending note")
             note["rank"] = .integer(7)
             let (pending, objects) = try validations { try context.fetch(Self.filtered()) }

@@ -82,7 +82,7 @@ extension ConformanceKit {
         ConformanceCheck("readOnlyStoreRefusesReservations", requires: [.persistent, .readOnly]) { run in
             try run.openKeyPreserving().close()
             var options = run.subject.options
-            options.readOnly = true
+            options.isReadOnly = true
             let readOnly = try run.openKeyPreserving(options: options)
             try run.expectError(.readOnly, "reserving keys in a read-only store") { try readOnly.reserveKeys(through: 10, for: "Employee") }
         },
