@@ -24,7 +24,7 @@ func saveAndFetchANote(at path: String) throws -> String {
 
     let text: Value = .string("saved through StrataEngine and StrataSQLite")
     let writer = ObjectContext(coordinator: coordinator, name: "writer")
-    writer.insert("Note")["text"] = text
+    try writer.insert("Note")["text"] = text
     try writer.save()
 
     let notes = try ObjectContext(coordinator: coordinator, name: "reader").fetch(FetchRequest(entityName: "Note"))

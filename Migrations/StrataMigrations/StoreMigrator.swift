@@ -69,7 +69,7 @@ public struct StoreMigrator: StoreMigrating {
     }
 
     /// ``migrate(storeAt:options:progress:isCancelled:)`` for the container.
-    public func migrateStore(at url: StoreURL, options: StoreOptions, progress: @escaping @Sendable (MigrationProgress) -> Void, isCancelled: @escaping @Sendable () -> Bool) throws {
+    public func migrateStore(at url: StoreURL, options: StoreOptions, progress: @escaping @Sendable (StoreProgress) -> Void, isCancelled: @escaping @Sendable () -> Bool) throws {
         try migrate(storeAt: url, options: options, progress: progress, isCancelled: isCancelled)
     }
 
@@ -82,7 +82,7 @@ public struct StoreMigrator: StoreMigrating {
     /// (and every other open in this one) to close the store, and fails with
     /// ``StrataError/Code/storeBusy``, changing nothing, when one keeps it open.
     @discardableResult
-    public func migrate(storeAt url: StoreURL, options: StoreOptions = StoreOptions(), progress: (MigrationProgress) -> Void = { _ in }, isCancelled: () -> Bool = { false }) throws -> MigrationPlan {
+    public func migrate(storeAt url: StoreURL, options: StoreOptions = StoreOptions(), progress: (StoreProgress) -> Void = { _ in }, isCancelled: () -> Bool = { false }) throws -> MigrationPlan {
         // No other process may read or write the store while its schema changes: one that kept
         // saving rows of the old shape would corrupt it.
         // A missing or damaged store is refused before a lock file is created beside it.
@@ -102,11 +102,11 @@ public struct StoreMigrator: StoreMigrating {
         return plan
     }
 
-    private func run(_ step: MigrationStep, at url: StoreURL, backend: any StoreBackend, options: StoreOptions, progress: (MigrationProgress) -> Void, isCancelled: () -> Bool) throws {
+    private func run(_ step: MigrationStep, at url: StoreURL, backend: any StoreBackend, options: StoreOptions, progress: (StoreProgress) -> Void, isCancelled: () -> Bool) throws {
         if let will = step.stage?.willMigrate {
-            progress(MigrationProgress(phase: "stage \(step.name): willMigrate", completed: 0, total: 1))
+            progress(StoreProgress(phase: "stage \(step.name): willMigrate", completed: 0, total: 1))
             try withStore(at: url, model: step.source, backend: backend, options: options, will)
-            progress(MigrationProgress(phase: "stage \(step.name): willMigrate", completed: 1, total: 1))
+            progress(StoreProgress(phase: "stage \(step.name): willMigrate", completed: 1, total: 1))
         }
         var metadataChanges: [String: String?] = [:]
         if step.stage?.didMigrate != nil { metadataChanges[pendingDidMigrateKey] = "\(step.source.versionIdentifier)->\(step.destination.versionIdentifier)" }
@@ -116,12 +116,12 @@ public struct StoreMigrator: StoreMigrating {
             try StreamingMigrationExecutor(batchSize: batchSize).execute(step, at: url, backend: backend, options: options, metadataChanges: metadataChanges, progress: progress, isCancelled: isCancelled)
         }
         if let did = step.stage?.didMigrate {
-            progress(MigrationProgress(phase: "stage \(step.name): didMigrate", completed: 0, total: 1))
+            progress(StoreProgress(phase: "stage \(step.name): didMigrate", completed: 0, total: 1))
             try withStore(at: url, model: step.destination, backend: backend, options: options) { context in
                 try did(context)
                 try context.store.save(SaveRequest(metadataChanges: [pendingDidMigrateKey: nil]))
             }
-            progress(MigrationProgress(phase: "stage \(step.name): didMigrate", completed: 1, total: 1))
+            progress(StoreProgress(phase: "stage \(step.name): didMigrate", completed: 1, total: 1))
         }
     }
 
@@ -136,8 +136,8 @@ public struct StoreMigrator: StoreMigrating {
 
     private func withStore(at url: StoreURL, model: Model, backend: any StoreBackend, options: StoreOptions, _ body: (MigrationContext) throws -> Void) throws {
         var openOptions = options
-        openOptions.createIfMissing = false
-        openOptions.readOnly = false
+        openOptions.createsIfMissing = false
+        openOptions.isReadOnly = false
         let store = try backend.open(url, model: model, options: openOptions)
         defer { try? store.close() }
         try body(MigrationContext(store: store, batchSize: batchSize))

@@ -102,7 +102,7 @@ do {
         try store.close()
     case "read":
         if arguments.dropFirst(3).contains("--as-nobody") { becomeNobody() }
-        let store = try LMDBBackend().openStore(url, model: model, options: StoreOptions(readOnly: true))
+        let store = try LMDBBackend().openStore(url, model: model, options: StoreOptions(isReadOnly: true))
         let count = try store.fetch(FetchRequest(entityName: "Item", resultType: .count)).count()
         try store.close()
         print("ok \(count)")

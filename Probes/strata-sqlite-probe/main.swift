@@ -69,7 +69,7 @@ do {
             guard setgid(65534) == 0, setuid(65534) == 0 else { fail("cannot drop privileges") }
         }
         do {
-            let store = try SQLiteBackend().open(url, model: model, options: StoreOptions(readOnly: arguments[3] == "readonly", createIfMissing: false))
+            let store = try SQLiteBackend().open(url, model: model, options: StoreOptions(isReadOnly: arguments[3] == "readonly", createsIfMissing: false))
             let count = try store.fetch(FetchRequest(entityName: "Entry")).snapshots().count
             try store.close()
             print("opened \(count)")

@@ -73,7 +73,7 @@ do {
     switch arguments[1] {
     case "crash":
         guard arguments.count == 4, let seed = UInt64(arguments[3]) else { usage() }
-        let store = try TortureStores.open(StoreURL.parse(arguments[2]), options: StoreOptions(createIfMissing: false))
+        let store = try TortureStores.open(StoreURL.parse(arguments[2]), options: StoreOptions(createsIfMissing: false))
         let driver = try TortureDriver.load(from: store, seed: seed)
         emit("ready \(driver.state.lastSave)")
         while true {
@@ -149,7 +149,7 @@ do {
         emit(failed.isEmpty ? "ok" : "error \(failed)")
     case "read":
         let url = try StoreURL.parse(arguments[2])
-        let store = try TortureStores.open(url, options: StoreOptions(createIfMissing: false))
+        let store = try TortureStores.open(url, options: StoreOptions(createsIfMissing: false))
         var count = 0
         for entity in store.model.entities {
             count += try store.fetch(FetchRequest(entityName: entity.name)).snapshots().count
@@ -159,7 +159,7 @@ do {
         emit("ok \(count)")
     case "lmdb-fill":
         guard arguments.count == 4, let bytes = UInt64(arguments[3]) else { usage() }
-        let store = try TortureStores.open(StoreURL(scheme: "lmdb", location: arguments[2]), options: StoreOptions(createIfMissing: false))
+        let store = try TortureStores.open(StoreURL(scheme: "lmdb", location: arguments[2]), options: StoreOptions(createsIfMissing: false))
         _ = try TortureDriver.load(from: store, seed: 0)
         let ids = try store.obtainPermanentIDs(for: "Item", count: 2_000)
         signal(SIGXFSZ, SIG_IGN)

@@ -66,7 +66,7 @@ public enum ConformanceKit {
     /// Every check, in a stable order.
     public static let checks: [ConformanceCheck] =
         lifecycleChecks + crudChecks + attributeChecks + queryChecks + relationshipChecks + lockingChecks + errorChecks + concurrencyChecks
-            + keyPreservingChecks + snapshotServingChecks
+            + keyPreservingChecks + snapshotServingChecks + wrapperChecks
 
     /// Runs every check and returns the failures (empty when the backend conforms).
     public static func failures(of subject: ConformanceSubject) -> [ConformanceFailure] {

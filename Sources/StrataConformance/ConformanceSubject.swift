@@ -21,6 +21,10 @@ public struct ConformanceSubject: Sendable {
     public var options: StoreOptions
     /// Returns a location where no store exists yet; each call a different one.
     public var makeURL: @Sendable () throws -> StoreURL
+    /// Wraps a store the way a container or a decorator does; the wrapper check expects every
+    /// capability of the store to work through the wrapper. ``ForwardingStore`` by default: set
+    /// your own wrapper here to check that it forwards.
+    public var wrap: @Sendable (any PersistentStore) -> any PersistentStore = { ForwardingStore($0) }
 
     /// Describes a backend under test.
     public init(name: String? = nil, backend: any StoreBackend, options: StoreOptions = StoreOptions(), makeURL: @escaping @Sendable () throws -> StoreURL) {

@@ -71,7 +71,7 @@ public struct StoreCopier: Sendable {
         sourceBackend: (any StoreBackend)? = nil,
         options: StoreOptions = StoreOptions(),
         replacingExisting: Bool = false,
-        progress: (MigrationProgress) -> Void = { _ in }
+        progress: (StoreProgress) -> Void = { _ in }
     ) throws -> Report {
         guard batchSize >= 1 else {
             throw StrataError(.invalidRequest, "the copy batch size must be 1 or more, got \(batchSize)", location: ["url": destination.description])
@@ -125,10 +125,10 @@ public struct StoreCopier: Sendable {
     }
 
     /// Copies every object of `source` into `opened`.
-    private func fill(_ opened: any PersistentStore, from source: any PersistentStore, progress: (MigrationProgress) -> Void) throws -> Report {
+    private func fill(_ opened: any PersistentStore, from source: any PersistentStore, progress: (StoreProgress) -> Void) throws -> Report {
         let model = source.model
         let destination = opened.url
-        guard let target = opened as? any KeyPreservingStore else {
+        guard let keys = opened.capability((any KeyPreservingStore).self) else {
             throw StrataError(.unsupported, "the \(destination.scheme) store at \(destination) cannot insert objects under given keys (KeyPreservingStore), so it cannot be copied into",
                               location: ["url": destination.description])
         }
@@ -142,9 +142,9 @@ public struct StoreCopier: Sendable {
                 .sorted { $0.primaryKey! < $1.primaryKey! }
             report.counts[entity.name] = ids.count
             let phase = "copying \(entity.name)"
-            progress(MigrationProgress(phase: phase, completed: 0, total: ids.count))
+            progress(StoreProgress(phase: phase, completed: 0, total: ids.count))
             guard let largest = ids.last?.primaryKey else { continue }
-            try target.reserveKeys(through: largest, for: entity.name)
+            try keys.reserveKeys(through: largest, for: entity.name)
             var later: [ObjectID] = []
             var done = 0
             while done < ids.count {
@@ -159,7 +159,7 @@ public struct StoreCopier: Sendable {
                         throw StrataError(.validationFailed, "\(snapshot.objectID) of \(source.url) breaks the model's rules (\(failures.map { "\($0.property ?? ""): \($0.reason)" }.joined(separator: "; "))), so it cannot be copied; fix it (strata validate lists every violation) and copy again; nothing was copied",
                                           location: ["url": source.url.description, "object": first.objectID.uriRepresentation, "key": first.property ?? ""], validationFailures: failures)
                     }
-                    var insert = Self.rehome(snapshot, into: target.identifier)
+                    var insert = Self.rehome(snapshot, into: opened.identifier)
                     let trimmed = copied.trim(&insert.relationships, of: entity)
                     if !trimmed.isEmpty {
                         later.append(snapshot.objectID)
@@ -167,27 +167,27 @@ public struct StoreCopier: Sendable {
                     }
                     inserts.append(insert)
                 }
-                try target.save(SaveRequest(inserts: inserts))
+                try opened.save(SaveRequest(inserts: inserts))
                 done += batch.count
-                progress(MigrationProgress(phase: phase, completed: done, total: ids.count))
+                progress(StoreProgress(phase: phase, completed: done, total: ids.count))
             }
             if !later.isEmpty { deferred.append((entity, later)) }
         }
         for (entity, ids) in deferred {
-            try relink(ids, of: entity, from: source, into: target, phase: "linking \(entity.name)", progress: progress)
+            try relink(ids, of: entity, from: source, into: opened, phase: "linking \(entity.name)", progress: progress)
         }
         // A store may keep a link once, written from one side (SQLite's join tables): the
         // ordered inverse of a relationship set in the second pass may have lost its order.
         for entity in model.entities where entity.relationships.contains(where: { $0.isOrdered && trimmedRelationships.contains(entity.name + "." + $0.name) }) {
             let ids = try source.fetch(FetchRequest(entityName: entity.name, resultType: .objectIDs)).objectIDs()
-            try relink(ids, of: entity, from: source, into: target, phase: "ordering \(entity.name)", progress: progress)
+            try relink(ids, of: entity, from: source, into: opened, phase: "ordering \(entity.name)", progress: progress)
         }
         return report
     }
 
     /// Updates the objects `ids` of the destination whose relationships differ from the source's.
     private func relink(_ ids: [ObjectID], of entity: Entity, from source: any PersistentStore, into target: any PersistentStore,
-                        phase: String, progress: (MigrationProgress) -> Void) throws {
+                        phase: String, progress: (StoreProgress) -> Void) throws {
         var done = 0
         while done < ids.count {
             let batch = Array(ids[done..<min(done + batchSize, ids.count)])
@@ -201,7 +201,7 @@ public struct StoreCopier: Sendable {
             }
             if !updates.isEmpty { try target.save(SaveRequest(updates: updates)) }
             done += batch.count
-            progress(MigrationProgress(phase: phase, completed: done, total: ids.count))
+            progress(StoreProgress(phase: phase, completed: done, total: ids.count))
         }
     }
 

@@ -132,13 +132,13 @@ struct Demo: Sendable {
         let existing = try await container.performBackgroundTask { context in try context.count(FetchRequest(entityName: "Department")) }
         if existing == 0 {
             try await container.performBackgroundTask { context in
-                let companies = ["Acme", "Глобус"].map { name -> ManagedObject in
-                    let company = context.insert("Company")
+                let companies = try ["Acme", "Глобус"].map { name throws -> ManagedObject in
+                    let company = try context.insert("Company")
                     company["name"] = .string(name)
                     return company
                 }
                 for (d, name) in Demo.departmentNames.enumerated() {
-                    let department = context.insert("Department")
+                    let department = try context.insert("Department")
                     department["name"] = .string(name)
                     try department.setObject(companies[d % 2], for: "company")
                 }
@@ -156,7 +156,7 @@ struct Demo: Sendable {
                 }
                 var random = SystemRandomNumberGenerator()
                 for i in start..<end {
-                    let employee = context.insert("Employee")
+                    let employee = try context.insert("Employee")
                     employee["name"] = .string("\(given[i % given.count]) \(family[(i / given.count) % family.count]) \(i)")
                     employee["height"] = .double(1.5 + Double(Int.random(in: 0..<50, using: &random)) / 100)
                     employee["level"] = .integer(Int64(1 + i % 10))

@@ -38,7 +38,7 @@ struct ToolEnvironment {
     /// the commands that use it only read, so they work on read-only media and files too.
     func openExisting(_ url: StoreURL) throws -> (store: any PersistentStore, metadata: StoreMetadata) {
         let (metadata, model) = try existing(url)
-        let store = try backend(for: url).open(url, model: model, options: StoreOptions(readOnly: true, createIfMissing: false))
+        let store = try backend(for: url).open(url, model: model, options: StoreOptions(isReadOnly: true, createsIfMissing: false))
         return (store, metadata)
     }
 }

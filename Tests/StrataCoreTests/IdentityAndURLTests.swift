@@ -40,7 +40,7 @@ import Testing
         #expect(StoreURL("sqlite:/x")?.description == "sqlite:/x")
     }
 
-    @Test(arguments: ["", "nocolon", ":path", "SQLite:/x", "sq lite:/x", "1db:/x", "sqlite://host/x"])
+    @Test(arguments: ["", "nocolon", ":path", "SQLite:/x", "sq lite:/x", "1db:/x", "sqlite://:5432/x"])
     func malformedStoreURLIsATypedError(_ text: String) {
         let error = #expect(throws: StrataError.self) { _ = try StoreURL.parse(text) }
         #expect(error?.code == .invalidStoreURL)

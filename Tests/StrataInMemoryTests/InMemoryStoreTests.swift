@@ -51,7 +51,7 @@ import Testing
             inserts.append(ds)
         }
         try store.save(SaveRequest(inserts: inserts))
-        let batch = try #require(store as? any BatchOperating)
+        let batch = try #require(store.capability((any BatchOperating).self))
         let result = try batch.batchDelete(entityName: "Department", predicate: .comparison(.init(.keyPath("name"), .equal, .constant("D0"))))
         #expect(result.objectIDs == [d[0]])
         let acme = try store.fetch(FetchRequest(entityName: "Company")).snapshots()[0]

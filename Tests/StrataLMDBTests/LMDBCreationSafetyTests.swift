@@ -220,7 +220,7 @@ struct LMDBCreationSafetyTests {
             let output = try runProbe(["read", path, "--as-nobody"])
             #expect(output.output == "ok 3\n", "as nobody: \(output.output) \(output.errors)")
         } else {
-            let store = try openStore(path, model: ProbeModels.lmdb(), options: StoreOptions(readOnly: true))
+            let store = try openStore(path, model: ProbeModels.lmdb(), options: StoreOptions(isReadOnly: true))
             #expect(try store.fetch(FetchRequest(entityName: "Item", resultType: .count)).count() == 3)
             try store.close()
         }

@@ -179,10 +179,10 @@ struct LMDBStoreTests {
     @Test func readOnlyStoresRefuseSavesAndMissingStoresAreNotCreatedWhenForbidden() throws {
         let path = temporaryStorePath()
         defer { cleanUp(path) }
-        #expect((#expect(throws: StrataError.self) { try openStore(path, options: StoreOptions(createIfMissing: false)) })?.code == .storeNotFound)
+        #expect((#expect(throws: StrataError.self) { try openStore(path, options: StoreOptions(createsIfMissing: false)) })?.code == .storeNotFound)
         #expect(!FileManager.default.fileExists(atPath: path))
         try openStore(path).close()
-        let store = try openStore(path, options: StoreOptions(readOnly: true))
+        let store = try openStore(path, options: StoreOptions(isReadOnly: true))
         defer { try? store.close() }
         #expect((#expect(throws: StrataError.self) { try store.save(SaveRequest(metadataChanges: ["a": "b"])) })?.code == .readOnly)
         #expect(try store.fetch(FetchRequest(entityName: "Employee")).snapshots().isEmpty)

@@ -21,7 +21,7 @@ import StrataTestSupport
             for target in ["v2", "v3"] {
                 let migrator = try StoreMigrator(versions: versions, target: target, registry: registry)
                 #expect(try migrator.needsMigration(storeAt: url))
-                var reports: [MigrationProgress] = []
+                var reports: [StoreProgress] = []
                 try migrator.migrate(storeAt: url, progress: { reports.append($0) })
                 #expect(!reports.isEmpty)
                 #expect(try !migrator.needsMigration(storeAt: url))

@@ -48,7 +48,7 @@ struct AliasBackend: StoreBackend, StoreReplacing {
     }
 
     func open(_ url: StoreURL, model: Model, options: StoreOptions) throws -> any PersistentStore {
-        guard let memory = memoryURL(url, create: options.createIfMissing) else {
+        guard let memory = memoryURL(url, create: options.createsIfMissing) else {
             throw StrataError(.storeNotFound, "no alias store \(url)", location: ["url": url.description])
         }
         return KeyPreservingTestStore(inner: try InMemoryBackend().open(memory, model: model, options: options), url: url, reservations: reservations)

@@ -58,7 +58,7 @@ import StrataTestSupport
     /// Opens and reads every object; the outcome ("ok" or the error code).
     static func readEverything(_ url: StoreURL) -> String {
         do {
-            let store = try TortureStores.open(url, options: StoreOptions(createIfMissing: false))
+            let store = try TortureStores.open(url, options: StoreOptions(createsIfMissing: false))
             defer { try? store.close() }
             for entity in store.model.entities {
                 _ = try store.fetch(FetchRequest(entityName: entity.name)).snapshots()

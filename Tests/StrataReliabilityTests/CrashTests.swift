@@ -58,7 +58,7 @@ import StrataTestSupport
                 line.hasPrefix("committed ") ? Int(line.dropFirst("committed ".count)) : nil
             }.max() ?? expected.lastSave
 
-            let store = try TortureStores.open(url, options: StoreOptions(createIfMissing: false))
+            let store = try TortureStores.open(url, options: StoreOptions(createsIfMissing: false))
             defer { try? store.close() }
             let problems = try StoreIntegrity.check(url, store: store)
             #expect(problems.isEmpty, "kill \(kill): \(problems)")

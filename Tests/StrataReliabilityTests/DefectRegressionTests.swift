@@ -83,7 +83,7 @@ import Testing
     /// empty named databases committed, `_meta` not yet written) was refused as `storeCorrupt`
     /// ("has no store identifier") at every later open: a store nobody could open or recreate
     /// without deleting it by hand. Opening now finishes the creation; a read-only open (or
-    /// `createIfMissing: false`) reports `storeNotFound`.
+    /// `createsIfMissing: false`) reports `storeNotFound`.
     @Test func anLMDBStoreWhoseCreationWasInterruptedIsCreatedAtTheNextOpen() throws {
         let url = temporaryStoreURL("lmdb")
         try FileManager.default.createDirectory(atPath: url.location, withIntermediateDirectories: true)
@@ -101,7 +101,7 @@ import Testing
         mdb_env_close(env)
 
         #expect {
-            try TortureStores.open(url, options: StoreOptions(createIfMissing: false))
+            try TortureStores.open(url, options: StoreOptions(createsIfMissing: false))
         } throws: { error in
             (error as? StrataError)?.code == .storeNotFound && (error as? StrataError)?.message.contains("interrupted") == true
         }

@@ -61,7 +61,7 @@ import Testing
             let start = Date()
             let outcome: String
             do {
-                let store = try TortureStores.open(url, options: StoreOptions(createIfMissing: false))
+                let store = try TortureStores.open(url, options: StoreOptions(createsIfMissing: false))
                 defer { try? store.close() }
                 for entity in store.model.entities { _ = try store.fetch(FetchRequest(entityName: entity.name)).snapshots() }
                 outcome = "opened"

@@ -166,7 +166,7 @@ import Testing
         for (path, kind) in [(directory + "/fifo.sqlite", "FIFO"), ("/dev/null", "character device")] {
             let url = StoreURL(scheme: "sqlite", location: path)
             for readOnly in [false, true] {
-                let error = #expect(throws: StrataError.self) { try openStore(url, options: StoreOptions(readOnly: readOnly)) }
+                let error = #expect(throws: StrataError.self) { try openStore(url, options: StoreOptions(isReadOnly: readOnly)) }
                 #expect(error?.code == .storeCorrupt, "\(path)")
                 #expect(error?.location["fileType"] == kind, "\(path)")
             }

@@ -215,12 +215,12 @@ import Testing
         let id = try writer.obtainPermanentIDs(for: "Department", count: 1)[0]
         try writer.save(SaveRequest(inserts: [makeSnapshot(id, in: model, ["name": "d"])]))
         try writer.close()
-        let reader = try openStore(url, model: model, options: StoreOptions(readOnly: true))
+        let reader = try openStore(url, model: model, options: StoreOptions(isReadOnly: true))
         #expect(try reader.fetch(FetchRequest(entityName: "Department")).snapshots().count == 1)
         do { try reader.save(SaveRequest(metadataChanges: ["a": "b"])); Issue.record("saved read-only") } catch let error as StrataError { #expect(error.code == .readOnly) }
         do { _ = try reader.obtainPermanentIDs(for: "Department", count: 1); Issue.record("allocated read-only") } catch let error as StrataError { #expect(error.code == .readOnly) }
-        do { _ = try openStore(temporaryStoreURL(), options: StoreOptions(readOnly: true)); Issue.record("created read-only") } catch let error as StrataError { #expect(error.code == .storeNotFound) }
-        do { _ = try openStore(temporaryStoreURL(), options: StoreOptions(createIfMissing: false)); Issue.record("created") } catch let error as StrataError { #expect(error.code == .storeNotFound) }
+        do { _ = try openStore(temporaryStoreURL(), options: StoreOptions(isReadOnly: true)); Issue.record("created read-only") } catch let error as StrataError { #expect(error.code == .storeNotFound) }
+        do { _ = try openStore(temporaryStoreURL(), options: StoreOptions(createsIfMissing: false)); Issue.record("created") } catch let error as StrataError { #expect(error.code == .storeNotFound) }
     }
 
     @Test func theSchemaIsReadableTablesAndColumnsNamedAfterTheModel() throws {

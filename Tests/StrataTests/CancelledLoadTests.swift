@@ -34,7 +34,7 @@ import StrataTestSupport
 
         func needsMigration(storeAt url: StoreURL) throws -> Bool { try inner.needsMigration(storeAt: url) }
 
-        func migrateStore(at url: StoreURL, options: StoreOptions, progress: @escaping @Sendable (MigrationProgress) -> Void, isCancelled: @escaping @Sendable () -> Bool) throws {
+        func migrateStore(at url: StoreURL, options: StoreOptions, progress: @escaping @Sendable (StoreProgress) -> Void, isCancelled: @escaping @Sendable () -> Bool) throws {
             try inner.migrateStore(at: url, options: options, progress: progress, isCancelled: { [self] in
                 let poll = polls.withLock { count -> Int in
                     count += 1
@@ -56,13 +56,13 @@ import StrataTestSupport
         let store = try BuiltInBackends.registry.open(url, model: v1)
         try coordinator.addStore(store)
         let context = ObjectContext(coordinator: coordinator)
-        let departments = (0..<Self.departmentCount).map { index in
-            let department = context.insert("Department")
+        let departments = try (0..<Self.departmentCount).map { index in
+            let department = try context.insert("Department")
             department["name"] = .string("department \(index)")
             return department
         }
         for index in 0..<Self.employeeCount {
-            let employee = context.insert("Employee")
+            let employee = try context.insert("Employee")
             employee["name"] = .string("employee \(index)")
             try employee.setObject(departments[index % Self.departmentCount], for: "department")
         }
@@ -77,7 +77,7 @@ import StrataTestSupport
         guard let metadata = try BuiltInBackends.registry.backend(for: url.scheme).metadata(at: url),
               let model = Self.versions.version(withHash: metadata.modelVersionHash) else { return (nil, [:]) }
         let coordinator = StoreCoordinator(model: model)
-        let store = try BuiltInBackends.registry.open(url, model: model, options: StoreOptions(createIfMissing: false))
+        let store = try BuiltInBackends.registry.open(url, model: model, options: StoreOptions(createsIfMissing: false))
         defer { try? store.close() }
         try coordinator.addStore(store)
         let context = ObjectContext(coordinator: coordinator)

@@ -111,7 +111,7 @@ import Testing
         let context = try makeContext(model)
         var teams: [ManagedObject] = []
         for index in 0..<1000 {
-            let team = context.insert("Team"), player = context.insert("Player")
+            let team = try context.insert("Team"), player = try context.insert("Player")
             team["n"] = .string("team \(index)")
             player["n"] = .string("player \(index)")
             try player.setObject(team, for: "team")

@@ -26,14 +26,14 @@ import StrataTestSupport
         #expect((container.viewContext.parent === container.stack.root) == (style == .threeTier))
         #expect(try await viewTexts(container).isEmpty)
         try await container.performBackgroundTask { context in
-            context.insert("Note")["text"] = "from the background"
+            try context.insert("Note")["text"] = "from the background"
             try context.save()
         }
         #expect(try await viewTexts(container) == ["from the background"])
 
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             container.performBackgroundTask({ context in
-                context.insert("Note")["text"] = "completion form"
+                try context.insert("Note")["text"] = "completion form"
                 try context.save()
             }, completion: { error in
                 #expect(error == nil)
@@ -49,11 +49,11 @@ import StrataTestSupport
         let (container, url) = try await loaded(.threeTier)
         await #expect(throws: StrataError.self) {
             try await container.performBackgroundTask { context in
-                _ = try context.insertObject("Nobody")
+                _ = try context.insert("Nobody")
             }
         }
         let reported = await withCheckedContinuation { (continuation: CheckedContinuation<(any Error)?, Never>) in
-            container.performBackgroundTask({ context in _ = try context.insertObject("Nobody") }, completion: { continuation.resume(returning: $0) })
+            container.performBackgroundTask({ context in _ = try context.insert("Nobody") }, completion: { continuation.resume(returning: $0) })
         }
         #expect((reported as? StrataError)?.code == .unknownEntity)
         try container.closeStores()
@@ -63,7 +63,7 @@ import StrataTestSupport
     @Test func closingTheStoresReturnsTheContainerToNotLoadedAndItLoadsAgain() async throws {
         let (container, _) = try await loaded(.threeTier)
         try await container.performBackgroundTask { context in
-            context.insert("Note")["text"] = "kept"
+            try context.insert("Note")["text"] = "kept"
             try context.save()
         }
         try container.closeStores()

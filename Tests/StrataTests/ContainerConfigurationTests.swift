@@ -100,8 +100,8 @@ import StrataTestSupport
         ], environment: [:])
         try await container.loadPersistentStores()
         try await container.performBackgroundTask { context in
-            for i in 0..<3 { context.insert("Note")["text"] = .string("note \(i)") }
-            context.insert("Tag")["label"] = "urgent"
+            for i in 0..<3 { try context.insert("Note")["text"] = .string("note \(i)") }
+            try context.insert("Tag")["label"] = "urgent"
             try context.save()
         }
         let seen = try await container.viewContext.perform {

@@ -110,7 +110,7 @@ import StrataTestSupport
         #expect(seen == (0, 0), "the view context sees an empty graph, at once")
         let saveError = await #expect(throws: StrataError.self) {
             try await container.viewContext.perform {
-                container.viewContext.insert("Note")["text"] = "too early"
+                try container.viewContext.insert("Note")["text"] = "too early"
                 try container.viewContext.save()
             }
         }

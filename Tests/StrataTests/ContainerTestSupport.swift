@@ -43,7 +43,7 @@ func seedNotes(at url: StoreURL, model: Model, count: Int, text: String = "note"
 
 /// How many objects of `entity` the store at `url` holds, opened directly with `model`.
 func countInStore(_ url: StoreURL, model: Model, entity: String) throws -> Int {
-    let store = try BuiltInBackends.registry.open(url, model: model, options: StoreOptions(createIfMissing: false))
+    let store = try BuiltInBackends.registry.open(url, model: model, options: StoreOptions(createsIfMissing: false))
     defer { try? store.close() }
     return try store.fetch(FetchRequest(entityName: entity, resultType: .count)).count()
 }
@@ -90,14 +90,14 @@ final class TestMigrator: StoreMigrating {
         return metadata.modelVersionHash != currentModel.versionHash
     }
 
-    func migrateStore(at url: StoreURL, options: StoreOptions, progress: @escaping @Sendable (MigrationProgress) -> Void, isCancelled: @escaping @Sendable () -> Bool) throws {
+    func migrateStore(at url: StoreURL, options: StoreOptions, progress: @escaping @Sendable (StoreProgress) -> Void, isCancelled: @escaping @Sendable () -> Bool) throws {
         calls.append("migrateStore")
         threads.append(currentThreadID())
         niceValues.append(currentNiceValue())
         for step in 1...steps {
             try beforeStep(step, isCancelled)
             if isCancelled() { throw StrataError(.cancelled, "migration cancelled at step \(step)") }
-            progress(MigrationProgress(phase: "test step", completed: step, total: steps))
+            progress(StoreProgress(phase: "test step", completed: step, total: steps))
         }
         let backend = try BuiltInBackends.registry.backend(for: url.scheme)
         let old = try backend.open(url, model: NotesModel.v1, options: options)

@@ -16,6 +16,8 @@ import StrataTestSupport
     /// How many requests the validator checked while `body` ran (in this task).
     private func validations<T>(_ body: () throws -> T) rethrows -> (count: Int, result: T) {
         let counter = Atomic<Int>(0)
+        PredicateValidator.observers.add(1, ordering: .relaxed)
+        defer { PredicateValidator.observers.subtract(1, ordering: .relaxed) }
         return try withExtendedLifetime(counter) {
             let count: @Sendable (FetchRequest) -> Void = { _ in counter.add(1, ordering: .relaxed) }
             let result = try PredicateValidator.$requestObserver.withValue(count) { try body() }
@@ -94,7 +96,7 @@ import StrataTestSupport
             #expect(try validations { try context.fetch(Self.filtered()) }.count == 1)
             #expect(try validations { try context.fetchObjectIDs(Self.filtered()) }.count == 1)
             #expect(try validations { try context.count(Self.filtered()) }.count == 1)
-            let note = context.insert("Note")
+            let note = try context.insert("Note")
             note["text"] = .string("a pending note")
             note["rank"] = .integer(7)
             let (pending, objects) = try validations { try context.fetch(Self.filtered()) }

@@ -22,9 +22,9 @@ import Testing
         let writer = try twoStoreContext()
         var noteObjects: [ManagedObject] = [], tagObjects: [ManagedObject] = []
         for i in 0..<20 {
-            let note = writer.insert("Note")
+            let note = try writer.insert("Note")
             note["text"] = .string("note \(i)")
-            let tag = writer.insert("Tag")
+            let tag = try writer.insert("Tag")
             tag["label"] = .string("tag \(i)")
             noteObjects.append(note)
             tagObjects.append(tag)
@@ -53,7 +53,7 @@ import Testing
 
     @Test func batchedResultsReadInAnyOrderGiveTheObjectOfEachIDAndKeepTwoBatches() throws {
         let context = try twoStoreContext()
-        for i in 0..<1_000 { context.insert("Note")["text"] = .string("n\(i)") }
+        for i in 0..<1_000 { try context.insert("Note")["text"] = .string("n\(i)") }
         try context.save()
         let reader = ObjectContext(coordinator: context.coordinator)
         var request = FetchRequest(entityName: "Note", sorts: [Sort("text")])
@@ -86,7 +86,7 @@ import Testing
 
     @Test func unbatchedResultsHoldEveryObjectInOrder() throws {
         let context = try twoStoreContext()
-        for i in 0..<300 { context.insert("Tag")["label"] = .string(String(format: "t%03d", i)) }
+        for i in 0..<300 { try context.insert("Tag")["label"] = .string(String(format: "t%03d", i)) }
         try context.save()
         let reader = ObjectContext(coordinator: context.coordinator)
         let results = try reader.fetch(FetchRequest(entityName: "Tag", sorts: [Sort("label")]), options: FetchOptions(returnsObjectsAsFaults: false))
@@ -103,7 +103,7 @@ import Testing
     /// context and in a child.
     @Test func insertedObjectsAreFoundAsOneInstanceBeforeAndAfterTheirSave() throws {
         let context = try twoStoreContext()
-        let note = context.insert("Note")
+        let note = try context.insert("Note")
         note["text"] = "draft"
         let temporary = note.objectID
         #expect(temporary.isTemporary)
@@ -125,7 +125,7 @@ import Testing
 
         // Obtained early: the object is found by its permanent ID while still inserted, and
         // after its save.
-        let early = context.insert("Note")
+        let early = try context.insert("Note")
         early["text"] = "early"
         try context.obtainPermanentIDs(for: [early])
         #expect(early.isInserted && !early.objectID.isTemporary)
@@ -136,7 +136,7 @@ import Testing
 
         // A child's save pushes its inserts into the parent; the child keeps its instance.
         let child = ObjectContext(parent: context)
-        let tag = child.insert("Tag")
+        let tag = try child.insert("Tag")
         tag["label"] = "child"
         try child.save()
         #expect(!tag.isInserted)
@@ -145,12 +145,12 @@ import Testing
         try context.save()
 
         // Rolled back or reset, an inserted object is gone from every lookup.
-        let dropped = context.insert("Note")
+        let dropped = try context.insert("Note")
         let droppedID = dropped.objectID
         context.rollback()
         #expect(context.registeredObject(for: droppedID) == nil)
         #expect(!context.registeredObjects.contains { $0 === dropped })
-        let forgotten = context.insert("Note")
+        let forgotten = try context.insert("Note")
         context.reset()
         #expect(context.registeredObject(for: forgotten.objectID) == nil)
         #expect(context.registeredObjects.isEmpty)

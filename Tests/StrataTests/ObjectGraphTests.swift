@@ -155,7 +155,7 @@ import Testing
             Entity("Passport", attributes: [Attribute("number", .string)], relationships: [Relationship("owner", to: "Person", inverse: "passport")]),
         ])
         let context = try makeContext(model)
-        let a = context.insert("Person"), b = context.insert("Person"), p = context.insert("Passport")
+        let a = try context.insert("Person"), b = try context.insert("Person"), p = try context.insert("Passport")
         try a.setObject(p, for: "passport")
         #expect(try p.object(for: "owner") === a)
         try b.setObject(p, for: "passport")

@@ -72,7 +72,7 @@ import Testing
         #expect(names == ["Bulls", "Celtics"])
         await #expect(throws: StrataError.self) {
             try await context.perform { () throws -> Int in
-                _ = try context.insertObject("Coach")  // no such entity
+                _ = try context.insert("Coach")  // no such entity
                 return 0
             }
         }

@@ -22,7 +22,7 @@ import Testing
             Entity("C", attributes: [Attribute("n", .string)], relationships: [Relationship("b", to: "B", inverse: "cs")]),
         ])
         let context = try makeContext(model)
-        let a = context.insert("A"), b = context.insert("B"), c = context.insert("C")
+        let a = try context.insert("A"), b = try context.insert("B"), c = try context.insert("C")
         for o in [a, b, c] { o["n"] = "x" }
         try b.setObject(a, for: "a")
         try c.setObject(b, for: "b")
@@ -38,7 +38,7 @@ import Testing
             Entity("Player", attributes: [Attribute("n", .string)], relationships: [Relationship("team", to: "Team", inverse: "players")]),
         ])
         let context = try makeContext(model)
-        let team = context.insert("Team"), player = context.insert("Player")
+        let team = try context.insert("Team"), player = try context.insert("Player")
         team["n"] = "Red"; player["n"] = "P"
         try player.setObject(team, for: "team")
         try context.save()
@@ -58,7 +58,7 @@ import Testing
             Entity("Note", attributes: [Attribute("n", .string)], relationships: [Relationship("tag", to: "Tag", inverse: "notes")]),
         ])
         let context = try makeContext(model)
-        let tag = context.insert("Tag"), note = context.insert("Note")
+        let tag = try context.insert("Tag"), note = try context.insert("Note")
         tag["n"] = "t"; note["n"] = "n"
         try note.setObject(tag, for: "tag")
         try context.save()
@@ -75,7 +75,7 @@ import Testing
         e.level = 0                       // min 1
         let long = context.insert(Employee.self)
         long.name = String(repeating: "x", count: 101)   // maxLength 100
-        let company = context.insert("Company")          // name required, never set
+        let company = try context.insert("Company")          // name required, never set
         _ = company
         let p1 = context.insert(Project.self), p2 = context.insert(Project.self)
         p1.title = "Apollo"; p2.title = "Apollo"         // unique within the context
@@ -98,14 +98,14 @@ import Testing
                    relationships: [Relationship("account", to: "Account", inverse: "keys"), Relationship("owned", to: "Account", inverse: "owner", toMany: true)]),
         ])
         let context = try makeContext(model)
-        let account = context.insert("Account")
+        let account = try context.insert("Account")
         account["email"] = "not-an-email"
         let error = #expect(throws: StrataError.self) { try context.save() }
         let reasons = Dictionary(grouping: error?.validationFailures ?? [], by: { $0.property ?? "" })
         #expect(reasons["email"]?.first?.reason.contains("pattern") == true)
         #expect(reasons["keys"]?.first?.reason.contains("fewer than the minimum 1") == true)
         #expect(reasons["owner"]?.first?.reason.contains("required") == true)
-        let keys = (0..<3).map { _ -> ManagedObject in let k = context.insert("Key"); k["k"] = "k"; return k }
+        let keys = try (0..<3).map { _ -> ManagedObject in let k = try context.insert("Key"); k["k"] = "k"; return k }
         try account.setObjects(keys, for: "keys")
         try account.setObject(keys[0], for: "owner")
         account["email"] = "a@b"
@@ -139,7 +139,7 @@ import Testing
         let foreign = other.insert(Department.self)
         let error = #expect(throws: StrataError.self) { try e.setObject(foreign, for: "department") }
         #expect(error?.code == .invalidObjectID)
-        #expect(throws: StrataError.self) { _ = try context.insertObject("Spaceship") }
+        #expect(throws: StrataError.self) { _ = try context.insert("Spaceship") }
     }
 
     @Test func conflictListsPropertiesWithThreeValuesAndChangesNothing() throws {

@@ -68,9 +68,9 @@ import Testing
         // The object is already changed, so a further change takes the path that does not ask
         // for the context: the context marks its changed objects when it goes away.
         var context: ObjectContext? = try makeContext()
-        let e = context!.insert("Employee")
+        let e = try context!.insert("Employee")
         try e.set("lxz", for: "name")
-        let saved = context!.insert("Employee")
+        let saved = try context!.insert("Employee")
         try saved.set("kept", for: "name")
         try context!.save()
         try saved.set("changed", for: "name")
@@ -84,7 +84,7 @@ import Testing
 
     @Test func aChangeMadeByADidSaveObserverIsKeptAsAnUnsavedChange() throws {
         let context = try makeContext()
-        let e = context.insert("Employee")
+        let e = try context.insert("Employee")
         try e.set("first", for: "name")
         // Observers run synchronously where the context posts, so the object stays on its
         // context's thread; the closure's type only says it might not.

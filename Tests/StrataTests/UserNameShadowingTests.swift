@@ -48,7 +48,7 @@ fileprivate final class Locked {
         try coordinator.addStore(BuiltInBackends.registry.open("memory:", model: model))
         let context = ObjectContext(coordinator: coordinator)
         for (text, rank) in [("b", 2), ("a", 1)] {
-            let note = context.insert("Note")
+            let note = try context.insert("Note")
             note["text"] = .string(text)
             note["rank"] = Strata.Value.integer(Int64(rank))
         }

@@ -15,12 +15,12 @@ import StrataTestSupport
         defer { try? source.close() }
         try seedCompany(source, employees: 300)
         let destination = storeURL(to, in: directory, name: "copy")
-        var phases: [MigrationProgress] = []
+        var phases: [StoreProgress] = []
         let report = try StoreCopier(batchSize: 128).copy(from: source, to: destination, backend: BuiltInBackends.registry.backend(for: to)) { phases.append($0) }
         #expect(report.total == 2 + 6 + 300 + 12)
-        #expect(phases.contains(MigrationProgress(phase: "copying Project", completed: 12, total: 12)))
-        #expect(phases.contains(MigrationProgress(phase: "linking Employee", completed: 300, total: 300)))
-        #expect(phases.contains(MigrationProgress(phase: "copying Employee", completed: 128, total: 300)))
+        #expect(phases.contains(StoreProgress(phase: "copying Project", completed: 12, total: 12)))
+        #expect(phases.contains(StoreProgress(phase: "linking Employee", completed: 300, total: 300)))
+        #expect(phases.contains(StoreProgress(phase: "copying Employee", completed: 128, total: 300)))
 
         let copy = try Fixture.open(destination)
         defer { try? copy.close() }

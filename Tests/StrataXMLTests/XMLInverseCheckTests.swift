@@ -113,7 +113,7 @@ struct InverseCase: CustomTestStringConvertible, Sendable {
 
             """
         write(Self.header(Self.model) + body + "</strata-store>\n", to: dir.file("store.xml"))
-        let store = try XMLBackend().openStore(dir.url(), model: Self.model, options: StoreOptions(readOnly: true))
+        let store = try XMLBackend().openStore(dir.url(), model: Self.model, options: StoreOptions(isReadOnly: true))
         let people = try store.fetch(FetchRequest(entityName: "Person")).snapshots()
         let clubs = people[2].relationships[Self.model.entity(named: "Person")!.relationshipIndex(named: "clubs")!].targets
         #expect(clubs.map(\.primaryKey) == [1, 2])
@@ -141,7 +141,7 @@ struct InverseCase: CustomTestStringConvertible, Sendable {
         try store.save(SaveRequest(inserts: [clubSnapshot] + members))
         #expect(try store.fetch(FetchRequest(entityName: "Club")).snapshots()[0].relationships[0] == .toMany([people[1], people[0]]))
         try store.close()
-        let reopened = try XMLBackend().openStore(dir.url(), model: Self.model, options: StoreOptions(readOnly: true))
+        let reopened = try XMLBackend().openStore(dir.url(), model: Self.model, options: StoreOptions(isReadOnly: true))
         #expect(try reopened.fetch(FetchRequest(entityName: "Club")).snapshots()[0].relationships[0] == .toMany([people[1], people[0]]))
     }
 
@@ -170,7 +170,7 @@ struct InverseCase: CustomTestStringConvertible, Sendable {
             club, passport,
         ]))
         try store.close()
-        let reopened = try XMLBackend().openStore(dir.url(), model: Self.model, options: StoreOptions(readOnly: true))
+        let reopened = try XMLBackend().openStore(dir.url(), model: Self.model, options: StoreOptions(isReadOnly: true))
         #expect(try reopened.fetch(FetchRequest(entityName: "Person")).snapshots().count == 3)
     }
 }

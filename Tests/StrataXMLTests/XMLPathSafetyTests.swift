@@ -43,7 +43,7 @@ import StrataTestSupport
         try insertItems(throughLink, ["through the link"])
 
         #expect(isSymbolicLink(dir.file("link.xml")), "the link is still a link")
-        let reopened = try openStore(StoreURL(scheme: "xml", location: real), options: StoreOptions(readOnly: true))
+        let reopened = try openStore(StoreURL(scheme: "xml", location: real), options: StoreOptions(isReadOnly: true))
         #expect(try names(reopened) == [.string("before"), .string("through the link")])
         #expect(exists(real + ".lock") && exists(real + ".keys"))
         #expect(!exists(dir.file("link.xml.lock")) && !exists(dir.file("link.xml.keys")), "the lock and the ledger follow the real file, not the link's name")
@@ -147,7 +147,7 @@ import StrataTestSupport
         #expect(mkfifo(fifo, 0o600) == 0)
         let url = dir.url()
         let error = promptly(unblocking: fifo) {
-            strataError { _ = try openStore(url, options: StoreOptions(readOnly: readOnly)) }
+            strataError { _ = try openStore(url, options: StoreOptions(isReadOnly: readOnly)) }
         }
         #expect(error?.code == .io)
         #expect(error?.message.contains("FIFO") == true)
@@ -179,7 +179,7 @@ import StrataTestSupport
         #expect(directoryError?.code == .io)
         #expect(directoryError?.message.contains("is a directory") == true)
 
-        let deviceError = strataError { _ = try openStore(StoreURL(scheme: "xml", location: "/dev/null"), options: StoreOptions(readOnly: true)) }
+        let deviceError = strataError { _ = try openStore(StoreURL(scheme: "xml", location: "/dev/null"), options: StoreOptions(isReadOnly: true)) }
         #expect(deviceError?.code == .io)
         #expect(deviceError?.message.contains("character device") == true)
         #expect(deviceError?.location["path"] == "/dev/null")

@@ -43,7 +43,7 @@ final class Observations: @unchecked Sendable {
                 seen["temporaryHasNew"] = String(String(decoding: contents(dir.file(temporary)), as: UTF8.self).contains("name=\"new\""))
             }
             seen["oldIntact"] = String(contents(path) == old)
-            let reader = try? XMLBackend().openStore(dir.url(), model: TestModels.allTypes, options: StoreOptions(readOnly: true))
+            let reader = try? XMLBackend().openStore(dir.url(), model: TestModels.allTypes, options: StoreOptions(isReadOnly: true))
             seen["oldLoadable"] = String((try? reader?.fetch(FetchRequest(entityName: "Item")).snapshots().count) == 1)
             throw SimulatedCrash()
         }
@@ -58,7 +58,7 @@ final class Observations: @unchecked Sendable {
 
         store.setBeforeRenameHook(nil)
         try insertItems(store, ["new"])
-        #expect(try names(openStore(dir.url(), options: StoreOptions(readOnly: true))) == ["old", "new"])
+        #expect(try names(openStore(dir.url(), options: StoreOptions(isReadOnly: true))) == ["old", "new"])
     }
 
     @Test func aTemporaryFileLeftByACrashIsIgnored() throws {
@@ -189,11 +189,11 @@ final class Observations: @unchecked Sendable {
         defer { dir.cleanUp() }
         try openStore(dir.url()).close()
         let before = contents(dir.file("store.xml"))
-        let store = try openStore(dir.url(), options: StoreOptions(readOnly: true))
+        let store = try openStore(dir.url(), options: StoreOptions(isReadOnly: true))
         #expect(strataError { _ = try store.obtainPermanentIDs(for: "Item", count: 1) }?.code == .readOnly)
         #expect(strataError { try store.save(SaveRequest(metadataChanges: ["k": "v"])) }?.code == .readOnly)
         #expect(contents(dir.file("store.xml")) == before)
-        #expect(strataError { _ = try openStore(dir.url("missing.xml"), options: StoreOptions(readOnly: true)) }?.code == .storeNotFound)
+        #expect(strataError { _ = try openStore(dir.url("missing.xml"), options: StoreOptions(isReadOnly: true)) }?.code == .storeNotFound)
     }
 }
 

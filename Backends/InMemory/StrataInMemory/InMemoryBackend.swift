@@ -16,31 +16,34 @@ public struct InMemoryBackend: StoreBackend {
     /// The backend (stateless: named stores live in a process-wide table).
     public init() {}
 
+    /// None: the in-memory store has no options.
+    public var supportedOptions: [StoreBackendOption]? { [] }
+
     /// Opens (creating when allowed) the store at `url`.
     public func open(_ url: StoreURL, model: Model, options: StoreOptions) throws -> any PersistentStore {
-        for key in options.values.keys.sorted() {
-            throw StrataError(.invalidOption, "the in-memory store has no option '\(key)'", location: ["url": url.description, "option": key])
-        }
+        try checkOptions(options.values, for: url)
+        let name = try url.plainLocation(for: "the in-memory store")
         let storage: InMemoryStorage
-        if url.location.isEmpty {
-            guard options.createIfMissing else { throw StrataError(.storeNotFound, "\(url) names no store", location: ["url": url.description]) }
+        if name.isEmpty {
+            guard options.createsIfMissing else { throw StrataError(.storeNotFound, "\(url) names no store", location: ["url": url.description]) }
             storage = InMemoryStorage(metadata: .new(storeType: scheme, model: model, identifier: options.identifierForNewStore))
         } else {
-            storage = try InMemoryStorage.named(url.location, createWith: options.createIfMissing ? StoreMetadata.new(storeType: scheme, model: model, identifier: options.identifierForNewStore) : nil, url: url)
+            storage = try InMemoryStorage.named(name, createWith: options.createsIfMissing ? StoreMetadata.new(storeType: scheme, model: model, identifier: options.identifierForNewStore) : nil, url: url)
         }
         try storage.metadata().checkCompatible(with: model, at: url)
-        return InMemoryStore(url: url, model: model, storage: storage, readOnly: options.readOnly)
+        return InMemoryStore(url: url, model: model, storage: storage, readOnly: options.isReadOnly)
     }
 
     /// The metadata of the named store, or `nil` when there is none.
     public func metadata(at url: StoreURL) throws -> StoreMetadata? {
-        guard !url.location.isEmpty else { return nil }
-        return InMemoryStorage.existing(url.location)?.metadata()
+        let name = try url.plainLocation(for: "the in-memory store")
+        guard !name.isEmpty else { return nil }
+        return InMemoryStorage.existing(name)?.metadata()
     }
 
     /// Forgets the named store and its data.
     public func destroyStore(at url: StoreURL) throws {
-        InMemoryStorage.remove(url.location)
+        InMemoryStorage.remove(try url.plainLocation(for: "the in-memory store"))
     }
 }
 

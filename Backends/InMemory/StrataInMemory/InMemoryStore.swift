@@ -64,7 +64,7 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
     /// relationships resolved in the same copy, so the whole fetch sees one state.
     public func fetch(_ request: FetchRequest) throws -> FetchResult {
         try checkOpen()
-        let request = try request.validated(for: model)
+        try request.checkUnlessValidated(for: model)
         let entity = try model.requireEntity(request.entityName)
         let state = storage.state.withLock { $0 }
         let candidates = candidates(of: entity, among: request.objectIDs, in: state)

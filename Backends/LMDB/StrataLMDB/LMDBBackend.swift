@@ -28,6 +28,13 @@ public struct LMDBBackend: StoreBackend {
     /// Persistent, shared between processes, and openable read-only.
     public var capabilities: BackendCapabilities { [.persistent, .multiProcess, .readOnly] }
 
+    /// `mapSize` (bytes; configuration files may write it `lmdbMapSize`), `maxMapSize`, `sync`
+    /// and `pageCheck`. See docs/LMDBStore.md.
+    public var supportedOptions: [StoreBackendOption]? { LMDBOptions.declared }
+
+    /// The smallest map size the `mapSize` option accepts, in bytes (1 MiB).
+    public static var minimumMapSize: Int { LMDBOptions.minimumMapSize }
+
     /// Checks `model` against LMDB's limits: the number of named databases a store holds and
     /// the length of their names (see docs/LMDBStore.md).
     ///
@@ -37,7 +44,7 @@ public struct LMDBBackend: StoreBackend {
     }
 
     /// Opens the store in the directory `url.location`, creating the directory and the store
-    /// when nothing is there (unless ``StoreOptions/createIfMissing`` is `false` or the store is
+    /// when nothing is there (unless ``StoreOptions/createsIfMissing`` is `false` or the store is
     /// opened read-only). An existing store written with another model throws
     /// ``StrataError/Code/modelMismatch`` and is not touched; a directory that is not an LMDB
     /// environment, a damaged data file or an LMDB environment that is not a Strata store
@@ -114,8 +121,8 @@ extension LMDBOptions {
     /// Options for a short read-only look at an environment.
     static var readOnlyProbe: LMDBOptions {
         var options = LMDBOptions()
-        options.readOnly = true
-        options.createIfMissing = false
+        options.isReadOnly = true
+        options.createsIfMissing = false
         return options
     }
 }

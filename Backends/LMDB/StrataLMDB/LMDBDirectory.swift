@@ -28,10 +28,11 @@ enum LMDBDirectory {
 
     /// The path of `url`, or ``StrataError/Code/invalidStoreURL`` when it is empty.
     static func path(of url: StoreURL) throws -> String {
-        guard !url.location.isEmpty else {
+        let path = try url.plainLocation(for: "the LMDB store")
+        guard !path.isEmpty else {
             throw StrataError(.invalidStoreURL, "'\(url)' names no directory; write lmdb:/path/to/store", location: ["url": url.description])
         }
-        return url.location
+        return path
     }
 
     /// What is at `path`. Only `stat` and a directory listing are used, which never block, so a
@@ -87,7 +88,7 @@ enum LMDBDirectory {
         switch state {
         case .environment:
             if access(dataFile(path), R_OK) != 0 { throw failure(dataFile(path), errno: errno, doing: "reading") }
-            if !options.readOnly && access(dataFile(path), W_OK) != 0 { throw failure(dataFile(path), errno: errno, doing: "opening for writing") }
+            if !options.isReadOnly && access(dataFile(path), W_OK) != 0 { throw failure(dataFile(path), errno: errno, doing: "opening for writing") }
         case .notDirectory(let kind):
             throw StrataError(
                 .storeCorrupt,
@@ -99,12 +100,12 @@ enum LMDBDirectory {
                 "\(path) is not an LMDB environment: the directory holds \(entries) other entr\(entries == 1 ? "y" : "ies") and no data.mdb",
                 location: ["path": path])
         case .emptyDirectory:
-            guard options.createIfMissing, !options.readOnly else {
+            guard options.createsIfMissing, !options.isReadOnly else {
                 throw StrataError(.storeNotFound, "there is no LMDB store in \(path) (the directory is empty)", location: ["path": path])
             }
             if access(path, W_OK | X_OK) != 0 { throw failure(path, errno: errno, doing: "creating the store in") }
         case .missing:
-            guard options.createIfMissing, !options.readOnly else {
+            guard options.createsIfMissing, !options.isReadOnly else {
                 throw StrataError(.storeNotFound, "there is no LMDB store at \(path)", location: ["path": path])
             }
         }

@@ -45,7 +45,7 @@ final class LMDBEnvironment: @unchecked Sendable {
         self.path = path
         self.env = env
         self.options = options
-        self.isReadOnly = options.readOnly
+        self.isReadOnly = options.isReadOnly
     }
 
     // MARK: Process-wide sharing
@@ -75,7 +75,7 @@ final class LMDBEnvironment: @unchecked Sendable {
         let key = URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path
         return try table.withLock { table -> LMDBEnvironment in
             if var entry = table[key] {
-                if entry.environment.isReadOnly && !options.readOnly {
+                if entry.environment.isReadOnly && !options.isReadOnly {
                     throw StrataError(
                         .storeBusy,
                         "LMDB store at \(path) is already open read-only in this process; close it before opening it for writing",
@@ -120,7 +120,7 @@ final class LMDBEnvironment: @unchecked Sendable {
         // Before liblmdb maps the lock file: its space is reserved, so a full disk is an error
         // here rather than SIGBUS inside liblmdb; a read-only open that may not write it reads
         // without it (see LMDBLockFile).
-        let lockMode = try LMDBLockFile.prepare(directory: path, readOnly: options.readOnly)
+        let lockMode = try LMDBLockFile.prepare(directory: path, readOnly: options.isReadOnly)
         var handle: OpaquePointer?
         do {
             try check(mdb_env_create(&handle), "mdb_env_create")
@@ -135,7 +135,7 @@ final class LMDBEnvironment: @unchecked Sendable {
             try check(mdb_env_set_maxreaders(env, 1022), "mdb_env_set_maxreaders")
             try check(mdb_env_set_mapsize(env, options.mapSize), "mdb_env_set_mapsize")
             var flags = UInt32(MDB_NOTLS) | options.sync.flags
-            if options.readOnly { flags |= UInt32(MDB_RDONLY) }
+            if options.isReadOnly { flags |= UInt32(MDB_RDONLY) }
             if lockMode == .lockless { flags |= UInt32(MDB_NOLOCK) }
             try check(mdb_env_open(env, path, flags, 0o600), "mdb_env_open")
             var dead: Int32 = 0

@@ -28,12 +28,12 @@ extension LMDBBackend: NativeMigrating {
         at url: StoreURL,
         options: StoreOptions,
         metadataChanges: [String: String?],
-        progress: (MigrationProgress) -> Void,
+        progress: (StoreProgress) -> Void,
         isCancelled: () -> Bool
     ) throws {
         var writable = options
-        writable.readOnly = false
-        writable.createIfMissing = false
+        writable.isReadOnly = false
+        writable.createsIfMissing = false
         let lmdbOptions = try LMDBOptions(writable, url: url)
         let path = try LMDBDirectory.path(of: url)
         guard case .environment = try LMDBDirectory.state(path) else {
@@ -61,7 +61,7 @@ private struct LMDBMigrationTransaction {
     let txn: LMDBTransaction
     let path: String
     let metadataChanges: [String: String?]
-    let progress: (MigrationProgress) -> Void
+    let progress: (StoreProgress) -> Void
     let isCancelled: () -> Bool
     static let chunk = 1_000
 
@@ -95,7 +95,7 @@ private struct LMDBMigrationTransaction {
             if let source = mapping.sourceEntity { total += try txn.count(oldDBs[LMDBLayout.records(source)]!) }
         }
         var done = 0
-        progress(MigrationProgress(phase: phase, completed: 0, total: total))
+        progress(StoreProgress(phase: phase, completed: 0, total: total))
 
         for mapping in step.entityMappings {
             guard let source = mapping.sourceEntity else { continue }
@@ -144,7 +144,7 @@ private struct LMDBMigrationTransaction {
                     }
                 }
                 done += batch.count
-                progress(MigrationProgress(phase: phase, completed: done, total: total))
+                progress(StoreProgress(phase: phase, completed: done, total: total))
                 if batch.count < Self.chunk { break }
             }
         }

@@ -38,72 +38,51 @@ struct LMDBOptions: Sendable, Hashable {
 
     var mapSize: Int = LMDBOptions.defaultMapSize
     /// The map never grows beyond this.
-    var maximumMapSize: Int = 1 << 40
+    var maximumMapSize: Int = LMDBOptions.largestMapSize
     var sync: Sync = .full
     /// Whether the environment's trees are checked when it opens (`pageCheck=full`).
     var checksPages = true
-    var readOnly = false
-    var createIfMissing = true
+    var isReadOnly = false
+    var createsIfMissing = true
 
     /// Default options.
     init() {}
 
-    /// The option names this backend understands.
-    static let known: Set<String> = ["mapSize", "maxMapSize", "sync", "pageCheck"]
+    /// The largest map: 1 TiB.
+    static let largestMapSize = 1 << 40
+
+    /// The options the LMDB backend declares (``LMDBBackend/supportedOptions``).
+    static let declared: [StoreBackendOption] = [
+        .integer(
+            "mapSize", in: minimumMapSize...largestMapSize, unit: "bytes",
+            summary: "The initial map size; the map grows by itself when a save needs more room.",
+            configFileKey: "lmdbMapSize"),
+        .integer(
+            "maxMapSize", in: minimumMapSize...largestMapSize, unit: "bytes",
+            summary: "The size the map never grows beyond: a quota for the store."),
+        .choice(
+            "sync", Sync.allCases.map(\.rawValue),
+            summary: "What a commit flushes: full, nometasync (not the meta page) or nosync (nothing)."),
+        .choice(
+            "pageCheck", ["full", "off"],
+            summary: "Whether every B-tree page is checked when the environment opens."),
+    ]
 
     /// Parses `options`, rejecting unknown names and unusable values with
     /// ``StrataError/Code/invalidOption``.
     init(_ options: StoreOptions, url: StoreURL) throws {
-        readOnly = options.readOnly
-        createIfMissing = options.createIfMissing
-        for (name, value) in options.values.sorted(by: { $0.key < $1.key }) {
-            switch name {
-            case "mapSize":
-                guard let bytes = Int(value), bytes >= LMDBOptions.minimumMapSize else {
-                    throw StrataError(
-                        .invalidOption,
-                        "option mapSize=\(value) for \(url) is not a size in bytes of at least \(LMDBOptions.minimumMapSize)",
-                        location: ["option": name, "value": value, "url": url.description])
-                }
-                mapSize = bytes
-            case "maxMapSize":
-                guard let bytes = Int(value), bytes >= LMDBOptions.minimumMapSize, bytes <= 1 << 40 else {
-                    throw StrataError(
-                        .invalidOption,
-                        "option maxMapSize=\(value) for \(url) is not a size in bytes from \(LMDBOptions.minimumMapSize) to \(1 << 40)",
-                        location: ["option": name, "value": value, "url": url.description])
-                }
-                maximumMapSize = bytes
-            case "sync":
-                guard let mode = Sync(rawValue: value) else {
-                    throw StrataError(
-                        .invalidOption,
-                        "option sync=\(value) for \(url) is not one of: \(Sync.allCases.map(\.rawValue).joined(separator: ", "))",
-                        location: ["option": name, "value": value, "url": url.description])
-                }
-                sync = mode
-            case "pageCheck":
-                switch value {
-                case "full": checksPages = true
-                case "off": checksPages = false
-                default:
-                    throw StrataError(
-                        .invalidOption,
-                        "option pageCheck=\(value) for \(url) is not one of: full, off",
-                        location: ["option": name, "value": value, "url": url.description])
-                }
-            default:
-                throw StrataError(
-                    .invalidOption,
-                    "the LMDB backend has no option '\(name)'; it understands: \(LMDBOptions.known.sorted().joined(separator: ", "))",
-                    location: ["option": name, "url": url.description])
-            }
-        }
+        try LMDBBackend().checkOptions(options.values, for: url)
+        isReadOnly = options.isReadOnly
+        createsIfMissing = options.createsIfMissing
+        if let value = options["mapSize"], let bytes = Int(value) { mapSize = bytes }
+        if let value = options["maxMapSize"], let bytes = Int(value) { maximumMapSize = bytes }
+        if let value = options["sync"], let mode = Sync(rawValue: value) { sync = mode }
+        if let value = options["pageCheck"] { checksPages = value == "full" }
         if mapSize > maximumMapSize {
             throw StrataError(
                 .invalidOption,
                 "option mapSize=\(mapSize) for \(url) is larger than maxMapSize=\(maximumMapSize)",
-                location: ["option": "mapSize", "value": String(mapSize), "url": url.description])
+                location: ["option": "mapSize", "value": String(mapSize), "url": url.description, "backend": LMDBBackend.schemeName])
         }
     }
 }

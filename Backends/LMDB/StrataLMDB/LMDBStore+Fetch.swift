@@ -14,7 +14,8 @@ extension LMDBStore {
     /// ``PredicateEvaluator``, following relationships inside the same snapshot. Without sorts,
     /// the scan stops as soon as `offset + limit` objects matched.
     public func fetch(_ request: FetchRequest) throws -> FetchResult {
-        try read(request.validated(for: model))
+        try request.checkUnlessValidated(for: model)
+        return try read(request)
     }
 
     /// Runs a checked (or plain) `request` in one read-only snapshot transaction.

@@ -24,7 +24,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     public let model: Model
     /// The store's identifier, as in its metadata and its object IDs.
     public let identifier: String
-    /// Whether saves are refused (the store was opened with ``StoreOptions/readOnly``).
+    /// Whether saves are refused (the store was opened with ``StoreOptions/isReadOnly``).
     public let isReadOnly: Bool
 
     let environment: LMDBEnvironment
@@ -74,10 +74,10 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         try LMDBLayout.checkLimits(of: model)
         let options = try LMDBOptions(storeOptions, url: url)
         let path = try LMDBDirectory.path(of: url)
-        if !options.readOnly { LMDBStoreCreation.removeAbandoned(at: path) }
+        if !options.isReadOnly { LMDBStoreCreation.removeAbandoned(at: path) }
         var state = try LMDBDirectory.state(path)
         try LMDBDirectory.check(state, at: path, options: options)
-        let accessLock = try StoreAccessLock.acquire(.shared, forStoreAt: path, url: url, readOnly: options.readOnly)
+        let accessLock = try StoreAccessLock.acquire(.shared, forStoreAt: path, url: url, readOnly: options.isReadOnly)
         switch state {
         case .missing, .emptyDirectory:
             try LMDBStoreCreation.create(at: path, state: state, model: model, options: options, identifier: storeOptions.identifierForNewStore)
@@ -100,7 +100,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
                         "\(path) is an LMDB environment but not a Strata store: it has no \(LMDBLayout.metadataDatabase) database",
                         location: ["path": path])
                 }
-                guard options.createIfMissing, !options.readOnly else {
+                guard options.createsIfMissing, !options.isReadOnly else {
                     throw StrataError(
                         .storeNotFound,
                         "there is no Strata store in the " + (interrupted ? "LMDB environment \(path) (its creation was interrupted)" : "empty LMDB environment \(path)"),
@@ -110,7 +110,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
             let metadata = try readOrCreateMetadata(environment: environment, model: model, create: !existing, identifier: storeOptions.identifierForNewStore)
             try metadata.checkCompatible(with: model, at: url)
             let databases = try environment.openDatabases(LMDBLayout.databases(for: model), create: false)
-            return LMDBStore(url: url, model: model, identifier: metadata.storeIdentifier, readOnly: options.readOnly, environment: environment, databases: databases, accessLock: accessLock)
+            return LMDBStore(url: url, model: model, identifier: metadata.storeIdentifier, readOnly: options.isReadOnly, environment: environment, databases: databases, accessLock: accessLock)
         } catch {
             environment.release()
             if let failure = error as? LMDBFailure, failure.code == MDB_NOTFOUND {

@@ -24,6 +24,10 @@ public struct SQLiteBackend: StoreBackend {
     /// openable read-only.
     public var capabilities: BackendCapabilities { [.persistent, .multiProcess, .readOnly] }
 
+    /// `synchronous` (`normal`, `full`, `off`; configuration files may write it
+    /// `sqliteSynchronous`), `busyTimeout` (milliseconds) and `vfs`. See docs/SQLiteStore.md.
+    public var supportedOptions: [StoreBackendOption]? { SQLiteStoreOptions.declared }
+
     /// Opens (creating when missing and allowed) the store file at `url`.
     ///
     /// - Throws: ``StrataError`` with ``StrataError/Code/storeNotFound``, ``StrataError/Code/storeCorrupt``
@@ -89,9 +93,10 @@ public struct SQLiteBackend: StoreBackend {
         guard url.scheme == schemeName else {
             throw StrataError(.invalidStoreURL, "'\(url)' is not a sqlite: URL", location: ["url": url.description])
         }
-        guard !url.location.isEmpty else {
+        let path = try url.plainLocation(for: "the SQLite store")
+        guard !path.isEmpty else {
             throw StrataError(.invalidStoreURL, "'\(url)' names no file; use sqlite:/path/to/store.sqlite", location: ["url": url.description])
         }
-        return url.location
+        return path
     }
 }

@@ -86,11 +86,11 @@ enum SQLiteFileInspection {
         }
         if fileExists && access(path, W_OK) != 0 {
             let code = errno
-            throw StrataError(.readOnly, "the store file '\(path)' is not writable (\(errnoText(code))); open it with readOnly: true to read it", location: ["path": path], underlying: errnoText(code))
+            throw StrataError(.readOnly, "the store file '\(path)' is not writable (\(errnoText(code))); open it with isReadOnly: true to read it", location: ["path": path], underlying: errnoText(code))
         }
         if access(directory, W_OK) != 0 {
             let code = errno
-            throw StrataError(.readOnly, "the directory '\(directory)' is not writable (\(errnoText(code))): SQLite needs to create the store's -wal and -shm files there; open with readOnly: true to read it", location: ["path": path], underlying: errnoText(code))
+            throw StrataError(.readOnly, "the directory '\(directory)' is not writable (\(errnoText(code))): SQLite needs to create the store's -wal and -shm files there; open with isReadOnly: true to read it", location: ["path": path], underlying: errnoText(code))
         }
     }
 

@@ -19,14 +19,14 @@ struct SQLiteMigrationRunner {
     let step: MigrationStep
     let connection: SQLiteConnection
     let path: String
-    let progress: (MigrationProgress) -> Void
+    let progress: (StoreProgress) -> Void
     let isCancelled: () -> Bool
     let old: SQLiteSchema
     let new: SQLiteSchema
     private var phase = 0
     private static let phases = 12
 
-    init(step: MigrationStep, connection: SQLiteConnection, path: String, progress: @escaping (MigrationProgress) -> Void, isCancelled: @escaping () -> Bool) {
+    init(step: MigrationStep, connection: SQLiteConnection, path: String, progress: @escaping (StoreProgress) -> Void, isCancelled: @escaping () -> Bool) {
         self.step = step
         self.connection = connection
         self.path = path
@@ -43,7 +43,7 @@ struct SQLiteMigrationRunner {
     private mutating func advance() throws {
         if isCancelled() { throw cancelled() }
         phase += 1
-        progress(MigrationProgress(phase: "migrating \(step.name)", completed: phase, total: Self.phases))
+        progress(StoreProgress(phase: "migrating \(step.name)", completed: phase, total: Self.phases))
     }
 
     /// One relationship (a pair of inverse sides) whose links move to new storage.
@@ -57,7 +57,7 @@ struct SQLiteMigrationRunner {
 
     mutating func run() throws {
         if step.isStructurallyEmpty { return }
-        progress(MigrationProgress(phase: "migrating \(step.name)", completed: 0, total: Self.phases))
+        progress(StoreProgress(phase: "migrating \(step.name)", completed: 0, total: Self.phases))
         let renamedEntities = Dictionary(uniqueKeysWithValues: step.entityMappings.compactMap { m in m.sourceEntity.map { ($0, m.destinationEntity) } })
 
         // 1. Links whose storage changes, into pair tables; owning storages kept as they are.

@@ -15,13 +15,13 @@ extension SQLiteBackend: NativeMigrating {
         at url: StoreURL,
         options: StoreOptions,
         metadataChanges: [String: String?],
-        progress: (MigrationProgress) -> Void,
+        progress: (StoreProgress) -> Void,
         isCancelled: () -> Bool
     ) throws {
         let path = try Self.path(of: url)
         var writable = options
-        writable.readOnly = false
-        writable.createIfMissing = false
+        writable.isReadOnly = false
+        writable.createsIfMissing = false
         let storeOptions = try SQLiteStoreOptions(writable, url: url)
         guard try SQLiteFileInspection.inspect(path) == .database else {
             throw StrataError(.storeNotFound, "there is no SQLite store at '\(path)' to migrate", location: ["path": path])
@@ -30,7 +30,7 @@ extension SQLiteBackend: NativeMigrating {
         let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE, busyTimeoutMilliseconds: storeOptions.busyTimeoutMilliseconds)
         defer { connection.close() }
         _ = try connection.scalarText("PRAGMA journal_mode = WAL")
-        try connection.execute("PRAGMA synchronous = \(storeOptions.synchronous.rawValue)")
+        try connection.execute("PRAGMA synchronous = \(storeOptions.synchronous.pragmaValue)")
         try connection.execute("BEGIN IMMEDIATE")
         do {
             guard let metadata = try SQLiteMetadataTable.read(from: connection) else {

@@ -6,8 +6,12 @@ extension SQLiteStore {
     /// The stored snapshots of `entityName` (all, or those among `ids`), in key order, with
     /// their to-many relationships read in the same transaction.
     public func snapshots(of entityName: String, among ids: [ObjectID]?) throws -> [Snapshot] {
-        let table = try table(for: entityName)
-        return try withReader { connection in
+        try snapshots(in: try table(for: entityName), among: ids)
+    }
+
+    /// The stored snapshots of `table`'s entity (all, or those among `ids`), in key order.
+    private func snapshots(in table: SQLiteEntityTable, among ids: [ObjectID]?) throws -> [Snapshot] {
+        try withReader { connection in
             try readTransaction(on: connection, needed: !table.toManyIndexes.isEmpty) {
                 try plainFetch(ids, table: table, on: connection)
             }
@@ -21,15 +25,15 @@ extension SQLiteStore {
     /// nesting, bound parameters, tables in a join or SQL length), is answered by
     /// ``PersistentStore/fetchInMemory(_:)`` instead.
     public func fetch(_ request: FetchRequest) throws -> FetchResult {
-        let request = try request.validated(for: model)
+        try request.checkUnlessValidated(for: model)
         let table = try table(for: request.entityName)
-        if Self.isPlain(request) { return .snapshots(try snapshots(of: request.entityName, among: request.objectIDs)) }
+        if Self.isPlain(request) { return .snapshots(try snapshots(in: table, among: request.objectIDs)) }
         var builder = SQLiteQueryBuilder(schema: schema, storeIdentifier: identifier)
         let query: SQLiteQuery
         do {
             query = try builder.build(request, table: table)
         } catch is SQLiteQueryBuilder.Decline {
-            return try fetchInMemory(request)
+            return try fetchInMemory(request.markedValidated(for: model))
         }
         let readsToMany = request.resultType == .snapshots && !table.toManyIndexes.isEmpty
         let answer = try withReader { connection in
@@ -37,7 +41,7 @@ extension SQLiteStore {
                 try run(query, request: request, table: table, on: connection)
             }
         }
-        return try answer ?? fetchInMemory(request)
+        return try answer ?? fetchInMemory(request.markedValidated(for: model))
     }
 
     /// The reason ``fetch(_:)`` answers `request` in memory rather than in SQL, or `nil` when it

@@ -11,22 +11,22 @@ extension SQLiteStore {
         // What is there is checked before a lock file is created beside it: no store where none
         // may be created, a FIFO or a device, a file this process may not write.
         let found = try SQLiteFileInspection.inspect(path)
-        if found == .missing && !(options.createIfMissing && !options.readOnly) {
+        if found == .missing && !(options.createsIfMissing && !options.isReadOnly) {
             throw StrataError(
                 .storeNotFound,
-                "there is no store at '\(path)'" + (options.readOnly ? " (a read-only open never creates one)" : " and createIfMissing is false"),
+                "there is no store at '\(path)'" + (options.isReadOnly ? " (a read-only open never creates one)" : " and createsIfMissing is false"),
                 location: ["path": path]
             )
         }
-        if found != .missing && !options.readOnly {
+        if found != .missing && !options.isReadOnly {
             try SQLiteFileInspection.requireWritable(path, fileExists: true)
         }
-        let accessLock = try StoreAccessLock.acquire(.shared, forStoreAt: path, url: url, timeoutMilliseconds: Int(options.busyTimeoutMilliseconds), readOnly: options.readOnly)
+        let accessLock = try StoreAccessLock.acquire(.shared, forStoreAt: path, url: url, timeoutMilliseconds: Int(options.busyTimeoutMilliseconds), readOnly: options.isReadOnly)
         if try SQLiteFileInspection.inspect(path) == .missing {
-            guard options.createIfMissing && !options.readOnly else {
+            guard options.createsIfMissing && !options.isReadOnly else {
                 throw StrataError(
                     .storeNotFound,
-                    "there is no store at '\(path)'" + (options.readOnly ? " (a read-only open never creates one)" : " and createIfMissing is false"),
+                    "there is no store at '\(path)'" + (options.isReadOnly ? " (a read-only open never creates one)" : " and createsIfMissing is false"),
                     location: ["path": path]
                 )
             }
@@ -34,19 +34,19 @@ extension SQLiteStore {
             _ = try SQLiteStoreCreation.create(at: path, url: url, model: model, options: options)
             _ = try SQLiteFileInspection.inspect(path)
         }
-        if !options.readOnly {
+        if !options.isReadOnly {
             try SQLiteFileInspection.requireWritable(path, fileExists: true)
         } else {
             options.immutable = try SQLiteFileInspection.mustReadImmutably(path)
         }
 
-        let flags = options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        let flags = options.isReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         let connection = try SQLiteConnection(path: path, flags: flags, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, vfs: options.vfs, immutable: options.immutable)
         do {
             let metadata = try prepareDatabase(connection, path: path, url: url, model: model, options: options)
             return try SQLiteStore(
                 url: url, model: model, identifier: metadata.storeIdentifier, path: path, options: options,
-                writer: options.readOnly ? nil : connection, reader: options.readOnly ? connection : nil,
+                writer: options.isReadOnly ? nil : connection, reader: options.isReadOnly ? connection : nil,
                 accessLock: accessLock
             )
         } catch {
@@ -61,13 +61,13 @@ extension SQLiteStore {
         if let metadata = try SQLiteMetadataTable.read(from: connection) {
             try metadata.checkCompatible(with: model, at: url)
             try SQLiteSchema(model: model).verify(on: connection, path: path)
-            if !options.readOnly { try configureWriter(connection, options: options) }
+            if !options.isReadOnly { try configureWriter(connection, options: options) }
             return metadata
         }
         guard try SQLiteMetadataTable.tableCount(in: connection) == 0 else {
             throw StrataError(.storeCorrupt, "'\(path)' is a SQLite database but not a Strata store (it has tables but no _strata_metadata table); Strata will not change it", location: ["path": path])
         }
-        guard !options.readOnly else {
+        guard !options.isReadOnly else {
             throw StrataError(.storeCorrupt, "'\(path)' is an empty database, not a Strata store, and a read-only open cannot create one", location: ["path": path])
         }
         try configureWriter(connection, options: options)
@@ -92,6 +92,6 @@ extension SQLiteStore {
 
     private static func configureWriter(_ connection: SQLiteConnection, options: SQLiteStoreOptions) throws {
         _ = try connection.scalarText("PRAGMA journal_mode = WAL")
-        try connection.execute("PRAGMA synchronous = \(options.synchronous.rawValue)")
+        try connection.execute("PRAGMA synchronous = \(options.synchronous.pragmaValue)")
     }
 }

@@ -1,7 +1,7 @@
 import CStrataSQLite
 import StrataCore
 
-/// The SQLite backend's options, parsed from ``StoreOptions``.
+/// The SQLite backend's options, parsed from ``StoreOptions`` (declared in ``declared``).
 ///
 /// | name | values | default |
 /// |---|---|---|
@@ -11,14 +11,9 @@ import StrataCore
 ///
 /// Any other name, or a value outside these, is ``StrataError/Code/invalidOption``.
 struct SQLiteStoreOptions: Sendable {
-    /// `PRAGMA synchronous` values.
-    enum Synchronous: String, Sendable, CaseIterable {
-        case normal = "NORMAL", full = "FULL", off = "OFF"
-    }
-
-    var readOnly: Bool
-    var createIfMissing: Bool
-    var synchronous: Synchronous = .normal
+    var isReadOnly: Bool
+    var createsIfMissing: Bool
+    var synchronous: SQLiteSynchronous = .normal
     var busyTimeoutMilliseconds: Int32 = 5000
     /// The SQLite VFS every connection of the store uses (`nil`: the default one).
     var vfs: String?
@@ -29,40 +24,39 @@ struct SQLiteStoreOptions: Sendable {
     /// The identifier a store created by this open gets (see `StoreOptions.identifierForNewStore`).
     var identifierForNewStore: String?
 
-    static let names = ["busyTimeout", "synchronous", "vfs"]
+    /// The options the SQLite backend declares (``SQLiteBackend/supportedOptions``).
+    static let declared: [StoreBackendOption] = [
+        .choice(
+            "synchronous", SQLiteSynchronous.allCases.map(\.rawValue), ignoringCase: true,
+            summary: "How hard a commit pushes data to the disk (PRAGMA synchronous).",
+            configFileKey: "sqliteSynchronous"),
+        .integer(
+            "busyTimeout", in: 0...Int(Int32.max), unit: "milliseconds",
+            summary: "How long a connection waits for another process's lock before failing."),
+        StoreBackendOption(
+            name: "vfs", summary: "The registered SQLite VFS every connection of the store uses.",
+            expected: "the name of a SQLite VFS registered in this process", isValid: { !$0.isEmpty }),
+    ]
 
+    /// Parses `options`, rejecting unknown names and unusable values with
+    /// ``StrataError/Code/invalidOption``.
     init(_ options: StoreOptions, url: StoreURL) throws {
-        readOnly = options.readOnly
-        createIfMissing = options.createIfMissing
+        try SQLiteBackend().checkOptions(options.values, for: url)
+        isReadOnly = options.isReadOnly
+        createsIfMissing = options.createsIfMissing
         identifierForNewStore = options.identifierForNewStore
-        for (name, value) in options.values.sorted(by: { $0.key < $1.key }) {
-            switch name {
-            case "synchronous":
-                guard let mode = Synchronous(rawValue: value.uppercased()) else {
-                    throw Self.invalid(name, value, "expected normal, full or off", url)
-                }
-                synchronous = mode
-            case "busyTimeout":
-                guard let ms = Int32(value), ms >= 0 else {
-                    throw Self.invalid(name, value, "expected a number of milliseconds from 0 to \(Int32.max)", url)
-                }
-                busyTimeoutMilliseconds = ms
-            case "vfs":
-                guard sqlite3_vfs_find(value) != nil else {
-                    throw Self.invalid(name, value, "no SQLite VFS of that name is registered in this process", url)
-                }
-                vfs = value
-            default:
+        if let value = options["synchronous"], let mode = SQLiteSynchronous(rawValue: value.lowercased()) {
+            synchronous = mode
+        }
+        if let value = options["busyTimeout"], let ms = Int32(value) { busyTimeoutMilliseconds = ms }
+        if let value = options["vfs"] {
+            guard sqlite3_vfs_find(value) != nil else {
                 throw StrataError(
                     .invalidOption,
-                    "the SQLite store does not know the option '\(name)'; it knows: \(Self.names.joined(separator: ", "))",
-                    location: ["url": url.description, "option": name]
-                )
+                    "option vfs='\(value)' is not valid for the sqlite backend: no SQLite VFS of that name is registered in this process",
+                    location: ["url": url.description, "option": "vfs", "value": value, "backend": SQLiteBackend.schemeName])
             }
+            vfs = value
         }
-    }
-
-    private static func invalid(_ name: String, _ value: String, _ expected: String, _ url: StoreURL) -> StrataError {
-        StrataError(.invalidOption, "option \(name)='\(value)' is not valid for the SQLite store: \(expected)", location: ["url": url.description, "option": name, "value": value])
     }
 }

@@ -25,6 +25,9 @@ public struct XMLBackend: StoreBackend {
     /// Persistent, several processes may open a store (one saves at a time), read-only opening.
     public var capabilities: BackendCapabilities { [.persistent, .multiProcess, .readOnly] }
 
+    /// `lockTimeout`: the milliseconds a save waits for another process's save.
+    public var supportedOptions: [StoreBackendOption]? { XMLStoreOptions.declared }
+
     /// Opens (or creates) the XML store at `url`: loads the whole graph, checking the model version
     /// hash first; a new store's file is written at once (mode 0600).
     ///
@@ -46,7 +49,7 @@ public struct XMLBackend: StoreBackend {
     public func openStore(_ url: StoreURL, model: Model, options: StoreOptions = StoreOptions()) throws -> XMLStore {
         _ = XMLLibrary.initialized
         let path = try XMLStorePath.resolve(Self.path(of: url))
-        let storeOptions = try XMLStoreOptions(options)
+        let storeOptions = try XMLStoreOptions(options, url: url)
         // A FIFO or a device is refused before a lock file is created beside it.
         var found = stat()
         if stat(path, &found) == 0 && (found.st_mode & S_IFMT) != S_IFREG {
@@ -55,12 +58,12 @@ public struct XMLBackend: StoreBackend {
         let accessLock = try StoreAccessLock.acquire(
             .shared, forStoreAt: path, url: url,
             timeoutMilliseconds: options["lockTimeout"] == nil ? StoreAccessLock.defaultTimeoutMilliseconds : storeOptions.lockTimeoutMilliseconds,
-            readOnly: options.readOnly
+            readOnly: options.isReadOnly
         )
         let layout = XMLModelLayout(model: model)
         if XMLFileIdentity.of(path: path) == nil {
-            guard options.createIfMissing, !options.readOnly else {
-                throw StrataError(.storeNotFound, "there is no XML store at \(path)" + (options.readOnly ? " (a read-only open does not create one)" : ""), location: ["path": path])
+            guard options.createsIfMissing, !options.isReadOnly else {
+                throw StrataError(.storeNotFound, "there is no XML store at \(path)" + (options.isReadOnly ? " (a read-only open does not create one)" : ""), location: ["path": path])
             }
             let lock = try XMLFileLock(storePath: path)
             try lock.lock(timeoutMilliseconds: storeOptions.lockTimeoutMilliseconds, storePath: path)
@@ -74,7 +77,7 @@ public struct XMLBackend: StoreBackend {
             }
         }
         let (image, identity) = try XMLStoreReader.load(path: path, url: url, layout: layout, model: model)
-        let lock = options.readOnly ? nil : try XMLFileLock(storePath: path)
+        let lock = options.isReadOnly ? nil : try XMLFileLock(storePath: path)
         if let lock, (try? lock.lock(timeoutMilliseconds: 0, storePath: path)) != nil {
             XMLAtomicFile.removeStrayTemporaries(of: path)
             lock.unlock()
@@ -119,28 +122,33 @@ public struct XMLBackend: StoreBackend {
         guard url.scheme == schemeName else {
             throw StrataError(.invalidStoreURL, "'\(url)' is not an xml: URL", location: ["url": url.description])
         }
-        guard !url.location.isEmpty else {
+        let path = try url.plainLocation(for: "the XML store")
+        guard !path.isEmpty else {
             throw StrataError(.invalidStoreURL, "'\(url)' names no file; write xml:/path/to/store.xml", location: ["url": url.description])
         }
-        return url.location
+        return path
     }
 }
 
 /// The XML store's options, parsed from ``StoreOptions``.
 struct XMLStoreOptions: Sendable {
     /// Whether the store was opened read-only.
-    var readOnly: Bool
+    var isReadOnly: Bool
     /// How long a save waits for another process's save (`lockTimeout`, ms).
     var lockTimeoutMilliseconds: Int
 
-    init(_ options: StoreOptions) throws {
-        readOnly = options.readOnly
-        lockTimeoutMilliseconds = 0
-        if let text = options["lockTimeout"] {
-            guard let ms = Int(text), ms >= 0 else {
-                throw StrataError(.invalidOption, "lockTimeout must be a number of milliseconds >= 0, not '\(text)'", location: ["option": "lockTimeout"])
-            }
-            lockTimeoutMilliseconds = ms
-        }
+    /// The options the XML backend declares (``XMLBackend/supportedOptions``).
+    static let declared: [StoreBackendOption] = [
+        .integer(
+            "lockTimeout", in: 0...Int(Int32.max), unit: "milliseconds",
+            summary: "How long a save waits for another process's save before failing with storeBusy."),
+    ]
+
+    /// Parses `options`, rejecting unknown names and unusable values with
+    /// ``StrataError/Code/invalidOption``.
+    init(_ options: StoreOptions, url: StoreURL) throws {
+        try XMLBackend().checkOptions(options.values, for: url)
+        isReadOnly = options.isReadOnly
+        lockTimeoutMilliseconds = options["lockTimeout"].flatMap { Int($0) } ?? 0
     }
 }

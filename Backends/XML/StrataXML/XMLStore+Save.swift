@@ -22,7 +22,7 @@ extension XMLStore {
                 try checkOpen(state)
                 return (state.image, state.beforeRename, state.fileLock)
             }
-            guard !options.readOnly, let fileLock else {
+            guard !options.isReadOnly, let fileLock else {
                 throw StrataError(.readOnly, "the XML store \(path) was opened read-only", location: ["path": path])
             }
             if request.isEmpty { return SaveResult() }

@@ -110,7 +110,7 @@ public final class XMLStore: PersistentStore {
         }
         let floor = try state.withLock { state in
             try checkOpen(state)
-            if options.readOnly {
+            if options.isReadOnly {
                 throw StrataError(.readOnly, "the XML store \(path) was opened read-only", location: ["path": path])
             }
             return state.image.nextKeys[e]
@@ -139,7 +139,7 @@ public final class XMLStore: PersistentStore {
         }
         let floor = try state.withLock { state in
             try checkOpen(state)
-            if options.readOnly {
+            if options.isReadOnly {
                 throw StrataError(.readOnly, "the XML store \(path) was opened read-only", location: ["path": path])
             }
             return max(state.image.nextKeys[e], key + 1)

@@ -21,7 +21,7 @@ enum BigStore {
     static func ensure(at url: StoreURL, count: Int) throws {
         let backend = try BuiltInBackends.registry.backend(for: url.scheme)
         if let metadata = try backend.metadata(at: url), metadata.modelVersionHash == v1.versionHash {
-            let store = try backend.open(url, model: v1, options: StoreOptions(createIfMissing: false))
+            let store = try backend.open(url, model: v1, options: StoreOptions(createsIfMissing: false))
             let existing = try store.fetch(FetchRequest(entityName: "Record", resultType: .count)).count()
             try store.close()
             if existing == count { return }

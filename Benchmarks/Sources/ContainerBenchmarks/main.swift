@@ -28,7 +28,7 @@ func containerLoad(migrating: Bool) -> (CallerObservation, Error?) {
 func openOnCaller() -> (CallerObservation, Error?) {
     observeCaller { done in
         do {
-            let store = try BuiltInBackends.registry.open(url, model: BigStore.v1, options: StoreOptions(createIfMissing: false))
+            let store = try BuiltInBackends.registry.open(url, model: BigStore.v1, options: StoreOptions(createsIfMissing: false))
             _ = try store.fetch(FetchRequest(entityName: "Record", resultType: .count)).count()
             try store.close()
             done(nil)

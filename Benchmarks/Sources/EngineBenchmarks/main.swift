@@ -184,7 +184,7 @@ for _ in 0..<runs {
         for r in workload.records {
             // Each field set from the record directly, as the raw side builds its struct (no
             // intermediate array of values).
-            let object = context.insert("Record")
+            let object = try! context.insert("Record")
             try! object.set(r.i1, for: "i1")
             try! object.set(r.i2, for: "i2")
             try! object.set(r.i3, for: "i3")

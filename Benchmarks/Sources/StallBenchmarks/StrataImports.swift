@@ -58,7 +58,7 @@ func strataImport(_ records: [WorkloadRecord], chunk: Int, storeURL: String, sha
         let context = ObjectContext(coordinator: coordinator, name: "import")
         for start in stride(from: 0, to: records.count, by: chunk) {
             for r in records[start..<min(start + chunk, records.count)] {
-                let object = context.insert("Record")
+                let object = try! context.insert("Record")
                 for (i, value) in values(r).enumerated() { try! object.set(value, for: recordNames[i]) }
             }
             try! context.save()
@@ -76,7 +76,7 @@ func strataImport(_ records: [WorkloadRecord], chunk: Int, storeURL: String, sha
         let slice = Array(records[start..<min(start + chunk, records.count)])
         onQueue(worker) {
             for r in slice {
-                let object = worker.insert("Record")
+                let object = try worker.insert("Record")
                 for (i, value) in values(r).enumerated() { try object.set(value, for: recordNames[i]) }
             }
             try worker.save()

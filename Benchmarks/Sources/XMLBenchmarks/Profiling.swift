@@ -53,7 +53,7 @@ func profileOpen(path: String, count: Int, strata: Bool = true, raw: Bool = true
     for _ in 0..<count {
         if strata {
             var opened: XMLStore?
-            try timed(&wall, &cpu) { opened = try XMLBackend().openStore(url, model: benchmarkModel, options: StoreOptions(readOnly: true)) }
+            try timed(&wall, &cpu) { opened = try XMLBackend().openStore(url, model: benchmarkModel, options: StoreOptions(isReadOnly: true)) }
             withExtendedLifetime(opened) { opened = nil }
         }
         if raw { timed(&rawWall, &rawCPU) { _ = RawXML.parse(path) } }

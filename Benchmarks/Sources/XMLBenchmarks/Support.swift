@@ -42,7 +42,7 @@ func runMemoryChild(_ arguments: [String]) {
         case "memory-load":
             let url = StoreURL(scheme: "xml", location: arguments[2])
             let baseline = procStatusMiB("VmRSS")
-            let store = try XMLBackend().openStore(url, model: benchmarkModel, options: StoreOptions(readOnly: true))
+            let store = try XMLBackend().openStore(url, model: benchmarkModel, options: StoreOptions(isReadOnly: true))
             let peak = procStatusMiB("VmHWM")
             withExtendedLifetime(store) { print(peak - baseline) }
         case "memory-save":
@@ -63,7 +63,7 @@ func runMemoryChild(_ arguments: [String]) {
             var times: [Double] = [], raw: [Double] = []
             for _ in 0..<10 {
                 var opened: XMLStore?
-                times.append(try milliseconds { opened = try XMLBackend().openStore(url, model: benchmarkModel, options: StoreOptions(readOnly: true)) })
+                times.append(try milliseconds { opened = try XMLBackend().openStore(url, model: benchmarkModel, options: StoreOptions(isReadOnly: true)) })
                 withExtendedLifetime(opened) { opened = nil }
                 raw.append(milliseconds { _ = RawXML.parse(arguments[2]) })
             }

@@ -41,7 +41,7 @@ public struct StreamingMigrationExecutor: Sendable {
         backend: any StoreBackend,
         options: StoreOptions,
         metadataChanges: [String: String?],
-        progress: (MigrationProgress) -> Void,
+        progress: (StoreProgress) -> Void,
         isCancelled: () -> Bool
     ) throws {
         let isReplacing = backend is any StoreReplacing
@@ -109,17 +109,17 @@ public struct StreamingMigrationExecutor: Sendable {
         backend: any StoreBackend,
         options: StoreOptions,
         metadataChanges: [String: String?],
-        progress: (MigrationProgress) -> Void,
+        progress: (StoreProgress) -> Void,
         isCancelled: () -> Bool
     ) throws {
         var readOptions = options
-        readOptions.readOnly = true
-        readOptions.createIfMissing = false
+        readOptions.isReadOnly = true
+        readOptions.createsIfMissing = false
         let source = try backend.open(from, model: step.source, options: readOptions)
         defer { try? source.close() }
         var writeOptions = options
-        writeOptions.readOnly = false
-        writeOptions.createIfMissing = true
+        writeOptions.isReadOnly = false
+        writeOptions.createsIfMissing = true
         // The rebuilt store is the same store: it keeps its identifier, so IDs and URIs stay valid.
         writeOptions.identifierForNewStore = source.identifier
         let destination = try backend.open(to, model: step.destination, options: writeOptions)
@@ -138,7 +138,7 @@ public struct StreamingMigrationExecutor: Sendable {
         // Two passes, because a store may refuse a link to an object it does not hold yet: the
         // objects without their links, then the links (as updates of version 1).
         var done = 0
-        progress(MigrationProgress(phase: phase, completed: 0, total: 2 * total))
+        progress(StoreProgress(phase: phase, completed: 0, total: 2 * total))
         for pass in 0..<2 {
             for (mapping, ids) in idsByEntity {
                 guard let maxKey = ids.compactMap(\.primaryKey).max() else { continue }
@@ -166,7 +166,7 @@ public struct StreamingMigrationExecutor: Sendable {
                         try destination.save(SaveRequest(updates: transformed.map { SaveRequest.Update($0, expectedVersion: 1) }))
                     }
                     done += batch.count
-                    progress(MigrationProgress(phase: phase, completed: done, total: 2 * total))
+                    progress(StoreProgress(phase: phase, completed: done, total: 2 * total))
                 }
             }
         }
@@ -188,7 +188,7 @@ public struct StreamingMigrationExecutor: Sendable {
 
     /// Makes keys up to `maxKey` of `entity` insertable in the fresh store.
     private func reserve(through maxKey: Int64, for entity: String, in store: any PersistentStore) throws {
-        if let preserving = store as? any KeyPreservingStore {
+        if let preserving = store.capability((any KeyPreservingStore).self) {
             try preserving.reserveKeys(through: maxKey, for: entity)
             return
         }
@@ -242,8 +242,8 @@ public struct StreamingMigrationExecutor: Sendable {
     /// `rename`, `expected` holds the identities of the store file as the migration found it and
     /// of the staged file as it built it: if either changed since, nothing is replaced.
     private func replace(_ url: StoreURL, with staging: StoreURL, backend: any StoreBackend, destination: Model, options: StoreOptions,
-                         expected: (source: FileIdentity?, staged: FileIdentity?), progress: (MigrationProgress) -> Void) throws {
-        progress(MigrationProgress(phase: "replacing the store", completed: 0, total: 1))
+                         expected: (source: FileIdentity?, staged: FileIdentity?), progress: (StoreProgress) -> Void) throws {
+        progress(StoreProgress(phase: "replacing the store", completed: 0, total: 1))
         if let replacing = backend as? any StoreReplacing {
             try replacing.replaceStore(at: url, withStoreAt: staging)
         } else if url.scheme == "memory" {
@@ -284,6 +284,6 @@ public struct StreamingMigrationExecutor: Sendable {
             if fd >= 0 { _ = fsync(fd); close(fd) }
             removeSidecars(of: staging.location)
         }
-        progress(MigrationProgress(phase: "replacing the store", completed: 1, total: 1))
+        progress(StoreProgress(phase: "replacing the store", completed: 1, total: 1))
     }
 }

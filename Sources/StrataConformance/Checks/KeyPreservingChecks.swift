@@ -7,8 +7,13 @@ struct ConformanceNotApplicable: Error {}
 extension ConformanceRun {
     /// Opens the run's store as a ``KeyPreservingStore``, or ends the check as not applicable.
     func openKeyPreserving(options: StoreOptions? = nil) throws -> any KeyPreservingStore {
-        guard let store = try open(options: options) as? any KeyPreservingStore else { throw ConformanceNotApplicable() }
-        return store
+        try capability((any KeyPreservingStore).self, of: try open(options: options))
+    }
+
+    /// `store`'s `type` capability, or the end of the check as not applicable.
+    func capability<C>(_ type: C.Type, of store: any PersistentStore) throws -> C {
+        guard let found = store.capability(type) else { throw ConformanceNotApplicable() }
+        return found
     }
 
     /// An employee under `key`, with `name`.
@@ -77,7 +82,7 @@ extension ConformanceKit {
         ConformanceCheck("readOnlyStoreRefusesReservations", requires: [.persistent, .readOnly]) { run in
             try run.openKeyPreserving().close()
             var options = run.subject.options
-            options.readOnly = true
+            options.isReadOnly = true
             let readOnly = try run.openKeyPreserving(options: options)
             try run.expectError(.readOnly, "reserving keys in a read-only store") { try readOnly.reserveKeys(through: 10, for: "Employee") }
         },

@@ -46,8 +46,8 @@ extension ConformanceKit {
         },
         ConformanceCheck("missingStoreIsNotCreatedWhenCreationIsOff") { run in
             var options = run.subject.options
-            options.createIfMissing = false
-            try run.expectError(.storeNotFound, "opening a missing store with createIfMissing = false") { _ = try run.open(options: options) }
+            options.createsIfMissing = false
+            try run.expectError(.storeNotFound, "opening a missing store with createsIfMissing = false") { _ = try run.open(options: options) }
             try run.expect(try run.subject.backend.metadata(at: run.url) == nil, "metadata(at:) must be nil where no store exists")
         },
         ConformanceCheck("metadataCanBeReadWithoutOpening", requires: .persistent) { run in
@@ -61,7 +61,7 @@ extension ConformanceKit {
             _ = try run.seed(store)
             try store.close()
             var options = run.subject.options
-            options.readOnly = true
+            options.isReadOnly = true
             let readOnly = try run.open(options: options)
             try run.expectEqual(try run.all(readOnly, "Employee").count, ConformanceFixtures.employeeRows.count, "employees in a read-only store")
             let id = try run.all(readOnly, "Company")[0].objectID

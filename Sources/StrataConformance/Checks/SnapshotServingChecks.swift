@@ -6,7 +6,7 @@ extension ConformanceKit {
     /// apply to other stores.
     static let snapshotServingChecks: [ConformanceCheck] = [
         ConformanceCheck("directLookupAgreesWithFetchThroughInsertUpdateAndDelete") { run in
-            guard let store = try run.open() as? any SnapshotServing else { throw ConformanceNotApplicable() }
+            let store = try run.capability((any SnapshotServing).self, of: try run.open())
             let ids = try run.ids(store, "Employee", 2)
             let alice = try run.snapshot(ids[0], ["name": .string("Alice")]), bob = try run.snapshot(ids[1], ["name": .string("Bob")])
             try store.save(SaveRequest(inserts: [alice, bob]))
@@ -24,7 +24,7 @@ extension ConformanceKit {
             try run.expect(try store.snapshot(for: ids[1]) == nil, "a deleted object must not be found by a direct lookup")
         },
         ConformanceCheck("directLookupFindsNothingForForeignTemporaryOrUnsavedIDs") { run in
-            guard let store = try run.open() as? any SnapshotServing else { throw ConformanceNotApplicable() }
+            let store = try run.capability((any SnapshotServing).self, of: try run.open())
             let unsaved = try run.ids(store, "Employee", 1)[0]
             try run.expect(try store.snapshot(for: unsaved) == nil, "an ID handed out but never saved must not be found")
             try run.expect(try store.snapshot(for: ObjectID.temporary(entityName: "Employee")) == nil, "a temporary ID must not be found")

@@ -30,7 +30,7 @@ public protocol NativeMigrating: StoreBackend {
         at url: StoreURL,
         options: StoreOptions,
         metadataChanges: [String: String?],
-        progress: (MigrationProgress) -> Void,
+        progress: (StoreProgress) -> Void,
         isCancelled: () -> Bool
     ) throws
 }

@@ -1,16 +1,21 @@
+import Synchronization
+
 /// Checks a fetch's predicate, sorts and properties against the model before any store sees them.
 ///
 /// This is where an unknown key path, an operator on the wrong type, or a value of the wrong type
 /// becomes a readable error naming the entity and the key, instead of an empty result or a store
 /// error. The engine runs it once for every fetch, through ``FetchRequest/validated(for:)``.
 public enum PredicateValidator {
-    /// Called with every request ``validate(_:in:)`` checks, in the task that sets it: lets tests
-    /// count how often a fetch is checked.
+    /// Called with every request ``validate(_:in:)`` checks, in the task that sets it, while
+    /// ``observers`` is above zero: lets tests count how often a fetch is checked.
     @TaskLocal package static var requestObserver: (@Sendable (FetchRequest) -> Void)?
+    /// How many tasks set ``requestObserver`` now; while none does, a check costs no task-local
+    /// lookup.
+    package static let observers = Atomic<Int>(0)
 
     /// Checks the whole request: its shape, entity, predicate, sorts and properties to fetch.
     public static func validate(_ request: FetchRequest, in model: Model) throws {
-        requestObserver?(request)
+        if observers.load(ordering: .relaxed) != 0 { requestObserver?(request) }
         try request.validateShape()
         let entity = try model.requireEntity(request.entityName)
         if let predicate = request.predicate { try validate(predicate, for: entity, in: model) }

@@ -25,6 +25,20 @@ extension FetchRequest {
         validation.modelHash == model.versionHash
     }
 
+    /// Checks this request against `model` unless it carries the mark for it, without making a
+    /// marked copy: for a store's fetch, which passes the request on to nothing that checks.
+    package func checkUnlessValidated(for model: Model) throws {
+        if !isValidated(for: model) { try PredicateValidator.validate(self, in: model) }
+    }
+
+    /// This request marked as checked against `model`, without checking it: for a request that
+    /// ``checkUnlessValidated(for:)`` just passed.
+    package func markedValidated(for model: Model) -> FetchRequest {
+        var marked = self
+        marked.validation = FetchRequestValidation(modelHash: model.versionHash)
+        return marked
+    }
+
     /// This request with `change` applied, keeping the mark of ``validated(for:)``: for changes
     /// that only drop conditions from a checked request (its predicate, sorts, limit, offset, or
     /// a result type reduced to snapshots), which cannot make it invalid.

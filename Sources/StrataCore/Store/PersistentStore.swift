@@ -6,8 +6,8 @@
 /// primitive. A store that can do better (an index, a query language) implements ``fetch(_:)``
 /// itself and falls back to ``fetchInMemory(_:)`` for what it cannot express. Other abilities
 /// are optional protocols (``BatchOperating``, ``SnapshotServing``, ``KeyPreservingStore``); the
-/// engine discovers them and uses its own code otherwise. New requirements will arrive with
-/// default implementations, so existing stores keep compiling.
+/// engine asks for them through ``capability(_:)`` and uses its own code when a store has none.
+/// New requirements will arrive with default implementations, so existing stores keep compiling.
 ///
 /// Stores are called synchronously from any thread (contexts run on their own queues) and must be
 /// safe for that: a `final class` guarding its state with a lock, a connection pool, or an
@@ -40,6 +40,9 @@
 /// - **Errors**: only ``StrataError``, naming the path and the cause.
 /// - **Close** (``close()``): release files and locks; later calls throw
 ///   ``StrataError/Code/storeClosed``. Closing twice is harmless.
+/// - **Capabilities** (``capability(_:)``): the default answers with the protocols the store
+///   adopts. A store that wraps another one and forwards its calls forwards this too, so the
+///   inner store's capabilities survive the wrapper.
 public protocol PersistentStore: AnyObject, Sendable {
     /// Where the store lives.
     var url: StoreURL { get }
@@ -81,6 +84,23 @@ public protocol PersistentStore: AnyObject, Sendable {
 
     /// Releases the store's resources.
     func close() throws
+
+    /// The store as `type`, an optional capability such as ``BatchOperating`` or
+    /// ``SnapshotServing``; `nil` when the store lacks it.
+    ///
+    /// ```swift
+    /// if let batch = store.capability((any BatchOperating).self) {
+    ///     try batch.batchDelete(entityName: "Note", predicate: nil)
+    /// }
+    /// ```
+    ///
+    /// Ask this, never cast (`store as? any BatchOperating`): a cast sees only the outer object,
+    /// and a wrapper (a container's store, a decorator) hides the capabilities of the store inside.
+    /// The default returns `self as? C`. A wrapper that forwards calls to an inner store returns
+    /// the inner store's answer (`inner.capability(type)`), so the caller talks to the inner store
+    /// directly for that capability; a wrapper that changes what the inner store does (fails or
+    /// filters saves, answers with another model) keeps the default, or the caller would bypass it.
+    func capability<C>(_ type: C.Type) -> C?
 }
 
 /// A store that updates or deletes many objects without loading them into a context.

@@ -56,7 +56,7 @@ extension PersistentStore {
     /// - Throws: the errors of ``FetchRequest/validated(for:)`` (checked once, not again when
     ///   the request carries the mark) and of ``snapshots(of:among:)``.
     public func fetchInMemory(_ request: FetchRequest) throws -> FetchResult {
-        let request = try request.validated(for: model)
+        try request.checkUnlessValidated(for: model)
         let candidates = try snapshots(of: request.entityName, among: request.objectIDs)
         let isPlain = request.predicate == nil && request.sorts.isEmpty && request.limit == nil && request.offset == 0
         if isPlain && request.resultType == .snapshots { return .snapshots(candidates) }

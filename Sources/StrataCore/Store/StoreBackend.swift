@@ -16,7 +16,7 @@ public protocol StoreBackend: Sendable {
     var capabilities: BackendCapabilities { get }
 
     /// Opens the store at `url`, creating it when it does not exist and
-    /// ``StoreOptions/createIfMissing`` allows.
+    /// ``StoreOptions/createsIfMissing`` allows.
     ///
     /// An existing store is checked, never rebuilt: a store written with another model throws
     /// ``StrataError/Code/modelMismatch`` (see ``StoreMetadata/checkCompatible(with:at:)``) and
@@ -52,6 +52,15 @@ public protocol StoreBackend: Sendable {
     ///
     /// - Throws: ``StrataError/Code/invalidModel`` naming the entity, the limit and the count.
     func checkLimits(of model: Model) throws
+
+    /// The options this backend's stores accept (``StoreOptions/values``), or `nil` when it does
+    /// not declare them (the default: they are passed to ``open(_:model:options:)`` unchecked).
+    ///
+    /// Configuration files and ``checkOptions(_:for:)`` read this list: a name it lacks, or a
+    /// value its ``StoreBackendOption/isValid`` refuses, is ``StrataError/Code/invalidOption``
+    /// before any store is opened. A backend that declares its options calls
+    /// ``checkOptions(_:for:)`` at the start of ``open(_:model:options:)`` too.
+    var supportedOptions: [StoreBackendOption]? { get }
 }
 
 extension StoreBackend {

@@ -29,13 +29,14 @@ public protocol StoreMigrating: Sendable {
     func migrateStore(
         at url: StoreURL,
         options: StoreOptions,
-        progress: @escaping @Sendable (MigrationProgress) -> Void,
+        progress: @escaping @Sendable (StoreProgress) -> Void,
         isCancelled: @escaping @Sendable () -> Bool
     ) throws
 }
 
-/// How far a long operation (opening, checking, migrating, copying a store) has come.
-public struct MigrationProgress: Sendable, Hashable, CustomStringConvertible {
+/// How far a long operation on a whole store (migrating it, copying it) has come: what the
+/// migrator and the copier report while they work.
+public struct StoreProgress: Sendable, Hashable, CustomStringConvertible {
     /// What is being done, in a few words (`"migrating v1 to v2"`, `"copying Employee"`).
     public var phase: String
     /// Units done in this phase.
@@ -53,3 +54,7 @@ public struct MigrationProgress: Sendable, Hashable, CustomStringConvertible {
     /// `phase: completed/total`.
     public var description: String { total > 0 ? "\(phase): \(completed)/\(total)" : "\(phase): \(completed)" }
 }
+
+/// The former name of ``StoreProgress``.
+@available(*, deprecated, renamed: "StoreProgress")
+public typealias MigrationProgress = StoreProgress

@@ -1,5 +1,7 @@
 /// Where a store lives: a scheme naming the backend, and a backend-specific location.
 ///
+/// File and in-process backends take a path or a name after the scheme:
+///
 /// ```
 /// memory:                  a private in-memory store
 /// memory:NAME              a named in-memory store, shared within the process
@@ -8,50 +10,121 @@
 /// xml:/var/data/app.xml
 /// ```
 ///
-/// `scheme:///absolute/path` is accepted too and means `scheme:/absolute/path`. Paths may be
-/// relative to the working directory. Schemes are lowercase letters, digits, `+`, `-` and `.`,
-/// starting with a letter.
-public struct StoreURL: Sendable, Hashable, CustomStringConvertible, LosslessStringConvertible {
+/// Network backends take an authority, a path and query options:
+///
+/// ```
+/// postgres://app:secret@db.example.com:5432/app?sslmode=require
+/// postgres://[::1]/app
+/// ```
+///
+/// In the `scheme:location` form the location is taken as written. In the `scheme://` form the
+/// user, password, host, path and query are percent-decoded (`%20` is a space); an IPv6 host is
+/// written in brackets; the port is from 1 to 65535. `scheme:///absolute/path` has no authority
+/// and means `scheme:/absolute/path` (percent-decoded). Paths may be relative to the working
+/// directory. Schemes are lowercase letters, digits, `+`, `-` and `.`, starting with a letter.
+///
+/// The password is never printed: ``description``, ``debugDescription`` and every error show it
+/// as `***`. Only ``unredactedDescription`` spells it out, for handing the URL to code that
+/// connects.
+public struct StoreURL: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    LosslessStringConvertible
+{
     /// The backend's scheme (`"sqlite"`).
     public var scheme: String
-    /// The backend-specific location: a path, a name, or empty.
+    /// The backend-specific location: a path, a name, or empty. In the `scheme://` form, the
+    /// percent-decoded path after the authority (`"/app"`).
     public var location: String
+    /// The user of the authority (`app` in `postgres://app@db/app`), percent-decoded.
+    public var user: String?
+    /// The password of the authority, percent-decoded. Never printed: see ``description``.
+    public var password: String?
+    /// The host, percent-decoded, an IPv6 address without its brackets (`"::1"`); `nil` when
+    /// the URL has no authority.
+    public var host: String?
+    /// The port, from 1 to 65535.
+    public var port: Int?
+    /// The query options (`?sslmode=require&connect_timeout=5`), percent-decoded.
+    public var query: [String: String]
 
-    /// Creates a URL from its parts.
+    /// Creates a URL from a scheme and a location, with no authority and no query.
     public init(scheme: String, location: String) {
-        self.scheme = scheme
-        self.location = location
+        self.init(scheme: scheme, host: nil, location: location)
     }
 
-    /// Parses `scheme:location`; `nil` when the text is malformed (use ``parse(_:)`` for the reason).
+    /// Creates a URL from its parts. `password` is ignored unless `user` is given.
+    public init(
+        scheme: String,
+        user: String? = nil,
+        password: String? = nil,
+        host: String?,
+        port: Int? = nil,
+        location: String,
+        query: [String: String] = [:]
+    ) {
+        self.scheme = scheme
+        self.user = user
+        self.password = user == nil ? nil : password
+        self.host = host
+        self.port = port
+        self.location = location
+        self.query = query
+    }
+
+    /// Parses `text` (see ``parse(_:)``); `nil` when the text is malformed.
     public init?(_ description: String) {
         guard let url = try? StoreURL.parse(description) else { return nil }
         self = url
     }
 
-    /// Parses `scheme:location`.
-    ///
-    /// - Throws: ``StrataError/Code/invalidStoreURL`` naming the text and what is wrong.
-    public static func parse(_ text: String) throws -> StoreURL {
-        func fail(_ why: String) -> StrataError {
-            StrataError(.invalidStoreURL, "'\(text)' is not a store URL: \(why); write SCHEME:LOCATION, for example sqlite:/var/data/app.sqlite", location: ["url": text])
-        }
-        guard let colon = text.firstIndex(of: ":") else { throw fail("there is no scheme") }
-        let scheme = String(text[..<colon])
-        guard isValidScheme(scheme) else { throw fail("'\(scheme)' is not a valid scheme") }
-        var location = String(text[text.index(after: colon)...])
-        if location.hasPrefix("///") { location.removeFirst(2) }
-        else if location.hasPrefix("//") { throw fail("a host (//HOST/...) is not supported") }
-        guard !location.utf8.contains(0) else { throw fail("the location contains a NUL byte") }
-        return StoreURL(scheme: scheme, location: location)
+    /// Whether the URL has an authority (a host, and maybe a user and a port).
+    public var hasAuthority: Bool { host != nil }
+
+    /// Whether the URL is a plain location: no user, password, port or query, and no host other
+    /// than `localhost` (the only host a `file:` URL may name). File backends accept only these.
+    public var isPlainLocation: Bool {
+        user == nil && password == nil && port == nil && query.isEmpty && (host == nil || host == "localhost")
     }
 
     /// Whether `scheme` is a valid scheme name.
     public static func isValidScheme(_ scheme: String) -> Bool {
         guard let first = scheme.utf8.first, first >= 0x61 && first <= 0x7A else { return false }
-        return scheme.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }
+        return scheme.utf8.allSatisfy {
+            ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E
+        }
     }
 
-    /// `scheme:location`.
-    public var description: String { "\(scheme):\(location)" }
+    /// The URL as text with the password written `***`: `sqlite:/x`,
+    /// `postgres://app:***@db:5432/app?sslmode=require`.
+    public var description: String { text(revealingPassword: false) }
+
+    /// The same as ``description``: the password is written `***`.
+    public var debugDescription: String { description }
+
+    /// The URL as text with its password: parsing it gives this URL back. Hand it only to code
+    /// that connects; never print or log it.
+    public var unredactedDescription: String { text(revealingPassword: true) }
+
+    /// The text of the URL, with the password or `***`.
+    private func text(revealingPassword: Bool) -> String {
+        guard host != nil || !query.isEmpty else { return "\(scheme):\(location)" }
+        var text = scheme + "://"
+        if let host {
+            if let user {
+                text += StoreURLPercent.encode(user, keeping: .userInfo)
+                if let password {
+                    text += ":" + (revealingPassword ? StoreURLPercent.encode(password, keeping: .userInfo) : "***")
+                }
+                text += "@"
+            }
+            text += host.contains(":") ? "[\(host)]" : StoreURLPercent.encode(host, keeping: .host)
+            if let port { text += ":\(port)" }
+        }
+        text += StoreURLPercent.encode(location, keeping: .path)
+        if !query.isEmpty {
+            text += "?" + query.sorted { $0.key < $1.key }.map {
+                StoreURLPercent.encode($0.key, keeping: .query) + "=" + StoreURLPercent.encode($0.value, keeping: .query)
+            }.joined(separator: "&")
+        }
+        return text
+    }
 }

@@ -6,7 +6,9 @@ import StrataCore
 /// Until the store is loaded it is an empty, unwritable graph: fetches return nothing, and saves,
 /// ID requests and metadata throw ``StrataError/Code/storeNotFound`` saying the store is not
 /// loaded (or, after a failed load, why). Once loaded it forwards every call to the real store,
-/// fetches included, so the real store's own querying answers them.
+/// fetches included, so the real store's own querying answers them, and hands out the real
+/// store's capabilities (``capability(_:)``): batch operations, snapshot lookups, key
+/// preservation; a store keeps its fast paths behind a container.
 final class ContainerStoreSlot: PersistentStore {
     /// What the slot forwards to.
     enum Content {
@@ -30,6 +32,9 @@ final class ContainerStoreSlot: PersistentStore {
         return nil
     }
 
+    /// Makes `store` the slot's content. The coordinator must then refresh what it decided from
+    /// the slot's capabilities (``StoreCoordinator/refreshCapabilities(of:)``); so after
+    /// ``markFailed(_:)`` and ``markPending()``.
     func attach(_ store: any PersistentStore) { content.withLock { $0 = .loaded(store) } }
     func markFailed(_ error: StrataError) { content.withLock { $0 = .failed(error) } }
     func markPending() { content.withLock { $0 = .pending } }
@@ -57,7 +62,7 @@ final class ContainerStoreSlot: PersistentStore {
     /// The real store's answer; while nothing is loaded, an empty one (for a valid request).
     func fetch(_ request: FetchRequest) throws -> FetchResult {
         if let store { return try store.fetch(request) }
-        _ = try request.validated(for: model)
+        try request.checkUnlessValidated(for: model)
         switch request.resultType {
         case .snapshots: return .snapshots([])
         case .objectIDs: return .objectIDs([])
@@ -65,6 +70,9 @@ final class ContainerStoreSlot: PersistentStore {
         case .dictionaries: return .dictionaries([])
         }
     }
+
+    /// The real store's capability once loaded; none before.
+    func capability<C>(_ type: C.Type) -> C? { store?.capability(type) }
 
     @discardableResult
     func save(_ request: SaveRequest) throws -> SaveResult { try loaded().save(request) }

@@ -74,7 +74,10 @@ extension PersistentContainer {
             return run.progress
         case .begin(let run):
             run.addWaiter(completion)
-            for slot in slots { slot.markPending() }
+            for slot in slots {
+                slot.markPending()
+                coordinator.refreshCapabilities(of: slot)
+            }
             loadQueue.async { LoaderThread.start(name: "Strata.PersistentContainer.load") { self.runLoad(run) } }
             return run.progress
         }
@@ -125,6 +128,7 @@ extension PersistentContainer {
         for slot in slots {
             do { try slot.close() } catch { firstError = firstError ?? error }
             slot.markPending()
+            coordinator.refreshCapabilities(of: slot)
         }
         if let firstError { throw firstError }
     }
@@ -147,13 +151,19 @@ extension PersistentContainer {
             if run.isCancelled {
                 throw StrataError(.cancelled, "loading the stores of container '\(name)' was cancelled after every store was opened; each is at model version '\(model.versionIdentifier)', and loading again opens them", location: ["container": name, "modelVersion": model.versionIdentifier])
             }
-            for (slot, store) in opened { slot.attach(store) }
+            for (slot, store) in opened {
+                slot.attach(store)
+                coordinator.refreshCapabilities(of: slot)
+            }
             finish(run, error: nil)
         } catch {
             for (_, store) in opened { try? store.close() }
             let failure = error as? StrataError
                 ?? StrataError(.internalInconsistency, "loading the stores of container '\(name)' failed with an error that is not a StrataError", underlying: "\(error)")
-            for slot in slots { slot.markFailed(failure) }
+            for slot in slots {
+                slot.markFailed(failure)
+                coordinator.refreshCapabilities(of: slot)
+            }
             finish(run, error: failure)
         }
     }

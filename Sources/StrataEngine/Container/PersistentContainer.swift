@@ -11,7 +11,7 @@ import StrataCore
 /// let container = PersistentContainer(name: "Company", model: model)   // sqlite:Company.sqlite,
 /// try await container.loadPersistentStores()                           //   or $STRATA_STORE
 /// try await container.performBackgroundTask { context in
-///     context.insert("Employee")["name"] = "Ada"
+///     try context.insert("Employee")["name"] = "Ada"
 ///     try context.save()
 /// }
 /// let count = try await container.viewContext.perform { try container.viewContext.count(FetchRequest(entityName: "Employee")) }
@@ -137,7 +137,9 @@ public final class PersistentContainer: Sendable {
         if descriptions.isEmpty {
             problem = StrataError(.invalidConfiguration, "the container '\(name)' was given no store description", location: ["container": name])
         }
-        do { descriptions = try StoreDescription.applyingEnvironment(environment, to: descriptions) } catch let error as StrataError {
+        do {
+            descriptions = try StoreDescription.applyingEnvironment(environment, to: descriptions, registry: registry)
+        } catch let error as StrataError {
             problem = problem ?? error
         } catch {
             problem = problem ?? StrataError(.invalidConfiguration, "\(error)")

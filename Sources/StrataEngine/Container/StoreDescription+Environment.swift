@@ -30,20 +30,30 @@ extension StoreDescription {
     ///   are dropped (they belong to the other backend); read-only, create, migrate and infer
     ///   settings stay. An empty variable is ignored, and so is a variable naming a
     ///   configuration no description has.
+    /// - With a `registry`, the backend of the new URL's scheme is looked up there and checks
+    ///   the options the description keeps, so a bad variable is named at once.
     ///
-    /// - Throws: ``StrataError/Code/invalidStoreURL`` naming the variable and its value.
-    public static func applyingEnvironment(_ environment: [String: String], to descriptions: [StoreDescription]) throws -> [StoreDescription] {
+    /// - Throws: ``StrataError/Code/invalidStoreURL`` naming the variable and its value;
+    ///   with a `registry`, ``StrataError/Code/unknownStoreScheme`` or
+    ///   ``StrataError/Code/invalidOption`` naming the variable.
+    public static func applyingEnvironment(
+        _ environment: [String: String],
+        to descriptions: [StoreDescription],
+        registry: StoreRegistry? = nil
+    ) throws -> [StoreDescription] {
         var result = descriptions
         func override(_ index: Int, with variable: String) throws {
             guard let text = environment[variable], !text.isEmpty else { return }
-            let url: StoreURL
-            do { url = try StoreURL.parse(text) } catch var error as StrataError {
+            do {
+                let url = try StoreURL.parse(text)
+                if url.scheme != result[index].url.scheme { result[index].options = [:] }
+                try registry?.backend(for: url.scheme).checkOptions(result[index].options, for: url)
+                result[index].url = url
+            } catch var error as StrataError {
                 error.message = "the environment variable \(variable): \(error.message)"
                 error.location["environment"] = variable
                 throw error
             }
-            if url.scheme != result[index].url.scheme { result[index].options = [:] }
-            result[index].url = url
         }
         if let primary = primaryIndex(of: result) { try override(primary, with: environmentVariable) }
         for index in result.indices where result[index].configuration != Model.defaultConfiguration {

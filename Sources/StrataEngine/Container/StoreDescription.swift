@@ -5,12 +5,12 @@ import StrataCore
 ///
 /// ```swift
 /// var description = try StoreDescription("sqlite:/var/data/app.sqlite")
-/// description.sqliteSynchronous = .full
+/// description.options["synchronous"] = "full"        // `import Strata`: description.sqliteSynchronous = .full
 /// let archive = try StoreDescription("lmdb:/var/data/archive", configuration: "Archive")
 /// let container = PersistentContainer(name: "App", model: model, storeDescriptions: [description, archive])
 /// ```
 ///
-/// Descriptions also come from a JSON file (``load(contentsOf:)``) and from the environment
+/// Descriptions also come from a JSON file (``load(contentsOf:registry:)``) and from the environment
 /// (``applyingEnvironment(_:to:)``, `STRATA_STORE=lmdb:/var/data/app`); docs/Container.md gives
 /// the file format and the exact override rules.
 ///
@@ -39,8 +39,10 @@ public struct StoreDescription: Sendable, Hashable, CustomStringConvertible {
     public var infersMappingAutomatically: Bool
     /// Backend options by name, passed to the backend unchanged (``StoreOptions/values``): for
     /// SQLite `synchronous` and `busyTimeout`, for LMDB `mapSize` and `sync`, for XML
-    /// `lockTimeout` (see docs/SQLiteStore.md, LMDBStore.md, XMLStore.md). A backend rejects a name
-    /// or value it does not know with ``StrataError/Code/invalidOption`` when the store loads.
+    /// `lockTimeout` (see docs/SQLiteStore.md, LMDBStore.md, XMLStore.md; each backend lists them
+    /// in ``StoreBackend/supportedOptions``). A backend rejects a name or value it does not know
+    /// with ``StrataError/Code/invalidOption`` when the store loads, or when a configuration file
+    /// or the environment gives it.
     public var options: [String: String]
 
     /// A description of the store at `url`.
@@ -71,7 +73,7 @@ public struct StoreDescription: Sendable, Hashable, CustomStringConvertible {
 
     /// The options the backend opens the store with.
     public var storeOptions: StoreOptions {
-        StoreOptions(readOnly: isReadOnly, createIfMissing: createsIfMissing, values: options)
+        StoreOptions(isReadOnly: isReadOnly, createsIfMissing: createsIfMissing, values: options)
     }
 
     /// `url (configuration)` with the options that differ from the defaults.

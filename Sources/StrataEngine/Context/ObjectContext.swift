@@ -177,7 +177,7 @@ public final class ObjectContext: @unchecked Sendable {
         checkConfinement()
         sweepRegistry()
         var objects = Array(registry.values)
-        // Objects inserted and not saved yet live in the change set only (see ``insertObject(_:)``).
+        // Objects inserted and not saved yet live in the change set only (see `insert(_:)` with an entity name).
         for object in changed.values where registry[object.objectID] == nil { objects.append(object) }
         return objects
     }
@@ -280,7 +280,7 @@ public final class ObjectContext: @unchecked Sendable {
     }
 
     /// Registers a saved object under its ID (an object inserted in this context waits in the
-    /// change set until its save; see ``insertObject(_:)``).
+    /// change set until its save; see `insert(_:)` with an entity name).
     func registerSaved(_ object: ManagedObject) {
         registry[object.objectID] = object
     }
@@ -361,17 +361,15 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// Inserts a new object of `entityName`, with every attribute at its default.
     ///
-    /// Unknown entity names are a programmer's mistake and stop the program; see
-    /// ``insertObject(_:)`` for the throwing form.
-    @discardableResult
-    public func insert(_ entityName: String) -> ManagedObject {
-        do { return try insertObject(entityName) } catch { preconditionFailure("\(error)") }
-    }
-
-    /// Inserts a new object of `entityName`.
+    /// ```swift
+    /// let note = try context.insert("Note")
+    /// note["title"] = "Groceries"
+    /// ```
     ///
-    /// - Throws: ``StrataError/Code/unknownEntity`` listing the model's entities.
-    public func insertObject(_ entityName: String) throws -> ManagedObject {
+    /// - Throws: ``StrataError/Code/unknownEntity`` listing the model's entities; nothing is
+    ///   inserted then.
+    @discardableResult
+    public func insert(_ entityName: String) throws -> ManagedObject {
         checkConfinement()
         let maker: ObjectMaker
         if let last = lastMaker, last.entity.name == entityName, last.generation == coordinator.classGeneration {
@@ -396,11 +394,18 @@ public final class ObjectContext: @unchecked Sendable {
         return object
     }
 
-    /// Inserts a new object of a registered subclass.
+    /// Inserts a new object of a managed object subclass, registering the class with the
+    /// coordinator.
+    ///
+    /// Unlike `insert(_:)` with an entity name, this cannot fail on input: the entity comes from the
+    /// class. A class whose entity the model lacks, or whose entity is mapped to another class,
+    /// is a programming error and stops the program.
     @discardableResult
     public func insert<T: ManagedObject>(_ type: T.Type) -> T {
         coordinator.registerClasses([type])
-        guard let object = insert(type.entityName) as? T else {
+        let inserted: ManagedObject
+        do { inserted = try insert(type.entityName) } catch { preconditionFailure("\(error)") }
+        guard let object = inserted as? T else {
             preconditionFailure("entity '\(type.entityName)' is mapped to another class than \(T.self)")
         }
         return object

@@ -27,5 +27,10 @@ final class RowCache: Sendable {
         rows.withLock { rows in for id in ids { rows.removeValue(forKey: id) } }
     }
 
+    /// Forgets every snapshot whose ID `shouldRemove` accepts. O(n) in the cached snapshots.
+    func removeAll(where shouldRemove: (ObjectID) -> Bool) {
+        rows.withLock { rows in rows = rows.filter { !shouldRemove($0.key) } }
+    }
+
     var count: Int { rows.withLock { $0.count } }
 }

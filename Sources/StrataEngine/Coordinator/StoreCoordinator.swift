@@ -2,8 +2,9 @@ import Foundation
 import StrataCore
 import Synchronization
 
-/// Routes every request to the store that holds its entity, serializes writes, and keeps a row
-/// cache of snapshots shared by its contexts. The persistent store coordinator of Core Data.
+/// Routes every request to the store that holds its entity, serializes the saves to each store,
+/// and keeps a row cache of snapshots shared by its contexts. The persistent store coordinator of
+/// Core Data.
 ///
 /// ```swift
 /// let coordinator = StoreCoordinator(model: model)
@@ -19,16 +20,17 @@ import Synchronization
 ///
 /// The row cache sits in front of stores that read from disk (SQLite, LMDB); a store that keeps
 /// its snapshots in memory (``SnapshotServing``, such as the in-memory store) is asked directly.
+/// The coordinator asks each store for that capability (``PersistentStore/capability(_:)``), so
+/// a wrapped store (a container's) keeps its fast path.
 ///
-/// Thread-safe: contexts on any queue share one coordinator.
+/// Thread-safe: contexts on any queue share one coordinator. Saves to one store go one at a time;
+/// saves to different stores run side by side, so a slow store holds up only its own saves.
 public final class StoreCoordinator: Sendable {
     /// The model every store was opened with.
     public let model: Model
     let rowCache: RowCache
+    /// Routes and stores; held only to look up or change them, never across a store's work.
     private let routes = Locked(RouteTable())
-    private let stores_ = Locked<[any PersistentStore]>([])
-    /// Serializes saves; recursive, so ``withSavesHeld(_:)`` can save inside it.
-    private let writeLock = NSRecursiveLock()
     private let classes = Locked<[String: ManagedObject.Type]>([:])
     private let classGenerations = Atomic<Int>(0)
 
@@ -66,7 +68,7 @@ public final class StoreCoordinator: Sendable {
     public var cachedSnapshotCount: Int { rowCache.count }
 
     /// The stores, in the order they were added.
-    public var stores: [any PersistentStore] { stores_.withLock { $0 } }
+    public var stores: [any PersistentStore] { routes.withLock { $0.entries.map(\.store) } }
 
     /// Adds `store` for the entities of `configuration` (every entity by default).
     ///
@@ -79,15 +81,44 @@ public final class StoreCoordinator: Sendable {
         guard let names = model.entityNames(inConfiguration: configuration) else {
             throw StrataError(.invalidModel, "the model has no configuration '\(configuration)'; it has: \(([Model.defaultConfiguration] + model.configurations.keys.sorted()).joined(separator: ", "))", location: ["configuration": configuration])
         }
+        let serving = store.capability((any SnapshotServing).self)
         try routes.withLock { table in
             for name in names {
                 if let other = table.byName[name] {
                     throw StrataError(.invalidModel, "entity '\(name)' is already served by \(other.store.url); a configuration may not share entities with another store's", location: ["entity": name])
                 }
             }
-            for name in names { table.byName[name] = Route(store: store) }
+            let entry = StoreEntry(store: store, position: table.entries.count)
+            let route = Route(entry: entry, serving: serving)
+            table.entries.append(entry)
+            table.current[ObjectIdentifier(entry)] = route
+            for name in names { table.byName[name] = route }
         }
-        stores_.withLock { $0.append(store) }
+    }
+
+    /// Asks `store` again for its capabilities (whether it serves snapshots from memory, and so
+    /// needs no row cache) and forgets the rows cached for its entities. The container calls it
+    /// whenever one of its store slots gets, loses or changes the store it forwards to.
+    ///
+    /// Waits for a save to `store` in progress; later requests take the new route.
+    func refreshCapabilities(of store: any PersistentStore) {
+        guard let entry = routes.withLock({ table in table.entries.first { $0.store === store } }) else { return }
+        entry.saveLock.lock()
+        defer { entry.saveLock.unlock() }
+        let fresh = Route(entry: entry, serving: store.capability((any SnapshotServing).self))
+        let names = routes.withLock { table -> Set<String> in
+            guard let old = table.current[ObjectIdentifier(entry)] else { return [] }
+            var names: Set<String> = []
+            for (name, route) in table.byName where route === old {
+                table.byName[name] = fresh
+                names.insert(name)
+            }
+            table.byScope = table.byScope.filter { $0.value !== old }
+            table.current[ObjectIdentifier(entry)] = fresh
+            old.retire()
+            return names
+        }
+        rowCache.removeAll { names.contains($0.entityName) }
     }
 
     /// The store that serves `entityName`.
@@ -109,16 +140,19 @@ public final class StoreCoordinator: Sendable {
     public func fetch(_ request: FetchRequest) throws -> FetchResult {
         let route = try route(for: request.entityName)
         let result = try route.store.fetch(request.validated(for: model))
-        if route.serving == nil, case .snapshots(let snapshots) = result { rowCache.store(snapshots) }
+        if route.serving == nil, route.isCurrent, case .snapshots(let snapshots) = result { rowCache.store(snapshots) }
         return result
     }
 
     /// The route of `id`'s entity, found by the ID's scope (no hashing of the entity's name once
-    /// the scope was seen; routes are never removed, so a scope's route never changes).
+    /// the scope was seen). Routes are never removed; a store's route is replaced only when its
+    /// capabilities are refreshed, and the replaced one is retired.
     private func route(for id: ObjectID) throws -> Route {
         if let route = routes.withLock({ $0.byScope[id.scope] }) { return route }
         let route = try route(for: id.entityName)
-        routes.withLock { $0.byScope[id.scope] = route }
+        routes.withLock { table in
+            if route.isCurrent { table.byScope[id.scope] = route }
+        }
         return route
     }
 
@@ -129,9 +163,11 @@ public final class StoreCoordinator: Sendable {
 
     /// The snapshot of `id`, with the route of the last scope a context looked up kept in
     /// `lastRoute`: a run of lookups of one entity (faults fired one by one) takes no lock here.
-    /// Routes are never removed or replaced, so a kept route stays right.
+    /// A kept route is used while it is current (not replaced by ``refreshCapabilities(of:)``).
     func snapshot(for id: ObjectID, lastRoute: inout ScopeRoute?) throws -> Snapshot? {
-        if let lastRoute, lastRoute.scope == id.scope { return try snapshot(for: id, via: lastRoute.route) }
+        if let lastRoute, lastRoute.scope == id.scope, lastRoute.route.isCurrent {
+            return try snapshot(for: id, via: lastRoute.route)
+        }
         let route = try route(for: id)
         lastRoute = ScopeRoute(scope: id.scope, route: route)
         return try snapshot(for: id, via: route)
@@ -141,7 +177,7 @@ public final class StoreCoordinator: Sendable {
         if let serving = route.serving { return try serving.snapshot(for: id) }
         if let cached = rowCache.snapshot(for: id) { return cached }
         let found = try route.store.snapshots(of: id.entityName, among: [id])
-        rowCache.store(found)
+        if route.isCurrent { rowCache.store(found) }
         return found.first
     }
 
@@ -154,43 +190,65 @@ public final class StoreCoordinator: Sendable {
     /// itself, on this thread, go through). A context that lost several rounds of conflict
     /// resolution in a row resolves and saves inside it, so it cannot lose again to a context
     /// of this process.
+    ///
+    /// Holds the save lock of every store, taken in the order the stores were added.
     func withSavesHeld<T>(_ body: () throws -> T) rethrows -> T {
-        writeLock.lock()
-        defer { writeLock.unlock() }
+        try withSaveLocks(of: routes.withLock { $0.entries }, body)
+    }
+
+    /// Runs `body` holding the save locks of `entries`, taken in the order the stores were added
+    /// (whatever the order of `entries`), so two saves that span stores never wait for each other
+    /// in a cycle.
+    private func withSaveLocks<T>(of entries: [StoreEntry], _ body: () throws -> T) rethrows -> T {
+        let ordered = entries.count > 1 ? entries.sorted { $0.position < $1.position } : entries
+        for entry in ordered { entry.saveLock.lock() }
+        defer { for entry in ordered.reversed() { entry.saveLock.unlock() } }
         return try body()
     }
 
-    /// Applies `request`, split by store, one store at a time under the coordinator's write lock.
-    /// With one store the save is atomic; across stores each store's part is atomic and a failure
-    /// stops the later parts (the error says which store failed).
+    /// Applies `request`, split by store. Each store's part is saved under that store's save
+    /// lock only, so saves to other stores go on meanwhile; a request that spans stores holds
+    /// the locks of all of them while its parts are saved one after another. With one store the
+    /// save is atomic; across stores each store's part is atomic and a failure stops the later
+    /// parts (the error says which store failed).
     @discardableResult
     public func save(_ request: SaveRequest) throws -> SaveResult {
-        try writeLock.withLock {
-            if let whole = try singleStoreRoute(for: request) { return try save(request, to: whole) }
-            var parts: [ObjectIdentifier: (route: Route, request: SaveRequest)] = [:]
-            var order: [ObjectIdentifier] = []
-            func part(_ entity: String) throws -> ObjectIdentifier {
-                let route = try route(for: entity)
-                let key = ObjectIdentifier(route.store)
-                if parts[key] == nil { parts[key] = (route, SaveRequest()); order.append(key) }
-                return key
+        if let whole = try singleStoreRoute(for: request) {
+            return try withSaveLocks(of: [whole.entry]) {
+                try save(request, to: currentRoute(of: whole.entry))
             }
-            for insert in request.inserts { parts[try part(insert.objectID.entityName)]!.request.inserts.append(insert) }
-            for update in request.updates { parts[try part(update.snapshot.objectID.entityName)]!.request.updates.append(update) }
-            for delete in request.deletes { parts[try part(delete.objectID.entityName)]!.request.deletes.append(delete) }
-            if !request.metadataChanges.isEmpty, let first = stores.first {
-                let key = ObjectIdentifier(first)
-                if parts[key] == nil { parts[key] = (Route(store: first), SaveRequest()); order.append(key) }
-                parts[key]!.request.metadataChanges = request.metadataChanges
-            }
+        }
+        var parts: [ObjectIdentifier: (entry: StoreEntry, request: SaveRequest)] = [:]
+        var order: [ObjectIdentifier] = []
+        func add(_ entry: StoreEntry) -> ObjectIdentifier {
+            let key = ObjectIdentifier(entry)
+            if parts[key] == nil { parts[key] = (entry, SaveRequest()); order.append(key) }
+            return key
+        }
+        func part(_ entity: String) throws -> ObjectIdentifier { add(try route(for: entity).entry) }
+        for insert in request.inserts { parts[try part(insert.objectID.entityName)]!.request.inserts.append(insert) }
+        for update in request.updates {
+            parts[try part(update.snapshot.objectID.entityName)]!.request.updates.append(update)
+        }
+        for delete in request.deletes { parts[try part(delete.objectID.entityName)]!.request.deletes.append(delete) }
+        if !request.metadataChanges.isEmpty, let first = routes.withLock({ $0.entries.first }) {
+            parts[add(first)]!.request.metadataChanges = request.metadataChanges
+        }
+        return try withSaveLocks(of: order.map { parts[$0]!.entry }) {
             var result = SaveResult()
             for key in order {
-                let (route, part) = parts[key]!
-                let partial = try save(part, to: route)
+                let (entry, part) = parts[key]!
+                let partial = try save(part, to: currentRoute(of: entry))
                 result.versions.merge(partial.versions) { $1 }
             }
             return result
         }
+    }
+
+    /// The route of `entry`'s store now; read under the store's save lock, it stays current
+    /// until the lock is released (``refreshCapabilities(of:)`` takes the lock too).
+    private func currentRoute(of entry: StoreEntry) -> Route {
+        routes.withLock { $0.current[ObjectIdentifier(entry)]! }
     }
 
     /// The route of every object in `request` when they all go to one store (the usual case),
@@ -218,12 +276,14 @@ public final class StoreCoordinator: Sendable {
         for index in request.updates.indices where !(try visit(request.updates[index].snapshot.objectID)) { return nil }
         for index in request.deletes.indices where !(try visit(request.deletes[index].objectID)) { return nil }
         guard let route else { return nil }
-        if !request.metadataChanges.isEmpty, let first = stores.first, first !== route.store { return nil }
+        if !request.metadataChanges.isEmpty, let first = routes.withLock({ $0.entries.first }), first !== route.entry {
+            return nil
+        }
         return route
     }
 
     /// Saves `part` to the store of `route` and keeps the row cache in step with it (conflicts
-    /// refresh the cached snapshots they found stale).
+    /// refresh the cached snapshots they found stale). Runs under the store's save lock.
     private func save(_ part: SaveRequest, to route: Route) throws -> SaveResult {
         let partial: SaveResult
         do { partial = try route.store.save(part) } catch let error as StrataError where error.code == .conflict {
@@ -247,10 +307,28 @@ public final class StoreCoordinator: Sendable {
     }
 }
 
-/// The routes by entity name, and the same routes by the scope of IDs seen (filled as IDs come).
+/// The routes by entity name, the same routes by the scope of IDs seen (filled as IDs come), and
+/// the stores in the order they were added with the current route of each.
 private struct RouteTable: Sendable {
     var byName: [String: Route] = [:]
     var byScope: [ObjectID.Scope: Route] = [:]
+    var entries: [StoreEntry] = []
+    var current: [ObjectIdentifier: Route] = [:]
+}
+
+/// One store of a coordinator, with the lock its saves take.
+private final class StoreEntry: Sendable {
+    let store: any PersistentStore
+    /// Where the store comes in the order saves spanning several stores take their locks.
+    let position: Int
+    /// Held while a save goes to the store; recursive, so ``StoreCoordinator/withSavesHeld(_:)``
+    /// can save inside it.
+    let saveLock = NSRecursiveLock()
+
+    init(store: any PersistentStore, position: Int) {
+        self.store = store
+        self.position = position
+    }
 }
 
 /// The route of one scope of IDs, as a context keeps it between lookups.
@@ -260,15 +338,24 @@ struct ScopeRoute {
 }
 
 /// Where the coordinator sends an entity's requests: its store and, when the store serves
-/// snapshots from memory, the same store as a ``SnapshotServing`` (no row cache then).
+/// snapshots from memory, its ``SnapshotServing`` capability (no row cache then).
 /// A class, so that passing a route around (every lookup by ID) is one retain, not two
-/// existential copies.
+/// existential copies. Retired when the store's capabilities are refreshed: holders then look
+/// the route up again.
 private final class Route: Sendable {
+    let entry: StoreEntry
     let store: any PersistentStore
     let serving: (any SnapshotServing)?
+    private let retired = Atomic<Bool>(false)
 
-    init(store: any PersistentStore) {
-        self.store = store
-        self.serving = store as? any SnapshotServing
+    init(entry: StoreEntry, serving: (any SnapshotServing)?) {
+        self.entry = entry
+        self.store = entry.store
+        self.serving = serving
     }
+
+    /// Whether this is still its store's route.
+    var isCurrent: Bool { !retired.load(ordering: .acquiring) }
+
+    func retire() { retired.store(true, ordering: .releasing) }
 }

@@ -5,7 +5,7 @@ import StrataCore
 /// Use it by key, for models loaded from files:
 ///
 /// ```swift
-/// let employee = context.insert("Employee")
+/// let employee = try context.insert("Employee")
 /// try employee.set("lxz", for: "name")
 /// let height = try employee.value(for: "height", as: Double.self)
 /// ```
