@@ -23,13 +23,6 @@ import Glibc
 import Darwin
 #endif
 
-/// `RLIMIT_FSIZE` as `setrlimit` takes it (an enum on Glibc, an `Int32` on Darwin).
-#if os(Linux)
-let fileSizeResource = Int32(RLIMIT_FSIZE.rawValue)
-#else
-let fileSizeResource = RLIMIT_FSIZE
-#endif
-
 func report(_ error: any Error) -> Never {
     print(probeErrorLine(error))
     exit(2)
