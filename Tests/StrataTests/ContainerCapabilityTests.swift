@@ -12,7 +12,7 @@ import Testing
 
     private func insertNotes(_ count: Int, into container: PersistentContainer) async throws {
         try await container.performBackgroundTask { context in
-            for i in 0..<count { context.insert("Note")["text"] = .string("note \(i)") }
+            for i in 0..<count { try context.insert("Note")["text"] = .string("note \(i)") }
             try context.save()
         }
     }
