@@ -33,7 +33,7 @@ let package = Package(
         .library(name: "StrataTransfer", targets: ["StrataTransfer"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
     ],
     targets: [
         // MARK: Vocabulary
@@ -185,7 +185,10 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataMigrationsTests",
-            dependencies: ["StrataTestSupport", "StrataMigrations", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML", "strata-migration-probe", "strata"],
+            dependencies: [
+                "StrataTestSupport", "StrataMigrations", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML",
+                "strata-migration-probe", "strata",
+            ],
             path: "Tests/StrataMigrationsTests",
             swiftSettings: strictSettings
         ),
@@ -240,7 +243,8 @@ let package = Package(
         .testTarget(
             name: "StrataReliabilityTests",
             dependencies: [
-                "StrataTestSupport", "StrataTortureKit", "strata-torture", "StrataCore", "StrataSQLite", "CStrataSQLite",
+                "StrataTestSupport", "StrataTortureKit", "strata-torture", "StrataCore", "StrataSQLite",
+                "CStrataSQLite",
                 "StrataLMDB", "CStrataLMDB", "StrataXML", "Strata", "StrataTransfer", "strata",
             ],
             path: "Tests/StrataReliabilityTests",

@@ -17,7 +17,8 @@ import StrataSQLite
 func saveAndFetchANote(at path: String) throws -> String {
     let registry = StoreRegistry()
     registry.register(SQLiteBackend())
-    let model = try Model(versionIdentifier: "notes", entities: [Entity("Note", attributes: [Attribute("text", .string)])])
+    let model = try Model(
+        versionIdentifier: "notes", entities: [Entity("Note", attributes: [Attribute("text", .string)])])
     let coordinator = StoreCoordinator(model: model)
     try coordinator.addStore(registry.open(StoreURL(scheme: "sqlite", location: path), model: model))
     defer { for store in coordinator.stores { try? store.close() } }
@@ -29,7 +30,9 @@ func saveAndFetchANote(at path: String) throws -> String {
 
     let notes = try ObjectContext(coordinator: coordinator, name: "reader").fetch(FetchRequest(entityName: "Note"))
     guard notes.contains(where: { $0["text"] == text }) else {
-        throw StrataError(.storeCorrupt, "the Note just saved to sqlite:\(path) was not fetched back", location: ["url": "sqlite:\(path)"])
+        throw StrataError(
+            .storeCorrupt, "the Note just saved to sqlite:\(path) was not fetched back",
+            location: ["url": "sqlite:\(path)"])
     }
     return "sqlite-only example: saved and fetched a Note (\(notes.count) in the store)"
 }

@@ -31,11 +31,17 @@ public struct StoreMigrator: StoreMigrating {
     /// Creates a migrator to `target` (the current version when `nil`).
     ///
     /// - Throws: ``StrataError/Code/invalidRequest`` for an unknown target version.
-    public init(versions: VersionedModel, target: String? = nil, stages: [MigrationStage] = [], registry: StoreRegistry = .shared, batchSize: Int = 1_000, allowsNativeExecution: Bool = true) throws {
+    public init(
+        versions: VersionedModel, target: String? = nil, stages: [MigrationStage] = [],
+        registry: StoreRegistry = .shared, batchSize: Int = 1_000, allowsNativeExecution: Bool = true
+    ) throws {
         self.versions = versions
         if let target {
             guard let model = versions.version(named: target) else {
-                throw StrataError(.invalidRequest, "model '\(versions.name)' has no version '\(target)' (it has: \(versions.versions.map(\.versionIdentifier).joined(separator: ", ")))", location: ["version": target, "model": versions.name])
+                throw StrataError(
+                    .invalidRequest,
+                    "model '\(versions.name)' has no version '\(target)' (it has: \(versions.versions.map(\.versionIdentifier).joined(separator: ", ")))",
+                    location: ["version": target, "model": versions.name])
             }
             currentModel = model
         } else {
@@ -58,18 +64,26 @@ public struct StoreMigrator: StoreMigrating {
     /// The plan for the store at `url`, computed without changing it.
     public func plan(forStoreAt url: StoreURL) throws -> MigrationPlan {
         let (_, metadata) = try storeMetadata(at: url)
-        return try MigrationPlan.make(versions: versions, storeMetadata: metadata, target: currentModel.versionIdentifier, stages: stages, url: url)
+        return try MigrationPlan.make(
+            versions: versions, storeMetadata: metadata, target: currentModel.versionIdentifier, stages: stages,
+            url: url)
     }
 
     /// Whether the store at `url` needs migrating (or a custom stage's `didMigrate` is still to run).
     public func needsMigration(storeAt url: StoreURL) throws -> Bool {
         let (_, metadata) = try storeMetadata(at: url)
         if metadata.userInfo[pendingDidMigrateKey] != nil { return true }
-        return try !MigrationPlan.make(versions: versions, storeMetadata: metadata, target: currentModel.versionIdentifier, stages: stages, url: url).isEmpty
+        return try !MigrationPlan.make(
+            versions: versions, storeMetadata: metadata, target: currentModel.versionIdentifier, stages: stages,
+            url: url
+        ).isEmpty
     }
 
     /// ``migrate(storeAt:options:progress:isCancelled:)`` for the container.
-    public func migrateStore(at url: StoreURL, options: StoreOptions, progress: @escaping @Sendable (StoreProgress) -> Void, isCancelled: @escaping @Sendable () -> Bool) throws {
+    public func migrateStore(
+        at url: StoreURL, options: StoreOptions, progress: @escaping @Sendable (StoreProgress) -> Void,
+        isCancelled: @escaping @Sendable () -> Bool
+    ) throws {
         try migrate(storeAt: url, options: options, progress: progress, isCancelled: isCancelled)
     }
 
@@ -82,7 +96,10 @@ public struct StoreMigrator: StoreMigrating {
     /// (and every other open in this one) to close the store, and fails with
     /// ``StrataError/Code/storeBusy``, changing nothing, when one keeps it open.
     @discardableResult
-    public func migrate(storeAt url: StoreURL, options: StoreOptions = StoreOptions(), progress: (StoreProgress) -> Void = { _ in }, isCancelled: () -> Bool = { false }) throws -> MigrationPlan {
+    public func migrate(
+        storeAt url: StoreURL, options: StoreOptions = StoreOptions(), progress: (StoreProgress) -> Void = { _ in },
+        isCancelled: () -> Bool = { false }
+    ) throws -> MigrationPlan {
         // No other process may read or write the store while its schema changes: one that kept
         // saving rows of the old shape would corrupt it.
         // A missing or damaged store is refused before a lock file is created beside it.
@@ -94,26 +111,43 @@ public struct StoreMigrator: StoreMigrating {
             try runPendingDidMigrate(pending, at: url, backend: backend, metadata: current, options: options)
             current = try storeMetadata(at: url).1
         }
-        let plan = try MigrationPlan.make(versions: versions, storeMetadata: current, target: currentModel.versionIdentifier, stages: stages, url: url)
+        let plan = try MigrationPlan.make(
+            versions: versions, storeMetadata: current, target: currentModel.versionIdentifier, stages: stages, url: url
+        )
         for step in plan.steps {
-            if isCancelled() { throw StrataError(.cancelled, "the migration of \(url) was cancelled before \(step.name); the store is at version \(step.source.versionIdentifier)", location: ["url": url.description]) }
+            if isCancelled() {
+                throw StrataError(
+                    .cancelled,
+                    "the migration of \(url) was cancelled before \(step.name); the store is at version \(step.source.versionIdentifier)",
+                    location: ["url": url.description])
+            }
             try run(step, at: url, backend: backend, options: options, progress: progress, isCancelled: isCancelled)
         }
         return plan
     }
 
-    private func run(_ step: MigrationStep, at url: StoreURL, backend: any StoreBackend, options: StoreOptions, progress: (StoreProgress) -> Void, isCancelled: () -> Bool) throws {
+    private func run(
+        _ step: MigrationStep, at url: StoreURL, backend: any StoreBackend, options: StoreOptions,
+        progress: (StoreProgress) -> Void, isCancelled: () -> Bool
+    ) throws {
         if let will = step.stage?.willMigrate {
             progress(StoreProgress(phase: "stage \(step.name): willMigrate", completed: 0, total: 1))
             try withStore(at: url, model: step.source, backend: backend, options: options, will)
             progress(StoreProgress(phase: "stage \(step.name): willMigrate", completed: 1, total: 1))
         }
         var metadataChanges: [String: String?] = [:]
-        if step.stage?.didMigrate != nil { metadataChanges[pendingDidMigrateKey] = "\(step.source.versionIdentifier)->\(step.destination.versionIdentifier)" }
+        if step.stage?.didMigrate != nil {
+            metadataChanges[pendingDidMigrateKey] =
+                "\(step.source.versionIdentifier)->\(step.destination.versionIdentifier)"
+        }
         if allowsNativeExecution, let native = backend as? any NativeMigrating, native.canMigrateNatively(step) {
-            try native.migrateNatively(step, at: url, options: options, metadataChanges: metadataChanges, progress: progress, isCancelled: isCancelled)
+            try native.migrateNatively(
+                step, at: url, options: options, metadataChanges: metadataChanges, progress: progress,
+                isCancelled: isCancelled)
         } else {
-            try StreamingMigrationExecutor(batchSize: batchSize).execute(step, at: url, backend: backend, options: options, metadataChanges: metadataChanges, progress: progress, isCancelled: isCancelled)
+            try StreamingMigrationExecutor(batchSize: batchSize).execute(
+                step, at: url, backend: backend, options: options, metadataChanges: metadataChanges, progress: progress,
+                isCancelled: isCancelled)
         }
         if let did = step.stage?.didMigrate {
             progress(StoreProgress(phase: "stage \(step.name): didMigrate", completed: 0, total: 1))
@@ -125,7 +159,9 @@ public struct StoreMigrator: StoreMigrating {
         }
     }
 
-    private func runPendingDidMigrate(_ pending: String, at url: StoreURL, backend: any StoreBackend, metadata: StoreMetadata, options: StoreOptions) throws {
+    private func runPendingDidMigrate(
+        _ pending: String, at url: StoreURL, backend: any StoreBackend, metadata: StoreMetadata, options: StoreOptions
+    ) throws {
         guard let model = versions.version(withHash: metadata.modelVersionHash) else { return }
         let stage = stages.first { "\($0.from)->\($0.to)" == pending && $0.to == model.versionIdentifier }
         try withStore(at: url, model: model, backend: backend, options: options) { context in
@@ -134,7 +170,10 @@ public struct StoreMigrator: StoreMigrating {
         }
     }
 
-    private func withStore(at url: StoreURL, model: Model, backend: any StoreBackend, options: StoreOptions, _ body: (MigrationContext) throws -> Void) throws {
+    private func withStore(
+        at url: StoreURL, model: Model, backend: any StoreBackend, options: StoreOptions,
+        _ body: (MigrationContext) throws -> Void
+    ) throws {
         var openOptions = options
         openOptions.createsIfMissing = false
         openOptions.isReadOnly = false

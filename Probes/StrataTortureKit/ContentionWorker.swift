@@ -62,19 +62,29 @@ public struct ContentionWorker {
                     let count = try store.fetch(FetchRequest(entityName: "Entry", resultType: .count)).count()
                     report.reads += 1
                     guard count >= lastCount else {
-                        throw StrataError(.internalInconsistency, "worker \(worker) read \(count) entries after having read \(lastCount)", location: ["path": url.location])
+                        throw StrataError(
+                            .internalInconsistency,
+                            "worker \(worker) read \(count) entries after having read \(lastCount)",
+                            location: ["path": url.location])
                     }
                     lastCount = count
                     let counters = try store.fetch(FetchRequest(entityName: "Counter")).snapshots()
                     guard let counter = counters.first(where: { $0.attributes[0] == .integer(Int64(slot)) }),
-                          case .integer(let value) = counter.attributes[1]
-                    else { throw StrataError(.internalInconsistency, "counter \(slot) is missing or malformed", location: ["path": url.location]) }
+                        case .integer(let value) = counter.attributes[1]
+                    else {
+                        throw StrataError(
+                            .internalInconsistency, "counter \(slot) is missing or malformed",
+                            location: ["path": url.location])
+                    }
                     var next = counter
                     next.attributes[1] = .integer(value + 1)
                     next.version = counter.version + 1
                     let id = try store.obtainPermanentIDs(for: "Entry", count: 1)[0]
-                    let entry = Snapshot(objectID: id, version: 0, attributes: [.integer(Int64(worker)), .integer(Int64(serial))], relationships: [])
-                    try store.save(SaveRequest(inserts: [entry], updates: [.init(next, expectedVersion: counter.version)]))
+                    let entry = Snapshot(
+                        objectID: id, version: 0, attributes: [.integer(Int64(worker)), .integer(Int64(serial))],
+                        relationships: [])
+                    try store.save(
+                        SaveRequest(inserts: [entry], updates: [.init(next, expectedVersion: counter.version)]))
                     report.increments += 1
                     break
                 } catch let error as StrataError where error.code == .conflict {

@@ -16,19 +16,26 @@ public enum TortureModel {
 
     /// The model (same hash in every process).
     public static func model() throws -> Model {
-        try Model(versionIdentifier: "torture", entities: [
-            Entity("Group", attributes: [Attribute("name", .string), Attribute("revision", .integer64)], relationships: [
-                Relationship("items", to: "Item", inverse: "group", toMany: true),
-            ]),
-            Entity("Item", attributes: [
-                Attribute("slot", .integer64), Attribute("value", .integer64), Attribute("label", .string),
-                Attribute("payload", .string, isOptional: true),
-            ], relationships: [
-                Relationship("group", to: "Group", inverse: "items"),
-            ], indexes: [Entity.Index(name: "bySlot", properties: ["slot"])]),
-            Entity("Journal", attributes: [Attribute("lastSave", .integer64)]),
-            Entity("Counter", attributes: [Attribute("slot", .integer64), Attribute("value", .integer64)]),
-            Entity("Entry", attributes: [Attribute("worker", .integer64), Attribute("serial", .integer64)]),
-        ])
+        try Model(
+            versionIdentifier: "torture",
+            entities: [
+                Entity(
+                    "Group", attributes: [Attribute("name", .string), Attribute("revision", .integer64)],
+                    relationships: [
+                        Relationship("items", to: "Item", inverse: "group", toMany: true)
+                    ]),
+                Entity(
+                    "Item",
+                    attributes: [
+                        Attribute("slot", .integer64), Attribute("value", .integer64), Attribute("label", .string),
+                        Attribute("payload", .string, isOptional: true),
+                    ],
+                    relationships: [
+                        Relationship("group", to: "Group", inverse: "items")
+                    ], indexes: [Entity.Index(name: "bySlot", properties: ["slot"])]),
+                Entity("Journal", attributes: [Attribute("lastSave", .integer64)]),
+                Entity("Counter", attributes: [Attribute("slot", .integer64), Attribute("value", .integer64)]),
+                Entity("Entry", attributes: [Attribute("worker", .integer64), Attribute("serial", .integer64)]),
+            ])
     }
 }

@@ -1,4 +1,5 @@
 import StrataTestSupport
+
 /// One item of the crash test's object graph, by slot (primary keys differ from run to run).
 public struct TortureItem: Hashable, Sendable {
     /// The `value` attribute.
@@ -77,7 +78,9 @@ public struct TortureState: Hashable, Sendable, CustomStringConvertible {
     /// The state after saves `1...n` from the initial state.
     public static func after(save n: Int, seed: UInt64) -> TortureState {
         var state = TortureState.initial
-        while state.lastSave < n { state.apply(state.operations(forSave: state.lastSave + 1, seed: seed), save: state.lastSave + 1) }
+        while state.lastSave < n {
+            state.apply(state.operations(forSave: state.lastSave + 1, seed: seed), save: state.lastSave + 1)
+        }
         return state
     }
 
@@ -94,14 +97,19 @@ public struct TortureState: Hashable, Sendable, CustomStringConvertible {
         return slots.map { slot in
             let value = Int64.random(in: Int64.min...Int64.max, using: &random)
             let length = Int.random(in: 0...3_000, using: &random)
-            let payload: String? = length % 5 == 0 ? nil : String(repeating: Character(Unicode.Scalar(UInt8(97 + n % 26))), count: length)
+            let payload: String? =
+                length % 5 == 0 ? nil : String(repeating: Character(Unicode.Scalar(UInt8(97 + n % 26))), count: length)
             let group = Int.random(in: 0..<TortureModel.groupCount, using: &random)
             let label = "slot \(slot) save \(n) <&\"é\">"
             if let current = items[slot] {
                 if Int.random(in: 0..<3, using: &random) == 0 { return .delete(slot: slot) }
-                return .update(slot: slot, TortureItem(value: value, label: label, payload: payload, group: group, version: current.version + 1))
+                return .update(
+                    slot: slot,
+                    TortureItem(
+                        value: value, label: label, payload: payload, group: group, version: current.version + 1))
             }
-            return .insert(slot: slot, TortureItem(value: value, label: label, payload: payload, group: group, version: 1))
+            return .insert(
+                slot: slot, TortureItem(value: value, label: label, payload: payload, group: group, version: 1))
         }
     }
 
@@ -113,7 +121,10 @@ public struct TortureState: Hashable, Sendable, CustomStringConvertible {
             case .insert(_, let item):
                 changed.insert(item.group)
             case .update(let slot, let item):
-                if let old = items[slot]?.group, old != item.group { changed.insert(old); changed.insert(item.group) }
+                if let old = items[slot]?.group, old != item.group {
+                    changed.insert(old)
+                    changed.insert(item.group)
+                }
             case .delete(let slot):
                 if let old = items[slot]?.group { changed.insert(old) }
             }

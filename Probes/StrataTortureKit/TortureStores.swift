@@ -14,7 +14,10 @@ public enum TortureStores {
         case "sqlite": return SQLiteBackend()
         case "lmdb": return LMDBBackend()
         case "xml": return XMLBackend()
-        default: throw StrataError(.unknownStoreScheme, "the torture runs know sqlite, lmdb and xml, not \(scheme)", location: ["scheme": scheme])
+        default:
+            throw StrataError(
+                .unknownStoreScheme, "the torture runs know sqlite, lmdb and xml, not \(scheme)",
+                location: ["scheme": scheme])
         }
     }
 

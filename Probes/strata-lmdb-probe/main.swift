@@ -17,10 +17,11 @@ import Foundation
 import StrataCore
 import StrataLMDB
 import StrataTestSupport
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 func report(_ error: any Error) -> Never {
@@ -57,7 +58,10 @@ do {
         for batch in 0..<batches {
             let ids = try store.obtainPermanentIDs(for: "Item", count: count)
             let inserts = ids.map { id in
-                Snapshot(objectID: id, version: 0, attributes: [.string("p\(pid)-b\(batch)-\(id.primaryKey!)"), .integer(id.primaryKey!)], relationships: [])
+                Snapshot(
+                    objectID: id, version: 0,
+                    attributes: [.string("p\(pid)-b\(batch)-\(id.primaryKey!)"), .integer(id.primaryKey!)],
+                    relationships: [])
             }
             try store.save(SaveRequest(inserts: inserts))
             keys += ids.compactMap(\.primaryKey)

@@ -18,9 +18,9 @@ import StrataSQLite
 import StrataTestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 func fail(_ message: String) -> Never {
@@ -29,7 +29,9 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 4 else { fail("usage: strata-sqlite-probe write PATH COUNT TAG | open PATH MODE | fill PATH BYTES") }
+guard arguments.count >= 4 else {
+    fail("usage: strata-sqlite-probe write PATH COUNT TAG | open PATH MODE | fill PATH BYTES")
+}
 let url = StoreURL(scheme: "sqlite", location: arguments[2])
 
 do {
@@ -37,18 +39,23 @@ do {
     switch arguments[1] {
     case "write":
         guard arguments.count == 5, let count = Int(arguments[3]) else { fail("usage: write PATH COUNT TAG") }
-        let store = try SQLiteBackend().open(url, model: model, options: StoreOptions(options: ["busyTimeout": "20000"]))
+        let store = try SQLiteBackend().open(
+            url, model: model, options: StoreOptions(options: ["busyTimeout": "20000"]))
         let counterID = ObjectID(entityName: "Counter", storeIdentifier: store.identifier, primaryKey: 1)
         for serial in 0..<count {
             let id = try store.obtainPermanentIDs(for: "Entry", count: 1)[0]
             while true {
-                let counter = try store.fetch(FetchRequest(entityName: "Counter", objectIDs: [counterID])).snapshots()[0]
+                let counter = try store.fetch(FetchRequest(entityName: "Counter", objectIDs: [counterID])).snapshots()[
+                    0]
                 guard case .integer(let value) = counter.attributes[0] else { fail("counter is not an integer") }
                 var next = counter
                 next.attributes[0] = .integer(value + 1)
-                let entry = Snapshot(objectID: id, version: 0, attributes: [.string(arguments[4]), .integer(Int64(serial)), .null], relationships: [])
+                let entry = Snapshot(
+                    objectID: id, version: 0, attributes: [.string(arguments[4]), .integer(Int64(serial)), .null],
+                    relationships: [])
                 do {
-                    try store.save(SaveRequest(inserts: [entry], updates: [.init(next, expectedVersion: counter.version)]))
+                    try store.save(
+                        SaveRequest(inserts: [entry], updates: [.init(next, expectedVersion: counter.version)]))
                     break
                 } catch let error as StrataError where error.code == .conflict {
                     continue
@@ -62,7 +69,9 @@ do {
             guard setgid(65534) == 0, setuid(65534) == 0 else { fail("cannot drop privileges") }
         }
         do {
-            let store = try SQLiteBackend().open(url, model: model, options: StoreOptions(isReadOnly: arguments[3] == "readonly", createsIfMissing: false))
+            let store = try SQLiteBackend().open(
+                url, model: model,
+                options: StoreOptions(isReadOnly: arguments[3] == "readonly", createsIfMissing: false))
             let count = try store.fetch(FetchRequest(entityName: "Entry")).snapshots().count
             try store.close()
             print("opened \(count)")
@@ -78,7 +87,9 @@ do {
         guard setrlimit(fileSizeResource, &limit) == 0 else { fail("setrlimit failed") }
         let payload = String(repeating: "x", count: 1000)
         let inserts = ids.enumerated().map { i, id in
-            Snapshot(objectID: id, version: 0, attributes: [.string("fill"), .integer(Int64(i)), .string(payload)], relationships: [])
+            Snapshot(
+                objectID: id, version: 0, attributes: [.string("fill"), .integer(Int64(i)), .string(payload)],
+                relationships: [])
         }
         do {
             try store.save(SaveRequest(inserts: inserts))

@@ -33,12 +33,13 @@
 
 import Foundation
 import StrataCore
-import StrataTortureKit
 import StrataTestSupport
+import StrataTortureKit
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 func emit(_ line: String) {
@@ -51,7 +52,9 @@ func report(_ error: any Error) -> Never {
 }
 
 func usage() -> Never {
-    emit("usage: strata-torture crash URL SEED | create URL | create-limited URL BYTES | contend URL WORKER OPERATIONS SEED | modes DIRECTORY | read URL | lmdb-fill DIRECTORY BYTES")
+    emit(
+        "usage: strata-torture crash URL SEED | create URL | create-limited URL BYTES | contend URL WORKER OPERATIONS SEED | modes DIRECTORY | read URL | lmdb-fill DIRECTORY BYTES"
+    )
     exit(64)
 }
 
@@ -82,18 +85,25 @@ do {
         guard arguments.count == 4, let bytes = UInt64(arguments[3]) else { usage() }
         signal(SIGXFSZ, SIG_IGN)
         var limit = rlimit(rlim_cur: rlim_t(bytes), rlim_max: rlim_t(bytes))
-        guard setrlimit(fileSizeResource, &limit) == 0 else { emit("error setrlimit"); exit(2) }
+        guard setrlimit(fileSizeResource, &limit) == 0 else {
+            emit("error setrlimit")
+            exit(2)
+        }
         let store = try TortureStores.open(StoreURL.parse(arguments[2]))
         _ = try TortureDriver.create(in: store, seed: 1)
         try store.close()
         emit("created")
     case "contend":
-        guard arguments.count == 6 || arguments.count == 7, let worker = Int(arguments[3]), let operations = Int(arguments[4]), let seed = UInt64(arguments[5]) else { usage() }
+        guard arguments.count == 6 || arguments.count == 7, let worker = Int(arguments[3]),
+            let operations = Int(arguments[4]), let seed = UInt64(arguments[5])
+        else { usage() }
         emit("ready")
         if arguments.count == 7 {
             while access(arguments[6], F_OK) != 0 { usleep(500) }
         }
-        let result = try ContentionWorker(url: StoreURL.parse(arguments[2]), worker: worker, operations: operations, seed: seed).run()
+        let result = try ContentionWorker(
+            url: StoreURL.parse(arguments[2]), worker: worker, operations: operations, seed: seed
+        ).run()
         emit("done \(result)")
     case "modes":
         umask(0)
@@ -129,7 +139,8 @@ do {
             Thread.detachNewThread {
                 start.wait()
                 do {
-                    try TortureStores.open(StoreURL(scheme: "xml", location: "\(directory)/first-\(thread).xml")).close()
+                    try TortureStores.open(StoreURL(scheme: "xml", location: "\(directory)/first-\(thread).xml"))
+                        .close()
                 } catch {
                     failures.withLock { $0.append("\(error)") }
                 }
@@ -152,15 +163,22 @@ do {
         emit("ok \(count)")
     case "lmdb-fill":
         guard arguments.count == 4, let bytes = UInt64(arguments[3]) else { usage() }
-        let store = try TortureStores.open(StoreURL(scheme: "lmdb", location: arguments[2]), options: StoreOptions(createsIfMissing: false))
+        let store = try TortureStores.open(
+            StoreURL(scheme: "lmdb", location: arguments[2]), options: StoreOptions(createsIfMissing: false))
         _ = try TortureDriver.load(from: store, seed: 0)
         let ids = try store.obtainPermanentIDs(for: "Item", count: 2_000)
         signal(SIGXFSZ, SIG_IGN)
         var limit = rlimit(rlim_cur: rlim_t(bytes), rlim_max: rlim_t(bytes))
-        guard setrlimit(fileSizeResource, &limit) == 0 else { emit("error setrlimit"); exit(2) }
+        guard setrlimit(fileSizeResource, &limit) == 0 else {
+            emit("error setrlimit")
+            exit(2)
+        }
         let payload = String(repeating: "x", count: 3_000)
         let inserts = ids.enumerated().map { index, id in
-            Snapshot(objectID: id, version: 0, attributes: [.integer(Int64(1_000 + index)), .integer(0), .string("fill"), .string(payload)], relationships: [.toOne(nil)])
+            Snapshot(
+                objectID: id, version: 0,
+                attributes: [.integer(Int64(1_000 + index)), .integer(0), .string("fill"), .string(payload)],
+                relationships: [.toOne(nil)])
         }
         do {
             try store.save(SaveRequest(inserts: inserts))

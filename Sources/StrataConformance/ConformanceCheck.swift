@@ -11,7 +11,9 @@ public struct ConformanceCheck: Sendable, CustomStringConvertible, Hashable {
     public let requires: BackendCapabilities
     let body: @Sendable (ConformanceRun) throws -> Void
 
-    init(_ name: String, requires: BackendCapabilities = [], _ body: @escaping @Sendable (ConformanceRun) throws -> Void) {
+    init(
+        _ name: String, requires: BackendCapabilities = [], _ body: @escaping @Sendable (ConformanceRun) throws -> Void
+    ) {
         self.name = name
         self.requires = requires
         self.body = body
@@ -65,13 +67,17 @@ public struct ConformanceFailure: Error, Sendable, CustomStringConvertible {
 public enum ConformanceKit {
     /// Every check, in a stable order.
     public static let checks: [ConformanceCheck] =
-        lifecycleChecks + crudChecks + attributeChecks + queryChecks + relationshipChecks + lockingChecks + errorChecks + concurrencyChecks
-            + keyPreservingChecks + snapshotServingChecks + wrapperChecks
+        lifecycleChecks + crudChecks + attributeChecks + queryChecks + relationshipChecks + lockingChecks + errorChecks
+        + concurrencyChecks
+        + keyPreservingChecks + snapshotServingChecks + wrapperChecks
 
     /// Runs every check and returns the failures (empty when the backend conforms).
     public static func failures(of subject: ConformanceSubject) -> [ConformanceFailure] {
         checks.compactMap { check in
-            do { try check.run(on: subject); return nil } catch let failure as ConformanceFailure { return failure } catch {
+            do {
+                try check.run(on: subject)
+                return nil
+            } catch let failure as ConformanceFailure { return failure } catch {
                 return ConformanceFailure(check: check.name, backend: subject.name, message: "\(error)")
             }
         }

@@ -7,45 +7,70 @@ import StrataCore
 public enum ConformanceFixtures {
     /// Company, Department, Employee and Project, as in `Company.stratamodel` v3.
     public static let companyEntities: [Entity] = [
-        Entity("Company",
-               attributes: [Attribute("name", .string, validation: AttributeValidation(minimumLength: 1)),
-                            Attribute("founded", .date, isOptional: true)],
-               relationships: [Relationship("departments", to: "Department", inverse: "company", toMany: true, deleteRule: .cascade)]),
-        Entity("Department",
-               attributes: [Attribute("name", .string, validation: AttributeValidation(minimumLength: 1)),
-                            Attribute("budget", .decimal, isOptional: true)],
-               relationships: [Relationship("company", to: "Company", inverse: "departments"),
-                               Relationship("employees", to: "Employee", inverse: "department", toMany: true)]),
-        Entity("Employee",
-               attributes: [Attribute("name", .string, validation: AttributeValidation(minimumLength: 1, maximumLength: 100)),
-                            Attribute("dateOfBirth", .date, isOptional: true, renamingIdentifier: "birthday"),
-                            Attribute("height", .double, defaultValue: .double(1.7), validation: AttributeValidation(minimum: .double(0), maximum: .double(3))),
-                            Attribute("level", .integer16, defaultValue: .integer(1), validation: AttributeValidation(minimum: .integer(1), maximum: .integer(10)))],
-               relationships: [Relationship("department", to: "Department", inverse: "employees"),
-                               Relationship("projects", to: "Project", inverse: "members", toMany: true)],
-               indexes: [Entity.Index(name: "byName", properties: ["name"])]),
-        Entity("Project",
-               attributes: [Attribute("title", .string, validation: AttributeValidation(minimumLength: 1)),
-                            Attribute("deadline", .date, isOptional: true)],
-               relationships: [Relationship("members", to: "Employee", inverse: "projects", toMany: true, ordered: true)],
-               uniqueConstraints: [["title"]]),
+        Entity(
+            "Company",
+            attributes: [
+                Attribute("name", .string, validation: AttributeValidation(minimumLength: 1)),
+                Attribute("founded", .date, isOptional: true),
+            ],
+            relationships: [
+                Relationship("departments", to: "Department", inverse: "company", toMany: true, deleteRule: .cascade)
+            ]),
+        Entity(
+            "Department",
+            attributes: [
+                Attribute("name", .string, validation: AttributeValidation(minimumLength: 1)),
+                Attribute("budget", .decimal, isOptional: true),
+            ],
+            relationships: [
+                Relationship("company", to: "Company", inverse: "departments"),
+                Relationship("employees", to: "Employee", inverse: "department", toMany: true),
+            ]),
+        Entity(
+            "Employee",
+            attributes: [
+                Attribute("name", .string, validation: AttributeValidation(minimumLength: 1, maximumLength: 100)),
+                Attribute("dateOfBirth", .date, isOptional: true, renamingIdentifier: "birthday"),
+                Attribute(
+                    "height", .double, defaultValue: .double(1.7),
+                    validation: AttributeValidation(minimum: .double(0), maximum: .double(3))),
+                Attribute(
+                    "level", .integer16, defaultValue: .integer(1),
+                    validation: AttributeValidation(minimum: .integer(1), maximum: .integer(10))),
+            ],
+            relationships: [
+                Relationship("department", to: "Department", inverse: "employees"),
+                Relationship("projects", to: "Project", inverse: "members", toMany: true),
+            ],
+            indexes: [Entity.Index(name: "byName", properties: ["name"])]),
+        Entity(
+            "Project",
+            attributes: [
+                Attribute("title", .string, validation: AttributeValidation(minimumLength: 1)),
+                Attribute("deadline", .date, isOptional: true),
+            ],
+            relationships: [Relationship("members", to: "Employee", inverse: "projects", toMany: true, ordered: true)],
+            uniqueConstraints: [["title"]]),
     ]
 
     /// An entity with one optional attribute of every ``AttributeType``.
-    public static let allTypesEntity = Entity("AllTypes", attributes: [
-        Attribute("i16", .integer16, isOptional: true), Attribute("i32", .integer32, isOptional: true),
-        Attribute("i64", .integer64, isOptional: true), Attribute("dbl", .double, isOptional: true),
-        Attribute("flt", .float, isOptional: true), Attribute("dec", .decimal, isOptional: true),
-        Attribute("str", .string, isOptional: true), Attribute("flag", .boolean, isOptional: true),
-        Attribute("date", .date, isOptional: true), Attribute("bin", .binary, isOptional: true),
-        Attribute("uuid", .uuid, isOptional: true), Attribute("uri", .uri, isOptional: true),
-    ])
+    public static let allTypesEntity = Entity(
+        "AllTypes",
+        attributes: [
+            Attribute("i16", .integer16, isOptional: true), Attribute("i32", .integer32, isOptional: true),
+            Attribute("i64", .integer64, isOptional: true), Attribute("dbl", .double, isOptional: true),
+            Attribute("flt", .float, isOptional: true), Attribute("dec", .decimal, isOptional: true),
+            Attribute("str", .string, isOptional: true), Attribute("flag", .boolean, isOptional: true),
+            Attribute("date", .date, isOptional: true), Attribute("bin", .binary, isOptional: true),
+            Attribute("uuid", .uuid, isOptional: true), Attribute("uri", .uri, isOptional: true),
+        ])
 
     /// The seeds' Company model, version `v3`.
     public static let companyModel: Model = try! Model(versionIdentifier: "v3", entities: companyEntities)
 
     /// The kit's model: ``companyModel``'s entities plus ``allTypesEntity``.
-    public static let model: Model = try! Model(versionIdentifier: "conformance", entities: companyEntities + [allTypesEntity])
+    public static let model: Model = try! Model(
+        versionIdentifier: "conformance", entities: companyEntities + [allTypesEntity])
 
     /// What ``seed(_:run:)`` inserted, by name.
     struct Seeded {
@@ -82,32 +107,51 @@ public enum ConformanceFixtures {
         let projectIDs = try run.ids(store, "Project", 3)
         seeded.companies = ["Acme": companyIDs[0], "Глобус": companyIDs[1]]
         let departmentRows: [(String, String, Value)] = [
-            ("Engineering", "Acme", .decimal(Decimal(string: "1000.50")!)), ("研发部", "Acme", .null), ("Отдел продаж", "Глобус", .decimal(250)),
+            ("Engineering", "Acme", .decimal(Decimal(string: "1000.50")!)), ("研发部", "Acme", .null),
+            ("Отдел продаж", "Глобус", .decimal(250)),
         ]
         for (i, row) in departmentRows.enumerated() { seeded.departments[row.0] = departmentIDs[i] }
         for (i, row) in employeeRows.enumerated() { seeded.employees[row.0] = employeeIDs[i] }
         let projectRows: [(String, Value, [String])] = [
-            ("Apollo", date("2030-01-01T00:00:00Z"), ["bob", "lxz", "Alice"]), ("Борей", .null, ["Иван"]), ("空", .null, []),
+            ("Apollo", date("2030-01-01T00:00:00Z"), ["bob", "lxz", "Alice"]), ("Борей", .null, ["Иван"]),
+            ("空", .null, []),
         ]
         for (i, row) in projectRows.enumerated() { seeded.projects[row.0] = projectIDs[i] }
 
         var snapshots: [Snapshot] = []
-        snapshots.append(try run.snapshot(companyIDs[0], ["name": "Acme", "founded": date("1990-01-01T00:00:00Z")],
-                                          relationships: ["departments": .toMany([departmentIDs[0], departmentIDs[1]])]))
-        snapshots.append(try run.snapshot(companyIDs[1], ["name": "Глобус"], relationships: ["departments": .toMany([departmentIDs[2]])]))
+        snapshots.append(
+            try run.snapshot(
+                companyIDs[0], ["name": "Acme", "founded": date("1990-01-01T00:00:00Z")],
+                relationships: ["departments": .toMany([departmentIDs[0], departmentIDs[1]])]))
+        snapshots.append(
+            try run.snapshot(
+                companyIDs[1], ["name": "Глобус"], relationships: ["departments": .toMany([departmentIDs[2]])]))
         for (i, row) in departmentRows.enumerated() {
             let members = employeeRows.enumerated().filter { $0.element.4 == row.0 }.map { employeeIDs[$0.offset] }
-            snapshots.append(try run.snapshot(departmentIDs[i], ["name": .string(row.0), "budget": row.2],
-                                              relationships: ["company": .toOne(seeded.companies[row.1]), "employees": .toMany(members.sorted())]))
+            snapshots.append(
+                try run.snapshot(
+                    departmentIDs[i], ["name": .string(row.0), "budget": row.2],
+                    relationships: ["company": .toOne(seeded.companies[row.1]), "employees": .toMany(members.sorted())])
+            )
         }
         for (i, row) in employeeRows.enumerated() {
-            let projects = projectRows.enumerated().filter { $0.element.2.contains(row.0) }.map { projectIDs[$0.offset] }
-            snapshots.append(try run.snapshot(employeeIDs[i], ["name": .string(row.0), "dateOfBirth": row.1, "height": .double(row.2), "level": .integer(row.3)],
-                                              relationships: ["department": .toOne(row.4.flatMap { seeded.departments[$0] }), "projects": .toMany(projects.sorted())]))
+            let projects = projectRows.enumerated().filter { $0.element.2.contains(row.0) }.map {
+                projectIDs[$0.offset]
+            }
+            snapshots.append(
+                try run.snapshot(
+                    employeeIDs[i],
+                    ["name": .string(row.0), "dateOfBirth": row.1, "height": .double(row.2), "level": .integer(row.3)],
+                    relationships: [
+                        "department": .toOne(row.4.flatMap { seeded.departments[$0] }),
+                        "projects": .toMany(projects.sorted()),
+                    ]))
         }
         for (i, row) in projectRows.enumerated() {
-            snapshots.append(try run.snapshot(projectIDs[i], ["title": .string(row.0), "deadline": row.1],
-                                              relationships: ["members": .toMany(row.2.map { seeded.employees[$0]! })]))
+            snapshots.append(
+                try run.snapshot(
+                    projectIDs[i], ["title": .string(row.0), "deadline": row.1],
+                    relationships: ["members": .toMany(row.2.map { seeded.employees[$0]! })]))
         }
         try store.save(SaveRequest(inserts: snapshots))
         for var snapshot in snapshots {

@@ -61,7 +61,9 @@ final class ConformanceRun: Sendable {
         do {
             try body()
         } catch let error as StrataError {
-            if error.code != code { throw fail("\(what): expected a \(code) error, got \(error.code): \(error.message)") }
+            if error.code != code {
+                throw fail("\(what): expected a \(code) error, got \(error.code): \(error.message)")
+            }
             if error.message.isEmpty { throw fail("\(what): the \(code) error has no message") }
             return error
         } catch {
@@ -75,7 +77,9 @@ final class ConformanceRun: Sendable {
     func entity(_ name: String) -> Entity { model.entity(named: name)! }
 
     /// A snapshot of `entityName` with `values` set by name (others default), relationships by name.
-    func snapshot(_ id: ObjectID, _ values: [String: Value] = [:], relationships: [String: RelationshipValue] = [:]) throws -> Snapshot {
+    func snapshot(_ id: ObjectID, _ values: [String: Value] = [:], relationships: [String: RelationshipValue] = [:])
+        throws -> Snapshot
+    {
         let entity = entity(id.entityName)
         var snapshot = Snapshot(objectID: id, entity: entity)
         for (name, value) in values {
@@ -83,7 +87,9 @@ final class ConformanceRun: Sendable {
             snapshot.attributes[i] = value
         }
         for (name, value) in relationships {
-            guard let i = entity.relationshipIndex(named: name) else { throw fail("fixture bug: \(entity.name).\(name)") }
+            guard let i = entity.relationshipIndex(named: name) else {
+                throw fail("fixture bug: \(entity.name).\(name)")
+            }
             snapshot.relationships[i] = value
         }
         return snapshot

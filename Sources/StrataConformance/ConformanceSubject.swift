@@ -27,7 +27,10 @@ public struct ConformanceSubject: Sendable {
     public var wrap: @Sendable (any PersistentStore) -> any PersistentStore = { ForwardingStore($0) }
 
     /// Describes a backend under test.
-    public init(name: String? = nil, backend: any StoreBackend, options: StoreOptions = StoreOptions(), makeURL: @escaping @Sendable () throws -> StoreURL) {
+    public init(
+        name: String? = nil, backend: any StoreBackend, options: StoreOptions = StoreOptions(),
+        makeURL: @escaping @Sendable () throws -> StoreURL
+    ) {
         self.name = name ?? backend.scheme
         self.backend = backend
         self.options = options
@@ -41,9 +44,12 @@ public struct ConformanceSubject: Sendable {
     /// A new location in a fresh temporary directory: `scheme:/tmp/strata-conformance-UUID/store.EXT`
     /// (or the directory itself when `fileExtension` is `nil`, as LMDB wants).
     public static func temporaryURL(scheme: String, fileExtension: String?) throws -> StoreURL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-conformance-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "strata-conformance-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let location = fileExtension.map { directory.appendingPathComponent("store.\($0)").path } ?? directory.appendingPathComponent("store").path
+        let location =
+            fileExtension.map { directory.appendingPathComponent("store.\($0)").path }
+            ?? directory.appendingPathComponent("store").path
         return StoreURL(scheme: scheme, location: location)
     }
 }

@@ -39,9 +39,12 @@ struct InverseLedger {
         for entity in model.entities {
             sides[entity.name] = entity.relationships.map { relationship in
                 guard let destination = model.entity(named: relationship.destination),
-                      destination.relationshipIndex(named: relationship.inverse) != nil else { return nil }
-                let mine = entity.name + "." + relationship.name, theirs = relationship.destination + "." + relationship.inverse
-                let isFirst = mine <= theirs, isOwnInverse = mine == theirs
+                    destination.relationshipIndex(named: relationship.inverse) != nil
+                else { return nil }
+                let mine = entity.name + "." + relationship.name
+                let theirs = relationship.destination + "." + relationship.inverse
+                let isFirst = mine <= theirs
+                let isOwnInverse = mine == theirs
                 let key = isFirst ? mine + " " + theirs : theirs + " " + mine
                 if let pair = pairIndexes[key] { return (pair, isFirst, isOwnInverse) }
                 pairIndexes[key] = pairs.count
@@ -76,25 +79,39 @@ struct InverseLedger {
         var failures: [ValidationFailure] = []
         for p in pairs.indices {
             // A target listed twice is reported on its own (duplicate members): here it counts once.
-            let a = Self.sortedUnique(pairs[p].fromFirst), b = Self.sortedUnique(pairs[p].fromSecond)
+            let a = Self.sortedUnique(pairs[p].fromFirst)
+            let b = Self.sortedUnique(pairs[p].fromSecond)
             let pair = pairs[p]
             let isOwnInverse = pair.first == pair.second
-            func id(_ entity: String, _ key: Int64) -> ObjectID { ObjectID(entityName: entity, storeIdentifier: storeIdentifier, primaryKey: key) }
-            var i = 0, j = 0
+            func id(_ entity: String, _ key: Int64) -> ObjectID {
+                ObjectID(entityName: entity, storeIdentifier: storeIdentifier, primaryKey: key)
+            }
+            var i = 0
+            var j = 0
             while i < a.count || j < b.count {
                 if j == b.count || (i < a.count && a[i] < b[j]) {
-                    let owner = id(pair.first.entity, a[i].owner), target = id(pair.second.entity, a[i].target)
-                    failures.append(ValidationFailure(objectID: owner, property: pair.first.relationship,
-                                                      reason: "names \(target), whose inverse \(pair.second.entity).\(pair.second.relationship) does not name \(owner)"))
+                    let owner = id(pair.first.entity, a[i].owner)
+                    let target = id(pair.second.entity, a[i].target)
+                    failures.append(
+                        ValidationFailure(
+                            objectID: owner, property: pair.first.relationship,
+                            reason:
+                                "names \(target), whose inverse \(pair.second.entity).\(pair.second.relationship) does not name \(owner)"
+                        ))
                     i += 1
                 } else if i == a.count || b[j] < a[i] {
                     // For a relationship that is its own inverse this is the same link seen from
                     // its target, already reported.
                     defer { j += 1 }
                     if isOwnInverse { continue }
-                    let owner = id(pair.second.entity, b[j].target), target = id(pair.first.entity, b[j].owner)
-                    failures.append(ValidationFailure(objectID: owner, property: pair.second.relationship,
-                                                      reason: "names \(target), whose inverse \(pair.first.entity).\(pair.first.relationship) does not name \(owner)"))
+                    let owner = id(pair.second.entity, b[j].target)
+                    let target = id(pair.first.entity, b[j].owner)
+                    failures.append(
+                        ValidationFailure(
+                            objectID: owner, property: pair.second.relationship,
+                            reason:
+                                "names \(target), whose inverse \(pair.first.entity).\(pair.first.relationship) does not name \(owner)"
+                        ))
                 } else {
                     i += 1
                     j += 1

@@ -45,8 +45,14 @@ struct JSONLineWriter {
     /// A double as `JSONNode` writes it (`2.0`, `0.1`, `1e+20`), or `"NaN"` / `"Infinity"` /
     /// `"-Infinity"`.
     mutating func number(_ d: Double) {
-        if d.isNaN { text += "\"NaN\""; return }
-        if d.isInfinite { text += d > 0 ? "\"Infinity\"" : "\"-Infinity\""; return }
+        if d.isNaN {
+            text += "\"NaN\""
+            return
+        }
+        if d.isInfinite {
+            text += d > 0 ? "\"Infinity\"" : "\"-Infinity\""
+            return
+        }
         if d == d.rounded() && abs(d) < 1e15 {
             text += (d == 0 && d.sign == .minus) ? "-0" : String(Int64(d))
             text += ".0"

@@ -52,7 +52,9 @@ public struct JSONLinesExporter: Sendable {
         }
         var exported = ExportedKeys()
         for entity in entities {
-            let keys = try store.fetch(FetchRequest(entityName: entity.name, predicate: predicate, resultType: .objectIDs)).objectIDs()
+            let keys = try store.fetch(
+                FetchRequest(entityName: entity.name, predicate: predicate, resultType: .objectIDs)
+            ).objectIDs()
                 .compactMap(\.primaryKey).sorted()
             exported.set(keys, for: entity.name)
         }
@@ -94,9 +96,15 @@ public struct JSONLinesExporter: Sendable {
             writer.key(relationship.name)
             switch value {
             case .toOne(let target):
-                if let reference = target.flatMap(exported.reference(of:)) { writer.string(reference) } else { writer.raw("null") }
+                if let reference = target.flatMap(exported.reference(of:)) {
+                    writer.string(reference)
+                } else {
+                    writer.raw("null")
+                }
             case .toMany(let targets):
-                var kept = targets.compactMap { target in exported.reference(of: target).map { (position: exported.position(of: target), reference: $0) } }
+                var kept = targets.compactMap { target in
+                    exported.reference(of: target).map { (position: exported.position(of: target), reference: $0) }
+                }
                 if !relationship.isOrdered { kept.sort { $0.position < $1.position } }
                 writer.raw("[")
                 for (j, target) in kept.enumerated() {

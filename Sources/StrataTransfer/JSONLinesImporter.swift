@@ -64,7 +64,9 @@ public struct JSONLinesImporter: Sendable {
     /// documentation); the file must not change meanwhile. Throws as ``importLines(_:source:into:)``,
     /// and ``StrataError/Code/io`` when the file cannot be read.
     @discardableResult
-    public func importLines(contentsOf file: URL, source: String? = nil, into store: any PersistentStore) throws -> Report {
+    public func importLines(contentsOf file: URL, source: String? = nil, into store: any PersistentStore) throws
+        -> Report
+    {
         try run(.file(file), source: source ?? file.path, into: store)
     }
 
@@ -79,7 +81,8 @@ public struct JSONLinesImporter: Sendable {
                 try writer.removeInserted()
                 if !error.message.hasSuffix("nothing was imported") { error.message += "; nothing was imported" }
             } catch let removal {
-                error.message += "; removing the \(writer.insertedCount) objects imported before the failure failed too (\(removal)), so the store holds them"
+                error.message +=
+                    "; removing the \(writer.insertedCount) objects imported before the failure failed too (\(removal)), so the store holds them"
             }
             throw error
         }
@@ -91,11 +94,14 @@ public struct JSONLinesImporter: Sendable {
     private func check(_ input: JSONLinesInput, source: String, store: any PersistentStore) throws -> JSONLinesPlan {
         let model = store.model
         var plan = JSONLinesPlan(model: model)
-        var seenKeys: [[[[Value]: Int]]] = model.entities.map { Array(repeating: [:], count: $0.uniqueConstraints.count) }
+        var seenKeys: [[[[Value]: Int]]] = model.entities.map {
+            Array(repeating: [:], count: $0.uniqueConstraints.count)
+        }
         try input.forEachLine { line in
             let object = try JSONLinesObject(line, source: source, model: model, entityIndexes: plan.entityIndexes)
             let entity = model.entities[object.entity]
-            let failures = try PropertyRules.failures(ofAttributes: object.attributes, of: entity, objectID: .temporary(entityName: entity.name))
+            let failures = try PropertyRules.failures(
+                ofAttributes: object.attributes, of: entity, objectID: .temporary(entityName: entity.name))
             if !failures.isEmpty {
                 throw Self.ruleError(failures, entity: entity, ref: object.ref, line: line.number, source: source)
             }
@@ -106,17 +112,28 @@ public struct JSONLinesImporter: Sendable {
                 let shown = key.map(\.description).joined(separator: ", ")
                 let location = ["entity": entity.name, "key": constraint.joined(separator: ","), "ref": object.ref]
                 if let other = seenKeys[object.entity][c][key] {
-                    throw Self.error(.uniqueConstraint, line.number, source, "\(shown) is also used by line \(other); '\(entity.name)' requires \(constraint.joined(separator: ", ")) to be unique", location)
+                    throw Self.error(
+                        .uniqueConstraint, line.number, source,
+                        "\(shown) is also used by line \(other); '\(entity.name)' requires \(constraint.joined(separator: ", ")) to be unique",
+                        location)
                 }
                 seenKeys[object.entity][c][key] = line.number
-                let predicate = ObjectPredicate.and(zip(constraint, key).map { .comparison(.init(.keyPath(PropertyPath($0)), .equal, .constant($1))) })
-                if try store.fetch(FetchRequest(entityName: entity.name, predicate: predicate, resultType: .count)).count() > 0 {
-                    throw Self.error(.uniqueConstraint, line.number, source, "\(shown) is already used by an object of the store; '\(entity.name)' requires \(constraint.joined(separator: ", ")) to be unique", location)
+                let predicate = ObjectPredicate.and(
+                    zip(constraint, key).map { .comparison(.init(.keyPath(PropertyPath($0)), .equal, .constant($1))) })
+                if try store.fetch(FetchRequest(entityName: entity.name, predicate: predicate, resultType: .count))
+                    .count() > 0
+                {
+                    throw Self.error(
+                        .uniqueConstraint, line.number, source,
+                        "\(shown) is already used by an object of the store; '\(entity.name)' requires \(constraint.joined(separator: ", ")) to be unique",
+                        location)
                 }
             }
             let (number, duplicateOf) = try plan.catalog.define(object.ref, entity: object.entity, line: line.number)
             if let duplicateOf {
-                throw Self.error(.invalidRequest, line.number, source, "the ref '\(object.ref)' is already defined on line \(duplicateOf)", ["ref": object.ref])
+                throw Self.error(
+                    .invalidRequest, line.number, source,
+                    "the ref '\(object.ref)' is already defined on line \(duplicateOf)", ["ref": object.ref])
             }
             plan.counts[entity.name, default: 0] += 1
             for (r, refs) in object.written.enumerated() {
@@ -132,15 +149,20 @@ public struct JSONLinesImporter: Sendable {
     }
 
     /// The error of an object that breaks the model's rules.
-    static func ruleError(_ failures: [ValidationFailure], entity: Entity, ref: String, line: Int, source: String) -> StrataError {
+    static func ruleError(_ failures: [ValidationFailure], entity: Entity, ref: String, line: Int, source: String)
+        -> StrataError
+    {
         let reasons = failures.map { "\(entity.name).\($0.property ?? "") \($0.reason)" }.joined(separator: "; ")
-        var error = error(.validationFailed, line, source, "'\(ref)' breaks the model's rules: \(reasons)",
-                          ["entity": entity.name, "key": failures[0].property ?? "", "ref": ref])
+        var error = error(
+            .validationFailed, line, source, "'\(ref)' breaks the model's rules: \(reasons)",
+            ["entity": entity.name, "key": failures[0].property ?? "", "ref": ref])
         error.validationFailures = failures
         return error
     }
 
-    static func error(_ code: StrataError.Code, _ line: Int, _ source: String, _ message: String, _ location: [String: String]) -> StrataError {
+    static func error(
+        _ code: StrataError.Code, _ line: Int, _ source: String, _ message: String, _ location: [String: String]
+    ) -> StrataError {
         var location = location
         location["line"] = String(line)
         location["file"] = source

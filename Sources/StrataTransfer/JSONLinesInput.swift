@@ -33,7 +33,8 @@ enum JSONLinesInput {
             do {
                 handle = try FileHandle(forReadingFrom: url)
             } catch {
-                throw StrataError(.io, "cannot read \(url.path): \(error.localizedDescription)", location: ["file": url.path])
+                throw StrataError(
+                    .io, "cannot read \(url.path): \(error.localizedDescription)", location: ["file": url.path])
             }
             defer { try? handle.close() }
             while true {
@@ -41,7 +42,8 @@ enum JSONLinesInput {
                 do {
                     chunk = try handle.read(upToCount: 1 << 20) ?? Data()
                 } catch {
-                    throw StrataError(.io, "cannot read \(url.path): \(error.localizedDescription)", location: ["file": url.path])
+                    throw StrataError(
+                        .io, "cannot read \(url.path): \(error.localizedDescription)", location: ["file": url.path])
                 }
                 try splitter.feed(Array(chunk), atEnd: chunk.isEmpty, body)
                 if chunk.isEmpty { break }
@@ -80,7 +82,10 @@ enum JSONLinesInput {
             var end = range.upperBound
             if end > range.lowerBound && pending[end - 1] == 0x0D { end -= 1 }
             if pending[range.lowerBound..<end].allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
-            try body(Line(number: number, offset: pendingOffset + range.lowerBound, bytes: Array(pending[range.lowerBound..<end])))
+            try body(
+                Line(
+                    number: number, offset: pendingOffset + range.lowerBound,
+                    bytes: Array(pending[range.lowerBound..<end])))
         }
     }
 }

@@ -27,7 +27,8 @@ struct JSONLinesLinks {
     mutating func write(_ number: Int, _ relationship: Int, targets: [Int]) throws {
         let slot = slot(number, relationship)
         guard slot < Int(UInt32.max) else {
-            throw StrataError(.unsupported, "the input has more objects than an import can hold; split it into several files")
+            throw StrataError(
+                .unsupported, "the input has more objects than an import can hold; split it into several files")
         }
         while writtenBits.count <= slot / 64 { writtenBits.append(0) }
         writtenBits[slot / 64] |= 1 << UInt64(slot % 64)
@@ -49,13 +50,15 @@ struct JSONLinesLinks {
     /// How many targets object `number` has in its relationship `relationship`, once resolved.
     private func targetCount(_ number: Int, _ relationship: Int) -> Int {
         let slot = slot(number, relationship)
-        return isWritten(number, relationship) ? Self.range(of: slot, in: written).count : Self.range(of: slot, in: derived).count
+        return isWritten(number, relationship)
+            ? Self.range(of: slot, in: written).count : Self.range(of: slot, in: derived).count
     }
 
     /// The positions of the links of `slot` in `links`, sorted by slot.
     private static func range(of slot: Int, in links: [UInt64]) -> Range<Int> {
         func lowerBound(_ key: UInt64) -> Int {
-            var low = 0, high = links.count
+            var low = 0
+            var high = links.count
             while low < high {
                 let middle = (low + high) / 2
                 if links[middle] < key { low = middle + 1 } else { high = middle }
@@ -76,34 +79,43 @@ struct JSONLinesLinks {
     mutating func resolve(model: Model, catalog: JSONLinesCatalog, source: String) throws {
         var first = FirstError()
         let destinations: [[Int?]] = model.entities.map { entity in
-            entity.relationships.map { relationship in model.entities.firstIndex { $0.name == relationship.destination } }
+            entity.relationships.map { relationship in model.entities.firstIndex { $0.name == relationship.destination }
+            }
         }
         let inverses: [[Int?]] = model.entities.enumerated().map { e, entity in
             entity.relationships.indices.map { r in
-                destinations[e][r].flatMap { model.entities[$0].relationshipIndex(named: entity.relationships[r].inverse) }
+                destinations[e][r].flatMap {
+                    model.entities[$0].relationshipIndex(named: entity.relationships[r].inverse)
+                }
             }
         }
         func describe(_ link: UInt64) -> (owner: Int, relationship: Int, target: Int, entity: Entity) {
-            let slot = Int(link >> 32), owner = slot / stride
+            let slot = Int(link >> 32)
+            let owner = slot / stride
             return (owner, slot % stride, Int(link & 0xFFFF_FFFF), model.entities[catalog.entity(owner)!])
         }
 
         // Every ref defined, and of the right entity.
         for link in written {
             let (owner, r, target, entity) = describe(link)
-            let line = catalog.line(owner), relationship = entity.relationships[r]
+            let line = catalog.line(owner)
+            let relationship = entity.relationships[r]
             let location = ["entity": entity.name, "key": relationship.name, "ref": catalog.ref(target)]
             guard let targetEntity = catalog.entity(target) else {
                 first.consider(line) {
-                    JSONLinesImporter.error(.invalidObjectID, line, source, "\(entity.name).\(relationship.name) names the ref '\(catalog.ref(target))', which no line defines", location)
+                    JSONLinesImporter.error(
+                        .invalidObjectID, line, source,
+                        "\(entity.name).\(relationship.name) names the ref '\(catalog.ref(target))', which no line defines",
+                        location)
                 }
                 continue
             }
             if targetEntity != destinations[catalog.entity(owner)!][r] {
                 first.consider(line) {
-                    JSONLinesImporter.error(.typeMismatch, line, source,
-                                            "\(entity.name).\(relationship.name) holds \(relationship.destination) objects, but '\(catalog.ref(target))' (line \(catalog.line(target))) is a \(model.entities[targetEntity].name)",
-                                            location)
+                    JSONLinesImporter.error(
+                        .typeMismatch, line, source,
+                        "\(entity.name).\(relationship.name) holds \(relationship.destination) objects, but '\(catalog.ref(target))' (line \(catalog.line(target))) is a \(model.entities[targetEntity].name)",
+                        location)
                 }
             }
         }
@@ -118,11 +130,13 @@ struct JSONLinesLinks {
             let back = UInt64(slot(target, inverse)) << 32 | UInt64(owner)
             if isWritten(target, inverse) {
                 if Self.contains(back, in: written) { continue }
-                let line = catalog.line(owner), relationship = entity.relationships[r]
+                let line = catalog.line(owner)
+                let relationship = entity.relationships[r]
                 first.consider(line) {
-                    JSONLinesImporter.error(.invalidObjectID, line, source,
-                                            "\(entity.name).\(relationship.name) names '\(catalog.ref(target))', but line \(catalog.line(target)) does not name '\(catalog.ref(owner))' in its inverse \(relationship.destination).\(relationship.inverse)",
-                                            ["entity": entity.name, "key": relationship.name, "ref": catalog.ref(target)])
+                    JSONLinesImporter.error(
+                        .invalidObjectID, line, source,
+                        "\(entity.name).\(relationship.name) names '\(catalog.ref(target))', but line \(catalog.line(target)) does not name '\(catalog.ref(owner))' in its inverse \(relationship.destination).\(relationship.inverse)",
+                        ["entity": entity.name, "key": relationship.name, "ref": catalog.ref(target)])
                 }
             } else {
                 derived.append(back)
@@ -130,7 +144,8 @@ struct JSONLinesLinks {
         }
         try first.throwIfAny()
         derived.sort { a, b in
-            a >> 32 != b >> 32 ? a >> 32 < b >> 32 : catalog.line(Int(a & 0xFFFF_FFFF)) < catalog.line(Int(b & 0xFFFF_FFFF))
+            a >> 32 != b >> 32
+                ? a >> 32 < b >> 32 : catalog.line(Int(a & 0xFFFF_FFFF)) < catalog.line(Int(b & 0xFFFF_FFFF))
         }
         self.derived = derived
 
@@ -142,11 +157,13 @@ struct JSONLinesLinks {
             let (owner, r, second, entity) = describe(derived[i])
             let relationship = entity.relationships[r]
             guard !relationship.isToMany else { continue }
-            let firstSource = Int(derived[i - 1] & 0xFFFF_FFFF), line = catalog.line(second)
+            let firstSource = Int(derived[i - 1] & 0xFFFF_FFFF)
+            let line = catalog.line(second)
             first.consider(line) {
-                JSONLinesImporter.error(.invalidObjectID, line, source,
-                                        "'\(catalog.ref(owner))' (line \(catalog.line(owner))) has the to-one relationship \(entity.name).\(relationship.name), but lines \(catalog.line(firstSource)) and \(line) both name it in the inverse",
-                                        ["entity": entity.name, "key": relationship.name, "ref": catalog.ref(owner)])
+                JSONLinesImporter.error(
+                    .invalidObjectID, line, source,
+                    "'\(catalog.ref(owner))' (line \(catalog.line(owner))) has the to-one relationship \(entity.name).\(relationship.name), but lines \(catalog.line(firstSource)) and \(line) both name it in the inverse",
+                    ["entity": entity.name, "key": relationship.name, "ref": catalog.ref(owner)])
             }
         }
         try first.throwIfAny()
@@ -155,17 +172,24 @@ struct JSONLinesLinks {
         let ruled: [[Int]] = model.entities.map { entity in
             entity.relationships.indices.filter { r in
                 let relationship = entity.relationships[r]
-                return relationship.isToMany ? relationship.minimumCount > 0 || relationship.maximumCount > 0 : !relationship.isOptional
+                return relationship.isToMany
+                    ? relationship.minimumCount > 0 || relationship.maximumCount > 0 : !relationship.isOptional
             }
         }
         if ruled.contains(where: { !$0.isEmpty }) {
             for number in 0..<catalog.count {
                 let e = catalog.entity(number)!
                 for r in ruled[e] {
-                    let entity = model.entities[e], line = catalog.line(number)
-                    let failures = PropertyRules.failures(ofTargetCount: targetCount(number, r), for: entity.relationships[r], objectID: .temporary(entityName: entity.name))
+                    let entity = model.entities[e]
+                    let line = catalog.line(number)
+                    let failures = PropertyRules.failures(
+                        ofTargetCount: targetCount(number, r), for: entity.relationships[r],
+                        objectID: .temporary(entityName: entity.name))
                     guard !failures.isEmpty else { continue }
-                    first.consider(line) { JSONLinesImporter.ruleError(failures, entity: entity, ref: catalog.ref(number), line: line, source: source) }
+                    first.consider(line) {
+                        JSONLinesImporter.ruleError(
+                            failures, entity: entity, ref: catalog.ref(number), line: line, source: source)
+                    }
                 }
             }
             try first.throwIfAny()
@@ -174,7 +198,8 @@ struct JSONLinesLinks {
     }
 
     private static func contains(_ link: UInt64, in sorted: [UInt64]) -> Bool {
-        var low = 0, high = sorted.count
+        var low = 0
+        var high = sorted.count
         while low < high {
             let middle = (low + high) / 2
             if sorted[middle] < link { low = middle + 1 } else { high = middle }

@@ -25,25 +25,34 @@ struct JSONLinesObject {
         do {
             node = try JSONNode.parse(bytes: line.bytes)
         } catch {
-            throw JSONLinesImporter.error(.invalidRequest, number, source, "not valid JSON: column \(error.column) (byte offset \(line.offset + error.offset) in the input): \(error.message)",
-                                          ["column": String(error.column), "offset": String(line.offset + error.offset)])
+            throw JSONLinesImporter.error(
+                .invalidRequest, number, source,
+                "not valid JSON: column \(error.column) (byte offset \(line.offset + error.offset) in the input): \(error.message)",
+                ["column": String(error.column), "offset": String(line.offset + error.offset)])
         }
         guard case .object(let members) = node else {
             throw error(.invalidRequest, "expected a JSON object, found \(node.kindName)")
         }
         for (key, _) in members where !["entity", "ref", "attributes", "relationships"].contains(key) {
-            throw error(.unknownKey, "unknown key '\(key)' (a line has entity, ref, attributes and relationships)", ["key": key])
+            throw error(
+                .unknownKey, "unknown key '\(key)' (a line has entity, ref, attributes and relationships)", ["key": key]
+            )
         }
         guard case .string(let entityName)? = node["entity"] else {
-            throw error(.invalidRequest, "\"entity\" must be a string naming an entity, found \(node["entity"]?.kindName ?? "nothing")")
+            throw error(
+                .invalidRequest,
+                "\"entity\" must be a string naming an entity, found \(node["entity"]?.kindName ?? "nothing")")
         }
         guard let e = entityIndexes[entityName] else {
             let known = model.entities.map(\.name).joined(separator: ", ")
-            throw error(.unknownEntity, "the model has no entity '\(entityName)' (it has \(known))", ["entity": entityName])
+            throw error(
+                .unknownEntity, "the model has no entity '\(entityName)' (it has \(known))", ["entity": entityName])
         }
         let entity = model.entities[e]
         guard case .string(let ref)? = node["ref"], !ref.isEmpty else {
-            throw error(.invalidRequest, "\"ref\" must be a non-empty string, found \(node["ref"]?.kindName ?? "nothing")", ["entity": entityName])
+            throw error(
+                .invalidRequest, "\"ref\" must be a non-empty string, found \(node["ref"]?.kindName ?? "nothing")",
+                ["entity": entityName])
         }
         var attributes = entity.attributes.map { $0.defaultValue ?? .null }
         switch node["attributes"] {
@@ -51,19 +60,26 @@ struct JSONLinesObject {
         case .object(let values)?:
             for (name, value) in values {
                 guard let index = entity.attributeIndex(named: name) else {
-                    throw error(.unknownKey, "'\(entityName)' has no attribute '\(name)'", ["entity": entityName, "key": name, "ref": ref])
+                    throw error(
+                        .unknownKey, "'\(entityName)' has no attribute '\(name)'",
+                        ["entity": entityName, "key": name, "ref": ref])
                 }
                 do {
-                    attributes[index] = try JSONValueCoding.decode(value, as: entity.attributes[index].type, what: "\(entityName).\(name)")
+                    attributes[index] = try JSONValueCoding.decode(
+                        value, as: entity.attributes[index].type, what: "\(entityName).\(name)")
                 } catch let decoding as StrataError {
                     throw error(decoding.code, decoding.message, ["entity": entityName, "key": name, "ref": ref])
                 }
             }
         case let other?:
-            throw error(.typeMismatch, "\"attributes\" must be an object, found \(other.kindName)", ["entity": entityName, "ref": ref])
+            throw error(
+                .typeMismatch, "\"attributes\" must be an object, found \(other.kindName)",
+                ["entity": entityName, "ref": ref])
         }
         for (attribute, value) in zip(entity.attributes, attributes) where value.isNull && !attribute.isOptional {
-            throw error(.missingValue, "the required attribute \(entityName).\(attribute.name) has no value", ["entity": entityName, "key": attribute.name, "ref": ref])
+            throw error(
+                .missingValue, "the required attribute \(entityName).\(attribute.name) has no value",
+                ["entity": entityName, "key": attribute.name, "ref": ref])
         }
         var written: [[String]?] = Array(repeating: nil, count: entity.relationships.count)
         switch node["relationships"] {
@@ -71,7 +87,9 @@ struct JSONLinesObject {
         case .object(let values)?:
             for (name, value) in values {
                 guard let index = entity.relationshipIndex(named: name) else {
-                    throw error(.unknownKey, "'\(entityName)' has no relationship '\(name)'", ["entity": entityName, "key": name, "ref": ref])
+                    throw error(
+                        .unknownKey, "'\(entityName)' has no relationship '\(name)'",
+                        ["entity": entityName, "key": name, "ref": ref])
                 }
                 let relationship = entity.relationships[index]
                 let location = ["entity": entityName, "key": name, "ref": ref]
@@ -83,22 +101,34 @@ struct JSONLinesObject {
                     var seen: Set<String> = []
                     for item in items {
                         guard case .string(let target) = item else {
-                            throw error(.typeMismatch, "\(entityName).\(name) must list refs (strings), found \(item.kindName)", location)
+                            throw error(
+                                .typeMismatch, "\(entityName).\(name) must list refs (strings), found \(item.kindName)",
+                                location)
                         }
                         guard seen.insert(target).inserted else {
-                            throw error(.invalidRequest, "\(entityName).\(name) names '\(target)' twice", location.merging(["ref": target]) { $1 })
+                            throw error(
+                                .invalidRequest, "\(entityName).\(name) names '\(target)' twice",
+                                location.merging(["ref": target]) { $1 })
                         }
                         refs.append(target)
                     }
                     written[index] = refs
                 case (_, false):
-                    throw error(.typeMismatch, "\(entityName).\(name) is a to-one relationship: expected a ref (a string) or null, found \(value.kindName)", location)
+                    throw error(
+                        .typeMismatch,
+                        "\(entityName).\(name) is a to-one relationship: expected a ref (a string) or null, found \(value.kindName)",
+                        location)
                 case (_, true):
-                    throw error(.typeMismatch, "\(entityName).\(name) is a to-many relationship: expected an array of refs, found \(value.kindName)", location)
+                    throw error(
+                        .typeMismatch,
+                        "\(entityName).\(name) is a to-many relationship: expected an array of refs, found \(value.kindName)",
+                        location)
                 }
             }
         case let other?:
-            throw error(.typeMismatch, "\"relationships\" must be an object, found \(other.kindName)", ["entity": entityName, "ref": ref])
+            throw error(
+                .typeMismatch, "\"relationships\" must be an object, found \(other.kindName)",
+                ["entity": entityName, "ref": ref])
         }
         self.entity = e
         self.ref = ref

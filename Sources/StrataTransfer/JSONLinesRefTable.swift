@@ -25,7 +25,10 @@ struct JSONLinesRefTable {
         return try ref.withUTF8 { text in
             if let found = find(text) { return (found, false) }
             guard bytes.count + text.count < Int(UInt32.max), ends.count < Int(Int32.max) else {
-                throw StrataError(.unsupported, "the input has more refs than an import can hold (2^31 refs or 4 GiB of refs); split it into several files")
+                throw StrataError(
+                    .unsupported,
+                    "the input has more refs than an import can hold (2^31 refs or 4 GiB of refs); split it into several files"
+                )
             }
             if (ends.count + 1) * 2 > slots.count { grow() }
             let number = ends.count
@@ -60,7 +63,8 @@ struct JSONLinesRefTable {
     }
 
     private func equals(_ number: Int, _ text: UnsafeBufferPointer<UInt8>) -> Bool {
-        let start = number == 0 ? 0 : Int(ends[number - 1]), end = Int(ends[number])
+        let start = number == 0 ? 0 : Int(ends[number - 1])
+        let end = Int(ends[number])
         guard end - start == text.count else { return false }
         return bytes.withUnsafeBufferPointer { all in
             text.count == 0 || memcmp(all.baseAddress! + start, text.baseAddress!, text.count) == 0
@@ -90,9 +94,11 @@ struct JSONLinesRefTable {
     /// under its own number.
     func _checkInvariants() {
         #if DEBUG
-        precondition(slots.count.nonzeroBitCount == 1 && ends.count * 2 <= slots.count)
-        precondition(slots.reduce(0) { $0 + ($1 == 0 ? 0 : 1) } == ends.count)
-        for number in ends.indices { precondition(lookup(ref(number)) == number, "ref \(number) is not found under its number") }
+            precondition(slots.count.nonzeroBitCount == 1 && ends.count * 2 <= slots.count)
+            precondition(slots.reduce(0) { $0 + ($1 == 0 ? 0 : 1) } == ends.count)
+            for number in ends.indices {
+                precondition(lookup(ref(number)) == number, "ref \(number) is not found under its number")
+            }
         #endif
     }
 

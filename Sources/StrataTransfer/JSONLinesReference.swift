@@ -21,7 +21,8 @@ struct ExportedKeys {
     /// The reference of `id`, or `nil` when the export leaves that object out.
     func reference(of id: ObjectID) -> String? {
         guard let list = keys[id.entityName], let key = id.primaryKey else { return nil }
-        var low = 0, high = list.count
+        var low = 0
+        var high = list.count
         while low < high {
             let middle = (low + high) / 2
             if list[middle] < key { low = middle + 1 } else { high = middle }
@@ -33,7 +34,8 @@ struct ExportedKeys {
     /// The position of `id` among its entity's exported objects (for ordering to-many targets).
     func position(of id: ObjectID) -> Int {
         guard let list = keys[id.entityName], let key = id.primaryKey else { return Int.max }
-        var low = 0, high = list.count
+        var low = 0
+        var high = list.count
         while low < high {
             let middle = (low + high) / 2
             if list[middle] < key { low = middle + 1 } else { high = middle }

@@ -45,16 +45,21 @@ struct JSONLinesWriting {
         if !unlinkedLines.isEmpty {
             var next = 0
             let lines = unlinkedLines
-            try relink(input, isWantedLine: { line in
-                guard next < lines.count, lines[next] == line else { return false }
-                next += 1
-                return true
-            })
+            try relink(
+                input,
+                isWantedLine: { line in
+                    guard next < lines.count, lines[next] == line else { return false }
+                    next += 1
+                    return true
+                })
         }
-        let reordered = Set(plan.model.entities.indices.filter { e in
-            let entity = plan.model.entities[e]
-            return entity.relationships.contains { $0.isOrdered && unlinkedInverses.contains(entity.name + "." + $0.name) }
-        })
+        let reordered = Set(
+            plan.model.entities.indices.filter { e in
+                let entity = plan.model.entities[e]
+                return entity.relationships.contains {
+                    $0.isOrdered && unlinkedInverses.contains(entity.name + "." + $0.name)
+                }
+            })
         if !reordered.isEmpty {
             try relink(input, isWantedEntity: { reordered.contains($0) })
         }
@@ -72,7 +77,9 @@ struct JSONLinesWriting {
             let name = plan.model.entities[e].name
             var start = 0
             while start < entityKeys.count {
-                let batch = entityKeys[start..<min(start + batchSize, entityKeys.count)].map { ObjectID(entityName: name, storeIdentifier: store.identifier, primaryKey: $0) }
+                let batch = entityKeys[start..<min(start + batchSize, entityKeys.count)].map {
+                    ObjectID(entityName: name, storeIdentifier: store.identifier, primaryKey: $0)
+                }
                 for snapshot in try store.fetch(FetchRequest(entityName: name, objectIDs: batch)).snapshots() {
                     deletes.append(SaveRequest.Delete(snapshot.objectID, expectedVersion: snapshot.version))
                 }
@@ -85,17 +92,23 @@ struct JSONLinesWriting {
     /// Parses `line` again and finds its object.
     private func item(_ line: JSONLinesInput.Line) throws -> Item {
         let object = try JSONLinesObject(line, source: source, model: plan.model, entityIndexes: plan.entityIndexes)
-        guard let number = plan.catalog.lookup(object.ref), plan.catalog.line(number) == line.number else { throw changed() }
+        guard let number = plan.catalog.lookup(object.ref), plan.catalog.line(number) == line.number else {
+            throw changed()
+        }
         return (line.number, number, object)
     }
 
     private func changed() -> StrataError {
-        StrataError(.conflict, "\(source) changed while it was imported (its lines are not those checked)", location: ["file": source])
+        StrataError(
+            .conflict, "\(source) changed while it was imported (its lines are not those checked)",
+            location: ["file": source])
     }
 
     /// The ID of the object `number` (inserted).
     private func id(_ number: Int) -> ObjectID {
-        ObjectID(entityName: plan.model.entities[plan.catalog.entity(number)!].name, storeIdentifier: store.identifier, primaryKey: keys[number])
+        ObjectID(
+            entityName: plan.model.entities[plan.catalog.entity(number)!].name, storeIdentifier: store.identifier,
+            primaryKey: keys[number])
     }
 
     /// The targets of `item`'s relationship `r`, as written or filled from the inverse.
@@ -138,7 +151,10 @@ struct JSONLinesWriting {
                 relationships.append(value(held, relationship))
             }
             if !isComplete { unlinkedLines.append(Int32(clamping: item.line)) }
-            inserts.append(Snapshot(objectID: id(item.number), version: 0, attributes: item.object.attributes, relationships: relationships))
+            inserts.append(
+                Snapshot(
+                    objectID: id(item.number), version: 0, attributes: item.object.attributes,
+                    relationships: relationships))
         }
         try save(SaveRequest(inserts: inserts), batch)
         insertedCount += batch.count
@@ -146,7 +162,10 @@ struct JSONLinesWriting {
 
     /// Reads `input` again and updates the objects of the lines picked by line number and by
     /// entity whose stored relationships are not those of their line.
-    private func relink(_ input: JSONLinesInput, isWantedLine: (Int) -> Bool = { _ in true }, isWantedEntity: (Int) -> Bool = { _ in true }) throws {
+    private func relink(
+        _ input: JSONLinesInput, isWantedLine: (Int) -> Bool = { _ in true },
+        isWantedEntity: (Int) -> Bool = { _ in true }
+    ) throws {
         var batch: [Item] = []
         try input.forEachLine { line in
             guard isWantedLine(line.number) else { return }
@@ -167,11 +186,18 @@ struct JSONLinesWriting {
         for item in batch { members[item.object.entity].append(item) }
         for (e, items) in members.enumerated() where !items.isEmpty {
             let entity = plan.model.entities[e]
-            let present = try store.fetch(FetchRequest(entityName: entity.name, objectIDs: items.map { id($0.number) })).snapshots()
-            guard present.count == items.count else { throw StrataError(.conflict, "objects of this import were deleted from \(store.url) while it ran", location: ["url": store.url.description]) }
+            let present = try store.fetch(FetchRequest(entityName: entity.name, objectIDs: items.map { id($0.number) }))
+                .snapshots()
+            guard present.count == items.count else {
+                throw StrataError(
+                    .conflict, "objects of this import were deleted from \(store.url) while it ran",
+                    location: ["url": store.url.description])
+            }
             for (item, have) in zip(items, present) {
                 var want = have
-                want.relationships = try entity.relationships.enumerated().map { r, relationship in value(try targets(of: item, r), relationship) }
+                want.relationships = try entity.relationships.enumerated().map { r, relationship in
+                    value(try targets(of: item, r), relationship)
+                }
                 if !StoreCopier.sameRelationships(want, have, entity: entity) {
                     updates.append(SaveRequest.Update(want, expectedVersion: have.version))
                 }
@@ -186,7 +212,8 @@ struct JSONLinesWriting {
             try store.save(request)
         } catch var error as StrataError {
             if let named = error.location["object"] ?? error.location["objectID"],
-               let item = batch.first(where: { id($0.number).uriRepresentation == named }) {
+                let item = batch.first(where: { id($0.number).uriRepresentation == named })
+            {
                 error.message = "line \(item.line): " + error.message
                 error.location["line"] = String(item.line)
                 error.location["file"] = source

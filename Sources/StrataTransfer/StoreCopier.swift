@@ -74,12 +74,16 @@ public struct StoreCopier: Sendable {
         progress: (StoreProgress) -> Void = { _ in }
     ) throws -> Report {
         guard batchSize >= 1 else {
-            throw StrataError(.invalidRequest, "the copy batch size must be 1 or more, got \(batchSize)", location: ["url": destination.description])
+            throw StrataError(
+                .invalidRequest, "the copy batch size must be 1 or more, got \(batchSize)",
+                location: ["url": destination.description])
         }
         let overlapping = try sourceBackend.map { try backend.overlaps(destination, with: source.url, of: $0) } ?? false
         if destination == source.url || overlapping {
-            throw StrataError(.invalidRequest, "cannot copy the store \(source.url) onto \(destination): they are the same store, or share files; nothing was changed",
-                              location: ["url": destination.description, "from": source.url.description])
+            throw StrataError(
+                .invalidRequest,
+                "cannot copy the store \(source.url) onto \(destination): they are the same store, or share files; nothing was changed",
+                location: ["url": destination.description, "from": source.url.description])
         }
         let model = source.model
         // Held for the whole copy: no other process opens the destination while it is replaced
@@ -98,15 +102,18 @@ public struct StoreCopier: Sendable {
                 let held = try Self.objectCount(of: existing)
                 try existing.close()
                 guard held == 0 else {
-                    throw StrataError(.invalidRequest, "the destination \(destination) already holds \(held) object\(held == 1 ? "" : "s"); nothing was copied; to delete it and copy anyway, pass --replace (replacingExisting: true)",
-                                      location: ["url": destination.description])
+                    throw StrataError(
+                        .invalidRequest,
+                        "the destination \(destination) already holds \(held) object\(held == 1 ? "" : "s"); nothing was copied; to delete it and copy anyway, pass --replace (replacingExisting: true)",
+                        location: ["url": destination.description])
                 }
             }
         }
         // A destination this copy creates gets an identifier of its own, so that a failed copy
         // removes that store and never one another process made meanwhile.
         var options = options
-        let created = try backend.metadata(at: destination) == nil ? (options.identifierForNewStore ?? UUID().uuidString) : nil
+        let created =
+            try backend.metadata(at: destination) == nil ? (options.identifierForNewStore ?? UUID().uuidString) : nil
         if let created { options.identifierForNewStore = created }
         let opened = try backend.open(destination, model: model, options: options)
         do {
@@ -125,12 +132,16 @@ public struct StoreCopier: Sendable {
     }
 
     /// Copies every object of `source` into `opened`.
-    private func fill(_ opened: any PersistentStore, from source: any PersistentStore, progress: (StoreProgress) -> Void) throws -> Report {
+    private func fill(
+        _ opened: any PersistentStore, from source: any PersistentStore, progress: (StoreProgress) -> Void
+    ) throws -> Report {
         let model = source.model
         let destination = opened.url
         guard let keys = opened.capability((any KeyPreservingStore).self) else {
-            throw StrataError(.unsupported, "the \(destination.scheme) store at \(destination) cannot insert objects under given keys (KeyPreservingStore), so it cannot be copied into",
-                              location: ["url": destination.description])
+            throw StrataError(
+                .unsupported,
+                "the \(destination.scheme) store at \(destination) cannot insert objects under given keys (KeyPreservingStore), so it cannot be copied into",
+                location: ["url": destination.description])
         }
         var report = Report(counts: [:])
         // Objects whose relationships named objects not yet copied: some stores (XML) refuse a
@@ -156,14 +167,22 @@ public struct StoreCopier: Sendable {
                 for snapshot in snapshots {
                     let failures = try PropertyRules.failures(of: snapshot, entity: entity)
                     if let first = failures.first {
-                        throw StrataError(.validationFailed, "\(snapshot.objectID) of \(source.url) breaks the model's rules (\(failures.map { "\($0.property ?? ""): \($0.reason)" }.joined(separator: "; "))), so it cannot be copied; fix it (strata validate lists every violation) and copy again; nothing was copied",
-                                          location: ["url": source.url.description, "object": first.objectID.uriRepresentation, "key": first.property ?? ""], validationFailures: failures)
+                        throw StrataError(
+                            .validationFailed,
+                            "\(snapshot.objectID) of \(source.url) breaks the model's rules (\(failures.map { "\($0.property ?? ""): \($0.reason)" }.joined(separator: "; "))), so it cannot be copied; fix it (strata validate lists every violation) and copy again; nothing was copied",
+                            location: [
+                                "url": source.url.description, "object": first.objectID.uriRepresentation,
+                                "key": first.property ?? "",
+                            ], validationFailures: failures)
                     }
                     var insert = Self.rehome(snapshot, into: opened.identifier)
                     let trimmed = copied.trim(&insert.relationships, of: entity)
                     if !trimmed.isEmpty {
                         later.append(snapshot.objectID)
-                        for r in trimmed { trimmedRelationships.insert(entity.relationships[r].destination + "." + entity.relationships[r].inverse) }
+                        for r in trimmed {
+                            trimmedRelationships.insert(
+                                entity.relationships[r].destination + "." + entity.relationships[r].inverse)
+                        }
                     }
                     inserts.append(insert)
                 }
@@ -178,16 +197,22 @@ public struct StoreCopier: Sendable {
         }
         // A store may keep a link once, written from one side (SQLite's join tables): the
         // ordered inverse of a relationship set in the second pass may have lost its order.
-        for entity in model.entities where entity.relationships.contains(where: { $0.isOrdered && trimmedRelationships.contains(entity.name + "." + $0.name) }) {
+        for entity in model.entities
+        where entity.relationships.contains(where: {
+            $0.isOrdered && trimmedRelationships.contains(entity.name + "." + $0.name)
+        }) {
             let ids = try source.fetch(FetchRequest(entityName: entity.name, resultType: .objectIDs)).objectIDs()
-            try relink(ids, of: entity, from: source, into: opened, phase: "ordering \(entity.name)", progress: progress)
+            try relink(
+                ids, of: entity, from: source, into: opened, phase: "ordering \(entity.name)", progress: progress)
         }
         return report
     }
 
     /// Updates the objects `ids` of the destination whose relationships differ from the source's.
-    private func relink(_ ids: [ObjectID], of entity: Entity, from source: any PersistentStore, into target: any PersistentStore,
-                        phase: String, progress: (StoreProgress) -> Void) throws {
+    private func relink(
+        _ ids: [ObjectID], of entity: Entity, from source: any PersistentStore, into target: any PersistentStore,
+        phase: String, progress: (StoreProgress) -> Void
+    ) throws {
         var done = 0
         while done < ids.count {
             let batch = Array(ids[done..<min(done + batchSize, ids.count)])
@@ -209,8 +234,10 @@ public struct StoreCopier: Sendable {
     private func fetch(_ batch: [ObjectID], of entity: Entity, from source: any PersistentStore) throws -> [Snapshot] {
         let snapshots = try source.fetch(FetchRequest(entityName: entity.name, objectIDs: batch)).snapshots()
         guard snapshots.count == batch.count else {
-            throw StrataError(.conflict, "\(batch.count - snapshots.count) \(entity.name) object(s) of \(source.url) were deleted while being copied; copy again",
-                              location: ["url": source.url.description, "entity": entity.name])
+            throw StrataError(
+                .conflict,
+                "\(batch.count - snapshots.count) \(entity.name) object(s) of \(source.url) were deleted while being copied; copy again",
+                location: ["url": source.url.description, "entity": entity.name])
         }
         return snapshots
     }

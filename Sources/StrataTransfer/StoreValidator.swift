@@ -53,9 +53,13 @@ public struct StoreValidator: Sendable {
                         let key = indexes.map { snapshot.attributes[$0] }
                         if key.contains(where: \.isNull) { continue }
                         if let other = owners[c][key] {
-                            report.violations.append(ValidationFailure(
-                                objectID: snapshot.objectID, property: entity.uniqueConstraints[c].joined(separator: ","),
-                                reason: "\(key.map(\.description).joined(separator: ", ")) is also used by \(other); '\(entity.name)' requires it to be unique"))
+                            report.violations.append(
+                                ValidationFailure(
+                                    objectID: snapshot.objectID,
+                                    property: entity.uniqueConstraints[c].joined(separator: ","),
+                                    reason:
+                                        "\(key.map(\.description).joined(separator: ", ")) is also used by \(other); '\(entity.name)' requires it to be unique"
+                                ))
                         } else {
                             owners[c][key] = snapshot.objectID
                         }
@@ -71,12 +75,16 @@ public struct StoreValidator: Sendable {
     /// A failure for each object a to-many relationship of `snapshot` lists more than once.
     static func repeatedTargets(of snapshot: Snapshot, entity: Entity) -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
-        for (relationship, value) in zip(entity.relationships, snapshot.relationships) where relationship.isToMany && value.targets.count > 1 {
+        for (relationship, value) in zip(entity.relationships, snapshot.relationships)
+        where relationship.isToMany && value.targets.count > 1 {
             var seen: Set<ObjectID> = []
             var reported: Set<ObjectID> = []
             for target in value.targets where !seen.insert(target).inserted && reported.insert(target).inserted {
                 let times = value.targets.reduce(0) { $0 + ($1 == target ? 1 : 0) }
-                failures.append(ValidationFailure(objectID: snapshot.objectID, property: relationship.name, reason: "lists \(target) \(times) times"))
+                failures.append(
+                    ValidationFailure(
+                        objectID: snapshot.objectID, property: relationship.name,
+                        reason: "lists \(target) \(times) times"))
             }
         }
         return failures

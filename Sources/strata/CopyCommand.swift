@@ -24,7 +24,10 @@ struct CopyCommand: ParsableCommand {
     @Flag(help: "Delete TO first when it already holds objects (destructive).")
     var replace = false
 
-    @Option(help: "Objects per save (default: 1,000; 100,000 into an xml: store, which rewrites its whole file at each save).")
+    @Option(
+        help:
+            "Objects per save (default: 1,000; 100,000 into an xml: store, which rewrites its whole file at each save)."
+    )
     var batchSize: Int?
 
     @OptionGroup var options: CommonOptions
@@ -43,19 +46,24 @@ struct CopyCommand: ParsableCommand {
             defer { try? store.close() }
             let showProgress = !options.json && isatty(2) == 1
             let report = try StoreCopier(batchSize: batchSize ?? ImportCommand.batchSize(for: destination)).copy(
-                from: store, to: destination, backend: destinationBackend, sourceBackend: try environment.backend(for: source), replacingExisting: replace
+                from: store, to: destination, backend: destinationBackend,
+                sourceBackend: try environment.backend(for: source), replacingExisting: replace
             ) { progress in
                 if showProgress { FileHandle.standardError.write(Data("\r\(progress)\u{1B}[K".utf8)) }
             }
             if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
             if options.json {
-                print(JSONNode.object([
-                    ("from", .string(source.description)), ("to", .string(destination.description)),
-                    ("modelVersion", .string(store.model.versionIdentifier)),
-                    ("copied", .integer(Int64(report.total))), ("entities", countsNode(report.counts, model: store.model)),
-                ]).compactText())
+                print(
+                    JSONNode.object([
+                        ("from", .string(source.description)), ("to", .string(destination.description)),
+                        ("modelVersion", .string(store.model.versionIdentifier)),
+                        ("copied", .integer(Int64(report.total))),
+                        ("entities", countsNode(report.counts, model: store.model)),
+                    ]).compactText())
             } else {
-                print("copied \(objects(report.total)) from \(source) to \(destination)" + (report.total > 0 ? ": \(countsText(report.counts, model: store.model))" : ""))
+                print(
+                    "copied \(objects(report.total)) from \(source) to \(destination)"
+                        + (report.total > 0 ? ": \(countsText(report.counts, model: store.model))" : ""))
             }
         }
     }

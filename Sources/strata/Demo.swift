@@ -21,47 +21,73 @@ struct Demo: Sendable {
         let model = versioned.current
         // An explicit --store wins; otherwise the container's environment rule applies (STRATA_STORE).
         let environment = storeURL == nil ? ProcessInfo.processInfo.environment : [:]
-        let description = try StoreDescription.applyingEnvironment(environment, to: [StoreDescription(url: try StoreURL.parse(storeURL ?? Demo.defaultStore))])[0]
+        let description = try StoreDescription.applyingEnvironment(
+            environment, to: [StoreDescription(url: try StoreURL.parse(storeURL ?? Demo.defaultStore))])[0]
         let url = description.url
         let backend = try BuiltInBackends.registry.backend(for: url.scheme)
-        print("Strata demo: store \(url)\(storeURL == nil && environment[StoreDescription.environmentVariable] != nil ? " (from STRATA_STORE)" : ""), model \(versioned.name) \(model.versionIdentifier) (hash \(model.versionHash.prefix(12))...)")
+        print(
+            "Strata demo: store \(url)\(storeURL == nil && environment[StoreDescription.environmentVariable] != nil ? " (from STRATA_STORE)" : ""), model \(versioned.name) \(model.versionIdentifier) (hash \(model.versionHash.prefix(12))...)"
+        )
         if deleteFirst {
             try backend.destroyStore(at: url)
             print("deleted the existing store at \(url), as asked")
         }
         let existed = (try? backend.metadata(at: url)) != nil
 
-        let container = PersistentContainer(name: "strata-demo", versionedModel: versioned, storeDescriptions: [description], stack: .threeTier, environment: [:])
+        let container = PersistentContainer(
+            name: "strata-demo", versionedModel: versioned, storeDescriptions: [description], stack: .threeTier,
+            environment: [:])
         try await load(container, what: "loaded the \(existed ? "existing" : "new") store in the background")
         let identifier = container.loadedStores.first?.identifier ?? ""
         let view = container.viewContext
         let before = try await view.perform { try view.count(FetchRequest(entityName: "Employee")) }
-        if before > 0 { print("the store already holds \(before.formatted()) employees; adding \(objects.formatted()) more") }
+        if before > 0 {
+            print("the store already holds \(before.formatted()) employees; adding \(objects.formatted()) more")
+        }
 
-        try await timed("imported \(objects.formatted()) employees in 2 companies and 6 departments (background contexts, \(Demo.batchSize.formatted()) per save, three tiers)") {
+        try await timed(
+            "imported \(objects.formatted()) employees in 2 companies and 6 departments (background contexts, \(Demo.batchSize.formatted()) per save, three tiers)"
+        ) {
             try await importGraph(into: container)
         }
-        let seen = try await timed("the view context sees them (merged from the writer)") { try await view.perform { try view.count(FetchRequest(entityName: "Employee")) } }
+        let seen = try await timed("the view context sees them (merged from the writer)") {
+            try await view.perform { try view.count(FetchRequest(entityName: "Employee")) }
+        }
         print("  \(seen.formatted()) employees")
-        let all = try await timed("fetched every employee on the view context") { try await view.perform { try view.fetch(FetchRequest(entityName: "Employee")).count } }
+        let all = try await timed("fetched every employee on the view context") {
+            try await view.perform { try view.fetch(FetchRequest(entityName: "Employee")).count }
+        }
         print("  \(all.formatted()) employees")
 
         let tall = ObjectPredicate.comparison(.init(.keyPath("height"), .greater, .constant(1.9)))
-        let count = try await timed("counted employees taller than 1.9 m") { try await view.perform { try view.count(FetchRequest(entityName: "Employee", predicate: tall)) } }
+        let count = try await timed("counted employees taller than 1.9 m") {
+            try await view.perform { try view.count(FetchRequest(entityName: "Employee", predicate: tall)) }
+        }
         print("  \(count.formatted()) of them")
-        let aNames = ObjectPredicate.comparison(.init(.keyPath("name"), .beginsWith, .constant("а"), options: .caseInsensitive))
-        let russian = try await timed("counted names beginning with Cyrillic 'а' (case-insensitive)") { try await view.perform { try view.count(FetchRequest(entityName: "Employee", predicate: aNames)) } }
+        let aNames = ObjectPredicate.comparison(
+            .init(.keyPath("name"), .beginsWith, .constant("а"), options: .caseInsensitive))
+        let russian = try await timed("counted names beginning with Cyrillic 'а' (case-insensitive)") {
+            try await view.perform { try view.count(FetchRequest(entityName: "Employee", predicate: aNames)) }
+        }
         print("  \(russian.formatted()) of them")
-        let engineering = ObjectPredicate.comparison(.init(.keyPath("department.name"), .equal, .constant("Engineering")))
-        let tallest = try await timed("found the 3 tallest in Engineering (key path through a relationship, sorted, limited)") {
+        let engineering = ObjectPredicate.comparison(
+            .init(.keyPath("department.name"), .equal, .constant("Engineering")))
+        let tallest = try await timed(
+            "found the 3 tallest in Engineering (key path through a relationship, sorted, limited)"
+        ) {
             try await view.perform {
-                try view.fetchDictionaries(FetchRequest(entityName: "Employee", predicate: engineering, sorts: [Sort("height", ascending: false), Sort("name")], limit: 3,
-                                                        resultType: .dictionaries, propertiesToFetch: ["name", "height", "department.name"]))
+                try view.fetchDictionaries(
+                    FetchRequest(
+                        entityName: "Employee", predicate: engineering,
+                        sorts: [Sort("height", ascending: false), Sort("name")], limit: 3,
+                        resultType: .dictionaries, propertiesToFetch: ["name", "height", "department.name"]))
             }
         }
         for row in tallest { print("  \(row["name"] ?? nil) \(row["height"] ?? nil) m") }
 
-        let promoted = try await timed("promoted \((objects / 10).formatted()) employees in a background context (one save, optimistic locking)") {
+        let promoted = try await timed(
+            "promoted \((objects / 10).formatted()) employees in a background context (one save, optimistic locking)"
+        ) {
             try await container.performBackgroundTask { context -> [ObjectID] in
                 let ids = try context.fetchObjectIDs(FetchRequest(entityName: "Employee", limit: objects / 10))
                 for id in ids {
@@ -79,10 +105,16 @@ struct Demo: Sendable {
             print("(a private memory: store is gone once closed; use memory:NAME to keep it for the process)")
             return
         }
-        let reopened = PersistentContainer(name: "strata-demo", versionedModel: versioned, storeDescriptions: [description], stack: .threeTier, environment: [:])
+        let reopened = PersistentContainer(
+            name: "strata-demo", versionedModel: versioned, storeDescriptions: [description], stack: .threeTier,
+            environment: [:])
         try await load(reopened, what: "closed and reopened the store (a new container)")
-        let after = try await reopened.viewContext.perform { try reopened.viewContext.count(FetchRequest(entityName: "Employee")) }
-        print("  \(after.formatted()) employees, store identifier \(reopened.loadedStores.first?.identifier == identifier ? "unchanged" : "CHANGED")")
+        let after = try await reopened.viewContext.perform {
+            try reopened.viewContext.count(FetchRequest(entityName: "Employee"))
+        }
+        print(
+            "  \(after.formatted()) employees, store identifier \(reopened.loadedStores.first?.identifier == identifier ? "unchanged" : "CHANGED")"
+        )
         try reopened.closeStores()
         switch url.scheme {
         case "sqlite": print("done. Look inside with: sqlite3 \(url.location) .tables")
@@ -99,7 +131,8 @@ struct Demo: Sendable {
         let updates = container.loadProgressUpdates()
         let printer = Task {
             var last: LoadProgress.Phase?
-            for await step in updates where step.phase != last || (step.phase == .migrating && step.total > 0 && step.completed == step.total) {
+            for await step in updates
+            where step.phase != last || (step.phase == .migrating && step.total > 0 && step.completed == step.total) {
                 print("  \(step)")
                 last = step.phase
             }
@@ -118,18 +151,24 @@ struct Demo: Sendable {
         let (ticks, longestGap) = ticker.stop()
         // The main-queue block that started the load has finished (and noted its time) once a
         // block enqueued after it runs.
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in DispatchQueue.main.async { continuation.resume() } }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.main.async { continuation.resume() }
+        }
         await printer.value
         if let error { throw error }
         let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
         print("\(what): \(Demo.format(ms)) ms; state \(container.state)")
-        print("  the main queue was blocked \(Demo.format(Double(blocked.withLock { $0 }) / 1e3)) µs by the call, and kept ticking meanwhile (\(ticks) ticks, longest gap \(Demo.format(longestGap)) ms)")
+        print(
+            "  the main queue was blocked \(Demo.format(Double(blocked.withLock { $0 }) / 1e3)) µs by the call, and kept ticking meanwhile (\(ticks) ticks, longest gap \(Demo.format(longestGap)) ms)"
+        )
     }
 
     /// Two companies, six departments and `objects` employees, through background contexts: one
     /// per batch, each saving into the writer, which saves to the store.
     private func importGraph(into container: PersistentContainer) async throws {
-        let existing = try await container.performBackgroundTask { context in try context.count(FetchRequest(entityName: "Department")) }
+        let existing = try await container.performBackgroundTask { context in
+            try context.count(FetchRequest(entityName: "Department"))
+        }
         if existing == 0 {
             try await container.performBackgroundTask { context in
                 let companies = try ["Acme", "Глобус"].map { name throws -> ManagedObject in
@@ -152,18 +191,24 @@ struct Demo: Sendable {
             try await container.performBackgroundTask { context in
                 var departments: [String: ManagedObject] = [:]
                 for department in try context.fetch(FetchRequest(entityName: "Department")) {
-                    if case .string(let name) = department["name"], departments[name] == nil { departments[name] = department }
+                    if case .string(let name) = department["name"], departments[name] == nil {
+                        departments[name] = department
+                    }
                 }
                 var random = SystemRandomNumberGenerator()
                 for i in start..<end {
                     let employee = try context.insert("Employee")
-                    employee["name"] = .string("\(given[i % given.count]) \(family[(i / given.count) % family.count]) \(i)")
+                    employee["name"] = .string(
+                        "\(given[i % given.count]) \(family[(i / given.count) % family.count]) \(i)")
                     employee["height"] = .double(1.5 + Double(Int.random(in: 0..<50, using: &random)) / 100)
                     employee["level"] = .integer(Int64(1 + i % 10))
-                    employee["dateOfBirth"] = i % 7 == 0 ? .null : .date(Date(timeIntervalSince1970: -1_000_000_000 + Double(i) * 10_000))
+                    employee["dateOfBirth"] =
+                        i % 7 == 0 ? .null : .date(Date(timeIntervalSince1970: -1_000_000_000 + Double(i) * 10_000))
                     // Setting the to-one adds the employee to the department's to-many at once
                     // (in place, O(log n)), as a Core Data user would write it.
-                    if let department = departments[Demo.departmentNames[i % 6]] { try employee.setObject(department, for: "department") }
+                    if let department = departments[Demo.departmentNames[i % 6]] {
+                        try employee.setObject(department, for: "department")
+                    }
                 }
                 try context.save()
             }
@@ -185,7 +230,9 @@ struct Demo: Sendable {
             try await other.perform { try other.save() }
             print("unexpected: a save based on an old version was accepted")
         } catch let error as StrataError where error.code == .conflict {
-            print("a save based on an old version was refused, as it must be:\n  \(error.conflicts.first.map(String.init(describing:)) ?? error.message)")
+            print(
+                "a save based on an old version was refused, as it must be:\n  \(error.conflicts.first.map(String.init(describing:)) ?? error.message)"
+            )
         }
     }
 

@@ -7,7 +7,8 @@ import Strata
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Fill a store with the Company example through a persistent container and query it, printing what happens.",
+        abstract:
+            "Fill a store with the Company example through a persistent container and query it, printing what happens.",
         discussion: """
             The store is loaded in the background (with progress), the employees are imported through \
             background contexts on the three-tier stack and merged into the view context, and a few \

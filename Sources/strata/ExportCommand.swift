@@ -22,13 +22,17 @@ struct ExportCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Export only this entity (repeat for several).", valueName: "E"))
     var entity: [String] = []
 
-    @Option(name: .customLong("where"), help: ArgumentHelp("Export only objects matching this predicate (needs --entity).", valueName: "PREDICATE"))
+    @Option(
+        name: .customLong("where"),
+        help: ArgumentHelp("Export only objects matching this predicate (needs --entity).", valueName: "PREDICATE"))
     var predicate: String?
 
     @OptionGroup var options: CommonOptions
 
     func validate() throws {
-        if predicate != nil && entity.isEmpty { throw ValidationError("--where needs --entity: a predicate names one entity's properties") }
+        if predicate != nil && entity.isEmpty {
+            throw ValidationError("--where needs --entity: a predicate names one entity's properties")
+        }
     }
 
     func run() throws {
@@ -40,7 +44,9 @@ struct ExportCommand: ParsableCommand {
             let filter = try predicate.map { try ObjectPredicate(format: $0) }
             let output = OutputBuffer()
             defer { output.flush() }
-            try JSONLinesExporter().export(from: store, entityNames: entity.isEmpty ? nil : entity, predicate: filter) { output.write($0) }
+            try JSONLinesExporter().export(from: store, entityNames: entity.isEmpty ? nil : entity, predicate: filter) {
+                output.write($0)
+            }
         }
     }
 }

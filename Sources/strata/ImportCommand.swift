@@ -55,7 +55,8 @@ struct ImportCommand: ParsableCommand {
             let store = try backend.open(url, model: model, options: StoreOptions(identifierForNewStore: created))
             let report: JSONLinesImporter.Report
             do {
-                report = try JSONLinesImporter(batchSize: Self.batchSize(for: url)).importLines(contentsOf: URL(fileURLWithPath: path), source: file, into: store)
+                report = try JSONLinesImporter(batchSize: Self.batchSize(for: url)).importLines(
+                    contentsOf: URL(fileURLWithPath: path), source: file, into: store)
                 try store.close()
             } catch {
                 try? store.close()
@@ -67,12 +68,16 @@ struct ImportCommand: ParsableCommand {
                 throw error
             }
             if options.json {
-                print(JSONNode.object([
-                    ("url", .string(url.description)), ("modelVersion", .string(model.versionIdentifier)),
-                    ("imported", .integer(Int64(report.total))), ("entities", countsNode(report.counts, model: model)),
-                ]).compactText())
+                print(
+                    JSONNode.object([
+                        ("url", .string(url.description)), ("modelVersion", .string(model.versionIdentifier)),
+                        ("imported", .integer(Int64(report.total))),
+                        ("entities", countsNode(report.counts, model: model)),
+                    ]).compactText())
             } else {
-                print("imported \(objects(report.total)) into \(url) (model \(model.versionIdentifier))" + (report.total > 0 ? ": \(countsText(report.counts, model: model))" : ""))
+                print(
+                    "imported \(objects(report.total)) into \(url) (model \(model.versionIdentifier))"
+                        + (report.total > 0 ? ": \(countsText(report.counts, model: model))" : ""))
             }
         }
     }
@@ -96,7 +101,10 @@ struct StandardInputSpool {
         let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY, 0o600)
         guard descriptor >= 0 else {
             let code = errno
-            throw StrataError(.io, "cannot create a temporary file in \(directory) for standard input: \(String(cString: strerror(code)))", location: ["path": path])
+            throw StrataError(
+                .io,
+                "cannot create a temporary file in \(directory) for standard input: \(String(cString: strerror(code)))",
+                location: ["path": path])
         }
         self.path = path
         let output = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
@@ -108,7 +116,8 @@ struct StandardInputSpool {
         } catch {
             try? output.close()
             unlink(path)
-            throw StrataError(.io, "cannot copy standard input to \(path): \(error.localizedDescription)", location: ["path": path])
+            throw StrataError(
+                .io, "cannot copy standard input to \(path): \(error.localizedDescription)", location: ["path": path])
         }
     }
 

@@ -29,34 +29,44 @@ struct InspectCommand: ParsableCommand {
             let size = StoreFiles.sizeOnDisk(of: url)
             let current = environment.versioned.current
             if options.json {
-                print(JSONNode.object([
-                    ("url", .string(url.description)),
-                    ("storeType", .string(metadata.storeType)),
-                    ("storeIdentifier", .string(metadata.storeIdentifier)),
-                    ("model", .string(environment.versioned.name)),
-                    ("modelVersion", .string(model.versionIdentifier)),
-                    ("modelVersionHash", .string(metadata.modelVersionHash)),
-                    ("currentModelVersion", .string(current.versionIdentifier)),
-                    ("sizeOnDisk", size.map { .integer(Int64($0)) } ?? .null),
-                    ("objects", .integer(Int64(counts.values.reduce(0, +)))),
-                    ("entities", countsNode(counts, model: model)),
-                    ("userInfo", .object(metadata.userInfo.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
-                ]).compactText())
+                print(
+                    JSONNode.object([
+                        ("url", .string(url.description)),
+                        ("storeType", .string(metadata.storeType)),
+                        ("storeIdentifier", .string(metadata.storeIdentifier)),
+                        ("model", .string(environment.versioned.name)),
+                        ("modelVersion", .string(model.versionIdentifier)),
+                        ("modelVersionHash", .string(metadata.modelVersionHash)),
+                        ("currentModelVersion", .string(current.versionIdentifier)),
+                        ("sizeOnDisk", size.map { .integer(Int64($0)) } ?? .null),
+                        ("objects", .integer(Int64(counts.values.reduce(0, +)))),
+                        ("entities", countsNode(counts, model: model)),
+                        (
+                            "userInfo",
+                            .object(metadata.userInfo.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
+                        ),
+                    ]).compactText())
                 return
             }
             print("store:        \(url)")
             print("type:         \(metadata.storeType)")
             print("identifier:   \(metadata.storeIdentifier)")
-            let note = model.versionIdentifier == current.versionIdentifier ? "the current version" : "older than the current \(current.versionIdentifier)"
+            let note =
+                model.versionIdentifier == current.versionIdentifier
+                ? "the current version" : "older than the current \(current.versionIdentifier)"
             print("model:        \(environment.versioned.name) \(model.versionIdentifier) (\(note))")
             print("model hash:   \(metadata.modelVersionHash)")
             print("size on disk: \(size.map { "\($0) bytes" } ?? "none (in memory)")")
             print("objects:      \(counts.values.reduce(0, +))")
             let width = model.entities.map(\.name.count).max() ?? 0
             for entity in model.entities {
-                print("  \(entity.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(counts[entity.name] ?? 0)")
+                print(
+                    "  \(entity.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(counts[entity.name] ?? 0)"
+                )
             }
-            for (key, value) in metadata.userInfo.sorted(by: { $0.key < $1.key }) { print("user info:    \(key) = \(value)") }
+            for (key, value) in metadata.userInfo.sorted(by: { $0.key < $1.key }) {
+                print("user info:    \(key) = \(value)")
+            }
         }
     }
 }

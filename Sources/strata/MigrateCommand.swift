@@ -27,7 +27,9 @@ struct MigrateCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The store URL (memory:NAME, sqlite:PATH, lmdb:DIR, xml:PATH).", valueName: "URL"))
     var url: String
 
-    @Option(name: .customLong("to"), help: ArgumentHelp("The version to migrate to (default: the model's current version).", valueName: "V"))
+    @Option(
+        name: .customLong("to"),
+        help: ArgumentHelp("The version to migrate to (default: the model's current version).", valueName: "V"))
     var target: String?
 
     @Flag(help: "Print the plan and change nothing.")
@@ -43,7 +45,8 @@ struct MigrateCommand: ParsableCommand {
         try reportingErrors(json: options.json) {
             let environment = try ToolEnvironment(options)
             let storeURL = try storeURL(url)
-            let migrator = try StoreMigrator(versions: environment.versioned, target: target, registry: environment.registry)
+            let migrator = try StoreMigrator(
+                versions: environment.versioned, target: target, registry: environment.registry)
             let plan = try migrator.plan(forStoreAt: storeURL)
             if !options.json { print(plan.description) }
             if plan.isEmpty || dryRun {
@@ -52,11 +55,17 @@ struct MigrateCommand: ParsableCommand {
             }
             if !yes {
                 guard isatty(STDIN_FILENO) != 0 else {
-                    FileHandle.standardError.write(Data("strata: not migrating \(storeURL): standard input is not a terminal; pass --yes to migrate without asking\n".utf8))
+                    FileHandle.standardError.write(
+                        Data(
+                            "strata: not migrating \(storeURL): standard input is not a terminal; pass --yes to migrate without asking\n"
+                                .utf8))
                     confirmed = false
                     return
                 }
-                FileHandle.standardError.write(Data("Migrate \(storeURL) from \(plan.storeVersion.versionIdentifier) to \(plan.targetVersion.versionIdentifier)? [y/N] ".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "Migrate \(storeURL) from \(plan.storeVersion.versionIdentifier) to \(plan.targetVersion.versionIdentifier)? [y/N] "
+                            .utf8))
                 let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
                 guard answer == "y" || answer == "yes" else {
                     FileHandle.standardError.write(Data("strata: not migrated; the store is unchanged\n".utf8))
@@ -66,10 +75,12 @@ struct MigrateCommand: ParsableCommand {
             }
             let showProgress = isatty(STDERR_FILENO) != 0
             let start = Date()
-            try migrator.migrate(storeAt: storeURL, progress: { report in
-                guard showProgress else { return }
-                FileHandle.standardError.write(Data("\r\u{1B}[K\(report)".utf8))
-            })
+            try migrator.migrate(
+                storeAt: storeURL,
+                progress: { report in
+                    guard showProgress else { return }
+                    FileHandle.standardError.write(Data("\r\u{1B}[K\(report)".utf8))
+                })
             if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
             let elapsed = Int(Date().timeIntervalSince(start) * 1000)
             if options.json {
@@ -82,7 +93,10 @@ struct MigrateCommand: ParsableCommand {
     }
 
     private func emit(_ plan: MigrationPlan, url: StoreURL, migrated: Bool, milliseconds: Int?) {
-        var members: [(String, JSONNode)] = [("url", .string(url.description)), ("dryRun", .bool(dryRun)), ("migrated", .bool(migrated)), ("plan", plan.jsonNode())]
+        var members: [(String, JSONNode)] = [
+            ("url", .string(url.description)), ("dryRun", .bool(dryRun)), ("migrated", .bool(migrated)),
+            ("plan", plan.jsonNode()),
+        ]
         if let milliseconds { members.append(("milliseconds", .integer(Int64(milliseconds)))) }
         print(JSONNode.object(members).compactText())
     }

@@ -11,7 +11,9 @@ enum StoreFiles {
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
         guard manager.fileExists(atPath: url.location, isDirectory: &isDirectory) else { return nil }
-        func size(_ path: String) -> Int { ((try? manager.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0 }
+        func size(_ path: String) -> Int {
+            ((try? manager.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+        }
         if isDirectory.boolValue {
             let files = (try? manager.subpathsOfDirectory(atPath: url.location)) ?? []
             return files.reduce(0) { $0 + size(url.location + "/" + $1) }
@@ -19,7 +21,9 @@ enum StoreFiles {
         let file = URL(fileURLWithPath: url.location)
         let directory = file.deletingLastPathComponent().path
         let name = file.lastPathComponent
-        let siblings = ((try? manager.contentsOfDirectory(atPath: directory)) ?? []).filter { $0 != name && $0.hasPrefix(name) }
+        let siblings = ((try? manager.contentsOfDirectory(atPath: directory)) ?? []).filter {
+            $0 != name && $0.hasPrefix(name)
+        }
         return size(url.location) + siblings.reduce(0) { $0 + size(directory + "/" + $1) }
     }
 }

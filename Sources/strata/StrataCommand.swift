@@ -14,6 +14,9 @@ struct StrataCommand: ParsableCommand {
             strata migrate exits with 3 when a migration is not confirmed.
             """,
         version: "0.1.0",
-        subcommands: [DemoCommand.self, InspectCommand.self, ImportCommand.self, ExportCommand.self, ValidateCommand.self, CopyCommand.self, MigrateCommand.self]
+        subcommands: [
+            DemoCommand.self, InspectCommand.self, ImportCommand.self, ExportCommand.self, ValidateCommand.self,
+            CopyCommand.self, MigrateCommand.self,
+        ]
     )
 }

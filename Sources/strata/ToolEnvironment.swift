@@ -15,8 +15,10 @@ struct ToolEnvironment {
     /// The model version named `identifier`, or an error listing the versions there are.
     func version(named identifier: String) throws -> Model {
         guard let model = versioned.version(named: identifier) else {
-            throw StrataError(.modelMismatch, "the model \(versioned.name) has no version '\(identifier)' (it has \(versioned.versions.map(\.versionIdentifier).joined(separator: ", ")))",
-                              location: ["version": identifier])
+            throw StrataError(
+                .modelMismatch,
+                "the model \(versioned.name) has no version '\(identifier)' (it has \(versioned.versions.map(\.versionIdentifier).joined(separator: ", ")))",
+                location: ["version": identifier])
         }
         return model
     }
@@ -27,9 +29,12 @@ struct ToolEnvironment {
             throw StrataError(.storeNotFound, "there is no store at \(url)", location: ["url": url.description])
         }
         guard let model = versioned.version(withHash: metadata.modelVersionHash) else {
-            let known = versioned.versions.map { "\($0.versionIdentifier) \($0.versionHash.prefix(12))" }.joined(separator: ", ")
-            throw StrataError(.modelMismatch, "the store at \(url) was written with model version '\(metadata.modelVersionIdentifier)' (hash \(metadata.modelVersionHash)), which the model \(versioned.name) does not have (it has \(known))",
-                              location: ["url": url.description, "hash": metadata.modelVersionHash])
+            let known = versioned.versions.map { "\($0.versionIdentifier) \($0.versionHash.prefix(12))" }.joined(
+                separator: ", ")
+            throw StrataError(
+                .modelMismatch,
+                "the store at \(url) was written with model version '\(metadata.modelVersionIdentifier)' (hash \(metadata.modelVersionHash)), which the model \(versioned.name) does not have (it has \(known))",
+                location: ["url": url.description, "hash": metadata.modelVersionHash])
         }
         return (metadata, model)
     }
@@ -38,7 +43,8 @@ struct ToolEnvironment {
     /// the commands that use it only read, so they work on read-only media and files too.
     func openExisting(_ url: StoreURL) throws -> (store: any PersistentStore, metadata: StoreMetadata) {
         let (metadata, model) = try existing(url)
-        let store = try backend(for: url).open(url, model: model, options: StoreOptions(isReadOnly: true, createsIfMissing: false))
+        let store = try backend(for: url).open(
+            url, model: model, options: StoreOptions(isReadOnly: true, createsIfMissing: false))
         return (store, metadata)
     }
 }

@@ -9,8 +9,18 @@ func reportingErrors(json: Bool, _ body: () throws -> Void) throws {
         try body()
     } catch let error as StrataError {
         if json {
-            let location = JSONNode.object(error.location.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
-            print(JSONNode.object([("error", .object([("code", .string(error.code.rawValue)), ("message", .string(error.message)), ("location", location)]))]).compactText())
+            let location = JSONNode.object(
+                error.location.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
+            print(
+                JSONNode.object([
+                    (
+                        "error",
+                        .object([
+                            ("code", .string(error.code.rawValue)), ("message", .string(error.message)),
+                            ("location", location),
+                        ])
+                    )
+                ]).compactText())
         }
         FileHandle.standardError.write(Data("strata: \(error)\n".utf8))
         throw ToolExit.strataError
@@ -22,7 +32,8 @@ func storeURL(_ text: String) throws -> StoreURL { try StoreURL.parse(text) }
 
 /// Per-entity counts as a JSON object, in model order.
 func countsNode(_ counts: [String: Int], model: Model) -> JSONNode {
-    .object(model.entities.compactMap { entity in counts[entity.name].map { (entity.name, JSONNode.integer(Int64($0))) } })
+    .object(
+        model.entities.compactMap { entity in counts[entity.name].map { (entity.name, JSONNode.integer(Int64($0))) } })
 }
 
 /// `Company 2, Department 6, ...` in model order.

@@ -31,19 +31,24 @@ struct ValidateCommand: ParsableCommand {
             let checked = report.checked.values.reduce(0, +)
             violations = report.violations.count
             if options.json {
-                print(JSONNode.object([
-                    ("url", .string(url.description)),
-                    ("checked", .integer(Int64(checked))),
-                    ("entities", countsNode(report.checked, model: store.model)),
-                    ("violations", .array(report.violations.map { failure in
-                        .object([
-                            ("object", .string(failure.objectID.uriRepresentation)),
-                            ("entity", .string(failure.objectID.entityName)),
-                            ("property", failure.property.map(JSONNode.string) ?? .null),
-                            ("reason", .string(failure.reason)),
-                        ])
-                    })),
-                ]).compactText())
+                print(
+                    JSONNode.object([
+                        ("url", .string(url.description)),
+                        ("checked", .integer(Int64(checked))),
+                        ("entities", countsNode(report.checked, model: store.model)),
+                        (
+                            "violations",
+                            .array(
+                                report.violations.map { failure in
+                                    .object([
+                                        ("object", .string(failure.objectID.uriRepresentation)),
+                                        ("entity", .string(failure.objectID.entityName)),
+                                        ("property", failure.property.map(JSONNode.string) ?? .null),
+                                        ("reason", .string(failure.reason)),
+                                    ])
+                                })
+                        ),
+                    ]).compactText())
             } else {
                 for failure in report.violations { print(failure) }
                 print("\(objects(checked)) checked, \(violations) violation\(violations == 1 ? "" : "s")")

@@ -54,18 +54,24 @@ final class BrokenStore: WrappingStore {
         case .ignoresVersions:
             for i in request.updates.indices {
                 let id = request.updates[i].snapshot.objectID
-                if let stored = try inner.fetch(FetchRequest(entityName: id.entityName, objectIDs: [id])).snapshots().first {
+                if let stored = try inner.fetch(FetchRequest(entityName: id.entityName, objectIDs: [id])).snapshots()
+                    .first
+                {
                     request.updates[i].expectedVersion = stored.version
                 }
             }
         case .roundsDoubles:
             request.inserts = request.inserts.map { snapshot in
                 var s = snapshot
-                s.attributes = s.attributes.map { if case .double(let d) = $0 { return .double(Double(Float(d))) } else { return $0 } }
+                s.attributes = s.attributes.map {
+                    if case .double(let d) = $0 { return .double(Double(Float(d))) } else { return $0 }
+                }
                 return s
             }
         case .savesHalfway:
-            let good = request.inserts.filter { (try? $0.checkShape(against: model, storeIdentifier: identifier)) != nil }
+            let good = request.inserts.filter {
+                (try? $0.checkShape(against: model, storeIdentifier: identifier)) != nil
+            }
             if good.count < request.inserts.count && !good.isEmpty { try inner.save(SaveRequest(inserts: good)) }
         case .ignoresOffset:
             break

@@ -26,12 +26,15 @@ func kitFailsABrokenStore(_ flaw: Flaw) throws {
     let missing = expectedFailures[flaw, default: []].subtracting(failed)
     #expect(missing.isEmpty, "the kit did not catch \(flaw) in: \(missing.sorted()); it failed \(failed.sorted())")
     for failure in failures {
-        #expect(failure.description.contains("[broken-\(flaw.rawValue)]"), "a failure must name the backend: \(failure)")
+        #expect(
+            failure.description.contains("[broken-\(flaw.rawValue)]"), "a failure must name the backend: \(failure)")
     }
 }
 
 @Test func kitPassesTheReferenceStoreThroughTheSameHarness() throws {
-    let subject = ConformanceSubject(backend: InMemoryBackend()) { StoreURL(scheme: "memory", location: "kit-\(UUID().uuidString)") }
+    let subject = ConformanceSubject(backend: InMemoryBackend()) {
+        StoreURL(scheme: "memory", location: "kit-\(UUID().uuidString)")
+    }
     #expect(ConformanceKit.failures(of: subject).map(\.description) == [])
 }
 

@@ -46,8 +46,9 @@ private let wrapperCheck = ConformanceKit.checks.first { $0.name == "capabilitie
 @Test func kitPassesAForwardingWrapperAndUsesTheCapabilitiesThroughIt() throws {
     let check = try #require(wrapperCheck)
     #expect(try check.run(on: memorySubject { ForwardingStore($0) }), "the check applies to every store")
-    let store = try InMemoryBackend().open(StoreURL(scheme: "memory", location: ""), model: ConformanceFixtures.model,
-                                           options: StoreOptions())
+    let store = try InMemoryBackend().open(
+        StoreURL(scheme: "memory", location: ""), model: ConformanceFixtures.model,
+        options: StoreOptions())
     let wrapped = ForwardingStore(store)
     #expect(wrapped.capability((any BatchOperating).self) != nil)
     #expect(wrapped.capability((any SnapshotServing).self) != nil)

@@ -1,6 +1,7 @@
-import Testing
-@testable import StrataCore
 import StrataTestSupport
+import Testing
+
+@testable import StrataCore
 
 /// Looking a property up by name (``Entity/attributeIndex(named:)``) answers exactly as a
 /// `[String: Int]` of first positions would, for every key, including the keys its fast table
@@ -19,11 +20,13 @@ import StrataTestSupport
         var generator = SeededGenerator(seed: 7)
         for round in 0..<200 {
             var names = randomNames(&generator, count: Int.random(in: 0...70, using: &generator))
-            if round % 5 == 0, let first = names.first { names.append(first) }  // a name given twice
+            if round % 5 == 0, let first = names.first { names.append(first) } // a name given twice
             let entity = Entity("E", attributes: names.map { Attribute($0, .string) })
             var expected: [String: Int] = [:]
             for (i, name) in names.enumerated() where expected[name] == nil { expected[name] = i }
-            for name in names { #expect(entity.attributeIndex(named: name) == expected[name], "round \(round): \(name)") }
+            for name in names {
+                #expect(entity.attributeIndex(named: name) == expected[name], "round \(round): \(name)")
+            }
             for key in randomNames(&generator, count: 50) {
                 #expect(entity.attributeIndex(named: key) == expected[key], "round \(round): \(key)")
             }
@@ -47,9 +50,11 @@ import StrataTestSupport
     @Test func keysBuiltSeparatelyFromTheNamesAreFoundToo() {
         // Long names live in heap storage: a key spelled the same but built apart has other
         // storage, so it cannot be matched by its representation and is found by its characters.
-        let long = "averyveryverylongattributename", short = "age"
+        let long = "averyveryverylongattributename"
+        let short = "age"
         let entity = Entity("E", attributes: [Attribute(short, .integer64), Attribute(long, .string)])
-        let rebuiltLong = String(long.reversed().reversed()), rebuiltShort = String(["a", "g", "e"])
+        let rebuiltLong = String(long.reversed().reversed())
+        let rebuiltShort = String(["a", "g", "e"])
         #expect(entity.attributeIndex(named: long) == 1)
         #expect(entity.attributeIndex(named: rebuiltLong) == 1)
         #expect(entity.attributeIndex(named: short) == 0)
@@ -59,9 +64,12 @@ import StrataTestSupport
     }
 
     @Test func relationshipsAreLookedUpTheSameWay() {
-        let entity = Entity("E", attributes: [Attribute("name", .string)], relationships: [
-            Relationship("boss", to: "E", inverse: "reports"), Relationship("reports", to: "E", inverse: "boss", toMany: true),
-        ])
+        let entity = Entity(
+            "E", attributes: [Attribute("name", .string)],
+            relationships: [
+                Relationship("boss", to: "E", inverse: "reports"),
+                Relationship("reports", to: "E", inverse: "boss", toMany: true),
+            ])
         #expect(entity.relationshipIndex(named: "boss") == 0)
         #expect(entity.relationshipIndex(named: "reports") == 1)
         #expect(entity.relationshipIndex(named: "name") == nil)

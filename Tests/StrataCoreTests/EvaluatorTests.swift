@@ -5,26 +5,39 @@ import Testing
 /// The reference semantics, pinned on small hand-made snapshots.
 @Suite struct EvaluatorTests {
     static let model = try! Model(entities: [
-        Entity("Person", attributes: [Attribute("name", .string, isOptional: true), Attribute("age", .integer32, isOptional: true),
-                                      Attribute("score", .double, isOptional: true), Attribute("tag", .binary, isOptional: true)],
-               relationships: [Relationship("team", to: "Team", inverse: "members")]),
-        Entity("Team", attributes: [Attribute("title", .string)], relationships: [Relationship("members", to: "Person", inverse: "team", toMany: true)]),
+        Entity(
+            "Person",
+            attributes: [
+                Attribute("name", .string, isOptional: true), Attribute("age", .integer32, isOptional: true),
+                Attribute("score", .double, isOptional: true), Attribute("tag", .binary, isOptional: true),
+            ],
+            relationships: [Relationship("team", to: "Team", inverse: "members")]),
+        Entity(
+            "Team", attributes: [Attribute("title", .string)],
+            relationships: [Relationship("members", to: "Person", inverse: "team", toMany: true)]),
     ])
     static let team = ObjectID(entityName: "Team", storeIdentifier: "s", primaryKey: 1)
 
-    func person(_ name: Value, age: Value = nil, score: Value = nil, team: ObjectID? = nil, key: Int64 = 1) -> Snapshot {
-        Snapshot(objectID: ObjectID(entityName: "Person", storeIdentifier: "s", primaryKey: key), version: 1,
-                 attributes: [name, age, score, nil], relationships: [.toOne(team)])
+    func person(_ name: Value, age: Value = nil, score: Value = nil, team: ObjectID? = nil, key: Int64 = 1) -> Snapshot
+    {
+        Snapshot(
+            objectID: ObjectID(entityName: "Person", storeIdentifier: "s", primaryKey: key), version: 1,
+            attributes: [name, age, score, nil], relationships: [.toOne(team)])
     }
 
     var evaluator: PredicateEvaluator {
         PredicateEvaluator(model: Self.model) { id in
-            id == Self.team ? Snapshot(objectID: Self.team, version: 1, attributes: ["Red"], relationships: [.toMany([])]) : nil
+            id == Self.team
+                ? Snapshot(objectID: Self.team, version: 1, attributes: ["Red"], relationships: [.toMany([])]) : nil
         }
     }
 
-    func holds(_ lhs: String, _ op: ObjectPredicate.Operator, _ rhs: Value, _ options: ObjectPredicate.Options = [], on snapshot: Snapshot) throws -> Bool {
-        try evaluator.evaluate(.comparison(.init(.keyPath(PropertyPath(lhs)), op, .constant(rhs), options: options)), on: snapshot)
+    func holds(
+        _ lhs: String, _ op: ObjectPredicate.Operator, _ rhs: Value, _ options: ObjectPredicate.Options = [],
+        on snapshot: Snapshot
+    ) throws -> Bool {
+        try evaluator.evaluate(
+            .comparison(.init(.keyPath(PropertyPath(lhs)), op, .constant(rhs), options: options)), on: snapshot)
     }
 
     @Test func nullComparisons() throws {
@@ -85,14 +98,22 @@ import Testing
             (.comparison(.init(.keyPath("team.members"), .equal, .constant(nil))), .invalidPredicate),
             (.comparison(.init(.keyPath("name"), .equal, .constant("x"), modifier: .any)), .invalidPredicate),
             (.comparison(.init(.count("team"), .equal, .constant(1))), .invalidPredicate),
-            (.comparison(.init(.keyPath("team"), .equal, .objectID(ObjectID(entityName: "Person", storeIdentifier: "s", primaryKey: 1)))), .invalidPredicate),
+            (
+                .comparison(
+                    .init(
+                        .keyPath("team"), .equal,
+                        .objectID(ObjectID(entityName: "Person", storeIdentifier: "s", primaryKey: 1)))),
+                .invalidPredicate
+            ),
             (.comparison(.init(.keyPath("team.nope"), .equal, .constant(1))), .unknownKey),
             (.comparison(.init(.keyPath("name.length"), .equal, .constant(1))), .unknownKey),
             (.comparison(.init(.keyPath("age"), .between, .list([.constant(1)]))), .invalidPredicate),
             (.comparison(.init(.keyPath("name"), .matches, .constant("["))), .invalidPredicate),
         ]
         for (predicate, code) in cases {
-            let error = #expect(throws: StrataError.self, "\(predicate)") { try PredicateValidator.validate(predicate, for: person, in: Self.model) }
+            let error = #expect(throws: StrataError.self, "\(predicate)") {
+                try PredicateValidator.validate(predicate, for: person, in: Self.model)
+            }
             #expect(error?.code == code, "\(predicate): \(error?.description ?? "")")
             #expect(error?.location["entity"] != nil)
         }
@@ -107,9 +128,14 @@ import Testing
     }
 
     @Test func jsonNodeRejectsMalformedInput() throws {
-        for text in ["", "{", "[1,]", "{\"a\":1,}", "01", "1.", "\"\\x\"", "\"\u{1}\"", "{\"a\" 1}", "tru", "[1] 2", "{\"a\":1,\"a\":2}", "\"\\ud800\""] {
+        for text in [
+            "", "{", "[1,]", "{\"a\":1,}", "01", "1.", "\"\\x\"", "\"\u{1}\"", "{\"a\" 1}", "tru", "[1] 2",
+            "{\"a\":1,\"a\":2}", "\"\\ud800\"",
+        ] {
             #expect(throws: JSONSyntaxError.self, "\(text)") { _ = try JSONNode.parse(Data(text.utf8)) }
         }
-        #expect(try JSONNode.parse(Data(#"{"a":[1,2.5,"\u00e9\ud83d\ude00",true,null]}"#.utf8)).compactText() == #"{"a":[1,2.5,"é😀",true,null]}"#)
+        #expect(
+            try JSONNode.parse(Data(#"{"a":[1,2.5,"\u00e9\ud83d\ude00",true,null]}"#.utf8)).compactText()
+                == #"{"a":[1,2.5,"é😀",true,null]}"#)
     }
 }

@@ -4,7 +4,8 @@ import Testing
 
 @Suite struct IdentityAndURLTests {
     @Test func permanentIDURIRoundTrips() throws {
-        let id = ObjectID(entityName: "Employee", storeIdentifier: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F", primaryKey: 42)
+        let id = ObjectID(
+            entityName: "Employee", storeIdentifier: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F", primaryKey: 42)
         #expect(id.uriRepresentation == "strata://E621E1F8-C36C-495A-93FC-0C247A3E6E5F/Employee/p42")
         #expect(try ObjectID(uriRepresentation: id.uriRepresentation) == id)
     }
@@ -15,8 +16,10 @@ import Testing
         #expect(try ObjectID(uriRepresentation: id.uriRepresentation) == id)
     }
 
-    @Test(arguments: ["", "http://x/E/p1", "strata://S/E", "strata://S/E/q1", "strata://S/E/p", "strata://S/E/pten", "strata:///E/p1",
-                      "strata://S/E/tnot-a-uuid", "strata://S/1E/p1", "strata://S S/E/p1", "strata://S/E/p99999999999999999999"])
+    @Test(arguments: [
+        "", "http://x/E/p1", "strata://S/E", "strata://S/E/q1", "strata://S/E/p", "strata://S/E/pten", "strata:///E/p1",
+        "strata://S/E/tnot-a-uuid", "strata://S/1E/p1", "strata://S S/E/p1", "strata://S/E/p99999999999999999999",
+    ])
     func malformedIDURIIsATypedError(_ text: String) {
         let error = #expect(throws: StrataError.self) { _ = try ObjectID(uriRepresentation: text) }
         #expect(error?.code == .invalidObjectID)
@@ -33,8 +36,12 @@ import Testing
     @Test func storeURLsParse() throws {
         #expect(try StoreURL.parse("memory:") == StoreURL(scheme: "memory", location: ""))
         #expect(try StoreURL.parse("memory:cache") == StoreURL(scheme: "memory", location: "cache"))
-        #expect(try StoreURL.parse("sqlite:/var/data/app.sqlite") == StoreURL(scheme: "sqlite", location: "/var/data/app.sqlite"))
-        #expect(try StoreURL.parse("sqlite:///var/data/app.sqlite") == StoreURL(scheme: "sqlite", location: "/var/data/app.sqlite"))
+        #expect(
+            try StoreURL.parse("sqlite:/var/data/app.sqlite")
+                == StoreURL(scheme: "sqlite", location: "/var/data/app.sqlite"))
+        #expect(
+            try StoreURL.parse("sqlite:///var/data/app.sqlite")
+                == StoreURL(scheme: "sqlite", location: "/var/data/app.sqlite"))
         #expect(try StoreURL.parse("lmdb:relative/dir").location == "relative/dir")
         #expect(try StoreURL.parse("xml:C:with:colons").location == "C:with:colons")
         #expect(StoreURL("sqlite:/x")?.description == "sqlite:/x")
@@ -61,10 +68,13 @@ import Testing
 
     @Test func metadataMismatchNamesBothHashes() throws {
         let a = try Model(versionIdentifier: "v1", entities: [Entity("E", attributes: [Attribute("a", .string)])])
-        let b = try Model(versionIdentifier: "v2", entities: [Entity("E", attributes: [Attribute("a", .string, isOptional: true)])])
+        let b = try Model(
+            versionIdentifier: "v2", entities: [Entity("E", attributes: [Attribute("a", .string, isOptional: true)])])
         let metadata = StoreMetadata.new(storeType: "memory", model: a)
         try metadata.checkCompatible(with: a, at: StoreURL(scheme: "memory", location: ""))
-        let error = #expect(throws: StrataError.self) { try metadata.checkCompatible(with: b, at: StoreURL(scheme: "memory", location: "x")) }
+        let error = #expect(throws: StrataError.self) {
+            try metadata.checkCompatible(with: b, at: StoreURL(scheme: "memory", location: "x"))
+        }
         #expect(error?.code == .modelMismatch)
         #expect(error?.message.contains(a.versionHash) == true && error?.message.contains(b.versionHash) == true)
         #expect(error?.message.contains("v1") == true && error?.message.contains("v2") == true)

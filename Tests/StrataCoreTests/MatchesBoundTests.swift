@@ -9,19 +9,27 @@ import Testing
 /// second per object (ICU's cost grows faster than the pattern), so a fetch over 10,000 objects
 /// ran for hours; and a predicate nested 10,000 levels deep crashed the process.
 @Suite struct MatchesBoundTests {
-    static let model = try! Model(entities: [Entity("Person", attributes: [Attribute("name", .string, isOptional: true)])])
+    static let model = try! Model(entities: [
+        Entity("Person", attributes: [Attribute("name", .string, isOptional: true)])
+    ])
 
     static func people(_ count: Int) -> [Snapshot] {
         (0..<count).map { i in
-            Snapshot(objectID: ObjectID(entityName: "Person", storeIdentifier: "s", primaryKey: Int64(i + 1)), version: 1,
-                     attributes: [.string(i % 3 == 0 ? "ab\(i % 10)" : String(repeating: "ab", count: i % 7))], relationships: [])
+            Snapshot(
+                objectID: ObjectID(entityName: "Person", storeIdentifier: "s", primaryKey: Int64(i + 1)), version: 1,
+                attributes: [.string(i % 3 == 0 ? "ab\(i % 10)" : String(repeating: "ab", count: i % 7))],
+                relationships: [])
         }
     }
 
     static func matching(_ pattern: String, over snapshots: [Snapshot]) throws -> Int {
-        let request = FetchRequest(entityName: "Person", predicate: try ObjectPredicate(format: "name MATCHES %@", pattern), resultType: .count)
+        let request = FetchRequest(
+            entityName: "Person", predicate: try ObjectPredicate(format: "name MATCHES %@", pattern), resultType: .count
+        )
         try PredicateValidator.validate(request, in: model)
-        return try QueryEvaluation.run(request, over: snapshots, evaluator: PredicateEvaluator(model: model) { _ in nil }).count()
+        return try QueryEvaluation.run(
+            request, over: snapshots, evaluator: PredicateEvaluator(model: model) { _ in nil }
+        ).count()
     }
 
     @Test func aPatternLongerThanTheLimitIsRefusedNamingTheLimitAndTheLength() throws {
@@ -40,7 +48,9 @@ import Testing
 
     @Test func aPatternAtTheLimitRunsOverTenThousandObjects() throws {
         let groups = StringMatching.maximumPatternLength / 6
-        let pattern = String(repeating: "(a|b)?", count: groups) + String(repeating: "x?", count: (StringMatching.maximumPatternLength - groups * 6) / 2)
+        let pattern =
+            String(repeating: "(a|b)?", count: groups)
+            + String(repeating: "x?", count: (StringMatching.maximumPatternLength - groups * 6) / 2)
         #expect(pattern.unicodeScalars.count == StringMatching.maximumPatternLength)
         let people = Self.people(10_000)
         let expected = people.filter { snapshot in
@@ -71,7 +81,8 @@ import Testing
         #expect(validation?.code == .invalidPredicate)
         #expect(validation?.location["limit"] == String(ObjectPredicate.maximumDepth))
         let evaluation = #expect(throws: StrataError.self) {
-            _ = try QueryEvaluation.run(request, over: Self.people(3), evaluator: PredicateEvaluator(model: Self.model) { _ in nil })
+            _ = try QueryEvaluation.run(
+                request, over: Self.people(3), evaluator: PredicateEvaluator(model: Self.model) { _ in nil })
         }
         #expect(evaluation?.code == .invalidPredicate)
     }
@@ -79,7 +90,8 @@ import Testing
     @Test func theDepthLimitAdmitsEveryParsedPredicate() throws {
         var deepest: ObjectPredicate?
         for count in stride(from: 200, through: 1, by: -1) {
-            if let parsed = try? ObjectPredicate(format: String(repeating: "NOT ", count: count) + "name IN {{{'a'}}}") {
+            if let parsed = try? ObjectPredicate(format: String(repeating: "NOT ", count: count) + "name IN {{{'a'}}}")
+            {
                 deepest = parsed
                 break
             }

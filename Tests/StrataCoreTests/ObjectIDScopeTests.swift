@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import StrataCore
 
 /// An ``ObjectID`` is a scope number and a key. These tests pin that it still behaves exactly as
@@ -19,7 +20,9 @@ import Testing
             case (.permanent, .temporary): return true
             case (.temporary, .permanent): return false
             case (.temporary(let a), .temporary(let b)):
-                return withUnsafeBytes(of: a.uuid) { x in withUnsafeBytes(of: b.uuid) { y in x.lexicographicallyPrecedes(y) } }
+                return withUnsafeBytes(of: a.uuid) { x in
+                    withUnsafeBytes(of: b.uuid) { y in x.lexicographicallyPrecedes(y) }
+                }
             }
         }
     }
@@ -47,7 +50,8 @@ import Testing
         for a in ids {
             for b in ids {
                 let (ra, rb) = (Reference(a), Reference(b))
-                let same = ra.entityName == rb.entityName && ra.storeIdentifier == rb.storeIdentifier && ra.key == rb.key
+                let same =
+                    ra.entityName == rb.entityName && ra.storeIdentifier == rb.storeIdentifier && ra.key == rb.key
                 #expect((a == b) == same, "\(a) == \(b)")
                 if same { #expect(a.hashValue == b.hashValue) }
                 #expect((a < b) == (ra < rb), "\(a) < \(b)")
@@ -95,11 +99,13 @@ import Testing
                     var failures = 0
                     var made: [(ObjectID, String, String)] = []
                     for i in 0..<300 {
-                        let entity = "E\(task)_\(i % 7)", store = "\(run)-\(task)-\(i)"
+                        let entity = "E\(task)_\(i % 7)"
+                        let store = "\(run)-\(task)-\(i)"
                         let id = ObjectID(entityName: entity, storeIdentifier: store, primaryKey: Int64(i))
                         made.append((id, entity, store))
                     }
-                    for (id, entity, store) in made where id.entityName != entity || id.storeIdentifier != store || id.primaryKey == nil {
+                    for (id, entity, store) in made
+                    where id.entityName != entity || id.storeIdentifier != store || id.primaryKey == nil {
                         failures += 1
                     }
                     return failures

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import StrataCore
 
 /// One builder expression and the format text that must parse to the same tree.
@@ -53,15 +54,18 @@ struct PredicateBuilderTests {
         .init(.all("employees.salary") > 1000, "ALL employees.salary > 1000"),
         .init(.none("employees.name") == "eve", "NONE employees.name == 'eve'"),
         .init(.key("height").between(1.5, 2.0), "height BETWEEN {1.5, 2.0}"),
-        .init(.key("born").between(Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: 10)),
-              "born BETWEEN {CAST(0, 'NSDate'), CAST(10, 'NSDate')}"),
+        .init(
+            .key("born").between(Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: 10)),
+            "born BETWEEN {CAST(0, 'NSDate'), CAST(10, 'NSDate')}"),
         .init(.key("manager") == id, "manager == %@", id),
         .init(ObjectPredicate.evaluatedObject == id, "SELF == %@", id),
         .init(ObjectPredicate.evaluatedObject.in([id]), "SELF IN %@", [id]),
         .init(.key("employees").contains(id), "employees CONTAINS %@", id),
         .init(.key("nickname") == String?.none, "nickname == nil"),
         .init(.key("in") == 1, "#in == 1"),
-        .init(.key("height") > 1.8 && .key("name").beginsWith("l", .caseInsensitive), "height > 1.8 AND name BEGINSWITH[c] 'l'"),
+        .init(
+            .key("height") > 1.8 && .key("name").beginsWith("l", .caseInsensitive),
+            "height > 1.8 AND name BEGINSWITH[c] 'l'"),
         .init(.key("a") == 1 && .key("b") == 2 && .key("c") == 3, "a == 1 AND b == 2 AND c == 3"),
         .init(.key("a") == 1 || .key("b") == 2 || .key("c") == 3, "a == 1 OR b == 2 OR c == 3"),
         .init(.key("a") == 1 || .key("b") == 2 && .key("c") == 3, "a == 1 OR b == 2 AND c == 3"),
@@ -75,7 +79,8 @@ struct PredicateBuilderTests {
 
     @Test(arguments: cases)
     func builderBuildsTheSameTreeAsTheParser(_ builderCase: BuilderCase) throws {
-        #expect(try ObjectPredicate(format: builderCase.format, argumentArray: builderCase.arguments) == builderCase.built)
+        #expect(
+            try ObjectPredicate(format: builderCase.format, argumentArray: builderCase.arguments) == builderCase.built)
     }
 
     @Test func everyOperatorHasABuilderForm() {
@@ -88,10 +93,14 @@ struct PredicateBuilderTests {
         #expect(modifiers == [.direct, .any, .all, .none])
     }
 
-    private static func collect(_ predicate: ObjectPredicate, into ops: inout Set<ObjectPredicate.Operator>,
-                                _ modifiers: inout Set<ObjectPredicate.Modifier>) {
+    private static func collect(
+        _ predicate: ObjectPredicate, into ops: inout Set<ObjectPredicate.Operator>,
+        _ modifiers: inout Set<ObjectPredicate.Modifier>
+    ) {
         switch predicate {
-        case .comparison(let c): ops.insert(c.op); modifiers.insert(c.modifier)
+        case .comparison(let c):
+            ops.insert(c.op)
+            modifiers.insert(c.modifier)
         case .not(let p): collect(p, into: &ops, &modifiers)
         case .and(let ps), .or(let ps): for p in ps { collect(p, into: &ops, &modifiers) }
         case .alwaysTrue, .alwaysFalse: break
@@ -112,15 +121,19 @@ struct PredicateBuilderTests {
     }
 
     @Test func longBuilderExpressionsCombineAsTheTextDoes() throws {
-        let minimum = 1.8, initial = "l"
-        let p: ObjectPredicate = .key("height") > minimum && .key("name").beginsWith(initial, .caseInsensitive)
+        let minimum = 1.8
+        let initial = "l"
+        let p: ObjectPredicate =
+            .key("height") > minimum && .key("name").beginsWith(initial, .caseInsensitive)
             || !(.key("nickname") == nil) && .any("employees.name").in(["a", "b"]) && .key("employees").count >= 2
-        let text = "height > %@ AND name BEGINSWITH[c] %@ OR NOT nickname == nil AND ANY employees.name IN {'a', 'b'} AND employees.@count >= 2"
+        let text =
+            "height > %@ AND name BEGINSWITH[c] %@ OR NOT nickname == nil AND ANY employees.name IN {'a', 'b'} AND employees.@count >= 2"
         #expect(try ObjectPredicate(format: text, minimum, initial) == p)
     }
 
     @Test func ordinarySwiftComparisonsAreUnaffected() {
-        let a = 1, b = 2
+        let a = 1
+        let b = 2
         let flag: Bool = a < b && !(a == b) || a > b
         #expect(flag)
         let names = ["x", "y"]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import StrataCore
 
 /// One malformed input and where the parser must blame it.
@@ -94,10 +95,13 @@ struct PredicateParserErrorTests {
         .init("a == CAST(1 'NSDate')", at: 12, "'NSDate'"),
         .init("a == 1\u{1}", at: 6, "U+0001"),
         .init("a == 'x' + 'é", at: 9, "+"),
-        .init("é == 'unterminated and much longer than forty characters in all", at: 5,
-              "'unterminated and much longer than forty…"),
+        .init(
+            "é == 'unterminated and much longer than forty characters in all", at: 5,
+            "'unterminated and much longer than forty…"),
         .init("a == 1 " + String(repeating: "x", count: 100), at: 7, String(repeating: "x", count: 40) + "…"),
-        .init("a == 1 1" + String(repeating: "0", count: 100) + ".5", at: 7, "1" + String(repeating: "0", count: 39) + "…"),
+        .init(
+            "a == 1 1" + String(repeating: "0", count: 100) + ".5", at: 7, "1" + String(repeating: "0", count: 39) + "…"
+        ),
     ]
 
     @Test(arguments: malformed)
@@ -110,7 +114,9 @@ struct PredicateParserErrorTests {
             #expect(error.location["format"] == input.format)
             #expect(error.location["position"] == String(input.position))
             #expect(error.location["token"] == input.token)
-            #expect(error.message.contains("position \(input.position)") || input.position == input.format.unicodeScalars.count)
+            #expect(
+                error.message.contains("position \(input.position)")
+                    || input.position == input.format.unicodeScalars.count)
         } catch {
             Issue.record("threw \(type(of: error)) instead of StrataError: \(error)")
         }
@@ -129,12 +135,16 @@ struct PredicateParserErrorTests {
     }
 
     @Test func wrongArgumentKindsNameTheArgumentAndItsValue() throws {
-        let error = try #require(throws: StrataError.self) { try ObjectPredicate(format: "a == %@ AND b == %d", 1, "x") }
+        let error = try #require(throws: StrataError.self) {
+            try ObjectPredicate(format: "a == %@ AND b == %d", 1, "x")
+        }
         #expect(error.message == "argument 2 for '%d' at position 17 must be an integer, found string \"x\"")
     }
 
     @Test func longArgumentsAreCutInMessages() throws {
-        let error = try #require(throws: StrataError.self) { try ObjectPredicate(format: "a == %d", String(repeating: "x", count: 500)) }
+        let error = try #require(throws: StrataError.self) {
+            try ObjectPredicate(format: "a == %d", String(repeating: "x", count: 500))
+        }
         #expect(error.message.count < 200)
         #expect(error.message.hasSuffix("…"))
     }

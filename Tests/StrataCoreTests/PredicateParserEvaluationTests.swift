@@ -1,15 +1,19 @@
 import Foundation
 import Testing
+
 @testable import StrataCore
 
 /// Parsed and built predicates have the shapes the evaluator expects.
 @Suite("Parsed predicates evaluate")
 struct PredicateParserEvaluationTests {
     static let model = try! Model(entities: [
-        Entity("Person", attributes: [Attribute("name", .string, isOptional: true), Attribute("age", .integer32, isOptional: true)],
-               relationships: [Relationship("team", to: "Team", inverse: "members")]),
-        Entity("Team", attributes: [Attribute("title", .string)],
-               relationships: [Relationship("members", to: "Person", inverse: "team", toMany: true)]),
+        Entity(
+            "Person",
+            attributes: [Attribute("name", .string, isOptional: true), Attribute("age", .integer32, isOptional: true)],
+            relationships: [Relationship("team", to: "Team", inverse: "members")]),
+        Entity(
+            "Team", attributes: [Attribute("title", .string)],
+            relationships: [Relationship("members", to: "Person", inverse: "team", toMany: true)]),
     ])
     static let team = ObjectID(entityName: "Team", storeIdentifier: "s", primaryKey: 1)
     static let ada = ObjectID(entityName: "Person", storeIdentifier: "s", primaryKey: 1)
@@ -51,7 +55,9 @@ struct PredicateParserEvaluationTests {
         let parsed = try ObjectPredicate(format: "name BEGINSWITH[c] 'a' OR age BETWEEN {10, 20}")
         #expect(built == parsed)
         for id in [Self.ada, Self.bob] {
-            #expect(try evaluator.evaluate(built, on: Self.snapshots[id]!) == evaluator.evaluate(parsed, on: Self.snapshots[id]!))
+            #expect(
+                try evaluator.evaluate(built, on: Self.snapshots[id]!)
+                    == evaluator.evaluate(parsed, on: Self.snapshots[id]!))
         }
     }
 }

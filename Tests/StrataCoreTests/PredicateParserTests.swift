@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import StrataCore
 
 /// Shorthands for expected trees.
@@ -8,8 +9,10 @@ typealias Operand = ObjectPredicate.Operand
 
 func key(_ path: PropertyPath) -> Operand { .keyPath(path) }
 func const(_ value: Value) -> Operand { .constant(value) }
-func cmp(_ lhs: Operand, _ op: ObjectPredicate.Operator, _ rhs: Operand,
-         _ modifier: ObjectPredicate.Modifier = .direct, _ options: ObjectPredicate.Options = []) -> ObjectPredicate {
+func cmp(
+    _ lhs: Operand, _ op: ObjectPredicate.Operator, _ rhs: Operand,
+    _ modifier: ObjectPredicate.Modifier = .direct, _ options: ObjectPredicate.Options = []
+) -> ObjectPredicate {
     .comparison(.init(lhs, op, rhs, modifier: modifier, options: options))
 }
 
@@ -32,13 +35,16 @@ struct PredicateParserTests {
         #expect(try P(format: "name \(word) 'x'") == cmp(key("name"), op, const("x")))
     }
 
-    @Test(arguments: [
-        ("[c]", .caseInsensitive), ("[d]", .diacriticInsensitive),
-        ("[cd]", [.caseInsensitive, .diacriticInsensitive]), ("[dc]", [.caseInsensitive, .diacriticInsensitive]),
-        ("[C]", .caseInsensitive), ("[CD]", [.caseInsensitive, .diacriticInsensitive]),
-    ] as [(String, ObjectPredicate.Options)])
+    @Test(
+        arguments: [
+            ("[c]", .caseInsensitive), ("[d]", .diacriticInsensitive),
+            ("[cd]", [.caseInsensitive, .diacriticInsensitive]), ("[dc]", [.caseInsensitive, .diacriticInsensitive]),
+            ("[C]", .caseInsensitive), ("[CD]", [.caseInsensitive, .diacriticInsensitive]),
+        ] as [(String, ObjectPredicate.Options)])
     func optionsAttachToTheOperator(_ options: String, _ expected: ObjectPredicate.Options) throws {
-        #expect(try P(format: "name BEGINSWITH\(options) 'x'") == cmp(key("name"), .beginsWith, const("x"), .direct, expected))
+        #expect(
+            try P(format: "name BEGINSWITH\(options) 'x'")
+                == cmp(key("name"), .beginsWith, const("x"), .direct, expected))
         #expect(try P(format: "name ==\(options) 'x'") == cmp(key("name"), .equal, const("x"), .direct, expected))
     }
 
@@ -53,8 +59,10 @@ struct PredicateParserTests {
     }
 
     @Test func betweenTakesTwoBounds() throws {
-        #expect(try P(format: "height BETWEEN {1.5, 2}") == cmp(key("height"), .between, .list([const(1.5), const(2)])))
-        #expect(try P(format: "height between %@", [1, 2]) == cmp(key("height"), .between, .list([const(1), const(2)])))
+        #expect(
+            try P(format: "height BETWEEN {1.5, 2}") == cmp(key("height"), .between, .list([const(1.5), const(2)])))
+        #expect(
+            try P(format: "height between %@", [1, 2]) == cmp(key("height"), .between, .list([const(1), const(2)])))
     }
 
     @Test(arguments: [
@@ -62,23 +70,28 @@ struct PredicateParserTests {
         ("any", .any), ("some", .any), ("All", .all), ("none", .none),
     ])
     func modifiersApplyToTheComparison(_ word: String, _ modifier: ObjectPredicate.Modifier) throws {
-        #expect(try P(format: "\(word) employees.name == 'x'") == cmp(key("employees.name"), .equal, const("x"), modifier))
+        #expect(
+            try P(format: "\(word) employees.name == 'x'") == cmp(key("employees.name"), .equal, const("x"), modifier))
     }
 
     @Test func countAfterAKeyPath() throws {
         #expect(try P(format: "employees.@count > 2") == cmp(.count("employees"), .greater, const(2)))
-        #expect(try P(format: "department.employees.@COUNT == 0") == cmp(.count("department.employees"), .equal, const(0)))
+        #expect(
+            try P(format: "department.employees.@COUNT == 0") == cmp(.count("department.employees"), .equal, const(0)))
     }
 
     @Test func dottedKeyPathsSplitIntoComponents() throws {
-        #expect(try P(format: "department.company.name == 'x'") == cmp(.keyPath(PropertyPath(["department", "company", "name"])), .equal, const("x")))
+        #expect(
+            try P(format: "department.company.name == 'x'")
+                == cmp(.keyPath(PropertyPath(["department", "company", "name"])), .equal, const("x")))
         #expect(try P(format: "_private1 == 1") == cmp(key("_private1"), .equal, const(1)))
         #expect(try P(format: "größe == 1") == cmp(key("größe"), .equal, const(1)))
     }
 
     @Test func hashEscapesReservedWordsAsKeys() throws {
         #expect(try P(format: "#IN == 1") == cmp(key("IN"), .equal, const(1)))
-        #expect(try P(format: "a.#size.#Self == 1") == cmp(.keyPath(PropertyPath(["a", "size", "Self"])), .equal, const(1)))
+        #expect(
+            try P(format: "a.#size.#Self == 1") == cmp(.keyPath(PropertyPath(["a", "size", "Self"])), .equal, const(1)))
         #expect(try P(format: "#name == 1") == cmp(key("name"), .equal, const(1)))
         #expect(try P(format: "ın == 1") == cmp(key("ın"), .equal, const(1)))
     }
@@ -104,9 +117,11 @@ struct PredicateParserTests {
     }
 
     @Test(arguments: [
-        ("42", Value.integer(42)), ("-7", .integer(-7)), ("0", .integer(0)), ("0x1F", .integer(31)), ("-0x10", .integer(-16)),
+        ("42", Value.integer(42)), ("-7", .integer(-7)), ("0", .integer(0)), ("0x1F", .integer(31)),
+        ("-0x10", .integer(-16)),
         ("0b101", .integer(5)), ("0o17", .integer(15)), ("9223372036854775807", .integer(.max)),
-        ("-9223372036854775808", .integer(.min)), ("0x7FFFFFFFFFFFFFFF", .integer(.max)), ("-0x8000000000000000", .integer(.min)),
+        ("-9223372036854775808", .integer(.min)), ("0x7FFFFFFFFFFFFFFF", .integer(.max)),
+        ("-0x8000000000000000", .integer(.min)),
         ("1.5", .double(1.5)), ("-0.25", .double(-0.25)), ("1e3", .double(1000)), ("2.5E-3", .double(0.0025)),
         ("1e+16", .double(1e16)), ("-0.0", .double(-0.0)), ("5e-324", .double(.leastNonzeroMagnitude)),
     ])
@@ -142,22 +157,34 @@ struct PredicateParserTests {
 
     @Test func castsBuildValuesWithoutLiterals() throws {
         let uuid = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
-        #expect(try P(format: "d == CAST(0, 'NSDate')") == cmp(key("d"), .equal, const(.date(Date(timeIntervalSinceReferenceDate: 0)))))
-        #expect(try P(format: "d == cast(1.5, \"date\")") == cmp(key("d"), .equal, const(.date(Date(timeIntervalSinceReferenceDate: 1.5)))))
+        #expect(
+            try P(format: "d == CAST(0, 'NSDate')")
+                == cmp(key("d"), .equal, const(.date(Date(timeIntervalSinceReferenceDate: 0)))))
+        #expect(
+            try P(format: "d == cast(1.5, \"date\")")
+                == cmp(key("d"), .equal, const(.date(Date(timeIntervalSinceReferenceDate: 1.5)))))
         #expect(try P(format: "f == CAST(0.5, 'Float')") == cmp(key("f"), .equal, const(.float(0.5))))
         #expect(try P(format: "x == CAST('-inf', 'Double')") == cmp(key("x"), .equal, const(.double(-.infinity))))
         #expect(try P(format: "x == CAST('nan', 'Double')") == cmp(key("x"), .equal, const(.double(.nan))))
-        #expect(try P(format: "m == CAST('12.34', 'NSDecimalNumber')") == cmp(key("m"), .equal, const(.decimal(Decimal(string: "12.34")!))))
+        #expect(
+            try P(format: "m == CAST('12.34', 'NSDecimalNumber')")
+                == cmp(key("m"), .equal, const(.decimal(Decimal(string: "12.34")!))))
         #expect(try P(format: "u == CAST('\(uuid.uuidString)', 'UUID')") == cmp(key("u"), .equal, const(.uuid(uuid))))
-        #expect(try P(format: "w == CAST('https://x.org/a', 'URL')") == cmp(key("w"), .equal, const(.uri(URL(string: "https://x.org/a")!))))
+        #expect(
+            try P(format: "w == CAST('https://x.org/a', 'URL')")
+                == cmp(key("w"), .equal, const(.uri(URL(string: "https://x.org/a")!))))
         #expect(try P(format: "b == CAST('AQID', 'Data')") == cmp(key("b"), .equal, const(.binary(Data([1, 2, 3])))))
         let id = ObjectID(entityName: "Employee", storeIdentifier: "S1", primaryKey: 42)
-        #expect(try P(format: "SELF == CAST('strata://S1/Employee/p42', 'ObjectID')") == cmp(.evaluatedObject, .equal, .objectID(id)))
+        #expect(
+            try P(format: "SELF == CAST('strata://S1/Employee/p42', 'ObjectID')")
+                == cmp(.evaluatedObject, .equal, .objectID(id)))
     }
 
     @Test func whitespaceIsFreeAroundTokens() throws {
         #expect(try P(format: "\n\t a\t==\n1 ") == cmp(key("a"), .equal, const(1)))
-        #expect(try P(format: "(a==1)&&!(b==2)") == .and([cmp(key("a"), .equal, const(1)), .not(cmp(key("b"), .equal, const(2)))]))
+        #expect(
+            try P(format: "(a==1)&&!(b==2)")
+                == .and([cmp(key("a"), .equal, const(1)), .not(cmp(key("b"), .equal, const(2)))]))
     }
 }
 
@@ -210,7 +237,8 @@ struct PredicateArgumentTests {
             (Int64.max, const(.integer(.max))), (1.25, const(.double(1.25))), (Float(0.5), const(.float(0.5))),
             (Decimal(string: "1.1")!, const(.decimal(Decimal(string: "1.1")!))), ("ada", const("ada")),
             (true, const(.bool(true))), (date, const(.date(date))), (Data([9]), const(.binary(Data([9])))),
-            (uuid, const(.uuid(uuid))), (url, const(.uri(url))), (Value.integer(8), const(8)), (Value.null, const(.null)),
+            (uuid, const(.uuid(uuid))), (url, const(.uri(url))), (Value.integer(8), const(8)),
+            (Value.null, const(.null)),
             (id, .objectID(id)), (String?.none, const(.null)), (Int?.some(2), const(2)),
             ([1, 2], .list([const(1), const(2)])), (Set(["b", "a"]), .list([const("a"), const("b")])),
             ([[1], []] as [[Int]], .list([.list([const(1)]), .list([])])), ([id], .list([.objectID(id)])),
@@ -223,8 +251,9 @@ struct PredicateArgumentTests {
     }
 
     @Test func argumentsAreTakenInOrder() throws {
-        #expect(try P(format: "%K == %@ AND b IN %@", "a", "x", [1]) ==
-            .and([cmp(key("a"), .equal, const("x")), cmp(key("b"), .in, .list([const(1)]))]))
+        #expect(
+            try P(format: "%K == %@ AND b IN %@", "a", "x", [1])
+                == .and([cmp(key("a"), .equal, const("x")), cmp(key("b"), .in, .list([const(1)]))]))
     }
 
     @Test(arguments: ["%d", "%i", "%ld", "%lld", "%li", "%u", "%lu", "%hd", "%qd"])
@@ -255,6 +284,8 @@ struct PredicateArgumentTests {
 
     @Test func argumentsInsideAggregates() throws {
         #expect(try P(format: "a IN {%@, %d}", "x", 2) == cmp(key("a"), .in, .list([const("x"), const(2)])))
-        #expect(try P(format: "a BETWEEN {%f, %@}", 1, 2.5) == cmp(key("a"), .between, .list([const(.double(1)), const(2.5)])))
+        #expect(
+            try P(format: "a BETWEEN {%f, %@}", 1, 2.5)
+                == cmp(key("a"), .between, .list([const(.double(1)), const(2.5)])))
     }
 }

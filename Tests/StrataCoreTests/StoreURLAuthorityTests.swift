@@ -1,5 +1,5 @@
-import Testing
 import StrataCore
+import Testing
 
 @Suite struct StoreURLAuthorityTests {
     @Test func aFullURLParsesIntoItsParts() throws {
@@ -29,8 +29,10 @@ import StrataCore
     }
 
     @Test func theEmptyAuthorityIsThePlainForm() throws {
-        #expect(try StoreURL.parse("sqlite:///var/a%20b.sqlite") == StoreURL(scheme: "sqlite", location: "/var/a b.sqlite"))
-        #expect(try StoreURL.parse("sqlite:/var/a%20b.sqlite").location == "/var/a%20b.sqlite", "scheme:PATH is as written")
+        #expect(
+            try StoreURL.parse("sqlite:///var/a%20b.sqlite") == StoreURL(scheme: "sqlite", location: "/var/a b.sqlite"))
+        #expect(
+            try StoreURL.parse("sqlite:/var/a%20b.sqlite").location == "/var/a%20b.sqlite", "scheme:PATH is as written")
     }
 
     @Test func thePasswordIsNeverPrinted() throws {
@@ -46,7 +48,8 @@ import StrataCore
     @Test func aPasswordInAnInvalidURLIsNotInTheError() {
         let error = #expect(throws: StrataError.self) { _ = try StoreURL.parse("postgres://app:s3cret@db:99999/app") }
         #expect(error?.code == .invalidStoreURL && error?.location["part"] == "port")
-        #expect(error.map { !"\($0)".contains("s3cret") && !$0.location.values.contains { $0.contains("s3cret") } } == true)
+        #expect(
+            error.map { !"\($0)".contains("s3cret") && !$0.location.values.contains { $0.contains("s3cret") } } == true)
         #expect(error?.message.contains("app:***@db") == true)
     }
 
@@ -55,7 +58,8 @@ import StrataCore
             let url = try StoreURL.parse(text)
             #expect(try StoreURL.parse(url.description) == url, "\(text)")
         }
-        let odd = StoreURL(scheme: "postgres", user: "a b", password: "p@ss", host: "h", location: "/d ir", query: ["k&": "v="])
+        let odd = StoreURL(
+            scheme: "postgres", user: "a b", password: "p@ss", host: "h", location: "/d ir", query: ["k&": "v="])
         #expect(try StoreURL.parse(odd.unredactedDescription) == odd)
     }
 
@@ -77,7 +81,10 @@ import StrataCore
     }
 
     @Test func nulBytesAndOverlongURLsAreTypedErrors() {
-        for text in ["sqlite:/a\u{0}b", "postgres://db\u{0}/x", "sqlite:" + String(repeating: "a", count: StoreURL.maximumLength)] {
+        for text in [
+            "sqlite:/a\u{0}b", "postgres://db\u{0}/x",
+            "sqlite:" + String(repeating: "a", count: StoreURL.maximumLength),
+        ] {
             let error = #expect(throws: StrataError.self) { _ = try StoreURL.parse(text) }
             #expect(error?.code == .invalidStoreURL)
             #expect((error?.message.utf8.count ?? .max) < StoreURL.maximumLength + 400)
@@ -92,7 +99,9 @@ import StrataCore
             ("sqlite://host/x", "host"), ("sqlite://me@localhost/x", "user"), ("sqlite://localhost:99/x", "port"),
             ("sqlite:///x?mode=ro", "query"),
         ] {
-            let error = #expect(throws: StrataError.self) { _ = try StoreURL.parse(text).plainLocation(for: "the test store") }
+            let error = #expect(throws: StrataError.self) {
+                _ = try StoreURL.parse(text).plainLocation(for: "the test store")
+            }
             #expect(error?.code == .invalidStoreURL && error?.location["part"] == part, "\(text)")
             #expect(error?.message.contains("the test store") == true)
         }

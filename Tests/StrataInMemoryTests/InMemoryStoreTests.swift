@@ -30,14 +30,18 @@ import Testing
 
     @Test func unknownOptionIsRejected() throws {
         let error = #expect(throws: StrataError.self) {
-            _ = try InMemoryBackend().open(StoreURL(scheme: "memory", location: ""), model: model, options: StoreOptions(options: ["mapSize": "1"]))
+            _ = try InMemoryBackend().open(
+                StoreURL(scheme: "memory", location: ""), model: model, options: StoreOptions(options: ["mapSize": "1"])
+            )
         }
         #expect(error?.code == .invalidOption)
     }
 
     @Test func batchDeleteNullifiesInversesAndReportsWhatItDeleted() throws {
-        let store = try InMemoryBackend().open(StoreURL(scheme: "memory", location: ""), model: model, options: StoreOptions())
-        let company = model.entity(named: "Company")!, department = model.entity(named: "Department")!
+        let store = try InMemoryBackend().open(
+            StoreURL(scheme: "memory", location: ""), model: model, options: StoreOptions())
+        let company = model.entity(named: "Company")!
+        let department = model.entity(named: "Department")!
         let c = try store.obtainPermanentIDs(for: "Company", count: 1)[0]
         let d = try store.obtainPermanentIDs(for: "Department", count: 2)
         var cs = Snapshot(objectID: c, entity: company)
@@ -52,7 +56,8 @@ import Testing
         }
         try store.save(SaveRequest(inserts: inserts))
         let batch = try #require(store.capability((any BatchOperating).self))
-        let result = try batch.batchDelete(entityName: "Department", predicate: .comparison(.init(.keyPath("name"), .equal, .constant("D0"))))
+        let result = try batch.batchDelete(
+            entityName: "Department", predicate: .comparison(.init(.keyPath("name"), .equal, .constant("D0"))))
         #expect(result.objectIDs == [d[0]])
         let acme = try store.fetch(FetchRequest(entityName: "Company")).snapshots()[0]
         #expect(acme.relationships[0] == .toMany([d[1]]))
@@ -60,6 +65,8 @@ import Testing
         let updated = try batch.batchUpdate(entityName: "Department", predicate: nil, values: ["budget": .decimal(5)])
         #expect(updated.objectIDs == [d[1]])
         #expect(try store.fetch(FetchRequest(entityName: "Department")).snapshots()[0].attributes[1] == .decimal(5))
-        #expect(throws: StrataError.self) { try batch.batchUpdate(entityName: "Department", predicate: nil, values: ["name": nil]) }
+        #expect(throws: StrataError.self) {
+            try batch.batchUpdate(entityName: "Department", predicate: nil, values: ["name": nil])
+        }
     }
 }

@@ -1,23 +1,28 @@
 import StrataCore
-@testable import StrataInMemory
 import Testing
+
+@testable import StrataInMemory
 
 /// The in-memory table (an array by key for keys handed out in order, a dictionary for the
 /// rest) against a plain dictionary, under the same operations.
 @Suite struct InMemoryTableTests {
     private func row(_ key: Int64, version: Int64 = 1) -> Snapshot {
-        Snapshot(objectID: ObjectID(entityName: "Row", storeIdentifier: "S", primaryKey: key), version: version, attributes: [.integer(key)], relationships: [])
+        Snapshot(
+            objectID: ObjectID(entityName: "Row", storeIdentifier: "S", primaryKey: key), version: version,
+            attributes: [.integer(key)], relationships: [])
     }
 
     /// Checks every observable of `table` against `reference`.
-    private func expectSame(_ table: InMemoryTable, _ reference: [Int64: Snapshot], probes: [Int64], _ comment: Comment) {
+    private func expectSame(_ table: InMemoryTable, _ reference: [Int64: Snapshot], probes: [Int64], _ comment: Comment)
+    {
         #expect(table.count == reference.count, comment)
         #expect(table.orderedSnapshots() == reference.keys.sorted().map { reference[$0]! }, comment)
         for key in probes { #expect(table[key] == reference[key], comment) }
     }
 
     @Test func keysInOrderScatteredAndBelowOneBehaveLikeADictionary() {
-        var table = InMemoryTable(), reference: [Int64: Snapshot] = [:]
+        var table = InMemoryTable()
+        var reference: [Int64: Snapshot] = [:]
         func insert(_ key: Int64, version: Int64 = 1) {
             table.insert(row(key, version: version), key: key)
             reference[key] = row(key, version: version)
@@ -37,11 +42,14 @@ import Testing
         expectSame(table, reference, probes: probes + [10_000, 9_999], "grown over 10,000")
         // Replacing keeps the count; removing twice removes once; absent keys change nothing.
         insert(5, version: 7)
-        remove(6); remove(6); remove(123_456_789)
+        remove(6)
+        remove(6)
+        remove(123_456_789)
         expectSame(table, reference, probes: probes + [5, 6, 7], "replaced and removed")
         // Removing the tail shrinks the array; keys after it still land.
         for key in Int64(9_000)...10_000 { remove(key) }
-        insert(10_001); insert(9_500)
+        insert(10_001)
+        insert(9_500)
         expectSame(table, reference, probes: probes + [9_000, 9_500, 10_001], "tail removed")
         // Removing most rows moves the rest to the dictionary; the table keeps working.
         for key in Int64(1)...8_999 where key % 10 != 0 { remove(key) }
@@ -53,7 +61,8 @@ import Testing
     @Test func randomOperationsMatchADictionary() {
         var generator = SystemRandomNumberGenerator()
         for round in 0..<20 {
-            var table = InMemoryTable(), reference: [Int64: Snapshot] = [:]
+            var table = InMemoryTable()
+            var reference: [Int64: Snapshot] = [:]
             let span = Int64([50, 2_000, 100_000][round % 3])
             for step in 0..<3_000 {
                 let key = Int64.random(in: -3...span, using: &generator)
@@ -65,7 +74,9 @@ import Testing
                     reference[key] = nil
                 }
             }
-            expectSame(table, reference, probes: Array(reference.keys.prefix(50)) + [-4, 0, span + 1], "round \(round), keys up to \(span)")
+            expectSame(
+                table, reference, probes: Array(reference.keys.prefix(50)) + [-4, 0, span + 1],
+                "round \(round), keys up to \(span)")
         }
     }
 
@@ -75,7 +86,8 @@ import Testing
     @Test func churnWithKeysInOrderMatchesADictionary() {
         var generator = SystemRandomNumberGenerator()
         for round in 0..<12 {
-            var table = InMemoryTable(), reference: [Int64: Snapshot] = [:]
+            var table = InMemoryTable()
+            var reference: [Int64: Snapshot] = [:]
             var nextKey: Int64 = 1
             var live: [Int64] = []
             for step in 0..<6_000 {
@@ -94,7 +106,11 @@ import Testing
                     reference[key] = nil
                 } else if roll < 78 {
                     // A scattered key, far ahead, behind, or negative.
-                    let key = [nextKey + Int64.random(in: 2_000...50_000, using: &generator), Int64.random(in: -50...0, using: &generator), Int64.random(in: 1...max(1, nextKey), using: &generator)].randomElement(using: &generator)!
+                    let key = [
+                        nextKey + Int64.random(in: 2_000...50_000, using: &generator),
+                        Int64.random(in: -50...0, using: &generator),
+                        Int64.random(in: 1...max(1, nextKey), using: &generator),
+                    ].randomElement(using: &generator)!
                     table.insert(row(key, version: Int64(step)), key: key)
                     reference[key] = row(key, version: Int64(step))
                 } else if roll < 80, live.count > 100 {
@@ -113,7 +129,8 @@ import Testing
                     #expect(table.count == reference.count, "round \(round), step \(step)")
                 }
             }
-            let probes = Array(reference.keys.shuffled(using: &generator).prefix(200)) + [0, -51, nextKey, nextKey + 60_000]
+            let probes =
+                Array(reference.keys.shuffled(using: &generator).prefix(200)) + [0, -51, nextKey, nextKey + 60_000]
             expectSame(table, reference, probes: probes, "churn round \(round)")
         }
     }
@@ -122,7 +139,8 @@ import Testing
     /// forward; a mass delete moves the survivors beside the array and frees it; the next keys
     /// start a new run in an array again (no state where every scan must sort).
     @Test func theArrayFollowsTheKeysInUse() {
-        var table = InMemoryTable(), reference: [Int64: Snapshot] = [:]
+        var table = InMemoryTable()
+        var reference: [Int64: Snapshot] = [:]
         func insert(_ keys: ClosedRange<Int64>) {
             for key in keys {
                 table.insert(row(key), key: key)
@@ -146,7 +164,9 @@ import Testing
         #expect(table.layout.arraySlots == 0, "a mostly empty array moves its rows out: \(table.layout)")
         #expect(table.layout.outsideRows == 400)
         insert(6_001...9_000)
-        #expect(table.layout.arraySlots == 3_000 && table.layout.firstArrayKey == 6_001, "new keys start a new run: \(table.layout)")
+        #expect(
+            table.layout.arraySlots == 3_000 && table.layout.firstArrayKey == 6_001,
+            "new keys start a new run: \(table.layout)")
         expectSame(table, reference, probes: [2_010, 2_011, 5_990, 6_000, 6_001, 9_000, 9_001], "after a new run")
     }
 }

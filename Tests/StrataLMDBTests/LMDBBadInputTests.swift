@@ -3,10 +3,11 @@ import Foundation
 import StrataCore
 import StrataLMDB
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 @Suite("LMDB store: bad input gives typed errors naming the path and cause")
@@ -51,7 +52,8 @@ struct LMDBBadInputTests {
         let garbage = temporaryStorePath("garbage")
         defer { cleanUp(garbage) }
         try FileManager.default.createDirectory(atPath: garbage, withIntermediateDirectories: true)
-        try Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: garbage + "/data.mdb"))
+        try Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(
+            to: URL(fileURLWithPath: garbage + "/data.mdb"))
         #expect((#expect(throws: StrataError.self) { try openStore(garbage) })?.code == .storeCorrupt)
     }
 
@@ -61,7 +63,11 @@ struct LMDBBadInputTests {
         let model = try companyModel()
         let store = try openStore(path)
         let ids = try store.obtainPermanentIDs(for: "Employee", count: 2_000)
-        try store.save(SaveRequest(inserts: ids.map { employee($0, name: String(repeating: "t", count: 100) + "\($0.primaryKey!)", age: 9, model: model) }))
+        try store.save(
+            SaveRequest(
+                inserts: ids.map {
+                    employee($0, name: String(repeating: "t", count: 100) + "\($0.primaryKey!)", age: 9, model: model)
+                }))
         try store.close()
         let file = path + "/data.mdb"
         let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
@@ -93,12 +99,17 @@ struct LMDBBadInputTests {
         // The readable object is still readable, and a save touching the bad one writes nothing.
         #expect(try store.fetch(FetchRequest(entityName: "Employee", objectIDs: [ids[0]])).snapshots().count == 1)
         let save = #expect(throws: StrataError.self) {
-            try store.save(SaveRequest(
-                updates: [.init(employee(ids[0], name: "changed", age: 6, model: model), expectedVersion: 1),
-                          .init(employee(ids[1], name: "changed too", age: 6, model: model), expectedVersion: 1)]))
+            try store.save(
+                SaveRequest(
+                    updates: [
+                        .init(employee(ids[0], name: "changed", age: 6, model: model), expectedVersion: 1),
+                        .init(employee(ids[1], name: "changed too", age: 6, model: model), expectedVersion: 1),
+                    ]))
         }
         #expect(save?.code == .storeCorrupt)
-        #expect(try store.fetch(FetchRequest(entityName: "Employee", objectIDs: [ids[0]])).snapshots().first?.attributes[0] == .string("v\(ids[0].primaryKey!)"))
+        #expect(
+            try store.fetch(FetchRequest(entityName: "Employee", objectIDs: [ids[0]])).snapshots().first?.attributes[0]
+                == .string("v\(ids[0].primaryKey!)"))
     }
 
     @Test func aPathWithoutPermissionIsAnIOErrorNamingThePath() throws {

@@ -1,12 +1,13 @@
 import Foundation
 import StrataCore
 import StrataLMDB
-import Testing
 import StrataTestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Creating an LMDB store is safe on a full disk, against SIGKILL and against a second creator;
@@ -33,7 +34,8 @@ struct LMDBCreationSafetyTests {
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
         let mounted = mount("tmpfs", disk, "tmpfs", 0, "size=256k,mode=0755") == 0
         defer { if mounted { umount2(disk, Int32(MNT_DETACH)) } }
-        var failures = 0, successes = 0
+        var failures = 0
+        var successes = 0
         // Free space from nothing to enough, one 4 KiB page at a time around the sizes that matter.
         for free in stride(from: 0, through: 160 * 1024, by: 4096) {
             let path = disk + "/store.lmdb"
@@ -46,7 +48,9 @@ struct LMDBCreationSafetyTests {
             }
             let output = try runProbe(arguments)
             let exit = "free \(free): status \(output.status) \(output.output) \(output.errors)"
-            #expect(output.status == 0 || output.status == 2, "the probe ended by a signal or an unexpected status: \(exit)")
+            #expect(
+                output.status == 0 || output.status == 2, "the probe ended by a signal or an unexpected status: \(exit)"
+            )
             if output.output.hasPrefix("ok") {
                 successes += 1
                 #expect(try runProbe(["count", path]).output == "ok 0\n", "free \(free): the store is whole")
@@ -55,7 +59,9 @@ struct LMDBCreationSafetyTests {
                 #expect(output.output.hasPrefix("error io "), "\(exit)")
                 #expect(output.output.contains(path), "\(exit)")
                 // The store lock's file (`NAME.strata-lock`) may stay: no store was made to delete it with.
-                let left = try FileManager.default.contentsOfDirectory(atPath: disk).filter { $0 != "fill" && !$0.hasSuffix(".strata-lock") }
+                let left = try FileManager.default.contentsOfDirectory(atPath: disk).filter {
+                    $0 != "fill" && !$0.hasSuffix(".strata-lock")
+                }
                 #expect(left.isEmpty, "free \(free): the failed creation left \(left)")
                 // Once there is room again, the store can be created: nothing left refuses it.
                 unlink(disk + "/fill")
@@ -64,8 +70,12 @@ struct LMDBCreationSafetyTests {
             }
             removeStore(path)
         }
-        #expect(failures > 0 && successes > 0, "the sweep reached both a full disk and enough space (\(failures) failures, \(successes) successes)")
-        print("full disk: \(mounted ? "a 256 KiB tmpfs" : "RLIMIT_FSIZE (mount refused)"), \(failures) failed creations left nothing, \(successes) made whole stores")
+        #expect(
+            failures > 0 && successes > 0,
+            "the sweep reached both a full disk and enough space (\(failures) failures, \(successes) successes)")
+        print(
+            "full disk: \(mounted ? "a 256 KiB tmpfs" : "RLIMIT_FSIZE (mount refused)"), \(failures) failed creations left nothing, \(successes) made whole stores"
+        )
     }
 
     /// A store whose lock file has holes (as liblmdb leaves it: earlier versions of Strata did
@@ -79,7 +89,9 @@ struct LMDBCreationSafetyTests {
         let disk = URL(fileURLWithPath: base).deletingLastPathComponent().path + "/disk"
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
         guard mount("tmpfs", disk, "tmpfs", 0, "size=256k,mode=0755") == 0 else {
-            withKnownIssue("this process may not mount a tmpfs (\(String(cString: strerror(errno)))): the full disk is not exercised") {
+            withKnownIssue(
+                "this process may not mount a tmpfs (\(String(cString: strerror(errno)))): the full disk is not exercised"
+            ) {
                 Issue.record("mount refused")
             }
             return
@@ -94,8 +106,10 @@ struct LMDBCreationSafetyTests {
         close(descriptor)
         try fill(disk, leaving: 0)
         let write = try runProbe(["open", path])
-        #expect(write.status == 2 && write.output.hasPrefix("error io ") && write.output.contains("No space left on device"),
-                "status \(write.status): \(write.output) \(write.errors)")
+        #expect(
+            write.status == 2 && write.output.hasPrefix("error io ")
+                && write.output.contains("No space left on device"),
+            "status \(write.status): \(write.output) \(write.errors)")
         let read = try runProbe(["read", path])
         #expect(read.output == "ok 3\n", "status \(read.status): \(read.output) \(read.errors)")
     }
@@ -146,7 +160,9 @@ struct LMDBCreationSafetyTests {
         for kill in 0..<kills {
             let path = temporaryStorePath("killed")
             defer { cleanUp(path) }
-            if kill % 3 == 2 { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }
+            if kill % 3 == 2 {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            }
             let child = try probeChild(["create", path])
             child.waitForLine(startingWith: "opening")
             usleep(UInt32.random(in: 0...UInt32(span), using: &random))
@@ -159,11 +175,18 @@ struct LMDBCreationSafetyTests {
                 try store.close()
                 outcomes[created ? "created before the kill" : "killed while creating", default: 0] += 1
             } catch {
-                Issue.record("kill \(kill) (\(created ? "after" : "during") creation) left a store that cannot be opened: \(error)")
+                Issue.record(
+                    "kill \(kill) (\(created ? "after" : "during") creation) left a store that cannot be opened: \(error)"
+                )
             }
             let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            let strays = ((try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []).filter { $0.contains(".creating-") }
-                + ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.contains(".creating-") }
+            let strays =
+                ((try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []).filter {
+                    $0.contains(".creating-")
+                }
+                + ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter {
+                    $0.contains(".creating-")
+                }
             #expect(strays.isEmpty, "kill \(kill): the open left the killed creation's private directory \(strays)")
         }
         print("creation kills: \(kills), outcomes \(outcomes.sorted { $0.key < $1.key })")
@@ -175,16 +198,22 @@ struct LMDBCreationSafetyTests {
         for round in 0..<20 {
             let path = temporaryStorePath("race")
             defer { cleanUp(path) }
-            if round % 2 == 1 { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }
+            if round % 2 == 1 {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            }
             let start = path + ".start"
             let children = try [probeChild(["create", path, start]), probeChild(["create", path, start])]
             for child in children { child.waitForLine(startingWith: "opening") }
             _ = FileManager.default.createFile(atPath: start, contents: nil)
             for child in children { child.finish() }
             let identifiers = children.map { $0.lines.first { $0.hasPrefix("created ") } }
-            #expect(identifiers.allSatisfy { $0 != nil } && identifiers[0] == identifiers[1],
-                    "round \(round) (\(round % 2 == 1 ? "empty directory" : "missing directory")): \(children.map(\.lines))")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: path).sorted() == ["data.mdb", "lock.mdb"], "round \(round)")
+            #expect(
+                identifiers.allSatisfy { $0 != nil } && identifiers[0] == identifiers[1],
+                "round \(round) (\(round % 2 == 1 ? "empty directory" : "missing directory")): \(children.map(\.lines))"
+            )
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: path).sorted() == ["data.mdb", "lock.mdb"],
+                "round \(round)")
         }
     }
 
@@ -255,18 +284,23 @@ struct LMDBCreationSafetyTests {
         let view = path + "-readonly"
         try FileManager.default.createDirectory(atPath: view, withIntermediateDirectories: false)
         guard mount(path, view, nil, UInt(MS_BIND), nil) == 0 else {
-            withKnownIssue("this process may not bind-mount (\(String(cString: strerror(errno)))): the read-only file system is not exercised") {
+            withKnownIssue(
+                "this process may not bind-mount (\(String(cString: strerror(errno)))): the read-only file system is not exercised"
+            ) {
                 Issue.record("mount refused")
             }
             return
         }
         defer { umount2(view, Int32(MNT_DETACH)) }
         try #require(mount(path, view, nil, UInt(MS_BIND | MS_REMOUNT | MS_RDONLY), nil) == 0)
-        try #require(access(view + "/x", F_OK) != 0 && open(view + "/x", O_CREAT | O_WRONLY, 0o600) == -1 && errno == EROFS)
+        try #require(
+            access(view + "/x", F_OK) != 0 && open(view + "/x", O_CREAT | O_WRONLY, 0o600) == -1 && errno == EROFS)
         let output = try runProbe(["read", view])
         #expect(output.output == "ok 4\n", "\(output.output) \(output.errors)")
         let write = try runProbe(["open", view])
-        #expect(write.output.hasPrefix("error "), "a writable open of a read-only file system fails with a typed error: \(write.output)")
+        #expect(
+            write.output.hasPrefix("error "),
+            "a writable open of a read-only file system fails with a typed error: \(write.output)")
     }
 
     // MARK: Whatever is at the path
@@ -275,7 +309,9 @@ struct LMDBCreationSafetyTests {
     /// check before it) wait for a writer for ever. Everything that is not a directory at the
     /// path, and anything but a regular file in place of `data.mdb` or `lock.mdb`, is refused
     /// as `storeCorrupt` naming the path and what is there, before anything opens it.
-    @Test(arguments: ["fifo", "socket", "device", "file", "fifo data.mdb", "fifo lock.mdb", "socket data.mdb", "directory data.mdb"])
+    @Test(arguments: [
+        "fifo", "socket", "device", "file", "fifo data.mdb", "fifo lock.mdb", "socket data.mdb", "directory data.mdb",
+    ])
     func somethingOtherThanAStoreDirectoryIsRefusedNamingItWithoutBlocking(_ what: String) throws {
         let base = temporaryStorePath()
         defer { cleanUp(base) }
@@ -319,9 +355,9 @@ struct LMDBCreationSafetyTests {
 
     private func makeSocket(at path: String) throws {
         #if os(Linux)
-        let streamType = Int32(SOCK_STREAM.rawValue)   // an enum on Glibc
+            let streamType = Int32(SOCK_STREAM.rawValue) // an enum on Glibc
         #else
-        let streamType = SOCK_STREAM
+            let streamType = SOCK_STREAM
         #endif
         let descriptor = socket(AF_UNIX, streamType, 0)
         try #require(descriptor >= 0)
@@ -335,7 +371,9 @@ struct LMDBCreationSafetyTests {
             buffer[bytes.count] = 0
         }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         try #require(bound == 0)
     }

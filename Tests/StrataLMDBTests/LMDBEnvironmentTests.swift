@@ -1,9 +1,9 @@
 import Foundation
 import StrataCore
 import StrataLMDB
+import StrataTestSupport
 import Synchronization
 import Testing
-import StrataTestSupport
 
 @Suite("LMDB store: map growth, concurrent readers, several processes")
 struct LMDBEnvironmentTests {
@@ -16,7 +16,9 @@ struct LMDBEnvironmentTests {
         let count = 20_000
         let ids = try store.obtainPermanentIDs(for: "Employee", count: count)
         let padding = String(repeating: "x", count: 200)
-        let inserts = ids.enumerated().map { employee($1, name: "employee \($0) \(padding)", age: Int64($0 % 90), model: model) }
+        let inserts = ids.enumerated().map {
+            employee($1, name: "employee \($0) \(padding)", age: Int64($0 % 90), model: model)
+        }
         let result = try store.save(SaveRequest(inserts: inserts))
         #expect(result.versions.count == count)
         #expect(store.mapSize > 4 * 1_048_576, "the map grew past the ~5 MB of records")
@@ -28,7 +30,11 @@ struct LMDBEnvironmentTests {
         let all = try reopened.fetch(FetchRequest(entityName: "Employee")).snapshots()
         #expect(all.count == count)
         #expect(all.last?.attributes[0] == .string("employee \(count - 1) \(padding)"))
-        let aged = try reopened.fetch(FetchRequest(entityName: "Employee", predicate: .comparison(.init(.keyPath("age"), .equal, .constant(.integer(7)))), resultType: .count)).count()
+        let aged = try reopened.fetch(
+            FetchRequest(
+                entityName: "Employee", predicate: .comparison(.init(.keyPath("age"), .equal, .constant(.integer(7)))),
+                resultType: .count)
+        ).count()
         #expect(aged == (0..<count).filter { $0 % 90 == 7 }.count, "the index was written completely too")
     }
 
@@ -55,12 +61,15 @@ struct LMDBEnvironmentTests {
                 while !done.load(ordering: .acquiring) {
                     let startedDuringSave = saving.load(ordering: .acquiring)
                     do {
-                        let seen = try store.fetch(FetchRequest(entityName: "Employee", resultType: .objectIDs)).objectIDs().count
+                        let seen = try store.fetch(FetchRequest(entityName: "Employee", resultType: .objectIDs))
+                            .objectIDs().count
                         if seen != 0 && seen != count { partialReads.add(1, ordering: .relaxed) }
                     } catch {
                         failures.add(1, ordering: .relaxed)
                     }
-                    if startedDuringSave && saving.load(ordering: .acquiring) { readsDuringSave.add(1, ordering: .relaxed) }
+                    if startedDuringSave && saving.load(ordering: .acquiring) {
+                        readsDuringSave.add(1, ordering: .relaxed)
+                    }
                 }
             }
         }
@@ -74,7 +83,9 @@ struct LMDBEnvironmentTests {
 
         #expect(partialReads.load(ordering: .relaxed) == 0, "no reader saw part of the save")
         #expect(failures.load(ordering: .relaxed) == 0)
-        #expect(readsDuringSave.load(ordering: .relaxed) > 0, "readers completed fetches while the write transaction was open")
+        #expect(
+            readsDuringSave.load(ordering: .relaxed) > 0,
+            "readers completed fetches while the write transaction was open")
         #expect(try store.fetch(FetchRequest(entityName: "Employee", resultType: .count)).count() == count)
     }
 
@@ -88,11 +99,15 @@ struct LMDBEnvironmentTests {
 
         let outputs = Locked<[ProgramOutput]>([])
         let group = DispatchGroup()
-        for arguments in [["insert", path, "200", "5"], ["insert", path, "200", "5"], ["insert", path, "2000", "10", "1048576"]] {
+        for arguments in [
+            ["insert", path, "200", "5"], ["insert", path, "200", "5"], ["insert", path, "2000", "10", "1048576"],
+        ] {
             group.enter()
             Thread.detachNewThread {
                 defer { group.leave() }
-                let output = (try? runProbe(arguments)) ?? ProgramOutput(status: -1, output: "", errors: "could not start the probe")
+                let output =
+                    (try? runProbe(arguments))
+                    ?? ProgramOutput(status: -1, output: "", errors: "could not start the probe")
                 outputs.withLock { $0.append(output) }
             }
         }
@@ -125,20 +140,25 @@ struct LMDBEnvironmentTests {
         let model = try companyModel()
         let store = try openStore(path)
         let ids = try store.obtainPermanentIDs(for: "Employee", count: 3)
-        try store.save(SaveRequest(inserts: ids.enumerated().map { employee($1, name: "tool\($0)", age: 40, model: model) }))
+        try store.save(
+            SaveRequest(inserts: ids.enumerated().map { employee($1, name: "tool\($0)", age: 40, model: model) }))
         // The tools read while the store is open in this process, too.
         let mdbStat = try #require(which("mdb_stat"), "mdb_stat (lmdb-utils) must be installed")
         let mdbDump = try #require(which("mdb_dump"), "mdb_dump (lmdb-utils) must be installed")
         let stat = try runProgram(mdbStat, ["-a", path])
         #expect(stat.status == 0, "\(stat.errors)")
-        for database in ["_meta", "_seq", "e:Employee", "e:Department", "i:Employee:byAge", "u:Department:name", "r:Employee:department"] {
+        for database in [
+            "_meta", "_seq", "e:Employee", "e:Department", "i:Employee:byAge", "u:Department:name",
+            "r:Employee:department",
+        ] {
             #expect(stat.output.contains("Status of \(database)"), "mdb_stat lists \(database)")
         }
         #expect(stat.output.contains("Entries: 3"))
         let dump = try runProgram(mdbDump, ["-p", "-s", "e:Employee", path])
         #expect(dump.status == 0, "\(dump.errors)")
         #expect(dump.output.contains("tool2"), "records are readable in the dump")
-        #expect(dump.output.contains("\\80\\00\\00\\00\\00\\00\\00\\01"), "keys are big-endian with the sign bit flipped")
+        #expect(
+            dump.output.contains("\\80\\00\\00\\00\\00\\00\\00\\01"), "keys are big-endian with the sign bit flipped")
         try store.close()
         let meta = try runProgram(mdbDump, ["-p", "-s", "_meta", path])
         #expect(meta.output.contains(store.identifier))

@@ -1,9 +1,10 @@
 import CStrataLMDB
 import Foundation
 import StrataCore
-@testable import StrataLMDB
-import Testing
 import StrataTestSupport
+import Testing
+
+@testable import StrataLMDB
 
 /// The page check (docs/Reliability.md, "Damaged LMDB files"): each kind of damaged page header
 /// or node that would make liblmdb read out of bounds, abort or loop is refused at open with
@@ -21,9 +22,15 @@ struct LMDBPageCheckTests {
         // One department for all: its key has 600 duplicates in r:Employee:department, too many
         // for a sub-page, so they form a sub-database of their own.
         let departmentID = try store.obtainPermanentIDs(for: "Department", count: 1)[0]
-        var snapshots = ids.map { employee($0, name: String(repeating: "n", count: 60) + "\($0.primaryKey!)", age: $0.primaryKey! % 200, department: departmentID, model: model) }
+        var snapshots = ids.map {
+            employee(
+                $0, name: String(repeating: "n", count: 60) + "\($0.primaryKey!)", age: $0.primaryKey! % 200,
+                department: departmentID, model: model)
+        }
         // Two photos large enough for overflow pages.
-        for index in [0, 1] { snapshots[index].attributes[5] = .binary(Data(repeating: UInt8(index + 1), count: 9_000)) }
+        for index in [0, 1] {
+            snapshots[index].attributes[5] = .binary(Data(repeating: UInt8(index + 1), count: 9_000))
+        }
         snapshots.append(department(departmentID, name: "all", employees: ids, model: model))
         try store.save(SaveRequest(inserts: snapshots))
         try store.close()
@@ -41,7 +48,12 @@ struct LMDBPageCheckTests {
         init(_ directory: String) throws {
             path = directory + "/data.mdb"
             bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-            let metas = bytes.withUnsafeBytes { raw in [LMDBMetaPage(raw.baseAddress!), LMDBMetaPage(raw.baseAddress! + LMDBMetaPage(raw.baseAddress!).pageSize)] }
+            let metas = bytes.withUnsafeBytes { raw in
+                [
+                    LMDBMetaPage(raw.baseAddress!),
+                    LMDBMetaPage(raw.baseAddress! + LMDBMetaPage(raw.baseAddress!).pageSize),
+                ]
+            }
             pageSize = metas[0].pageSize
             metaSlot = metas[1].transaction > metas[0].transaction ? 1 : 0
             meta = metas[metaSlot]
@@ -50,9 +62,16 @@ struct LMDBPageCheckTests {
         func offset(_ page: UInt64) -> Int { Int(page) * pageSize }
         func u16(_ at: Int) -> UInt16 { UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8 }
         func u64(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * $1) } }
-        mutating func set16(_ at: Int, _ value: UInt16) { bytes[at] = UInt8(value & 0xFF); bytes[at + 1] = UInt8(value >> 8) }
-        mutating func set32(_ at: Int, _ value: UInt32) { for i in 0..<4 { bytes[at + i] = UInt8((value >> (8 * UInt32(i))) & 0xFF) } }
-        mutating func set64(_ at: Int, _ value: UInt64) { for i in 0..<8 { bytes[at + i] = UInt8((value >> (8 * UInt64(i))) & 0xFF) } }
+        mutating func set16(_ at: Int, _ value: UInt16) {
+            bytes[at] = UInt8(value & 0xFF)
+            bytes[at + 1] = UInt8(value >> 8)
+        }
+        mutating func set32(_ at: Int, _ value: UInt32) {
+            for i in 0..<4 { bytes[at + i] = UInt8((value >> (8 * UInt32(i))) & 0xFF) }
+        }
+        mutating func set64(_ at: Int, _ value: UInt64) {
+            for i in 0..<8 { bytes[at + i] = UInt8((value >> (8 * UInt64(i))) & 0xFF) }
+        }
 
         /// The nodes of `page`: their offsets in the file.
         func nodes(_ page: UInt64) -> [Int] {
@@ -62,7 +81,9 @@ struct LMDBPageCheckTests {
         }
 
         /// The child page of a branch node.
-        func child(_ node: Int) -> UInt64 { UInt64(u16(node)) | UInt64(u16(node + 2)) << 16 | UInt64(u16(node + 4)) << 32 }
+        func child(_ node: Int) -> UInt64 {
+            UInt64(u16(node)) | UInt64(u16(node + 2)) << 16 | UInt64(u16(node + 4)) << 32
+        }
 
         /// The leaf pages of the tree rooted at `root`, left to right.
         func leaves(_ root: UInt64) -> [UInt64] {
@@ -89,7 +110,9 @@ struct LMDBPageCheckTests {
     }
 
     /// Damages a fresh store with `damage`, opens it, and returns the error.
-    func refusal(_ damage: (inout DataFile) throws -> Void, options: StoreOptions = StoreOptions()) throws -> StrataError? {
+    func refusal(_ damage: (inout DataFile) throws -> Void, options: StoreOptions = StoreOptions()) throws
+        -> StrataError?
+    {
         let path = try Self.makeStore()
         defer { cleanUp(path) }
         var file = try DataFile(path)
@@ -116,7 +139,9 @@ struct LMDBPageCheckTests {
         }
         #expect(sawSubPage, "the test needs duplicates in a sub-page")
         let sources = try file.record("r:Employee:department").record
-        let subDatabases = file.leaves(sources.root).flatMap { file.nodes($0) }.filter { file.u16($0 + 4) == LMDBPageFormat.dupData | LMDBPageFormat.subData }
+        let subDatabases = file.leaves(sources.root).flatMap { file.nodes($0) }.filter {
+            file.u16($0 + 4) == LMDBPageFormat.dupData | LMDBPageFormat.subData
+        }
         #expect(subDatabases.count == 1, "the test needs a duplicates sub-database")
         #expect(sources.entries == 600)
         // The parsed meta page agrees with liblmdb's own view.
@@ -125,7 +150,8 @@ struct LMDBPageCheckTests {
         defer { mdb_env_close(env) }
         mdb_env_set_maxdbs(env, 64)
         try #require(mdb_env_open(env, path, UInt32(MDB_RDONLY), 0o600) == 0)
-        var info = MDB_envinfo(), stat = MDB_stat()
+        var info = MDB_envinfo()
+        var stat = MDB_stat()
         mdb_env_info(env, &info)
         mdb_env_stat(env, &stat)
         #expect(UInt64(info.me_last_pgno) == file.meta.lastPage)
@@ -275,7 +301,8 @@ struct LMDBPageCheckTests {
             }
             throw StrataError(.internalInconsistency, "no overflow value")
         }
-        let flags = try refusal { file in file.set16(file.offset(try overflowPage(file)) + 10, LMDBPageFormat.leafPage) }
+        let flags = try refusal { file in file.set16(file.offset(try overflowPage(file)) + 10, LMDBPageFormat.leafPage)
+        }
         #expect(flags?.location["field"] == "mp_flags")
         #expect(flags?.message.contains("overflow page") == true)
         let pages = try refusal { file in file.set32(file.offset(try overflowPage(file)) + 12, 1_000_000) }
@@ -301,7 +328,8 @@ struct LMDBPageCheckTests {
     @Test func aDamagedDuplicatesSubDatabaseIsRefused() throws {
         func subDatabase(_ file: DataFile) throws -> Int {
             for leaf in file.leaves(try file.record("r:Employee:department").record.root) {
-                for node in file.nodes(leaf) where file.u16(node + 4) == LMDBPageFormat.dupData | LMDBPageFormat.subData {
+                for node in file.nodes(leaf) where file.u16(node + 4) == LMDBPageFormat.dupData | LMDBPageFormat.subData
+                {
                     return node + 8 + Int(file.u16(node + 6))
                 }
             }
@@ -357,7 +385,8 @@ struct LMDBPageCheckTests {
         writer.arguments = ["insert", path, "40", "300"]
         writer.standardOutput = FileHandle.nullDevice
         try writer.run()
-        var opens = 0, counts: [Int] = []
+        var opens = 0
+        var counts: [Int] = []
         while writer.isRunning || opens == 0 {
             let store = try openStore(path, model: model)
             counts.append(try store.fetch(FetchRequest(entityName: "Item", resultType: .count)).count())
@@ -378,7 +407,9 @@ struct LMDBPageCheckTests {
         let path = temporaryStorePath()
         defer { cleanUp(path) }
         try openStore(path, options: StoreOptions(options: ["pageCheck": "full"])).close()
-        let error = #expect(throws: StrataError.self) { try openStore(path, options: StoreOptions(options: ["pageCheck": "maybe"])) }
+        let error = #expect(throws: StrataError.self) {
+            try openStore(path, options: StoreOptions(options: ["pageCheck": "maybe"]))
+        }
         #expect(error?.code == .invalidOption)
         #expect(error?.location["value"] == "maybe")
     }

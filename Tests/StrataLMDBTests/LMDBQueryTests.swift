@@ -16,11 +16,13 @@ struct LMDBQueryTests {
         let ids = try store.obtainPermanentIDs(for: "Employee", count: 40)
         var inserts: [Snapshot] = []
         for (i, id) in ids.enumerated() {
-            var snapshot = employee(id, name: "e\(i)", age: Int64((i * 7) % 40), department: i % 2 == 0 ? d : nil, model: model)
+            var snapshot = employee(
+                id, name: "e\(i)", age: Int64((i * 7) % 40), department: i % 2 == 0 ? d : nil, model: model)
             if i % 5 == 0 { snapshot.attributes[10] = .null } else { snapshot.attributes[10] = .integer(Int64(i % 3)) }
             inserts.append(snapshot)
         }
-        inserts.append(department(d, name: "d", employees: stride(from: 0, to: 40, by: 2).map { ids[$0] }, model: model))
+        inserts.append(
+            department(d, name: "d", employees: stride(from: 0, to: 40, by: 2).map { ids[$0] }, model: model))
         try store.save(SaveRequest(inserts: inserts))
         try body(store, ids, d, model)
     }
@@ -32,14 +34,27 @@ struct LMDBQueryTests {
 
     @Test func indexedRangeScansMatchAFullEvaluation() throws {
         try populated { store, _, _, _ in
-            func age(_ s: Snapshot) -> Int64 { if case .integer(let v) = s.attributes[1] { return v }; return -1 }
+            func age(_ s: Snapshot) -> Int64 {
+                if case .integer(let v) = s.attributes[1] { return v }
+                return -1
+            }
             let cases: [(ObjectPredicate, (Snapshot) -> Bool)] = [
                 (try ObjectPredicateFixture.compare("age", .less, .integer(10)), { age($0) < 10 }),
                 (try ObjectPredicateFixture.compare("age", .greaterOrEqual, .integer(35)), { age($0) >= 35 }),
                 (try ObjectPredicateFixture.compare("age", .equal, .integer(14)), { age($0) == 14 }),
-                (.comparison(.init(.keyPath("age"), .between, .list([.constant(.integer(5)), .constant(.integer(8))]))), { (5...8).contains(age($0)) }),
-                (.comparison(.init(.keyPath("age"), .in, .list([.constant(.integer(3)), .constant(.integer(30))]))), { [3, 30].contains(age($0)) }),
-                (.comparison(.init(.keyPath("name"), .beginsWith, .constant(.string("e1")))), { String(describing: $0.attributes[0]).hasPrefix("\"e1") }),
+                (
+                    .comparison(
+                        .init(.keyPath("age"), .between, .list([.constant(.integer(5)), .constant(.integer(8))]))),
+                    { (5...8).contains(age($0)) }
+                ),
+                (
+                    .comparison(.init(.keyPath("age"), .in, .list([.constant(.integer(3)), .constant(.integer(30))]))),
+                    { [3, 30].contains(age($0)) }
+                ),
+                (
+                    .comparison(.init(.keyPath("name"), .beginsWith, .constant(.string("e1")))),
+                    { String(describing: $0.attributes[0]).hasPrefix("\"e1") }
+                ),
             ]
             for (predicate, filter) in cases {
                 let request = FetchRequest(entityName: "Employee", predicate: predicate)
@@ -56,10 +71,14 @@ struct LMDBQueryTests {
             #expect(try store.fetch(FetchRequest(entityName: "Employee", predicate: isNull)).objectIDs() == nulls)
             let notOne = ObjectPredicate.comparison(.init(.keyPath("level"), .notEqual, .constant(.integer(1))))
             let notOnes = try expected(store) { $0.attributes[10] != .integer(1) }
-            #expect(try store.fetch(FetchRequest(entityName: "Employee", predicate: notOne)).objectIDs() == notOnes, "!= is true when exactly one side is nil")
+            #expect(
+                try store.fetch(FetchRequest(entityName: "Employee", predicate: notOne)).objectIDs() == notOnes,
+                "!= is true when exactly one side is nil")
             let less = ObjectPredicate.comparison(.init(.keyPath("level"), .less, .constant(.integer(2))))
             let lessers = try expected(store) { $0.attributes[10] == .integer(0) || $0.attributes[10] == .integer(1) }
-            #expect(try store.fetch(FetchRequest(entityName: "Employee", predicate: less)).objectIDs() == lessers, "ordering with nil is false")
+            #expect(
+                try store.fetch(FetchRequest(entityName: "Employee", predicate: less)).objectIDs() == lessers,
+                "ordering with nil is false")
             let lessThanNil = ObjectPredicate.comparison(.init(.keyPath("level"), .lessOrEqual, .constant(.null)))
             #expect(try store.fetch(FetchRequest(entityName: "Employee", predicate: lessThanNil)).objectIDs().isEmpty)
         }
@@ -81,10 +100,12 @@ struct LMDBQueryTests {
 
     @Test func sortsLimitsOffsetsAndResultTypesAreExact() throws {
         try populated { store, ids, _, _ in
-            let request = FetchRequest(entityName: "Employee", sorts: [.descending("level"), .ascending("age")], limit: 7, offset: 3)
+            let request = FetchRequest(
+                entityName: "Employee", sorts: [.descending("level"), .ascending("age")], limit: 7, offset: 3)
             let all = try store.fetch(FetchRequest(entityName: "Employee")).snapshots()
             let manual = all.sorted { a, b in
-                let la = a.attributes[10], lb = b.attributes[10]
+                let la = a.attributes[10]
+                let lb = b.attributes[10]
                 if la != lb {
                     switch (la, lb) {
                     case (.null, _): return false
@@ -93,13 +114,25 @@ struct LMDBQueryTests {
                     default: return false
                     }
                 }
-                if a.attributes[1] != b.attributes[1], case .integer(let x) = a.attributes[1], case .integer(let y) = b.attributes[1] { return x < y }
+                if a.attributes[1] != b.attributes[1], case .integer(let x) = a.attributes[1],
+                    case .integer(let y) = b.attributes[1]
+                {
+                    return x < y
+                }
                 return a.objectID < b.objectID
             }
             #expect(try store.fetch(request).objectIDs() == Array(manual[3..<10]).map(\.objectID))
-            #expect(try store.fetch(FetchRequest(entityName: "Employee", limit: 5, offset: 38, resultType: .count)).count() == 2)
-            #expect(try store.fetch(FetchRequest(entityName: "Employee", limit: 2, offset: 1, resultType: .objectIDs)).objectIDs() == [ids[1], ids[2]])
-            let byID = FetchRequest(entityName: "Employee", objectIDs: [ids[5], ids[2], ids[5], ObjectID(entityName: "Employee", storeIdentifier: "other", primaryKey: 3)])
+            #expect(
+                try store.fetch(FetchRequest(entityName: "Employee", limit: 5, offset: 38, resultType: .count)).count()
+                    == 2)
+            #expect(
+                try store.fetch(FetchRequest(entityName: "Employee", limit: 2, offset: 1, resultType: .objectIDs))
+                    .objectIDs() == [ids[1], ids[2]])
+            let byID = FetchRequest(
+                entityName: "Employee",
+                objectIDs: [
+                    ids[5], ids[2], ids[5], ObjectID(entityName: "Employee", storeIdentifier: "other", primaryKey: 3),
+                ])
             #expect(try store.fetch(byID).objectIDs() == [ids[2], ids[5]])
         }
     }
@@ -107,19 +140,35 @@ struct LMDBQueryTests {
     @Test func everyRequestIsAnsweredInStoreWithTheEvaluatorsAnswer() throws {
         try populated { store, ids, d, _ in
             let requests: [FetchRequest] = [
-                FetchRequest(entityName: "Employee", predicate: .comparison(.init(.keyPath("name"), .equal, .constant(.string("E1")), options: .caseInsensitive))),
-                FetchRequest(entityName: "Employee", predicate: .or([
-                    .comparison(.init(.keyPath("age"), .less, .constant(.integer(3)))),
-                    .not(.comparison(.init(.keyPath("level"), .equal, .constant(.null)))),
-                ])),
-                FetchRequest(entityName: "Employee", predicate: .comparison(.init(.keyPath("department.name"), .equal, .constant(.string("d")))), sorts: [.descending("name")], limit: 4),
-                FetchRequest(entityName: "Employee", predicate: .and([
-                    .comparison(.init(.keyPath("age"), .greaterOrEqual, .constant(.double(20.5)))),
-                    .comparison(.init(.keyPath("department"), .equal, .objectID(d))),
-                ]), resultType: .count),
-                FetchRequest(entityName: "Employee", sorts: [.ascending("department.name"), .descending("age")], offset: 5, resultType: .dictionaries, propertiesToFetch: ["name", "department.name"]),
-                FetchRequest(entityName: "Employee", predicate: .comparison(.init(.evaluatedObject, .in, .list([.objectID(ids[3]), .objectID(ids[1])])))),
-                FetchRequest(entityName: "Department", predicate: .comparison(.init(.keyPath("employees"), .contains, .objectID(ids[2])))),
+                FetchRequest(
+                    entityName: "Employee",
+                    predicate: .comparison(
+                        .init(.keyPath("name"), .equal, .constant(.string("E1")), options: .caseInsensitive))),
+                FetchRequest(
+                    entityName: "Employee",
+                    predicate: .or([
+                        .comparison(.init(.keyPath("age"), .less, .constant(.integer(3)))),
+                        .not(.comparison(.init(.keyPath("level"), .equal, .constant(.null)))),
+                    ])),
+                FetchRequest(
+                    entityName: "Employee",
+                    predicate: .comparison(.init(.keyPath("department.name"), .equal, .constant(.string("d")))),
+                    sorts: [.descending("name")], limit: 4),
+                FetchRequest(
+                    entityName: "Employee",
+                    predicate: .and([
+                        .comparison(.init(.keyPath("age"), .greaterOrEqual, .constant(.double(20.5)))),
+                        .comparison(.init(.keyPath("department"), .equal, .objectID(d))),
+                    ]), resultType: .count),
+                FetchRequest(
+                    entityName: "Employee", sorts: [.ascending("department.name"), .descending("age")], offset: 5,
+                    resultType: .dictionaries, propertiesToFetch: ["name", "department.name"]),
+                FetchRequest(
+                    entityName: "Employee",
+                    predicate: .comparison(.init(.evaluatedObject, .in, .list([.objectID(ids[3]), .objectID(ids[1])])))),
+                FetchRequest(
+                    entityName: "Department",
+                    predicate: .comparison(.init(.keyPath("employees"), .contains, .objectID(ids[2])))),
             ]
             for request in requests {
                 let native = try store.fetch(request)

@@ -50,7 +50,9 @@ struct LMDBStoreTests {
         try store.save(SaveRequest(inserts: [dept, mentor, first, second]))
 
         let departments = try store.fetch(FetchRequest(entityName: "Department")).snapshots()
-        #expect(departments.first?.relationships[0] == .toMany([e[0], e[1], e[2]]), "unordered to-many comes back sorted by ID")
+        #expect(
+            departments.first?.relationships[0] == .toMany([e[0], e[1], e[2]]),
+            "unordered to-many comes back sorted by ID")
         let employees = try store.fetch(FetchRequest(entityName: "Employee", objectIDs: [e[0]])).snapshots()
         #expect(employees.first?.relationships[2] == .toMany([e[2], e[1]]), "ordered to-many keeps the user's order")
         #expect(employees.first?.relationships[0] == .toOne(d))
@@ -63,26 +65,36 @@ struct LMDBStoreTests {
         let store = try openStore(path)
         defer { try? store.close() }
         let ids = try store.obtainPermanentIDs(for: "Employee", count: 3)
-        try store.save(SaveRequest(inserts: ids.enumerated().map { employee($1, name: "e\($0)", age: Int64($0), model: model) }))
+        try store.save(
+            SaveRequest(inserts: ids.enumerated().map { employee($1, name: "e\($0)", age: Int64($0), model: model) }))
         let updated = employee(ids[0], name: "renamed", age: 10, model: model)
         #expect(try store.save(SaveRequest(updates: [.init(updated, expectedVersion: 1)])).versions[ids[0]] == 2)
 
         let stale = employee(ids[0], name: "stale", age: 11, model: model)
         let fine = employee(ids[2], name: "fine", age: 12, model: model)
         let error = #expect(throws: StrataError.self) {
-            try store.save(SaveRequest(
-                inserts: [employee(try store.obtainPermanentIDs(for: "Employee", count: 1)[0], name: "new", age: 1, model: model)],
-                updates: [.init(stale, expectedVersion: 1), .init(fine, expectedVersion: 1)],
-                deletes: [.init(ids[1], expectedVersion: 7)]))
+            try store.save(
+                SaveRequest(
+                    inserts: [
+                        employee(
+                            try store.obtainPermanentIDs(for: "Employee", count: 1)[0], name: "new", age: 1,
+                            model: model)
+                    ],
+                    updates: [.init(stale, expectedVersion: 1), .init(fine, expectedVersion: 1)],
+                    deletes: [.init(ids[1], expectedVersion: 7)]))
         }
         #expect(error?.code == .conflict)
         #expect(Set(error?.conflicts.map(\.objectID) ?? []) == [ids[0], ids[1]])
         #expect(error?.conflicts.first { $0.objectID == ids[0] }?.storedSnapshot?.attributes[0] == .string("renamed"))
         let all = try store.fetch(FetchRequest(entityName: "Employee")).snapshots()
-        #expect(all.map { $0.attributes[0] } == [.string("renamed"), .string("e1"), .string("e2")], "nothing of the failed save was written")
+        #expect(
+            all.map { $0.attributes[0] } == [.string("renamed"), .string("e1"), .string("e2")],
+            "nothing of the failed save was written")
 
         try store.save(SaveRequest(deletes: [.init(ids[1], expectedVersion: 1)]))
-        let gone = #expect(throws: StrataError.self) { try store.save(SaveRequest(deletes: [.init(ids[1], expectedVersion: 1)])) }
+        let gone = #expect(throws: StrataError.self) {
+            try store.save(SaveRequest(deletes: [.init(ids[1], expectedVersion: 1)]))
+        }
         #expect(gone?.conflicts.first?.storedSnapshot == nil)
     }
 
@@ -104,8 +116,12 @@ struct LMDBStoreTests {
         missing.attributes[0] = .null
         let error = #expect(throws: StrataError.self) { try store.save(SaveRequest(inserts: [good, missing])) }
         #expect(error?.code == .missingValue)
-        let unknown = Snapshot(objectID: ObjectID(entityName: "Nope", storeIdentifier: store.identifier, primaryKey: 1), version: 0, attributes: [], relationships: [])
-        #expect((#expect(throws: StrataError.self) { try store.save(SaveRequest(inserts: [good, unknown])) })?.code == .unknownEntity)
+        let unknown = Snapshot(
+            objectID: ObjectID(entityName: "Nope", storeIdentifier: store.identifier, primaryKey: 1), version: 0,
+            attributes: [], relationships: [])
+        #expect(
+            (#expect(throws: StrataError.self) { try store.save(SaveRequest(inserts: [good, unknown])) })?.code
+                == .unknownEntity)
         #expect(try store.fetch(FetchRequest(entityName: "Employee", resultType: .count)).count() == 0)
     }
 
@@ -116,16 +132,23 @@ struct LMDBStoreTests {
         let store = try openStore(path)
         defer { try? store.close() }
         let d = try store.obtainPermanentIDs(for: "Department", count: 3)
-        try store.save(SaveRequest(inserts: [department(d[0], name: "a", model: model), department(d[1], name: "b", model: model)]))
-        let duplicate = #expect(throws: StrataError.self) { try store.save(SaveRequest(inserts: [department(d[2], name: "a", model: model)])) }
+        try store.save(
+            SaveRequest(inserts: [department(d[0], name: "a", model: model), department(d[1], name: "b", model: model)])
+        )
+        let duplicate = #expect(throws: StrataError.self) {
+            try store.save(SaveRequest(inserts: [department(d[2], name: "a", model: model)]))
+        }
         #expect(duplicate?.code == .uniqueConstraint)
         // Swapping the unique names of two departments in one save is fine.
-        try store.save(SaveRequest(updates: [
-            .init(department(d[0], name: "b", model: model), expectedVersion: 1),
-            .init(department(d[1], name: "a", model: model), expectedVersion: 1),
-        ]))
+        try store.save(
+            SaveRequest(updates: [
+                .init(department(d[0], name: "b", model: model), expectedVersion: 1),
+                .init(department(d[1], name: "a", model: model), expectedVersion: 1),
+            ]))
         // Deleting one and taking its name in the same save is fine too.
-        try store.save(SaveRequest(inserts: [department(d[2], name: "b", model: model)], deletes: [.init(d[0], expectedVersion: 2)]))
+        try store.save(
+            SaveRequest(
+                inserts: [department(d[2], name: "b", model: model)], deletes: [.init(d[0], expectedVersion: 2)]))
         let names = try store.fetch(FetchRequest(entityName: "Department")).snapshots().map { $0.attributes[0] }
         #expect(names == [.string("a"), .string("b")])
     }
@@ -157,7 +180,8 @@ struct LMDBStoreTests {
         let identifier = store.identifier
         try store.close()
 
-        let other = try Model(versionIdentifier: "v2", entities: [Entity("Thing", attributes: [Attribute("x", .integer64)])])
+        let other = try Model(
+            versionIdentifier: "v2", entities: [Entity("Thing", attributes: [Attribute("x", .integer64)])])
         let error = #expect(throws: StrataError.self) { try openStore(path, model: other) }
         #expect(error?.code == .modelMismatch)
         let metadata = try LMDBBackend().metadata(at: StoreURL(scheme: "lmdb", location: path))
@@ -172,19 +196,27 @@ struct LMDBStoreTests {
         let store = try openStore(path)
         try store.close()
         try store.close()
-        #expect((#expect(throws: StrataError.self) { try store.fetch(FetchRequest(entityName: "Employee")) })?.code == .storeClosed)
-        #expect((#expect(throws: StrataError.self) { try store.obtainPermanentIDs(for: "Employee", count: 1) })?.code == .storeClosed)
+        #expect(
+            (#expect(throws: StrataError.self) { try store.fetch(FetchRequest(entityName: "Employee")) })?.code
+                == .storeClosed)
+        #expect(
+            (#expect(throws: StrataError.self) { try store.obtainPermanentIDs(for: "Employee", count: 1) })?.code
+                == .storeClosed)
     }
 
     @Test func readOnlyStoresRefuseSavesAndMissingStoresAreNotCreatedWhenForbidden() throws {
         let path = temporaryStorePath()
         defer { cleanUp(path) }
-        #expect((#expect(throws: StrataError.self) { try openStore(path, options: StoreOptions(createsIfMissing: false)) })?.code == .storeNotFound)
+        #expect(
+            (#expect(throws: StrataError.self) { try openStore(path, options: StoreOptions(createsIfMissing: false)) })?
+                .code == .storeNotFound)
         #expect(!FileManager.default.fileExists(atPath: path))
         try openStore(path).close()
         let store = try openStore(path, options: StoreOptions(isReadOnly: true))
         defer { try? store.close() }
-        #expect((#expect(throws: StrataError.self) { try store.save(SaveRequest(metadataChanges: ["a": "b"])) })?.code == .readOnly)
+        #expect(
+            (#expect(throws: StrataError.self) { try store.save(SaveRequest(metadataChanges: ["a": "b"])) })?.code
+                == .readOnly)
         #expect(try store.fetch(FetchRequest(entityName: "Employee")).snapshots().isEmpty)
     }
 
@@ -192,7 +224,9 @@ struct LMDBStoreTests {
         let path = temporaryStorePath()
         defer { cleanUp(path) }
         for values in [["mapSize": "tiny"], ["mapSize": "10"], ["sync": "sometimes"], ["mapsize": "1048576"]] {
-            let error = #expect(throws: StrataError.self) { try openStore(path, options: StoreOptions(options: values)) }
+            let error = #expect(throws: StrataError.self) {
+                try openStore(path, options: StoreOptions(options: values))
+            }
             #expect(error?.code == .invalidOption)
         }
         for sync in ["full", "nosync", "nometasync"] {

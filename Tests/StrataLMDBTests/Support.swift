@@ -16,39 +16,45 @@ func cleanUp(_ path: String) {
 /// The test model: departments and employees, with every attribute type, an index, a unique
 /// constraint, a to-one/to-many pair and an ordered to-many.
 func companyModel() throws -> Model {
-    try Model(versionIdentifier: "v1", entities: [
-        Entity(
-            "Department",
-            attributes: [Attribute("name", .string), Attribute("budget", .double, isOptional: true)],
-            relationships: [Relationship("employees", to: "Employee", inverse: "department", toMany: true)],
-            uniqueConstraints: [["name"]]),
-        Entity(
-            "Employee",
-            attributes: [
-                Attribute("name", .string),
-                Attribute("age", .integer32),
-                Attribute("height", .double, isOptional: true),
-                Attribute("hired", .date, isOptional: true),
-                Attribute("active", .boolean, defaultValue: .bool(true)),
-                Attribute("photo", .binary, isOptional: true),
-                Attribute("badge", .uuid, isOptional: true),
-                Attribute("site", .uri, isOptional: true),
-                Attribute("salary", .decimal, isOptional: true),
-                Attribute("rating", .float, isOptional: true),
-                Attribute("level", .integer16, isOptional: true),
-            ],
-            relationships: [
-                Relationship("department", to: "Department", inverse: "employees"),
-                Relationship("mentor", to: "Employee", inverse: "mentees"),
-                Relationship("mentees", to: "Employee", inverse: "mentor", toMany: true, ordered: true),
-            ],
-            indexes: [Entity.Index(name: "byAge", properties: ["age"]), Entity.Index(name: "byName", properties: ["name", "age"])]),
-    ])
+    try Model(
+        versionIdentifier: "v1",
+        entities: [
+            Entity(
+                "Department",
+                attributes: [Attribute("name", .string), Attribute("budget", .double, isOptional: true)],
+                relationships: [Relationship("employees", to: "Employee", inverse: "department", toMany: true)],
+                uniqueConstraints: [["name"]]),
+            Entity(
+                "Employee",
+                attributes: [
+                    Attribute("name", .string),
+                    Attribute("age", .integer32),
+                    Attribute("height", .double, isOptional: true),
+                    Attribute("hired", .date, isOptional: true),
+                    Attribute("active", .boolean, defaultValue: .bool(true)),
+                    Attribute("photo", .binary, isOptional: true),
+                    Attribute("badge", .uuid, isOptional: true),
+                    Attribute("site", .uri, isOptional: true),
+                    Attribute("salary", .decimal, isOptional: true),
+                    Attribute("rating", .float, isOptional: true),
+                    Attribute("level", .integer16, isOptional: true),
+                ],
+                relationships: [
+                    Relationship("department", to: "Department", inverse: "employees"),
+                    Relationship("mentor", to: "Employee", inverse: "mentees"),
+                    Relationship("mentees", to: "Employee", inverse: "mentor", toMany: true, ordered: true),
+                ],
+                indexes: [
+                    Entity.Index(name: "byAge", properties: ["age"]),
+                    Entity.Index(name: "byName", properties: ["name", "age"]),
+                ]),
+        ])
 }
 
 /// Opens an LMDB store at `path`.
 func openStore(_ path: String, model: Model? = nil, options: StoreOptions = StoreOptions()) throws -> LMDBStore {
-    try LMDBBackend().openStore(StoreURL(scheme: "lmdb", location: path), model: model ?? companyModel(), options: options)
+    try LMDBBackend().openStore(
+        StoreURL(scheme: "lmdb", location: path), model: model ?? companyModel(), options: options)
 }
 
 /// An employee snapshot with the given values and everything else empty.

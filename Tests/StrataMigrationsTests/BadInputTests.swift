@@ -1,30 +1,48 @@
 import Foundation
 import StrataCore
 import StrataMigrations
-import Testing
 import StrataTestSupport
+import Testing
 
 /// What the planner and the migrator refuse, and that refusing touches nothing.
 @Suite struct BadInputTests {
     @Test func typeChangeIsRefusedNamingEntityPropertyAndChange() throws {
-        let v2 = try RuleModels.model("v2", [RuleModels.person([Attribute("name", .string), Attribute("nick", .integer64, isOptional: true)]), RuleModels.pet()])
+        let v2 = try RuleModels.model(
+            "v2",
+            [
+                RuleModels.person([Attribute("name", .string), Attribute("nick", .integer64, isOptional: true)]),
+                RuleModels.pet(),
+            ])
         for stage in [nil, MigrationStage(from: "v1", to: "v2")] {
-            let error = try #require(throws: StrataError.self) { try MigrationStep.infer(from: RuleModels.v1, to: v2, stage: stage) }
+            let error = try #require(throws: StrataError.self) {
+                try MigrationStep.infer(from: RuleModels.v1, to: v2, stage: stage)
+            }
             #expect(error.code == .migrationNotInferable)
-            #expect(error.location["entity"] == "Person" && error.location["property"] == "nick" && error.location["change"] == "changeAttributeType")
+            #expect(
+                error.location["entity"] == "Person" && error.location["property"] == "nick"
+                    && error.location["change"] == "changeAttributeType")
             #expect(error.message.contains("Person.nick changes type from string to integer64"))
             #expect(error.message.contains("stage"))
         }
     }
 
     @Test func destinationChangeIsRefused() throws {
-        let v2 = try RuleModels.model("v2", [RuleModels.person(relationships: [Relationship("pet", to: "Person", inverse: "pet")]), RuleModels.pet([])])
+        let v2 = try RuleModels.model(
+            "v2",
+            [RuleModels.person(relationships: [Relationship("pet", to: "Person", inverse: "pet")]), RuleModels.pet([])])
         let error = try #require(throws: StrataError.self) { try MigrationStep.infer(from: RuleModels.v1, to: v2) }
         #expect(error.location["change"] == "changeDestination")
     }
 
     @Test func newRequiredAttributeWithoutDefaultIsRefused() throws {
-        let v2 = try RuleModels.model("v2", [RuleModels.person([Attribute("name", .string), Attribute("nick", .string, isOptional: true), Attribute("age", .integer16)]), RuleModels.pet()])
+        let v2 = try RuleModels.model(
+            "v2",
+            [
+                RuleModels.person([
+                    Attribute("name", .string), Attribute("nick", .string, isOptional: true),
+                    Attribute("age", .integer16),
+                ]), RuleModels.pet(),
+            ])
         let error = try #require(throws: StrataError.self) { try MigrationStep.infer(from: RuleModels.v1, to: v2) }
         #expect(error.location["property"] == "age" && error.location["change"] == "addAttribute")
         #expect(error.message.contains("default"))
@@ -35,14 +53,16 @@ import StrataTestSupport
         try withTemporaryDirectory { directory in
             let registry = builtInRegistry()
             let url = kind.url(in: directory)
-            let v4 = try RuleModels.model("v4", [RuleModels.person(), RuleModels.pet(), Entity("Future", attributes: [Attribute("x", .string)])])
+            let v4 = try RuleModels.model(
+                "v4", [RuleModels.person(), RuleModels.pet(), Entity("Future", attributes: [Attribute("x", .string)])])
             do {
                 let store = try registry.open(url, model: v4)
                 try RuleModels.seed(store)
                 try store.close()
             }
             let before = try snapshotOfFiles(url)
-            let migrator = try StoreMigrator(versions: VersionedModel(name: "Rules", versions: [RuleModels.v1]), registry: registry)
+            let migrator = try StoreMigrator(
+                versions: VersionedModel(name: "Rules", versions: [RuleModels.v1]), registry: registry)
             let error = try #require(throws: StrataError.self) { try migrator.migrate(storeAt: url) }
             #expect(error.code == .modelMismatch)
             #expect(error.message.contains("v4") && error.message.contains("newer"))
@@ -53,17 +73,27 @@ import StrataTestSupport
 
     @Test func migratingBackwardsIsRefused() throws {
         let versions = try Repository.companyVersions()
-        let metadata = StoreMetadata(storeIdentifier: "S", storeType: "sqlite", modelVersionHash: versions.current.versionHash, modelVersionIdentifier: "v3")
-        let error = try #require(throws: StrataError.self) { try MigrationPlan.make(versions: versions, storeMetadata: metadata, target: "v1") }
+        let metadata = StoreMetadata(
+            storeIdentifier: "S", storeType: "sqlite", modelVersionHash: versions.current.versionHash,
+            modelVersionIdentifier: "v3")
+        let error = try #require(throws: StrataError.self) {
+            try MigrationPlan.make(versions: versions, storeMetadata: metadata, target: "v1")
+        }
         #expect(error.code == .modelMismatch && error.message.contains("only go forward"))
     }
 
     @Test func unknownTargetAndStrayStagesAreRefused() throws {
         let versions = try Repository.companyVersions()
-        let metadata = StoreMetadata(storeIdentifier: "S", storeType: "sqlite", modelVersionHash: versions.versions[0].versionHash, modelVersionIdentifier: "v1")
-        #expect(throws: StrataError.self) { try MigrationPlan.make(versions: versions, storeMetadata: metadata, target: "v9") }
+        let metadata = StoreMetadata(
+            storeIdentifier: "S", storeType: "sqlite", modelVersionHash: versions.versions[0].versionHash,
+            modelVersionIdentifier: "v1")
+        #expect(throws: StrataError.self) {
+            try MigrationPlan.make(versions: versions, storeMetadata: metadata, target: "v9")
+        }
         let stray = MigrationStage(from: "v1", to: "v3")
-        let error = try #require(throws: StrataError.self) { try MigrationPlan.make(versions: versions, storeMetadata: metadata, stages: [stray]) }
+        let error = try #require(throws: StrataError.self) {
+            try MigrationPlan.make(versions: versions, storeMetadata: metadata, stages: [stray])
+        }
         #expect(error.message.contains("consecutive"))
     }
 
@@ -104,7 +134,12 @@ import StrataTestSupport
             }
             var polls = 0
             let error = try #require(throws: StrataError.self) {
-                try StoreMigrator(versions: versions, registry: registry, batchSize: 2).migrate(storeAt: url, isCancelled: { polls += 1; return polls > 2 })
+                try StoreMigrator(versions: versions, registry: registry, batchSize: 2).migrate(
+                    storeAt: url,
+                    isCancelled: {
+                        polls += 1
+                        return polls > 2
+                    })
             }
             #expect(error.code == .cancelled)
             let store = try registry.open(url, model: versions.versions[0])

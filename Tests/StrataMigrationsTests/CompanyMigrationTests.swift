@@ -1,8 +1,8 @@
 import Foundation
 import StrataCore
 import StrataMigrations
-import Testing
 import StrataTestSupport
+import Testing
 
 /// Company v1 -> v2 -> v3 on every built-in backend, data checked after each step.
 @Suite struct CompanyMigrationTests {
@@ -51,7 +51,9 @@ import StrataTestSupport
             #expect(plan.steps.map(\.name) == ["v1 -> v2", "v2 -> v3"])
             let store = try registry.open(url, model: versions.current)
             defer { try? store.close() }
-            #expect(store.identifier == identifier, "a migrated store keeps its identifier, so saved object ID URIs stay valid")
+            #expect(
+                store.identifier == identifier,
+                "a migrated store keeps its identifier, so saved object ID URIs stay valid")
             #expect(try companyProblems(store, version: "v3", employees: 30) == [])
             // The migrated store keeps working: a new employee gets a key never handed out before.
             let id = try store.obtainPermanentIDs(for: "Employee", count: 1)[0]
@@ -75,17 +77,34 @@ import StrataTestSupport
                     try CompanySeed.seed(store)
                     try store.close()
                 }
-                try StoreMigrator(versions: versions, registry: registry, allowsNativeExecution: native).migrate(storeAt: url)
+                try StoreMigrator(versions: versions, registry: registry, allowsNativeExecution: native).migrate(
+                    storeAt: url)
                 let store = try registry.open(url, model: versions.current)
-                results.append(try ["Company", "Department", "Employee"].flatMap { try all(store, $0) }.map {
-                    Snapshot(objectID: ObjectID(entityName: $0.objectID.entityName, storeIdentifier: "x", primaryKey: $0.objectID.primaryKey!), version: 0, attributes: $0.attributes,
-                             relationships: $0.relationships.map { r in
-                                 switch r {
-                                 case .toOne(let t): return .toOne(t.map { ObjectID(entityName: $0.entityName, storeIdentifier: "x", primaryKey: $0.primaryKey!) })
-                                 case .toMany(let ts): return .toMany(ts.map { ObjectID(entityName: $0.entityName, storeIdentifier: "x", primaryKey: $0.primaryKey!) })
-                                 }
-                             })
-                })
+                results.append(
+                    try ["Company", "Department", "Employee"].flatMap { try all(store, $0) }.map {
+                        Snapshot(
+                            objectID: ObjectID(
+                                entityName: $0.objectID.entityName, storeIdentifier: "x",
+                                primaryKey: $0.objectID.primaryKey!), version: 0, attributes: $0.attributes,
+                            relationships: $0.relationships.map { r in
+                                switch r {
+                                case .toOne(let t):
+                                    return .toOne(
+                                        t.map {
+                                            ObjectID(
+                                                entityName: $0.entityName, storeIdentifier: "x",
+                                                primaryKey: $0.primaryKey!)
+                                        })
+                                case .toMany(let ts):
+                                    return .toMany(
+                                        ts.map {
+                                            ObjectID(
+                                                entityName: $0.entityName, storeIdentifier: "x",
+                                                primaryKey: $0.primaryKey!)
+                                        })
+                                }
+                            })
+                    })
                 try store.close()
             }
             if results.count == 2 { #expect(results[0] == results[1]) }

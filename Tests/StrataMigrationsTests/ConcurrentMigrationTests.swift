@@ -1,8 +1,8 @@
 import Foundation
 import StrataCore
 import StrataMigrations
-import Testing
 import StrataTestSupport
+import Testing
 
 /// Two streaming migrations of one store at once, a save during a migration, and a store reached
 /// through a symbolic link.
@@ -19,12 +19,16 @@ import StrataTestSupport
             Thread { [self] in
                 var pausedOnce = false
                 let result = Result {
-                    try migrator.migrate(storeAt: url, progress: { progress in
-                        guard !pausedOnce, progress.phase.hasPrefix("migrating"), progress.completed > 0 else { return }
-                        pausedOnce = true
-                        self.paused.signal()
-                        self.release.wait()
-                    })
+                    try migrator.migrate(
+                        storeAt: url,
+                        progress: { progress in
+                            guard !pausedOnce, progress.phase.hasPrefix("migrating"), progress.completed > 0 else {
+                                return
+                            }
+                            pausedOnce = true
+                            self.paused.signal()
+                            self.release.wait()
+                        })
                     return ()
                 }
                 lock.withLock { outcome = result.map { _ in () } }
@@ -43,7 +47,9 @@ import StrataTestSupport
         }
     }
 
-    func seededStore(_ kind: BackendKind, in directory: URL, registry: StoreRegistry, employees: Int = 60) throws -> StoreURL {
+    func seededStore(_ kind: BackendKind, in directory: URL, registry: StoreRegistry, employees: Int = 60) throws
+        -> StoreURL
+    {
         let url = kind.url(in: directory)
         let store = try registry.open(url, model: Repository.companyVersions().version(named: "v1")!)
         try CompanySeed.seed(store, employees: employees)
@@ -58,11 +64,14 @@ import StrataTestSupport
         try withTemporaryDirectory { directory in
             let registry = builtInRegistry()
             let url = try seededStore(kind, in: directory, registry: registry)
-            let migrator = try StoreMigrator(versions: Repository.companyVersions(), target: "v2", registry: registry, batchSize: 10)
+            let migrator = try StoreMigrator(
+                versions: Repository.companyVersions(), target: "v2", registry: registry, batchSize: 10)
             let first = PausedMigration(migrator, url: url)
             #expect(first.paused.wait(timeout: .now() + 60) == .success)
             let error: StrataError? = {
-                do { try migrator.migrate(storeAt: url) } catch let error as StrataError { return error } catch { return StrataError(.internalInconsistency, "\(error)") }
+                do { try migrator.migrate(storeAt: url) } catch let error as StrataError { return error } catch {
+                    return StrataError(.internalInconsistency, "\(error)")
+                }
                 return nil
             }()
             #expect(error?.code == .storeBusy, "\(String(describing: error))")
@@ -74,7 +83,10 @@ import StrataTestSupport
             // Once the first is done, migrating again finds nothing to do.
             #expect(try !migrator.needsMigration(storeAt: url))
             if kind == .xml {
-                #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("strata-migrat") } == [], "no lock or staging file is left")
+                #expect(
+                    try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+                        $0.contains("strata-migrat")
+                    } == [], "no lock or staging file is left")
             }
             if kind == .memory { try registry.backend(for: "memory").destroyStore(at: url) }
         }
@@ -94,10 +106,12 @@ import StrataTestSupport
             // migrated; either way nothing is lost.
             var saved = true
             do {
-                let store = try registry.open(url, model: versions.version(named: "v1")!, options: StoreOptions(options: ["lockTimeout": "0"]))
+                let store = try registry.open(
+                    url, model: versions.version(named: "v1")!, options: StoreOptions(options: ["lockTimeout": "0"]))
                 defer { try? store.close() }
                 let company = try store.obtainPermanentIDs(for: "Company", count: 1)[0]
-                var snapshot = Snapshot(objectID: company, entity: versions.version(named: "v1")!.entity(named: "Company")!)
+                var snapshot = Snapshot(
+                    objectID: company, entity: versions.version(named: "v1")!.entity(named: "Company")!)
                 snapshot.attributes[0] = .string("Saved during the migration")
                 try store.save(SaveRequest(inserts: [snapshot]))
             } catch let error as StrataError where error.code == .storeBusy {
@@ -110,7 +124,10 @@ import StrataTestSupport
                 let reopened = try registry.open(url, model: versions.version(named: "v1")!)
                 defer { try? reopened.close() }
                 #expect(try all(reopened, "Company").count == 3, "the save made during the migration is still there")
-                #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("strata-migrat") } == [])
+                #expect(
+                    try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+                        $0.contains("strata-migrat")
+                    } == [])
                 // Run again, the migration finds the store as it is now and migrates it.
                 try migrator.migrate(storeAt: url)
             } else {

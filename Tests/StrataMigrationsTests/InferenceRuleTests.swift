@@ -1,16 +1,24 @@
 import Foundation
 import StrataCore
 import StrataMigrations
-import Testing
 import StrataTestSupport
+import Testing
 
 /// One test per lightweight rule, each executed on every built-in backend.
 @Suite struct InferenceRuleTests {
     @Test(arguments: BackendKind.allCases)
     func addedAttributeTakesItsDefault(kind: BackendKind) throws {
-        let v2 = try RuleModels.model("v2", [RuleModels.person([Attribute("name", .string), Attribute("nick", .string, isOptional: true),
-                                                                Attribute("score", .integer32, defaultValue: .integer(5)), Attribute("note", .string, isOptional: true)]), RuleModels.pet()])
-        #expect(try MigrationStep.infer(from: RuleModels.v1, to: v2).changes.map(\.kind) == [.addAttribute, .addAttribute])
+        let v2 = try RuleModels.model(
+            "v2",
+            [
+                RuleModels.person([
+                    Attribute("name", .string), Attribute("nick", .string, isOptional: true),
+                    Attribute("score", .integer32, defaultValue: .integer(5)),
+                    Attribute("note", .string, isOptional: true),
+                ]), RuleModels.pet(),
+            ])
+        #expect(
+            try MigrationStep.infer(from: RuleModels.v1, to: v2).changes.map(\.kind) == [.addAttribute, .addAttribute])
         try migrate(kind, versions: [RuleModels.v1, v2]) { (store: any PersistentStore) throws in
             #expect(try values(store, "Person", "score") == [.integer(5), .integer(5), .integer(5)])
             #expect(try values(store, "Person", "note") == [.null, .null, .null])
@@ -23,17 +31,25 @@ import StrataTestSupport
         let v2 = try RuleModels.model("v2", [RuleModels.person([Attribute("name", .string)]), RuleModels.pet()])
         #expect(try MigrationStep.infer(from: RuleModels.v1, to: v2).changes.map(\.kind) == [.removeAttribute])
         try migrate(kind, versions: [RuleModels.v1, v2]) { (store: any PersistentStore) throws in
-            #expect(try values(store, "Person", "name") == [.string("person 1"), .string("person 2"), .string("person 3")])
+            #expect(
+                try values(store, "Person", "name") == [.string("person 1"), .string("person 2"), .string("person 3")])
             #expect(try links(store, "Person", "pet") == [[1], [2], []])
         }
     }
 
     @Test(arguments: BackendKind.allCases)
     func requiredAttributeBecomesOptional(kind: BackendKind) throws {
-        let v2 = try RuleModels.model("v2", [RuleModels.person([Attribute("name", .string, isOptional: true), Attribute("nick", .string, isOptional: true)]), RuleModels.pet()])
+        let v2 = try RuleModels.model(
+            "v2",
+            [
+                RuleModels.person([
+                    Attribute("name", .string, isOptional: true), Attribute("nick", .string, isOptional: true),
+                ]), RuleModels.pet(),
+            ])
         #expect(try MigrationStep.infer(from: RuleModels.v1, to: v2).changes.map(\.kind) == [.attributeBecomesOptional])
         try migrate(kind, versions: [RuleModels.v1, v2]) { (store: any PersistentStore) throws in
-            #expect(try values(store, "Person", "name") == [.string("person 1"), .string("person 2"), .string("person 3")])
+            #expect(
+                try values(store, "Person", "name") == [.string("person 1"), .string("person 2"), .string("person 3")])
             var first = try all(store, "Person")[0]
             first.attributes[0] = .null
             try store.save(SaveRequest(updates: [SaveRequest.Update(first, expectedVersion: first.version)]))
@@ -43,7 +59,13 @@ import StrataTestSupport
 
     @Test(arguments: BackendKind.allCases)
     func optionalAttributeBecomesRequiredWithItsDefault(kind: BackendKind) throws {
-        let v2 = try RuleModels.model("v2", [RuleModels.person([Attribute("name", .string), Attribute("nick", .string, defaultValue: .string("none"))]), RuleModels.pet()])
+        let v2 = try RuleModels.model(
+            "v2",
+            [
+                RuleModels.person([
+                    Attribute("name", .string), Attribute("nick", .string, defaultValue: .string("none")),
+                ]), RuleModels.pet(),
+            ])
         #expect(try MigrationStep.infer(from: RuleModels.v1, to: v2).changes.map(\.kind) == [.attributeBecomesRequired])
         try migrate(kind, versions: [RuleModels.v1, v2]) { (store: any PersistentStore) throws in
             #expect(try values(store, "Person", "nick") == [.string("nick 1"), .string("none"), .string("nick 3")])
@@ -52,7 +74,14 @@ import StrataTestSupport
 
     @Test(arguments: BackendKind.allCases)
     func attributeIsRenamedThroughItsRenamingIdentifier(kind: BackendKind) throws {
-        let v2 = try RuleModels.model("v2", [RuleModels.person([Attribute("name", .string), Attribute("nickname", .string, isOptional: true, renamingIdentifier: "nick")]), RuleModels.pet()])
+        let v2 = try RuleModels.model(
+            "v2",
+            [
+                RuleModels.person([
+                    Attribute("name", .string),
+                    Attribute("nickname", .string, isOptional: true, renamingIdentifier: "nick"),
+                ]), RuleModels.pet(),
+            ])
         #expect(try MigrationStep.infer(from: RuleModels.v1, to: v2).changes.map(\.kind) == [.renameAttribute])
         try migrate(kind, versions: [RuleModels.v1, v2]) { (store: any PersistentStore) throws in
             #expect(try values(store, "Person", "nickname") == [.string("nick 1"), .null, .string("nick 3")])
@@ -61,9 +90,23 @@ import StrataTestSupport
 
     @Test(arguments: BackendKind.allCases)
     func renameChainsAcrossVersions(kind: BackendKind) throws {
-        let v2 = try RuleModels.model("v2", [RuleModels.person([Attribute("name", .string), Attribute("nickname", .string, isOptional: true, renamingIdentifier: "nick")]), RuleModels.pet()])
+        let v2 = try RuleModels.model(
+            "v2",
+            [
+                RuleModels.person([
+                    Attribute("name", .string),
+                    Attribute("nickname", .string, isOptional: true, renamingIdentifier: "nick"),
+                ]), RuleModels.pet(),
+            ])
         // v3 renames again and still carries its own renaming identifier only.
-        let v3 = try RuleModels.model("v3", [RuleModels.person([Attribute("name", .string), Attribute("alias", .string, isOptional: true, renamingIdentifier: "nickname")]), RuleModels.pet()])
+        let v3 = try RuleModels.model(
+            "v3",
+            [
+                RuleModels.person([
+                    Attribute("name", .string),
+                    Attribute("alias", .string, isOptional: true, renamingIdentifier: "nickname"),
+                ]), RuleModels.pet(),
+            ])
         try migrate(kind, versions: [RuleModels.v1, v2, v3]) { (store: any PersistentStore) throws in
             #expect(try values(store, "Person", "alias") == [.string("nick 1"), .null, .string("nick 3")])
         }
@@ -71,8 +114,12 @@ import StrataTestSupport
 
     @Test(arguments: BackendKind.allCases)
     func entityIsRenamedWithItsLinks(kind: BackendKind) throws {
-        let v2 = try RuleModels.model("v2", [RuleModels.person(relationships: [Relationship("pet", to: "Animal", inverse: "owner")]),
-                                             RuleModels.pet(name: "Animal", renamingIdentifier: "Pet")])
+        let v2 = try RuleModels.model(
+            "v2",
+            [
+                RuleModels.person(relationships: [Relationship("pet", to: "Animal", inverse: "owner")]),
+                RuleModels.pet(name: "Animal", renamingIdentifier: "Pet"),
+            ])
         #expect(try MigrationStep.infer(from: RuleModels.v1, to: v2).changes.map(\.kind) == [.renameEntity])
         try migrate(kind, versions: [RuleModels.v1, v2]) { (store: any PersistentStore) throws in
             #expect(try values(store, "Animal", "name") == [.string("pet 1"), .string("pet 2")])
@@ -84,8 +131,14 @@ import StrataTestSupport
 
     @Test(arguments: BackendKind.allCases)
     func relationshipIsRenamedThroughItsRenamingIdentifier(kind: BackendKind) throws {
-        let v2 = try RuleModels.model("v2", [RuleModels.person(relationships: [Relationship("companion", to: "Pet", inverse: "owner", renamingIdentifier: "pet")]),
-                                             RuleModels.pet([Relationship("owner", to: "Person", inverse: "companion")])])
+        let v2 = try RuleModels.model(
+            "v2",
+            [
+                RuleModels.person(relationships: [
+                    Relationship("companion", to: "Pet", inverse: "owner", renamingIdentifier: "pet")
+                ]),
+                RuleModels.pet([Relationship("owner", to: "Person", inverse: "companion")]),
+            ])
         #expect(try MigrationStep.infer(from: RuleModels.v1, to: v2).changes.map(\.kind) == [.renameRelationship])
         try migrate(kind, versions: [RuleModels.v1, v2]) { (store: any PersistentStore) throws in
             #expect(try links(store, "Person", "companion") == [[1], [2], []])
@@ -95,11 +148,14 @@ import StrataTestSupport
 
     @Test(arguments: BackendKind.allCases)
     func addedEntityStartsEmpty(kind: BackendKind) throws {
-        let v2 = try RuleModels.model("v2", [RuleModels.person(), RuleModels.pet(), Entity("Tag", attributes: [Attribute("label", .string)])])
+        let v2 = try RuleModels.model(
+            "v2", [RuleModels.person(), RuleModels.pet(), Entity("Tag", attributes: [Attribute("label", .string)])])
         #expect(try MigrationStep.infer(from: RuleModels.v1, to: v2).changes.map(\.kind) == [.addEntity])
         try migrate(kind, versions: [RuleModels.v1, v2]) { (store: any PersistentStore) throws in
             #expect(try all(store, "Tag").isEmpty)
-            try insert(store) { ids in [Snapshot(objectID: try ids("Tag", 1)[0], version: 0, attributes: [.string("t")], relationships: [])] }
+            try insert(store) { ids in
+                [Snapshot(objectID: try ids("Tag", 1)[0], version: 0, attributes: [.string("t")], relationships: [])]
+            }
             #expect(try values(store, "Tag", "label") == [.string("t")])
             #expect(try links(store, "Person", "pet") == [[1], [2], []])
         }
@@ -108,7 +164,10 @@ import StrataTestSupport
     @Test(arguments: BackendKind.allCases)
     func removedEntityTakesItsRelationshipsAlong(kind: BackendKind) throws {
         let v2 = try RuleModels.model("v2", [RuleModels.person(relationships: [])])
-        #expect(Set(try MigrationStep.infer(from: RuleModels.v1, to: v2).changes.map(\.kind)) == [.removeEntity, .removeRelationship])
+        #expect(
+            Set(try MigrationStep.infer(from: RuleModels.v1, to: v2).changes.map(\.kind)) == [
+                .removeEntity, .removeRelationship,
+            ])
         try migrate(kind, versions: [RuleModels.v1, v2]) { (store: any PersistentStore) throws in
             #expect(try values(store, "Person", "nick") == [.string("nick 1"), .null, .string("nick 3")])
             #expect(throws: StrataError.self) { try all(store, "Pet") }
@@ -117,9 +176,22 @@ import StrataTestSupport
 
     @Test(arguments: BackendKind.allCases)
     func addedRelationshipStartsEmpty(kind: BackendKind) throws {
-        let v2 = try RuleModels.model("v2", [RuleModels.person(relationships: [Relationship("pet", to: "Pet", inverse: "owner"), Relationship("favorite", to: "Pet", inverse: "fans")]),
-                                             RuleModels.pet([Relationship("owner", to: "Person", inverse: "pet"), Relationship("fans", to: "Person", inverse: "favorite", toMany: true)])])
-        #expect(try MigrationStep.infer(from: RuleModels.v1, to: v2).changes.map(\.kind) == [.addRelationship, .addRelationship])
+        let v2 = try RuleModels.model(
+            "v2",
+            [
+                RuleModels.person(relationships: [
+                    Relationship("pet", to: "Pet", inverse: "owner"),
+                    Relationship("favorite", to: "Pet", inverse: "fans"),
+                ]),
+                RuleModels.pet([
+                    Relationship("owner", to: "Person", inverse: "pet"),
+                    Relationship("fans", to: "Person", inverse: "favorite", toMany: true),
+                ]),
+            ])
+        #expect(
+            try MigrationStep.infer(from: RuleModels.v1, to: v2).changes.map(\.kind) == [
+                .addRelationship, .addRelationship,
+            ])
         try migrate(kind, versions: [RuleModels.v1, v2]) { (store: any PersistentStore) throws in
             #expect(try links(store, "Person", "favorite") == [[], [], []])
             #expect(try links(store, "Pet", "fans") == [[], []])
@@ -130,7 +202,10 @@ import StrataTestSupport
     @Test(arguments: BackendKind.allCases)
     func removedRelationshipLeavesBothEntities(kind: BackendKind) throws {
         let v2 = try RuleModels.model("v2", [RuleModels.person(relationships: []), RuleModels.pet([])])
-        #expect(try MigrationStep.infer(from: RuleModels.v1, to: v2).changes.map(\.kind) == [.removeRelationship, .removeRelationship])
+        #expect(
+            try MigrationStep.infer(from: RuleModels.v1, to: v2).changes.map(\.kind) == [
+                .removeRelationship, .removeRelationship,
+            ])
         try migrate(kind, versions: [RuleModels.v1, v2]) { (store: any PersistentStore) throws in
             #expect(try values(store, "Pet", "name") == [.string("pet 1"), .string("pet 2")])
             #expect(try values(store, "Person", "name").count == 3)
@@ -139,9 +214,18 @@ import StrataTestSupport
 
     @Test(arguments: BackendKind.allCases)
     func toOneBecomesToManyKeepingEachTarget(kind: BackendKind) throws {
-        let v2 = try RuleModels.model("v2", [RuleModels.person(relationships: [Relationship("pets", to: "Pet", inverse: "owner", toMany: true, renamingIdentifier: "pet")]),
-                                             RuleModels.pet([Relationship("owner", to: "Person", inverse: "pets")])])
-        #expect(try MigrationStep.infer(from: RuleModels.v1, to: v2).changes.map(\.kind) == [.renameRelationship, .toOneBecomesToMany])
+        let v2 = try RuleModels.model(
+            "v2",
+            [
+                RuleModels.person(relationships: [
+                    Relationship("pets", to: "Pet", inverse: "owner", toMany: true, renamingIdentifier: "pet")
+                ]),
+                RuleModels.pet([Relationship("owner", to: "Person", inverse: "pets")]),
+            ])
+        #expect(
+            try MigrationStep.infer(from: RuleModels.v1, to: v2).changes.map(\.kind) == [
+                .renameRelationship, .toOneBecomesToMany,
+            ])
         try migrate(kind, versions: [RuleModels.v1, v2]) { (store: any PersistentStore) throws in
             #expect(try links(store, "Person", "pets") == [[1], [2], []])
             #expect(try links(store, "Pet", "owner") == [[1], [2]])
@@ -150,18 +234,32 @@ import StrataTestSupport
 
     @Test(arguments: BackendKind.allCases)
     func unorderedToManyBecomesOrderedInKeyOrder(kind: BackendKind) throws {
-        let v1 = try RuleModels.model("v1", [RuleModels.person(relationships: [Relationship("pets", to: "Pet", inverse: "owner", toMany: true)]),
-                                             RuleModels.pet([Relationship("owner", to: "Person", inverse: "pets")])])
-        let v2 = try RuleModels.model("v2", [RuleModels.person(relationships: [Relationship("pets", to: "Pet", inverse: "owner", toMany: true, ordered: true)]),
-                                             RuleModels.pet([Relationship("owner", to: "Person", inverse: "pets")])])
+        let v1 = try RuleModels.model(
+            "v1",
+            [
+                RuleModels.person(relationships: [Relationship("pets", to: "Pet", inverse: "owner", toMany: true)]),
+                RuleModels.pet([Relationship("owner", to: "Person", inverse: "pets")]),
+            ])
+        let v2 = try RuleModels.model(
+            "v2",
+            [
+                RuleModels.person(relationships: [
+                    Relationship("pets", to: "Pet", inverse: "owner", toMany: true, ordered: true)
+                ]),
+                RuleModels.pet([Relationship("owner", to: "Person", inverse: "pets")]),
+            ])
         #expect(try MigrationStep.infer(from: v1, to: v2).changes.map(\.kind) == [.becomesOrdered])
         let seed: (any PersistentStore) throws -> Void = { store in
-            let person = try store.model.requireEntity("Person"), pet = try store.model.requireEntity("Pet")
-            let p = try store.obtainPermanentIDs(for: "Person", count: 1)[0], pets = try store.obtainPermanentIDs(for: "Pet", count: 3)
+            let person = try store.model.requireEntity("Person")
+            let pet = try store.model.requireEntity("Pet")
+            let p = try store.obtainPermanentIDs(for: "Person", count: 1)[0]
+            let pets = try store.obtainPermanentIDs(for: "Pet", count: 3)
             var owner = Snapshot(objectID: p, entity: person)
             owner.attributes = [.string("owner"), .null]
             owner.relationships = [.toMany(pets.reversed())]
-            let animals = pets.enumerated().map { i, id in Snapshot(objectID: id, version: 0, attributes: [.string("pet \(i + 1)")], relationships: [.toOne(p)]) }
+            let animals = pets.enumerated().map { i, id in
+                Snapshot(objectID: id, version: 0, attributes: [.string("pet \(i + 1)")], relationships: [.toOne(p)])
+            }
             _ = pet
             try store.save(SaveRequest(inserts: [owner] + animals))
         }
@@ -181,17 +279,35 @@ import StrataTestSupport
 @Suite struct CombinedRuleTests {
     @Test(arguments: BackendKind.allCases)
     func relationshipRenamedAndMadeOrderedInOneStep(kind: BackendKind) throws {
-        let v1 = try RuleModels.model("v1", [RuleModels.person(relationships: [Relationship("pets", to: "Pet", inverse: "owner", toMany: true)]),
-                                             RuleModels.pet([Relationship("owner", to: "Person", inverse: "pets")])])
-        let v2 = try RuleModels.model("v2", [RuleModels.person(relationships: [Relationship("animals", to: "Pet", inverse: "keeper", toMany: true, ordered: true, renamingIdentifier: "pets")]),
-                                             RuleModels.pet([Relationship("keeper", to: "Person", inverse: "animals", renamingIdentifier: "owner")])])
+        let v1 = try RuleModels.model(
+            "v1",
+            [
+                RuleModels.person(relationships: [Relationship("pets", to: "Pet", inverse: "owner", toMany: true)]),
+                RuleModels.pet([Relationship("owner", to: "Person", inverse: "pets")]),
+            ])
+        let v2 = try RuleModels.model(
+            "v2",
+            [
+                RuleModels.person(relationships: [
+                    Relationship(
+                        "animals", to: "Pet", inverse: "keeper", toMany: true, ordered: true, renamingIdentifier: "pets"
+                    )
+                ]),
+                RuleModels.pet([Relationship("keeper", to: "Person", inverse: "animals", renamingIdentifier: "owner")]),
+            ])
         let seed: (any PersistentStore) throws -> Void = { store in
             let person = try store.model.requireEntity("Person")
-            let p = try store.obtainPermanentIDs(for: "Person", count: 1)[0], pets = try store.obtainPermanentIDs(for: "Pet", count: 2)
+            let p = try store.obtainPermanentIDs(for: "Person", count: 1)[0]
+            let pets = try store.obtainPermanentIDs(for: "Pet", count: 2)
             var owner = Snapshot(objectID: p, entity: person)
             owner.attributes = [.string("owner"), .null]
             owner.relationships = [.toMany(pets)]
-            try store.save(SaveRequest(inserts: [owner] + pets.map { Snapshot(objectID: $0, version: 0, attributes: [.string("pet")], relationships: [.toOne(p)]) }))
+            try store.save(
+                SaveRequest(
+                    inserts: [owner]
+                        + pets.map {
+                            Snapshot(objectID: $0, version: 0, attributes: [.string("pet")], relationships: [.toOne(p)])
+                        }))
         }
         try migrate(kind, versions: [v1, v2], seed: seed) { (store: any PersistentStore) throws in
             #expect(try links(store, "Person", "animals") == [[1, 2]])
@@ -205,8 +321,16 @@ import StrataTestSupport
             let registry = builtInRegistry()
             let url = kind.url(in: directory)
             defer { if kind == .memory { try? registry.backend(for: "memory").destroyStore(at: url) } }
-            let v2 = try RuleModels.model("v2", [RuleModels.pet(), Entity("Person", attributes: [Attribute("name", .string), Attribute("nick", .string, isOptional: true)],
-                                                                         relationships: [Relationship("pet", to: "Pet", inverse: "owner")], uniqueConstraints: [["name"]])])
+            let v2 = try RuleModels.model(
+                "v2",
+                [
+                    RuleModels.pet(),
+                    Entity(
+                        "Person",
+                        attributes: [Attribute("name", .string), Attribute("nick", .string, isOptional: true)],
+                        relationships: [Relationship("pet", to: "Pet", inverse: "owner")], uniqueConstraints: [["name"]]
+                    ),
+                ])
             do {
                 let store = try registry.open(url, model: RuleModels.v1)
                 try RuleModels.seed(store)
@@ -215,13 +339,15 @@ import StrataTestSupport
                 try store.save(SaveRequest(updates: [SaveRequest.Update(second, expectedVersion: second.version)]))
                 try store.close()
             }
-            let migrator = try StoreMigrator(versions: VersionedModel(name: "Rules", versions: [RuleModels.v1, v2]), registry: registry)
+            let migrator = try StoreMigrator(
+                versions: VersionedModel(name: "Rules", versions: [RuleModels.v1, v2]), registry: registry)
             #expect(try MigrationStep.infer(from: RuleModels.v1, to: v2).changes.map(\.kind) == [.changeIndexes])
             let error = try #require(throws: StrataError.self) { try migrator.migrate(storeAt: url) }
             #expect(error.code == .uniqueConstraint)
             let store = try registry.open(url, model: RuleModels.v1)
             defer { try? store.close() }
-            #expect(try values(store, "Person", "name") == [.string("person 1"), .string("person 1"), .string("person 3")])
+            #expect(
+                try values(store, "Person", "name") == [.string("person 1"), .string("person 1"), .string("person 3")])
         }
     }
 }

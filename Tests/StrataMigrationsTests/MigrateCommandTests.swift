@@ -1,8 +1,8 @@
 import Foundation
 import StrataCore
 import StrataMigrations
-import Testing
 import StrataTestSupport
+import Testing
 
 /// `strata migrate`, run as a process.
 @Suite struct MigrateCommandTests {
@@ -22,7 +22,9 @@ import StrataTestSupport
         try withTemporaryDirectory { directory in
             let url = try v1Store(in: directory)
             let before = try snapshotOfFiles(url)
-            let result = try strata(["migrate", url.description, "--model", Repository.companyModelDirectory.path, "--dry-run"])
+            let result = try strata([
+                "migrate", url.description, "--model", Repository.companyModelDirectory.path, "--dry-run",
+            ])
             #expect(result.status == 0)
             #expect(result.output.hasPrefix("migrate from v1 to v3 in 2 steps\nstep v1 -> v2 (inferred)\n"))
             #expect(result.output.contains("renameAttribute Employee.dateOfBirth"))
@@ -43,20 +45,28 @@ import StrataTestSupport
     @Test func yesMigratesAndJSONDescribesIt() throws {
         try withTemporaryDirectory { directory in
             let url = try v1Store(in: directory)
-            let result = try strata(["migrate", url.description, "--model", Repository.companyModelDirectory.path, "--to", "v2", "--yes", "--json"])
+            let result = try strata([
+                "migrate", url.description, "--model", Repository.companyModelDirectory.path, "--to", "v2", "--yes",
+                "--json",
+            ])
             #expect(result.status == 0)
             let node = try JSONNode.parse(Data(result.output.utf8))
             #expect(node["migrated"] == .bool(true))
             #expect(node["plan"]?["from"] == .string("v1") && node["plan"]?["to"] == .string("v2"))
             #expect(try builtInRegistry().backend(for: "sqlite").metadata(at: url)?.modelVersionIdentifier == "v2")
-            let again = try strata(["migrate", url.description, "--model", Repository.companyModelDirectory.path, "--to", "v2"])
+            let again = try strata([
+                "migrate", url.description, "--model", Repository.companyModelDirectory.path, "--to", "v2",
+            ])
             #expect(again.status == 0 && again.output.contains("nothing to do"))
         }
     }
 
     @Test func errorsExitWithOneAndTheirCode() throws {
         try withTemporaryDirectory { directory in
-            let result = try strata(["migrate", "sqlite:" + directory.appendingPathComponent("missing.sqlite").path, "--model", Repository.companyModelDirectory.path, "--json"])
+            let result = try strata([
+                "migrate", "sqlite:" + directory.appendingPathComponent("missing.sqlite").path, "--model",
+                Repository.companyModelDirectory.path, "--json",
+            ])
             #expect(result.status == 1)
             #expect(result.errors.hasPrefix("strata: storeNotFound"))
             #expect(try JSONNode.parse(Data(result.output.utf8))["error"]?["code"] == .string("storeNotFound"))
@@ -66,6 +76,8 @@ import StrataTestSupport
     @Test func helpListsEveryOptionAndTheExitCodes() throws {
         let result = try strata(["migrate", "--help"])
         #expect(result.status == 0)
-        for text in ["--model", "--to", "--dry-run", "--yes", "--json", "3 not confirmed"] { #expect(result.output.contains(text), "\(text)") }
+        for text in ["--model", "--to", "--dry-run", "--yes", "--json", "3 not confirmed"] {
+            #expect(result.output.contains(text), "\(text)")
+        }
     }
 }

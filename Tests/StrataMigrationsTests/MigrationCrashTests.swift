@@ -1,8 +1,8 @@
 import Foundation
 import StrataCore
 import StrataMigrations
-import Testing
 import StrataTestSupport
+import Testing
 
 /// A child process (`strata-migration-probe`) migrates a Company v1 store to v3 and is killed
 /// with SIGKILL at a random moment; the store must then open at a whole version (v1, v2 or v3)
@@ -38,32 +38,42 @@ import StrataTestSupport
             let duration = Date().timeIntervalSince(start)
             #expect(whole.status == 0)
             var generator = SystemRandomNumberGenerator()
-            var killedMidway = 0, killedBeforeStart = 0
+            var killedMidway = 0
+            var killedBeforeStart = 0
             var versionsSeen: [String: Int] = [:]
             for run in 0..<Self.runs {
                 let url = kind.url(in: root.appendingPathComponent("run\(run)"), name: "store")
                 try copyStore(template, to: url)
                 // On a loaded machine the calibrated start-up can come out longer than the whole
                 // run; the window then still spans from start-up to just past it.
-                let earliest = startup * 0.8, latest = max(duration * 1.05, startup * 1.2)
+                let earliest = startup * 0.8
+                let latest = max(duration * 1.05, startup * 1.2)
                 let delay = Double.random(in: earliest...latest, using: &generator)
                 let result = try runProbe(probe, url, command: "migrate", batch: Self.batch(kind), killAfter: delay)
                 if result.status == nil { if result.started { killedMidway += 1 } else { killedBeforeStart += 1 } }
                 let metadata = try #require(try registry.backend(for: url.scheme).metadata(at: url))
-                let version = try #require(versions.version(withHash: metadata.modelVersionHash), "run \(run): the store is at no whole version")
+                let version = try #require(
+                    versions.version(withHash: metadata.modelVersionHash),
+                    "run \(run): the store is at no whole version")
                 versionsSeen[version.versionIdentifier, default: 0] += 1
                 do {
                     let store = try registry.open(url, model: version)
                     defer { try? store.close() }
-                    #expect(try companyProblems(store, version: version.versionIdentifier, employees: Self.employees(kind)) == [], "run \(run) after \(delay)s at \(version.versionIdentifier)")
+                    #expect(
+                        try companyProblems(store, version: version.versionIdentifier, employees: Self.employees(kind))
+                            == [], "run \(run) after \(delay)s at \(version.versionIdentifier)")
                 }
                 try StoreMigrator(versions: versions, registry: registry).migrate(storeAt: url)
                 let store = try registry.open(url, model: versions.current)
-                #expect(try companyProblems(store, version: "v3", employees: Self.employees(kind)) == [], "run \(run), migrated again")
+                #expect(
+                    try companyProblems(store, version: "v3", employees: Self.employees(kind)) == [],
+                    "run \(run), migrated again")
                 try store.close()
                 try? FileManager.default.removeItem(at: root.appendingPathComponent("run\(run)"))
             }
-            print("migration crash test (\(kind)): \(Self.runs) runs, \(killedMidway) kills landed mid-migration, \(killedBeforeStart) before it began, \(Self.runs - killedMidway - killedBeforeStart) after it ended; child start-up \(Int(startup * 1000)) ms, whole run \(Int(duration * 1000)) ms; versions found after the kill: \(versionsSeen.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))")
+            print(
+                "migration crash test (\(kind)): \(Self.runs) runs, \(killedMidway) kills landed mid-migration, \(killedBeforeStart) before it began, \(Self.runs - killedMidway - killedBeforeStart) after it ended; child start-up \(Int(startup * 1000)) ms, whole run \(Int(duration * 1000)) ms; versions found after the kill: \(versionsSeen.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))"
+            )
             #expect(killedMidway > 0)
         }
     }
@@ -71,7 +81,9 @@ import StrataTestSupport
     /// Runs the probe on `url`; with `killAfter`, sends SIGKILL after that many seconds.
     /// Returns the exit status (`nil` when the kill landed before the child finished) and
     /// whether the child had begun migrating.
-    private func runProbe(_ probe: URL, _ url: StoreURL, command: String, batch: Int, killAfter: Double?) throws -> (status: Int32?, started: Bool) {
+    private func runProbe(_ probe: URL, _ url: StoreURL, command: String, batch: Int, killAfter: Double?) throws -> (
+        status: Int32?, started: Bool
+    ) {
         let process = Process()
         process.executableURL = probe
         process.arguments = [command, url.description, Repository.companyModelDirectory.path, String(batch)]
@@ -92,7 +104,8 @@ import StrataTestSupport
 
     private func copyStore(_ from: StoreURL, to: StoreURL) throws {
         let target = URL(fileURLWithPath: to.location)
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: URL(fileURLWithPath: from.location), to: target)
     }
 }

@@ -6,24 +6,38 @@ import StrataTestSupport
 /// Small models for the inference-rule tests: Person(name, nick?) and Pet(name), linked by
 /// Person.pet <-> Pet.owner (one-to-one) unless a test says otherwise.
 enum RuleModels {
-    static func person(_ attributes: [Attribute]? = nil, relationships: [Relationship]? = nil, renamingIdentifier: String? = nil) -> Entity {
-        Entity("Person", attributes: attributes ?? [Attribute("name", .string), Attribute("nick", .string, isOptional: true)],
-               relationships: relationships ?? [Relationship("pet", to: "Pet", inverse: "owner")], renamingIdentifier: renamingIdentifier)
+    static func person(
+        _ attributes: [Attribute]? = nil, relationships: [Relationship]? = nil, renamingIdentifier: String? = nil
+    ) -> Entity {
+        Entity(
+            "Person",
+            attributes: attributes ?? [Attribute("name", .string), Attribute("nick", .string, isOptional: true)],
+            relationships: relationships ?? [Relationship("pet", to: "Pet", inverse: "owner")],
+            renamingIdentifier: renamingIdentifier)
     }
 
-    static func pet(_ relationships: [Relationship]? = nil, name: String = "Pet", renamingIdentifier: String? = nil) -> Entity {
-        Entity(name, attributes: [Attribute("name", .string)], relationships: relationships ?? [Relationship("owner", to: "Person", inverse: "pet")], renamingIdentifier: renamingIdentifier)
+    static func pet(_ relationships: [Relationship]? = nil, name: String = "Pet", renamingIdentifier: String? = nil)
+        -> Entity
+    {
+        Entity(
+            name, attributes: [Attribute("name", .string)],
+            relationships: relationships ?? [Relationship("owner", to: "Person", inverse: "pet")],
+            renamingIdentifier: renamingIdentifier)
     }
 
-    static func model(_ version: String, _ entities: [Entity]) throws -> Model { try Model(versionIdentifier: version, entities: entities) }
+    static func model(_ version: String, _ entities: [Entity]) throws -> Model {
+        try Model(versionIdentifier: version, entities: entities)
+    }
 
     static let v1: Model = try! model("v1", [person(), pet()])
 
     /// Three people (p1 has pet 1, p2 has pet 2 and no nick, p3 has no pet) and two pets.
     static func seed(_ store: any PersistentStore) throws {
         let model = store.model
-        let person = try model.requireEntity("Person"), pet = try model.requireEntity("Pet")
-        let people = try store.obtainPermanentIDs(for: "Person", count: 3), pets = try store.obtainPermanentIDs(for: "Pet", count: 2)
+        let person = try model.requireEntity("Person")
+        let pet = try model.requireEntity("Pet")
+        let people = try store.obtainPermanentIDs(for: "Person", count: 3)
+        let pets = try store.obtainPermanentIDs(for: "Pet", count: 2)
         var inserts: [Snapshot] = []
         for i in 0..<3 {
             var s = Snapshot(objectID: people[i], entity: person)
@@ -43,7 +57,10 @@ enum RuleModels {
 
 /// Seeds a store at `versions[0]` with `seed`, migrates it to the last version with
 /// `stages`, and opens it at that version for `check`.
-func migrate(_ kind: BackendKind, versions models: [Model], stages: [MigrationStage] = [], check: (any PersistentStore) throws -> Void) throws {
+func migrate(
+    _ kind: BackendKind, versions models: [Model], stages: [MigrationStage] = [],
+    check: (any PersistentStore) throws -> Void
+) throws {
     try migrate(kind, versions: models, stages: stages, seed: RuleModels.seed, check: check)
 }
 

@@ -36,7 +36,9 @@ func builtInRegistry() -> StoreRegistry {
 }
 
 /// Inserts `snapshots` (already inverse-consistent) after taking their keys from the store.
-func insert(_ store: any PersistentStore, _ build: (_ ids: (String, Int) throws -> [ObjectID]) throws -> [Snapshot]) throws {
+func insert(_ store: any PersistentStore, _ build: (_ ids: (String, Int) throws -> [ObjectID]) throws -> [Snapshot])
+    throws
+{
     let snapshots = try build { entity, count in try store.obtainPermanentIDs(for: entity, count: count) }
     try store.save(SaveRequest(inserts: snapshots))
 }
@@ -53,7 +55,9 @@ struct CompanySeed {
 
     static func seed(_ store: any PersistentStore, employees: Int = 12) throws {
         let model = store.model
-        let company = try model.requireEntity("Company"), department = try model.requireEntity("Department"), employee = try model.requireEntity("Employee")
+        let company = try model.requireEntity("Company")
+        let department = try model.requireEntity("Department")
+        let employee = try model.requireEntity("Employee")
         let companies = try store.obtainPermanentIDs(for: "Company", count: 2)
         let departments = try store.obtainPermanentIDs(for: "Department", count: 3)
         let people = try store.obtainPermanentIDs(for: "Employee", count: employees)
@@ -62,18 +66,27 @@ struct CompanySeed {
         for (i, id) in companies.enumerated() {
             var s = Snapshot(objectID: id, entity: company)
             s.attributes = [.string("Company \(i)"), i == 0 ? .date(referenceDate) : .null]
-            s.relationships = [.toMany(departments.indices.filter { departmentCompany[$0] == i }.map { departments[$0] })]
+            s.relationships = [
+                .toMany(departments.indices.filter { departmentCompany[$0] == i }.map { departments[$0] })
+            ]
             inserts.append(s)
         }
         for (i, id) in departments.enumerated() {
             var s = Snapshot(objectID: id, entity: department)
             s.attributes = [.string("Department \(i)"), i == 1 ? .null : .decimal(Decimal(1000 * (i + 1)))]
-            s.relationships = [.toOne(companies[departmentCompany[i]]), .toMany(people.indices.filter { $0 % 3 == i }.map { people[$0] })]
+            s.relationships = [
+                .toOne(companies[departmentCompany[i]]),
+                .toMany(people.indices.filter { $0 % 3 == i }.map { people[$0] }),
+            ]
             inserts.append(s)
         }
         for (i, id) in people.enumerated() {
             var s = Snapshot(objectID: id, entity: employee)
-            s.attributes = [.string("Employee \(i)"), i % 3 == 0 ? .null : .date(referenceDate.addingTimeInterval(Double(i) * 86_400)), i % 2 == 0 ? .null : .double(1.5 + Double(i) / 100)]
+            s.attributes = [
+                .string("Employee \(i)"),
+                i % 3 == 0 ? .null : .date(referenceDate.addingTimeInterval(Double(i) * 86_400)),
+                i % 2 == 0 ? .null : .double(1.5 + Double(i) / 100),
+            ]
             s.relationships = [.toOne(departments[i % 3])]
             inserts.append(s)
         }
@@ -86,7 +99,8 @@ struct CompanySeed {
         var height: Value = i % 2 == 0 ? .null : .double(1.5 + Double(i) / 100)
         switch version {
         case "v1": return ["name": .string("Employee \(i)"), "birthday": birthday, "height": height]
-        case "v2": return ["name": .string("Employee \(i)"), "dateOfBirth": birthday, "height": height, "level": .integer(1)]
+        case "v2":
+            return ["name": .string("Employee \(i)"), "dateOfBirth": birthday, "height": height, "level": .integer(1)]
         default:
             if height.isNull { height = .double(1.7) }
             return ["name": .string("Employee \(i)"), "dateOfBirth": birthday, "height": height, "level": .integer(1)]
@@ -98,17 +112,25 @@ struct CompanySeed {
 func companyProblems(_ store: any PersistentStore, version: String, employees: Int = 12) throws -> [String] {
     var problems: [String] = []
     let model = store.model
-    let employee = try model.requireEntity("Employee"), department = try model.requireEntity("Department"), company = try model.requireEntity("Company")
+    let employee = try model.requireEntity("Employee")
+    let department = try model.requireEntity("Department")
+    let company = try model.requireEntity("Company")
     let people = try all(store, "Employee")
     if people.count != employees { problems.append("\(people.count) employees, expected \(employees)") }
     for (i, s) in people.enumerated() {
-        for (name, value) in CompanySeed.expectedEmployee(i, version: version) where s.value(of: name, in: employee) != value {
-            problems.append("\(s.objectID).\(name) = \(String(describing: s.value(of: name, in: employee))), expected \(value)")
+        for (name, value) in CompanySeed.expectedEmployee(i, version: version)
+        where s.value(of: name, in: employee) != value {
+            problems.append(
+                "\(s.objectID).\(name) = \(String(describing: s.value(of: name, in: employee))), expected \(value)")
         }
         let dept = s.relationship("department", in: employee)?.targets.first?.primaryKey
         if dept != Int64(i % 3 + 1) { problems.append("\(s.objectID).department = \(String(describing: dept))") }
-        if s.objectID.primaryKey != Int64(i + 1) { problems.append("\(s.objectID) has key \(String(describing: s.objectID.primaryKey)), expected \(i + 1)") }
-        if version == "v3", s.relationship("projects", in: employee) != .toMany([]) { problems.append("\(s.objectID).projects is not empty") }
+        if s.objectID.primaryKey != Int64(i + 1) {
+            problems.append("\(s.objectID) has key \(String(describing: s.objectID.primaryKey)), expected \(i + 1)")
+        }
+        if version == "v3", s.relationship("projects", in: employee) != .toMany([]) {
+            problems.append("\(s.objectID).projects is not empty")
+        }
     }
     let departments = try all(store, "Department")
     if departments.count != 3 { problems.append("\(departments.count) departments") }

@@ -2,8 +2,8 @@ import Foundation
 import StrataCore
 import StrataInMemory
 import StrataMigrations
-import Testing
 import StrataTestSupport
+import Testing
 
 /// A third-party store as the streaming executor sees it: no native migration, no native
 /// queries, but `KeyPreservingStore` and a backend that adopts `StoreReplacing`.
@@ -18,12 +18,13 @@ final class KeyPreservingTestStore: WrappingStore, KeyPreservingStore {
         self.reservations = reservations
     }
 
-
     /// Reserves by taking keys from the inner store until `key` is reached.
     func reserveKeys(through key: Int64, for entityName: String) throws {
         var last: Int64 = 0
         while last < key {
-            last = try inner.obtainPermanentIDs(for: entityName, count: Int(min(key - last, 1_000))).last?.primaryKey ?? key
+            last =
+                try inner.obtainPermanentIDs(for: entityName, count: Int(min(key - last, 1_000))).last?.primaryKey
+                ?? key
         }
         reservations.withLock { $0[entityName] = max($0[entityName] ?? 0, key) }
     }
@@ -51,7 +52,9 @@ struct AliasBackend: StoreBackend, StoreReplacing {
         guard let memory = memoryURL(url, create: options.createsIfMissing) else {
             throw StrataError(.storeNotFound, "no alias store \(url)", location: ["url": url.description])
         }
-        return KeyPreservingTestStore(inner: try InMemoryBackend().open(memory, model: model, options: options), url: url, reservations: reservations)
+        return KeyPreservingTestStore(
+            inner: try InMemoryBackend().open(memory, model: model, options: options), url: url,
+            reservations: reservations)
     }
 
     func metadata(at url: StoreURL) throws -> StoreMetadata? {
@@ -64,7 +67,9 @@ struct AliasBackend: StoreBackend, StoreReplacing {
         _ = aliases.withLock { $0.removeValue(forKey: url.location) }
     }
 
-    func stagingURL(for url: StoreURL) throws -> StoreURL { StoreURL(scheme: scheme, location: url.location + ".staging") }
+    func stagingURL(for url: StoreURL) throws -> StoreURL {
+        StoreURL(scheme: scheme, location: url.location + ".staging")
+    }
 
     func replaceStore(at url: StoreURL, withStoreAt staging: StoreURL) throws {
         let old = aliases.withLock { table -> String? in

@@ -23,7 +23,9 @@ import Testing
         }
         for child in children { _ = child.waitForLine(startingWith: "ready") }
         _ = FileManager.default.createFile(atPath: start, contents: Data())
-        var conflicts = 0, busy = 0, reads = 0
+        var conflicts = 0
+        var busy = 0
+        var reads = 0
         for (worker, child) in children.enumerated() {
             child.finish()
             #expect(child.process.terminationStatus == 0, "worker \(worker): \(child.lines)")
@@ -31,10 +33,11 @@ import Testing
                 Issue.record("worker \(worker) did not finish: \(child.lines)")
                 continue
             }
-            let fields = Dictionary(uniqueKeysWithValues: done.dropFirst(5).split(separator: " ").compactMap { field -> (String, Int)? in
-                let parts = field.split(separator: "=")
-                return parts.count == 2 ? (String(parts[0]), Int(parts[1]) ?? -1) : nil
-            })
+            let fields = Dictionary(
+                uniqueKeysWithValues: done.dropFirst(5).split(separator: " ").compactMap { field -> (String, Int)? in
+                    let parts = field.split(separator: "=")
+                    return parts.count == 2 ? (String(parts[0]), Int(parts[1]) ?? -1) : nil
+                })
             #expect(fields["increments"] == operations)
             conflicts += fields["conflicts"] ?? 0
             busy += fields["busy"] ?? 0
@@ -54,8 +57,12 @@ import Testing
         #expect(counters.reduce(0) { $0 + Int($1.version - 1) } == total, "every increment bumped one version")
         let entries = try store.fetch(FetchRequest(entityName: "Entry")).snapshots()
         let pairs = Set(entries.map { "\($0.attributes[0])/\($0.attributes[1])" })
-        #expect(entries.count == total && pairs.count == total, "\(entries.count) entries, \(pairs.count) distinct, \(total) expected")
+        #expect(
+            entries.count == total && pairs.count == total,
+            "\(entries.count) entries, \(pairs.count) distinct, \(total) expected")
         #expect(Set(entries.map(\.objectID)).count == entries.count, "no key handed out twice across processes")
-        reportCount("contention \(scheme) x\(processes): \(total) increments, none lost; \(conflicts) conflicts and \(busy) busy retried, \(reads) reads checked")
+        reportCount(
+            "contention \(scheme) x\(processes): \(total) increments, none lost; \(conflicts) conflicts and \(busy) busy retried, \(reads) reads checked"
+        )
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import StrataCore
+import StrataTestSupport
 import StrataTortureKit
 import Testing
-import StrataTestSupport
 
 /// Truncated and damaged store files of every persistent backend: opening and reading them
 /// gives the data or a typed error, never a crash, a hang or an untyped error; a refused file
@@ -83,19 +83,28 @@ import StrataTestSupport
             let outcome = Self.readEverything(url)
             outcomes[outcome, default: 0] += 1
             #expect(!outcome.hasPrefix("untyped"), "\(scheme), \(label): \(outcome)")
-            #expect(["ok", "storeCorrupt", "modelMismatch", "unsupported"].contains(outcome), "\(scheme), \(label): \(outcome)")
+            #expect(
+                ["ok", "storeCorrupt", "modelMismatch", "unsupported"].contains(outcome),
+                "\(scheme), \(label): \(outcome)")
             if outcome != "ok" {
-                #expect(Array(try Data(contentsOf: URL(fileURLWithPath: url.location))) == mutated, "\(scheme), \(label): a refused file was changed")
+                #expect(
+                    Array(try Data(contentsOf: URL(fileURLWithPath: url.location))) == mutated,
+                    "\(scheme), \(label): a refused file was changed")
             }
             try? FileManager.default.removeItem(atPath: (url.location as NSString).deletingLastPathComponent)
         }
-        reportCount("corrupt \(scheme) files: \(cases.count) inputs tried, outcomes \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+        reportCount(
+            "corrupt \(scheme) files: \(cases.count) inputs tried, outcomes \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))"
+        )
     }
 
     /// The seeds of the damaged LMDB files: 43, or those listed in `STRATA_LMDB_DAMAGE_SEEDS`
     /// (`44,45,46`) to try more files locally.
     static var lmdbDamageSeeds: [UInt64] {
-        let listed = ProcessInfo.processInfo.environment["STRATA_LMDB_DAMAGE_SEEDS"]?.split(separator: ",").compactMap { UInt64($0) } ?? []
+        let listed =
+            ProcessInfo.processInfo.environment["STRATA_LMDB_DAMAGE_SEEDS"]?.split(separator: ",").compactMap {
+                UInt64($0)
+            } ?? []
         return listed.isEmpty ? [43] : listed
     }
 
@@ -103,7 +112,9 @@ import StrataTestSupport
         let bytes = try Self.pristine("lmdb")
         var outcomes: [String: Int] = [:]
         var crashes: [String] = []
-        let cases = Self.lmdbDamageSeeds.flatMap { seed in Self.mutations(of: bytes, seed: seed, pageSize: 4096).map { ("seed \(seed), \($0.0)", $0.1) } }
+        let cases = Self.lmdbDamageSeeds.flatMap { seed in
+            Self.mutations(of: bytes, seed: seed, pageSize: 4096).map { ("seed \(seed), \($0.0)", $0.1) }
+        }
         for (label, mutated) in cases {
             let url = temporaryStoreURL("lmdb")
             try FileManager.default.createDirectory(atPath: url.location, withIntermediateDirectories: true)
@@ -124,12 +135,18 @@ import StrataTestSupport
             // A flipped byte inside a record that still decodes (a relationship's target key)
             // cannot be seen without checksums: the child's consistency check reports it
             // (internalInconsistency; seeds 44 to 63 gave two in 5,480 files).
-            let allowed = ["ok", "storeCorrupt", "modelMismatch", "internalInconsistency"] + (mutated.isEmpty ? ["storeNotFound"] : [])
+            let allowed =
+                ["ok", "storeCorrupt", "modelMismatch", "internalInconsistency"]
+                + (mutated.isEmpty ? ["storeNotFound"] : [])
             // No crash at all: the page check refuses damaged pages before liblmdb reads them.
             #expect(allowed.contains(outcome), "lmdb, \(label): \(outcome) \(child.lines)")
             try? FileManager.default.removeItem(atPath: (url.location as NSString).deletingLastPathComponent)
         }
-        reportCount("corrupt lmdb files: \(cases.count) inputs tried, outcomes \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
-        if !crashes.isEmpty { reportCount("corrupt lmdb files that crashed liblmdb: \(crashes.joined(separator: "; "))") }
+        reportCount(
+            "corrupt lmdb files: \(cases.count) inputs tried, outcomes \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))"
+        )
+        if !crashes.isEmpty {
+            reportCount("corrupt lmdb files that crashed liblmdb: \(crashes.joined(separator: "; "))")
+        }
     }
 }

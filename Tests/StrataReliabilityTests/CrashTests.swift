@@ -1,8 +1,8 @@
 import Foundation
 import StrataCore
+import StrataTestSupport
 import StrataTortureKit
 import Testing
-import StrataTestSupport
 
 /// Kills a process that is saving with SIGKILL at random moments, hundreds of times per
 /// persistent backend. After each kill the store must reopen, pass its integrity check and
@@ -54,34 +54,42 @@ import StrataTestSupport
                 return
             }
             if !child.lines.contains(where: { $0.hasPrefix("ready") }) { killedDuringOpen += 1 }
-            let committed = child.lines.compactMap { line -> Int? in
-                line.hasPrefix("committed ") ? Int(line.dropFirst("committed ".count)) : nil
-            }.max() ?? expected.lastSave
+            let committed =
+                child.lines.compactMap { line -> Int? in
+                    line.hasPrefix("committed ") ? Int(line.dropFirst("committed ".count)) : nil
+                }.max() ?? expected.lastSave
 
             let store = try TortureStores.open(url, options: StoreOptions(createsIfMissing: false))
             defer { try? store.close() }
             let problems = try StoreIntegrity.check(url, store: store)
             #expect(problems.isEmpty, "kill \(kill): \(problems)")
             let found = try TortureDriver.load(from: store, seed: seed).state
-            #expect(found.lastSave == committed || found.lastSave == committed + 1,
-                    "kill \(kill): the child reported save \(committed) committed, the store holds save \(found.lastSave)")
+            #expect(
+                found.lastSave == committed || found.lastSave == committed + 1,
+                "kill \(kill): the child reported save \(committed) committed, the store holds save \(found.lastSave)")
             guard found.lastSave >= expected.lastSave else {
                 Issue.record("kill \(kill): the store went back from save \(expected.lastSave) to \(found.lastSave)")
                 return
             }
             if found.lastSave == committed + 1 { inFlightFound += 1 }
             while expected.lastSave < found.lastSave {
-                expected.apply(expected.operations(forSave: expected.lastSave + 1, seed: seed), save: expected.lastSave + 1)
+                expected.apply(
+                    expected.operations(forSave: expected.lastSave + 1, seed: seed), save: expected.lastSave + 1)
             }
             #expect(found == expected, "kill \(kill): the store holds \(found), save \(found.lastSave) is \(expected)")
             if found != expected || !problems.isEmpty { return }
             try store.close()
         }
-        #expect(expected.lastSave >= waitedCommits, "the children committed \(expected.lastSave) saves, \(waitedCommits) were seen reported")
+        #expect(
+            expected.lastSave >= waitedCommits,
+            "the children committed \(expected.lastSave) saves, \(waitedCommits) were seen reported")
         let directory = (url.location as NSString).deletingLastPathComponent
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".tmp-") }.count
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".tmp-") }
+            .count
         #expect(leftovers == 0, "opening the store removes the temporary files killed writers left")
-        reportCount("crash \(scheme): \(Self.kills) kills survived (\(killedDuringOpen) while opening), \(expected.lastSave) saves checked exactly, \(inFlightFound) in-flight saves found committed, \(leftovers) stray temporary files")
+        reportCount(
+            "crash \(scheme): \(Self.kills) kills survived (\(killedDuringOpen) while opening), \(expected.lastSave) saves checked exactly, \(inFlightFound) in-flight saves found committed, \(leftovers) stray temporary files"
+        )
     }
 
     /// Kills per backend while a store is being created.
@@ -112,7 +120,9 @@ import StrataTestSupport
             #expect(try StoreIntegrity.check(url, store: store).isEmpty, "kill \(kill)")
             let groups = try store.fetch(FetchRequest(entityName: "Group", resultType: .count)).count()
             if groups == 0 {
-                #expect(try store.fetch(FetchRequest(entityName: "Journal", resultType: .count)).count() == 0, "kill \(kill): a partial graph")
+                #expect(
+                    try store.fetch(FetchRequest(entityName: "Journal", resultType: .count)).count() == 0,
+                    "kill \(kill): a partial graph")
                 _ = try TortureDriver.create(in: store, seed: 1)
                 outcomes["none or empty", default: 0] += 1
             } else {
@@ -121,6 +131,8 @@ import StrataTestSupport
             }
             try? FileManager.default.removeItem(atPath: (url.location as NSString).deletingLastPathComponent)
         }
-        reportCount("crash while creating \(scheme): \(Self.creationKills) kills survived, outcomes \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+        reportCount(
+            "crash while creating \(scheme): \(Self.creationKills) kills survived, outcomes \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))"
+        )
     }
 }

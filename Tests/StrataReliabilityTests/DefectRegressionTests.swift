@@ -1,10 +1,11 @@
-import Foundation
-import StrataCore
-@testable import StrataXML
 import CStrataLMDB
 import CStrataSQLite
+import Foundation
+import StrataCore
 import StrataTortureKit
 import Testing
+
+@testable import StrataXML
 
 /// One test per defect the reliability tests found (docs/Reliability.md, "Defects found").
 @Suite struct DefectRegressionTests {
@@ -24,7 +25,8 @@ import Testing
         XMLFileFaults.arm(.init(operation: .syncDirectory, countdown: 0, errorNumber: EIO), directory: directory)
         #expect(throws: StrataError.self) { try driver.saveNext() }
         #expect(XMLFileFaults.disarm(directory: directory) == 1)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: url.location)) == bytes, "the previous version is back in place")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: url.location)) == bytes, "the previous version is back in place")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".tmp-") }.isEmpty)
         let reloaded = try TortureDriver.load(from: store, seed: 21)
         #expect(reloaded.state.lastSave == 1)
@@ -43,14 +45,17 @@ import Testing
         try store.close()
         var db: OpaquePointer?
         #expect(sqlite3_open_v2(url.location, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK)
-        #expect(sqlite3_exec(db, "ALTER TABLE \"Group\" RENAME COLUMN \"revision\" TO \"revisiom\"", nil, nil, nil) == SQLITE_OK)
+        #expect(
+            sqlite3_exec(db, "ALTER TABLE \"Group\" RENAME COLUMN \"revision\" TO \"revisiom\"", nil, nil, nil)
+                == SQLITE_OK)
         sqlite3_close_v2(db)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: url.location))
         #expect {
             try TortureStores.open(url)
         } throws: { error in
             guard let error = error as? StrataError else { return false }
-            return error.code == .storeCorrupt && error.location["table"] == "Group" && error.message.contains("revision")
+            return error.code == .storeCorrupt && error.location["table"] == "Group"
+                && error.message.contains("revision")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: url.location)) == bytes, "the file is not touched")
     }
@@ -72,7 +77,9 @@ import Testing
         let dead = gone.processIdentifier
         let stray = [".store.xml.tmp-\(dead)-1", ".store.xml.tmp-\(dead)-2.previous"]
         let live = [".store.xml.tmp-\(getpid())-3", ".store.xml.tmp-1-4"]
-        for name in stray + live { _ = FileManager.default.createFile(atPath: directory + "/" + name, contents: Data("x".utf8)) }
+        for name in stray + live {
+            _ = FileManager.default.createFile(atPath: directory + "/" + name, contents: Data("x".utf8))
+        }
         let reopened = try TortureStores.open(url)
         defer { try? reopened.close() }
         let left = Set(try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".tmp-") })
@@ -103,7 +110,8 @@ import Testing
         #expect {
             try TortureStores.open(url, options: StoreOptions(createsIfMissing: false))
         } throws: { error in
-            (error as? StrataError)?.code == .storeNotFound && (error as? StrataError)?.message.contains("interrupted") == true
+            (error as? StrataError)?.code == .storeNotFound
+                && (error as? StrataError)?.message.contains("interrupted") == true
         }
         let store = try TortureStores.open(url)
         defer { try? store.close() }
@@ -121,7 +129,9 @@ import Testing
             let directory = temporaryDirectory()
             let child = try tortureChild(["xml-first-use", directory])
             child.finish()
-            #expect(child.process.terminationReason == .exit && child.lines == ["ok"], "run \(run): \(child.process.terminationReason.rawValue) \(child.lines)")
+            #expect(
+                child.process.terminationReason == .exit && child.lines == ["ok"],
+                "run \(run): \(child.process.terminationReason.rawValue) \(child.lines)")
         }
     }
 }

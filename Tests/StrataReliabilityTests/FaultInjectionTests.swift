@@ -1,9 +1,10 @@
 import CStrataSQLite
 import Foundation
 import StrataCore
-@testable import StrataXML
 import StrataTortureKit
 import Testing
+
+@testable import StrataXML
 
 /// Failing writes, short writes, a full disk and failed fsyncs, injected below each persistent
 /// store: every failed save is a typed error, and the store stays at its previous state.
@@ -29,12 +30,18 @@ import Testing
         _ = SQLiteFaultVFS.registration
         let loop = FaultLoop(
             url: url, options: StoreOptions(options: ["vfs": SQLiteFaultVFS.name, "synchronous": "full"]), seed: 11,
-            arm: { k in SQLiteFaultVFS.arm(.init(operation: fault.operation, countdown: k, code: fault.code, short: fault.short), directory: directory) },
+            arm: { k in
+                SQLiteFaultVFS.arm(
+                    .init(operation: fault.operation, countdown: k, code: fault.code, short: fault.short),
+                    directory: directory)
+            },
             disarm: { SQLiteFaultVFS.disarm(directory: directory) },
             expectedCodes: [.io])
         let outcome = try loop.run(label: "sqlite, \(fault.name)")
         #expect(outcome.failedSaves > 0, "no save reached the fault")
-        reportCount("faults sqlite \(fault.name): \(outcome.faults) faults injected, \(outcome.failedSaves) saves failed typed, \(outcome.absorbed) absorbed")
+        reportCount(
+            "faults sqlite \(fault.name): \(outcome.faults) faults injected, \(outcome.failedSaves) saves failed typed, \(outcome.absorbed) absorbed"
+        )
     }
 
     struct XMLCase: CustomTestStringConvertible, Sendable {
@@ -59,14 +66,19 @@ import Testing
         let directory = (url.location as NSString).deletingLastPathComponent
         let loop = FaultLoop(
             url: url, options: StoreOptions(), seed: 12,
-            arm: { k in XMLFileFaults.arm(.init(operation: fault.operation, countdown: k, errorNumber: fault.errorNumber, short: fault.short), directory: directory) },
+            arm: { k in
+                XMLFileFaults.arm(
+                    .init(operation: fault.operation, countdown: k, errorNumber: fault.errorNumber, short: fault.short),
+                    directory: directory)
+            },
             disarm: { XMLFileFaults.disarm(directory: directory) },
             expectedCodes: [.io])
         let outcome = try loop.run(label: "xml, \(fault.name)")
         #expect(outcome.failedSaves > 0, "no save reached the fault")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".tmp-") }
         #expect(leftovers.isEmpty, "a failed save left \(leftovers)")
-        reportCount("faults xml \(fault.name): \(outcome.faults) faults injected, \(outcome.failedSaves) saves failed typed")
+        reportCount(
+            "faults xml \(fault.name): \(outcome.faults) faults injected, \(outcome.failedSaves) saves failed typed")
     }
 
     @Test func anLMDBSaveThatOverflowsTheMapFailsTypedAndLeavesThePreviousState() throws {
@@ -82,14 +94,18 @@ import Testing
             let ids = try store.obtainPermanentIDs(for: "Item", count: count)
             let payload = String(repeating: "m", count: 3_000)
             let inserts = ids.enumerated().map { index, id in
-                Snapshot(objectID: id, version: 0, attributes: [.integer(Int64(100 + index)), .integer(0), .string("big"), .string(payload)], relationships: [.toOne(nil)])
+                Snapshot(
+                    objectID: id, version: 0,
+                    attributes: [.integer(Int64(100 + index)), .integer(0), .string("big"), .string(payload)],
+                    relationships: [.toOne(nil)])
             }
             #expect {
                 try store.save(SaveRequest(inserts: inserts))
             } throws: { error in
                 guard let error = error as? StrataError else { return false }
                 faults += 1
-                return error.code == .io && error.location["path"] == url.location && error.description.contains("map is full")
+                return error.code == .io && error.location["path"] == url.location
+                    && error.description.contains("map is full")
             }
             #expect(try TortureDriver.load(from: store, seed: 13).state == before)
         }

@@ -49,11 +49,16 @@ struct FaultLoop {
             if failure == nil && injected == 0 { return outcome }
             if let failure {
                 outcome.failedSaves += 1
-                #expect(injected == 1, "\(label), fault at call \(k): the save failed with no fault injected: \(failure)")
+                #expect(
+                    injected == 1, "\(label), fault at call \(k): the save failed with no fault injected: \(failure)")
                 #expect(expectedCodes.contains(failure.code), "\(label), fault at call \(k): \(failure)")
-                #expect(failure.location["path"] != nil, "\(label), fault at call \(k): the error names no path: \(failure)")
+                #expect(
+                    failure.location["path"] != nil, "\(label), fault at call \(k): the error names no path: \(failure)"
+                )
                 let same = try TortureDriver.load(from: store, seed: seed).state
-                #expect(same == before, "\(label), fault at call \(k): after \(failure.code) the open store holds \(same), not \(before)")
+                #expect(
+                    same == before,
+                    "\(label), fault at call \(k): after \(failure.code) the open store holds \(same), not \(before)")
             } else {
                 outcome.absorbed += 1
             }
@@ -62,7 +67,9 @@ struct FaultLoop {
             #expect(try StoreIntegrity.check(url, store: store).isEmpty, "\(label), fault at call \(k)")
             let reopened = try TortureDriver.load(from: store, seed: seed)
             let expected = failure == nil ? driver.state : before
-            #expect(reopened.state == expected, "\(label), fault at call \(k): reopened, the store holds \(reopened.state), not \(expected)")
+            #expect(
+                reopened.state == expected,
+                "\(label), fault at call \(k): reopened, the store holds \(reopened.state), not \(expected)")
             if reopened.state != expected { return outcome }
             driver = reopened
         }

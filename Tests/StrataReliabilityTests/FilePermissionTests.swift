@@ -1,8 +1,9 @@
 import Foundation
 import StrataCore
-@testable import StrataXML
 import StrataTortureKit
 import Testing
+
+@testable import StrataXML
 
 /// New store files are readable and writable by their owner only, whatever the umask: the
 /// child process creates one store of each persistent kind with umask 0 and lists the modes of
@@ -12,10 +13,11 @@ import Testing
         let directory = temporaryDirectory()
         let run = try runTorture(["modes", directory])
         #expect(run.status == 0, "\(run.lines)")
-        let modes = Dictionary(uniqueKeysWithValues: run.lines.filter { $0.hasPrefix("mode ") }.map { line -> (String, String) in
-            let parts = line.split(separator: " ", maxSplits: 2)
-            return (String(parts[2]).replacingOccurrences(of: directory + "/", with: ""), String(parts[1]))
-        })
+        let modes = Dictionary(
+            uniqueKeysWithValues: run.lines.filter { $0.hasPrefix("mode ") }.map { line -> (String, String) in
+                let parts = line.split(separator: " ", maxSplits: 2)
+                return (String(parts[2]).replacingOccurrences(of: directory + "/", with: ""), String(parts[1]))
+            })
         let expected = [
             "store.sqlite": "600", "store.sqlite-wal": "600", "store.sqlite-shm": "600",
             "store-lmdb": "700", "store-lmdb/data.mdb": "600", "store-lmdb/lock.mdb": "600",
@@ -33,7 +35,8 @@ import Testing
         defer { try? store.close() }
         let modes = Locked<[String: mode_t]>([:])
         (store as! XMLStore).setBeforeRenameHook {
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.contains(".tmp-") {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            where name.contains(".tmp-") {
                 var info = stat()
                 if stat(directory + "/" + name, &info) == 0 { modes.withLock { $0[name] = info.st_mode & 0o777 } }
             }

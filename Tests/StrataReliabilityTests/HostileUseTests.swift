@@ -1,13 +1,13 @@
 import Foundation
 import StrataCore
+import StrataTestSupport
 import StrataTortureKit
 import Testing
-import StrataTestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The `strata` tool used as a careless or hostile user would: commands racing each other on one
@@ -39,17 +39,25 @@ import Darwin
             let migration = try Tool.run(["migrate", "--yes", url], in: directory)
             let imported = importing.finish()
             for (name, run) in [("import", imported), ("migrate", migration)] where run.status != 0 {
-                #expect(["storeBusy", "modelMismatch"].contains(run.errorCode ?? ""), "round \(round): \(name) failed untyped: \(run.errors)")
+                #expect(
+                    ["storeBusy", "modelMismatch"].contains(run.errorCode ?? ""),
+                    "round \(round): \(name) failed untyped: \(run.errors)")
             }
-            #expect(imported.status == 0 || migration.status == 0, "round \(round): both failed: \(imported.errors) \(migration.errors)")
+            #expect(
+                imported.status == 0 || migration.status == 0,
+                "round \(round): both failed: \(imported.errors) \(migration.errors)")
             let validation = try Tool.run(["validate", url], in: directory)
             #expect(validation.status == 0, "round \(round): \(validation.output) \(validation.errors)")
             let count = try Tool.objectCount(url, in: directory)
             #expect(count == 0 || count == Self.employees + 1, "round \(round): \(String(describing: count)) objects")
-            outcomes["import \(imported.status == 0 ? "ok" : imported.errorCode ?? "?"), migrate \(migration.status == 0 ? "ok" : migration.errorCode ?? "?")", default: 0] += 1
+            outcomes[
+                "import \(imported.status == 0 ? "ok" : imported.errorCode ?? "?"), migrate \(migration.status == 0 ? "ok" : migration.errorCode ?? "?")",
+                default: 0] += 1
             if validation.status != 0 { return }
         }
-        reportCount("import racing migrate \(scheme): \(Self.rounds) rounds, store valid after each; \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; "))")
+        reportCount(
+            "import racing migrate \(scheme): \(Self.rounds) rounds, store valid after each; \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; "))"
+        )
     }
 
     /// `copy --replace` onto a store races an import into it. The copy waits for the import or
@@ -61,7 +69,11 @@ import Darwin
         let lines = try Tool.writeEmployees(Self.employees, to: directory + "/employees.jsonl")
         let source = "sqlite:source.sqlite"
         let sourceObjects = 301
-        #expect(try Tool.run(["import", source, try Tool.writeEmployees(sourceObjects - 1, to: directory + "/source.jsonl")], in: directory).status == 0)
+        #expect(
+            try Tool.run(
+                ["import", source, try Tool.writeEmployees(sourceObjects - 1, to: directory + "/source.jsonl")],
+                in: directory
+            ).status == 0)
         var random = SeededGenerator(seed: 0xC0B + UInt64(scheme.utf8.count))
         var outcomes: [String: Int] = [:]
         for round in 0..<Self.rounds {
@@ -77,11 +89,17 @@ import Darwin
             #expect(validation.status == 0, "round \(round): \(validation.output) \(validation.errors)")
             let count = try Tool.objectCount(url, in: directory)
             let allowed = [Self.employees + 1, sourceObjects, sourceObjects + Self.employees + 1]
-            #expect(count.map(allowed.contains) == true, "round \(round): \(String(describing: count)) objects; import \(imported.status), copy \(copy.status)")
-            outcomes["import \(imported.status == 0 ? "ok" : imported.errorCode ?? "?"), copy \(copy.status == 0 ? "ok" : copy.errorCode ?? "?")", default: 0] += 1
+            #expect(
+                count.map(allowed.contains) == true,
+                "round \(round): \(String(describing: count)) objects; import \(imported.status), copy \(copy.status)")
+            outcomes[
+                "import \(imported.status == 0 ? "ok" : imported.errorCode ?? "?"), copy \(copy.status == 0 ? "ok" : copy.errorCode ?? "?")",
+                default: 0] += 1
             if validation.status != 0 { return }
         }
-        reportCount("copy --replace racing import \(scheme): \(Self.rounds) rounds, store whole and valid after each; \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; "))")
+        reportCount(
+            "copy --replace racing import \(scheme): \(Self.rounds) rounds, store whole and valid after each; \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; "))"
+        )
     }
 
     /// `copy A A' --replace`, where A' is A spelled another way (`./`, `..`, an absolute path, a
@@ -92,23 +110,30 @@ import Darwin
         try FileManager.default.createDirectory(atPath: directory + "/d", withIntermediateDirectories: true)
         let name = scheme == "lmdb" ? "app-lmdb" : "app.\(scheme)"
         let url = "\(scheme):d/\(name)"
-        #expect(try Tool.run(["import", url, try Tool.writeEmployees(50, to: directory + "/e.jsonl")], in: directory).status == 0)
+        #expect(
+            try Tool.run(["import", url, try Tool.writeEmployees(50, to: directory + "/e.jsonl")], in: directory).status
+                == 0)
         try FileManager.default.createSymbolicLink(atPath: directory + "/link", withDestinationPath: directory + "/d")
-        let spellings = [
-            "\(scheme):d/./\(name)", "\(scheme):d/../d/\(name)", "\(scheme):\(directory)/d/\(name)", "\(scheme):link/\(name)",
-            "\(scheme == "xml" ? "sqlite" : "xml"):d/\(name)",
-        ] + (scheme == "lmdb" ? ["sqlite:d/\(name)/data.mdb", "xml:d/\(name)/lock.mdb"] : ["lmdb:d/\(name)"])
+        let spellings =
+            [
+                "\(scheme):d/./\(name)", "\(scheme):d/../d/\(name)", "\(scheme):\(directory)/d/\(name)",
+                "\(scheme):link/\(name)",
+                "\(scheme == "xml" ? "sqlite" : "xml"):d/\(name)",
+            ] + (scheme == "lmdb" ? ["sqlite:d/\(name)/data.mdb", "xml:d/\(name)/lock.mdb"] : ["lmdb:d/\(name)"])
         var refused = 0
         for spelling in spellings {
             for (from, to) in [(url, spelling), (spelling, url)] {
                 let run = try Tool.run(["copy", from, to, "--replace"], in: directory)
                 #expect(run.status != 0, "copy \(from) \(to) --replace: \(run.output)")
                 if run.status != 0 { refused += 1 }
-                #expect(try Tool.objectCount(url, in: directory) == 51, "after copy \(from) \(to) --replace: \(run.errors)")
+                #expect(
+                    try Tool.objectCount(url, in: directory) == 51, "after copy \(from) \(to) --replace: \(run.errors)")
             }
         }
         #expect(try Tool.run(["validate", url], in: directory).status == 0)
-        reportCount("aliased paths \(scheme): \(refused) copies onto the store itself under another spelling refused, store intact")
+        reportCount(
+            "aliased paths \(scheme): \(refused) copies onto the store itself under another spelling refused, store intact"
+        )
     }
 
     /// One store opened through a symbolic link and migrated through its real path: the two
@@ -118,10 +143,17 @@ import Darwin
     func twoSpellingsOfOneStoreShareItsLock(_ scheme: String) throws {
         let directory = temporaryDirectory()
         let url = storeText(scheme, "store")
-        #expect(try Tool.run(["import", "--version", "v1", url, try Tool.writeEmployees(10, to: directory + "/e.jsonl")], in: directory).status == 0)
+        #expect(
+            try Tool.run(
+                ["import", "--version", "v1", url, try Tool.writeEmployees(10, to: directory + "/e.jsonl")],
+                in: directory
+            ).status == 0)
         let location = String(url.drop { $0 != ":" }.dropFirst())
-        try FileManager.default.createSymbolicLink(atPath: directory + "/alias", withDestinationPath: directory + "/" + location)
-        let reading = try Tool.start(["import", "\(scheme):alias", try Tool.writeEmployees(20_000, to: directory + "/many.jsonl")], in: directory)
+        try FileManager.default.createSymbolicLink(
+            atPath: directory + "/alias", withDestinationPath: directory + "/" + location)
+        let reading = try Tool.start(
+            ["import", "\(scheme):alias", try Tool.writeEmployees(20_000, to: directory + "/many.jsonl")], in: directory
+        )
         usleep(300_000)
         let migration = try Tool.run(["migrate", "--yes", url], in: directory)
         let imported = reading.finish()
@@ -138,7 +170,9 @@ import Darwin
     func aStoreOnReadOnlyMediaIsStillReadable(_ scheme: String) throws {
         let directory = temporaryDirectory()
         let url = storeText(scheme, "ro")
-        #expect(try Tool.run(["import", url, try Tool.writeEmployees(40, to: directory + "/e.jsonl")], in: directory).status == 0)
+        #expect(
+            try Tool.run(["import", url, try Tool.writeEmployees(40, to: directory + "/e.jsonl")], in: directory).status
+                == 0)
         let manager = FileManager.default
         // The other user must reach the directory: open the test's own folders above it (never
         // the system's temporary directory itself).
@@ -161,7 +195,9 @@ import Darwin
             let export = try Tool.run(["export", url], in: place, asUser: user)
             #expect(export.output.split(separator: "\n").count == 41, "\(what): \(export.errors)")
             let write = try Tool.run(["import", url, directory + "/e.jsonl"], in: place, asUser: user)
-            #expect(write.status != 0 && write.errorCode != nil, "\(what): a write is refused with a typed error: \(write.errors)")
+            #expect(
+                write.status != 0 && write.errorCode != nil,
+                "\(what): a write is refused with a typed error: \(write.errors)")
         }
         try readEverything(in: directory, as: "nobody", "0444 files")
         var kinds = ["0444 files read by another user"]
@@ -174,7 +210,9 @@ import Darwin
             }
         }
         for entry in try manager.subpathsOfDirectory(atPath: directory) { chmod(directory + "/" + entry, 0o755) }
-        reportCount("read-only media \(scheme): inspect, export and validate read the store, writes refused with a typed error, on \(kinds.joined(separator: " and "))")
+        reportCount(
+            "read-only media \(scheme): inspect, export and validate read the store, writes refused with a typed error, on \(kinds.joined(separator: " and "))"
+        )
     }
 
     /// Creating a store on a full disk fails with a typed error and leaves no store: a later
@@ -187,7 +225,8 @@ import Darwin
         for limit in [4_096, 16_384, 65_536] {
             let url = temporaryStoreURL(scheme)
             let result = try runTorture(["create-limited", url.description, String(limit)])
-            try checkNothingOrWhole(url, after: "a \(limit)-byte file size limit: \(result.lines)", failed: result.status != 0)
+            try checkNothingOrWhole(
+                url, after: "a \(limit)-byte file size limit: \(result.lines)", failed: result.status != 0)
             if result.status != 0 {
                 #expect(result.lines.contains { $0.hasPrefix("error io") }, "\(result.lines)")
             }
@@ -196,14 +235,18 @@ import Darwin
         let mountPoint = temporaryDirectory()
         if mount("tmpfs", mountPoint, "tmpfs", 0, "size=64k") == 0 {
             defer { umount(mountPoint) }
-            let url = StoreURL(scheme: scheme, location: mountPoint + "/" + (scheme == "lmdb" ? "store-lmdb" : "store.\(scheme)"))
+            let url = StoreURL(
+                scheme: scheme, location: mountPoint + "/" + (scheme == "lmdb" ? "store-lmdb" : "store.\(scheme)"))
             let result = try runTorture(["create", url.description])
             // The disk stays full: no store is created again there.
-            try checkNothingOrWhole(url, after: "a 64 KiB tmpfs: \(result.lines)", failed: result.status != 0, reopen: result.status == 0)
+            try checkNothingOrWhole(
+                url, after: "a 64 KiB tmpfs: \(result.lines)", failed: result.status != 0, reopen: result.status == 0)
             if result.status != 0 { #expect(result.lines.contains { $0.hasPrefix("error io") }, "\(result.lines)") }
             kinds.append("a 64 KiB tmpfs")
         }
-        reportCount("full disk \(scheme): creation failed with a typed error and left no store, under \(kinds.joined(separator: " and "))")
+        reportCount(
+            "full disk \(scheme): creation failed with a typed error and left no store, under \(kinds.joined(separator: " and "))"
+        )
     }
 
     /// After a failed creation, no store is there (only the lock file may be), and `metadata(at:)`
@@ -214,7 +257,9 @@ import Darwin
         if failed {
             #expect(metadata == nil, "after \(what)")
             let directory = (url.location as NSString).deletingLastPathComponent
-            let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasSuffix(".strata-lock") }
+            let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter {
+                !$0.hasSuffix(".strata-lock")
+            }
             #expect(left.isEmpty, "after \(what), left: \(left)")
         }
         guard reopen else { return }

@@ -1,9 +1,9 @@
 import Foundation
 import Strata
-import StrataTransfer
-import StrataTortureKit
-import Testing
 import StrataTestSupport
+import StrataTortureKit
+import StrataTransfer
+import Testing
 
 /// The JSON Lines importer of the `strata` tool (`JSONLinesImporter`) under seeded random
 /// mutations of a valid file: each input imports whole or fails with a typed error, and a
@@ -20,9 +20,13 @@ import StrataTestSupport
         """
 
     static func importInto(_ bytes: [UInt8]) throws -> (any PersistentStore, Result<Int, any Error>) {
-        let store = try BuiltInBackends.registry.open(StoreURL(scheme: "memory", location: ""), model: TortureModel.model())
+        let store = try BuiltInBackends.registry.open(
+            StoreURL(scheme: "memory", location: ""), model: TortureModel.model())
         do {
-            return (store, .success(try JSONLinesImporter().importLines(Data(bytes), source: "fuzz.jsonl", into: store).total))
+            return (
+                store,
+                .success(try JSONLinesImporter().importLines(Data(bytes), source: "fuzz.jsonl", into: store).total)
+            )
         } catch {
             return (store, .failure(error))
         }
@@ -32,8 +36,12 @@ import StrataTestSupport
         let (_, pristine) = try Self.importInto(Array(Self.seed.utf8))
         #expect(try pristine.get() == 6, "the seed file imports")
         var random = SeededGenerator(seed: 81)
-        let tokens = ["{", "}", "[", "]", ",", ":", "\"", "\\", "null", "true", "-1", "1e999", "\"\\u0000\"", "\"\\ud800\"", "\"ref\"", "\"entity\"",
-                      "\"attributes\"", "\"relationships\"", "\"Item\"", "\"g0\"", "\"i1\"", "99999999999999999999", "0.5", "\"\"", "\n", "\u{0}"]
+        let tokens = [
+            "{", "}", "[", "]", ",", ":", "\"", "\\", "null", "true", "-1", "1e999", "\"\\u0000\"", "\"\\ud800\"",
+            "\"ref\"", "\"entity\"",
+            "\"attributes\"", "\"relationships\"", "\"Item\"", "\"g0\"", "\"i1\"", "99999999999999999999", "0.5",
+            "\"\"", "\n", "\u{0}",
+        ]
         let base = Array(Self.seed.utf8)
         var imported = 0
         var outcomes: [String: Int] = [:]
@@ -49,7 +57,9 @@ import StrataTestSupport
             case .failure(let error as StrataError):
                 outcomes[error.code.rawValue, default: 0] += 1
                 var left = 0
-                for entity in store.model.entities { left += try store.fetch(FetchRequest(entityName: entity.name)).snapshots().count }
+                for entity in store.model.entities {
+                    left += try store.fetch(FetchRequest(entityName: entity.name)).snapshots().count
+                }
                 #expect(left == 0, "mutation \(i): a failed import left \(left) objects: \(error)")
             case .failure(let error):
                 Issue.record("mutation \(i): an untyped error \(error)")
@@ -58,6 +68,8 @@ import StrataTestSupport
             try store.close()
         }
         #expect(imported > 0)
-        reportCount("json lines fuzz: \(count) inputs tried, outcomes \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+        reportCount(
+            "json lines fuzz: \(count) inputs tried, outcomes \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))"
+        )
     }
 }

@@ -15,7 +15,11 @@ import Testing
             var db: OpaquePointer?
             defer { sqlite3_close_v2(db) }
             try #require(sqlite3_open_v2(url.location, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK)
-            try #require(sqlite3_exec(db, "INSERT OR REPLACE INTO \"_strata_sequence\" (\"entity\", \"lastKey\") VALUES ('Item', \(last))", nil, nil, nil) == SQLITE_OK)
+            try #require(
+                sqlite3_exec(
+                    db,
+                    "INSERT OR REPLACE INTO \"_strata_sequence\" (\"entity\", \"lastKey\") VALUES ('Item', \(last))",
+                    nil, nil, nil) == SQLITE_OK)
         case "lmdb":
             var env: OpaquePointer?
             try #require(mdb_env_create(&env) == 0)
@@ -39,7 +43,9 @@ import Testing
         default:
             // The XML file holds the next key to hand out.
             let text = try String(contentsOfFile: url.location, encoding: .utf8)
-            let edited = text.replacingOccurrences(of: "<_sequence entity=\"Item\" next=\"1\"/>", with: "<_sequence entity=\"Item\" next=\"\(last + 1)\"/>")
+            let edited = text.replacingOccurrences(
+                of: "<_sequence entity=\"Item\" next=\"1\"/>", with: "<_sequence entity=\"Item\" next=\"\(last + 1)\"/>"
+            )
             try #require(edited != text)
             try edited.write(toFile: url.location, atomically: true, encoding: .utf8)
         }
@@ -62,7 +68,9 @@ import Testing
             #expect {
                 _ = try store.obtainPermanentIDs(for: "Item", count: count)
             } throws: { error in
-                (error as? StrataError).map { [.internalInconsistency, .invalidRequest, .unsupported].contains($0.code) } ?? false
+                (error as? StrataError).map {
+                    [.internalInconsistency, .invalidRequest, .unsupported].contains($0.code)
+                } ?? false
             }
         }
     }

@@ -54,12 +54,13 @@ enum SQLiteFaultVFS {
         vfs.pointee.szOsFile = Int32(headerSize) + base.pointee.szOsFile
         vfs.pointee.pNext = nil
         vfs.pointee.xOpen = shimOpen
-        methods.initialize(to: sqlite3_io_methods(
-            iVersion: 3, xClose: shimClose, xRead: shimRead, xWrite: shimWrite, xTruncate: shimTruncate,
-            xSync: shimSync, xFileSize: shimFileSize, xLock: shimLock, xUnlock: shimUnlock,
-            xCheckReservedLock: shimCheckReservedLock, xFileControl: shimFileControl, xSectorSize: shimSectorSize,
-            xDeviceCharacteristics: shimDeviceCharacteristics, xShmMap: shimShmMap, xShmLock: shimShmLock,
-            xShmBarrier: shimShmBarrier, xShmUnmap: shimShmUnmap, xFetch: shimFetch, xUnfetch: shimUnfetch))
+        methods.initialize(
+            to: sqlite3_io_methods(
+                iVersion: 3, xClose: shimClose, xRead: shimRead, xWrite: shimWrite, xTruncate: shimTruncate,
+                xSync: shimSync, xFileSize: shimFileSize, xLock: shimLock, xUnlock: shimUnlock,
+                xCheckReservedLock: shimCheckReservedLock, xFileControl: shimFileControl, xSectorSize: shimSectorSize,
+                xDeviceCharacteristics: shimDeviceCharacteristics, xShmMap: shimShmMap, xShmLock: shimShmLock,
+                xShmBarrier: shimShmBarrier, xShmUnmap: shimShmUnmap, xFetch: shimFetch, xUnfetch: shimUnfetch))
         guard sqlite3_vfs_register(vfs, 0) == SQLITE_OK else { fatalError("cannot register the fault VFS") }
     }()
 
@@ -91,30 +92,38 @@ private func real(_ file: UnsafeMutablePointer<sqlite3_file>?) -> UnsafeMutableP
     (UnsafeMutableRawPointer(file!) + headerSize).assumingMemoryBound(to: sqlite3_file.self)
 }
 
-private func directorySlot(_ file: UnsafeMutablePointer<sqlite3_file>?) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
+private func directorySlot(_ file: UnsafeMutablePointer<sqlite3_file>?) -> UnsafeMutablePointer<
+    UnsafeMutablePointer<CChar>?
+> {
     (UnsafeMutableRawPointer(file!) + 8).assumingMemoryBound(to: UnsafeMutablePointer<CChar>?.self)
 }
 
-private func fault(_ operation: SQLiteFaultVFS.Operation, _ file: UnsafeMutablePointer<sqlite3_file>?) -> SQLiteFaultVFS.Plan? {
+private func fault(_ operation: SQLiteFaultVFS.Operation, _ file: UnsafeMutablePointer<sqlite3_file>?) -> SQLiteFaultVFS
+    .Plan?
+{
     guard let directory = directorySlot(file).pointee else { return nil }
     return SQLiteFaultVFS.due(operation, directory: String(cString: directory))
 }
 
-private let shimOpen: @convention(c) (UnsafeMutablePointer<sqlite3_vfs>?, UnsafePointer<CChar>?, UnsafeMutablePointer<sqlite3_file>?, Int32, UnsafeMutablePointer<Int32>?) -> Int32 = { _, name, file, flags, outFlags in
-    guard let file else { return SQLITE_MISUSE }
-    file.pointee.pMethods = nil
-    directorySlot(file).pointee = name.map { strdup((String(cString: $0) as NSString).deletingLastPathComponent) }
-    let target = real(file)
-    target.pointee.pMethods = nil
-    let code = baseVFS.pointee.xOpen(baseVFS, name, target, flags, outFlags)
-    if target.pointee.pMethods != nil {
-        file.pointee.pMethods = UnsafePointer(methods)
-    } else {
-        free(directorySlot(file).pointee)
-        directorySlot(file).pointee = nil
+private let shimOpen:
+    @convention(c) (
+        UnsafeMutablePointer<sqlite3_vfs>?, UnsafePointer<CChar>?, UnsafeMutablePointer<sqlite3_file>?, Int32,
+        UnsafeMutablePointer<Int32>?
+    ) -> Int32 = { _, name, file, flags, outFlags in
+        guard let file else { return SQLITE_MISUSE }
+        file.pointee.pMethods = nil
+        directorySlot(file).pointee = name.map { strdup((String(cString: $0) as NSString).deletingLastPathComponent) }
+        let target = real(file)
+        target.pointee.pMethods = nil
+        let code = baseVFS.pointee.xOpen(baseVFS, name, target, flags, outFlags)
+        if target.pointee.pMethods != nil {
+            file.pointee.pMethods = UnsafePointer(methods)
+        } else {
+            free(directorySlot(file).pointee)
+            directorySlot(file).pointee = nil
+        }
+        return code
     }
-    return code
-}
 
 private let shimClose: @convention(c) (UnsafeMutablePointer<sqlite3_file>?) -> Int32 = { file in
     let target = real(file)
@@ -124,19 +133,23 @@ private let shimClose: @convention(c) (UnsafeMutablePointer<sqlite3_file>?) -> I
     return code
 }
 
-private let shimRead: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, UnsafeMutableRawPointer?, Int32, sqlite3_int64) -> Int32 = { file, buffer, amount, offset in
-    let target = real(file)
-    return target.pointee.pMethods.pointee.xRead(target, buffer, amount, offset)
-}
-
-private let shimWrite: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, UnsafeRawPointer?, Int32, sqlite3_int64) -> Int32 = { file, buffer, amount, offset in
-    let target = real(file)
-    if let plan = fault(.write, file) {
-        if plan.short { _ = target.pointee.pMethods.pointee.xWrite(target, buffer, amount / 2, offset) }
-        return plan.code
+private let shimRead:
+    @convention(c) (UnsafeMutablePointer<sqlite3_file>?, UnsafeMutableRawPointer?, Int32, sqlite3_int64) -> Int32 = {
+        file, buffer, amount, offset in
+        let target = real(file)
+        return target.pointee.pMethods.pointee.xRead(target, buffer, amount, offset)
     }
-    return target.pointee.pMethods.pointee.xWrite(target, buffer, amount, offset)
-}
+
+private let shimWrite:
+    @convention(c) (UnsafeMutablePointer<sqlite3_file>?, UnsafeRawPointer?, Int32, sqlite3_int64) -> Int32 = {
+        file, buffer, amount, offset in
+        let target = real(file)
+        if let plan = fault(.write, file) {
+            if plan.short { _ = target.pointee.pMethods.pointee.xWrite(target, buffer, amount / 2, offset) }
+            return plan.code
+        }
+        return target.pointee.pMethods.pointee.xWrite(target, buffer, amount, offset)
+    }
 
 private let shimTruncate: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, sqlite3_int64) -> Int32 = { file, size in
     if let plan = fault(.truncate, file) { return plan.code }
@@ -150,10 +163,12 @@ private let shimSync: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, Int32
     return target.pointee.pMethods.pointee.xSync(target, flags)
 }
 
-private let shimFileSize: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, UnsafeMutablePointer<sqlite3_int64>?) -> Int32 = { file, size in
-    let target = real(file)
-    return target.pointee.pMethods.pointee.xFileSize(target, size)
-}
+private let shimFileSize:
+    @convention(c) (UnsafeMutablePointer<sqlite3_file>?, UnsafeMutablePointer<sqlite3_int64>?) -> Int32 = {
+        file, size in
+        let target = real(file)
+        return target.pointee.pMethods.pointee.xFileSize(target, size)
+    }
 
 private let shimLock: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, Int32) -> Int32 = { file, level in
     let target = real(file)
@@ -165,15 +180,18 @@ private let shimUnlock: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, Int
     return target.pointee.pMethods.pointee.xUnlock(target, level)
 }
 
-private let shimCheckReservedLock: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, UnsafeMutablePointer<Int32>?) -> Int32 = { file, result in
-    let target = real(file)
-    return target.pointee.pMethods.pointee.xCheckReservedLock(target, result)
-}
+private let shimCheckReservedLock:
+    @convention(c) (UnsafeMutablePointer<sqlite3_file>?, UnsafeMutablePointer<Int32>?) -> Int32 = { file, result in
+        let target = real(file)
+        return target.pointee.pMethods.pointee.xCheckReservedLock(target, result)
+    }
 
-private let shimFileControl: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, Int32, UnsafeMutableRawPointer?) -> Int32 = { file, op, argument in
-    let target = real(file)
-    return target.pointee.pMethods.pointee.xFileControl(target, op, argument)
-}
+private let shimFileControl:
+    @convention(c) (UnsafeMutablePointer<sqlite3_file>?, Int32, UnsafeMutableRawPointer?) -> Int32 = {
+        file, op, argument in
+        let target = real(file)
+        return target.pointee.pMethods.pointee.xFileControl(target, op, argument)
+    }
 
 private let shimSectorSize: @convention(c) (UnsafeMutablePointer<sqlite3_file>?) -> Int32 = { file in
     let target = real(file)
@@ -185,12 +203,16 @@ private let shimDeviceCharacteristics: @convention(c) (UnsafeMutablePointer<sqli
     return target.pointee.pMethods.pointee.xDeviceCharacteristics(target)
 }
 
-private let shimShmMap: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, Int32, Int32, Int32, UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> Int32 = { file, page, size, extend, pointer in
-    let target = real(file)
-    return target.pointee.pMethods.pointee.xShmMap(target, page, size, extend, pointer)
-}
+private let shimShmMap:
+    @convention(c) (
+        UnsafeMutablePointer<sqlite3_file>?, Int32, Int32, Int32, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+    ) -> Int32 = { file, page, size, extend, pointer in
+        let target = real(file)
+        return target.pointee.pMethods.pointee.xShmMap(target, page, size, extend, pointer)
+    }
 
-private let shimShmLock: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, Int32, Int32, Int32) -> Int32 = { file, offset, count, flags in
+private let shimShmLock: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, Int32, Int32, Int32) -> Int32 = {
+    file, offset, count, flags in
     let target = real(file)
     return target.pointee.pMethods.pointee.xShmLock(target, offset, count, flags)
 }
@@ -205,12 +227,17 @@ private let shimShmUnmap: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, I
     return target.pointee.pMethods.pointee.xShmUnmap(target, delete)
 }
 
-private let shimFetch: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, sqlite3_int64, Int32, UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> Int32 = { file, offset, amount, pointer in
-    let target = real(file)
-    return target.pointee.pMethods.pointee.xFetch(target, offset, amount, pointer)
-}
+private let shimFetch:
+    @convention(c) (
+        UnsafeMutablePointer<sqlite3_file>?, sqlite3_int64, Int32, UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+    ) -> Int32 = { file, offset, amount, pointer in
+        let target = real(file)
+        return target.pointee.pMethods.pointee.xFetch(target, offset, amount, pointer)
+    }
 
-private let shimUnfetch: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, sqlite3_int64, UnsafeMutableRawPointer?) -> Int32 = { file, offset, pointer in
-    let target = real(file)
-    return target.pointee.pMethods.pointee.xUnfetch(target, offset, pointer)
-}
+private let shimUnfetch:
+    @convention(c) (UnsafeMutablePointer<sqlite3_file>?, sqlite3_int64, UnsafeMutableRawPointer?) -> Int32 = {
+        file, offset, pointer in
+        let target = real(file)
+        return target.pointee.pMethods.pointee.xUnfetch(target, offset, pointer)
+    }

@@ -22,12 +22,22 @@ enum StoreIntegrity {
         }
         let items = try store.fetch(FetchRequest(entityName: "Item")).snapshots()
         for group in try store.fetch(FetchRequest(entityName: "Group")).snapshots() {
-            let byIndex = try store.fetch(FetchRequest(entityName: "Item", predicate: ObjectPredicate(format: "group == %@", argumentArray: [group.objectID]))).snapshots()
+            let byIndex = try store.fetch(
+                FetchRequest(
+                    entityName: "Item",
+                    predicate: ObjectPredicate(format: "group == %@", argumentArray: [group.objectID]))
+            ).snapshots()
             let expected = items.filter { $0.relationships[0] == .toOne(group.objectID) }
-            if Set(byIndex) != Set(expected) { problems.append("items of \(group.objectID) by index: \(byIndex.count), by scan \(expected.count)") }
+            if Set(byIndex) != Set(expected) {
+                problems.append("items of \(group.objectID) by index: \(byIndex.count), by scan \(expected.count)")
+            }
         }
         for item in items {
-            let bySlot = try store.fetch(FetchRequest(entityName: "Item", predicate: ObjectPredicate(format: "slot == %@", argumentArray: [item.attributes[0]]))).snapshots()
+            let bySlot = try store.fetch(
+                FetchRequest(
+                    entityName: "Item",
+                    predicate: ObjectPredicate(format: "slot == %@", argumentArray: [item.attributes[0]]))
+            ).snapshots()
             if bySlot != [item] { problems.append("item \(item.objectID) by slot index: \(bySlot.count) results") }
         }
         return problems

@@ -6,7 +6,8 @@ import StrataTestSupport
 enum Tool {
     /// Starts `strata ARGUMENTS --model ...` in `directory`; `asUser` runs it as that user
     /// (through `setpriv`, when the tests run as root).
-    static func start(_ arguments: [String], in directory: String, asUser user: String? = nil) throws -> RunningProgram {
+    static func start(_ arguments: [String], in directory: String, asUser user: String? = nil) throws -> RunningProgram
+    {
         let tool = try builtExecutable("strata")
         let words = arguments + ["--model", Repository.companyModelDirectory.path]
         let place = URL(fileURLWithPath: directory)
@@ -35,7 +36,9 @@ enum Tool {
     static func writeEmployees(_ employees: Int, to path: String) throws -> String {
         var text = #"{"entity":"Department","ref":"d0","attributes":{"name":"engineering"}}"# + "\n"
         for i in 0..<employees {
-            text += #"{"entity":"Employee","ref":"e\#(i)","attributes":{"name":"employee \#(i)","height":1.75},"relationships":{"department":"d0"}}"# + "\n"
+            text +=
+                #"{"entity":"Employee","ref":"e\#(i)","attributes":{"name":"employee \#(i)","height":1.75},"relationships":{"department":"d0"}}"#
+                + "\n"
         }
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path

@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 import Testing
+
 @testable import StrataSQLite
 
 /// Predicates that are long, wide or deep give the SQLite store the in-memory evaluator's answer.
@@ -19,12 +20,14 @@ import Testing
         let store = try openStore(temporaryStoreURL(), model: model)
         let employees = try store.obtainPermanentIDs(for: "Employee", count: rowCount)
         var inserts = employees.enumerated().map { i, id in
-            makeSnapshot(id, in: model, ["name": .string("a\(i)"), "age": .integer(Int64(i)), "big": .integer(Int64(i))])
+            makeSnapshot(
+                id, in: model, ["name": .string("a\(i)"), "age": .integer(Int64(i)), "big": .integer(Int64(i))])
         }
         let people = try store.obtainPermanentIDs(for: "Person", count: 12)
         for (i, id) in people.enumerated() {
             let friends = [i - 1, i + 1].filter { people.indices.contains($0) }.map { people[$0] }
-            inserts.append(makeSnapshot(id, in: model, ["name": .string("p\(i)")], relationships: ["friends": .toMany(friends)]))
+            inserts.append(
+                makeSnapshot(id, in: model, ["name": .string("p\(i)")], relationships: ["friends": .toMany(friends)]))
         }
         try store.save(SaveRequest(inserts: inserts))
         return store
@@ -32,9 +35,14 @@ import Testing
 
     /// The IDs the engine's fetch returns (native when the store says so), next to the reference
     /// evaluator's over the same data.
-    static func answers(_ store: SQLiteStore, _ predicate: ObjectPredicate, entity: String = "Employee") throws -> (engine: [ObjectID], reference: [ObjectID], native: Bool) {
+    static func answers(_ store: SQLiteStore, _ predicate: ObjectPredicate, entity: String = "Employee") throws -> (
+        engine: [ObjectID], reference: [ObjectID], native: Bool
+    ) {
         let request = FetchRequest(entityName: entity, predicate: predicate, resultType: .objectIDs)
-        return (try store.fetch(request).objectIDs(), try store.fetchInMemory(request).objectIDs(), store.nativeEvaluationDeclineReason(request) == nil)
+        return (
+            try store.fetch(request).objectIDs(), try store.fetchInMemory(request).objectIDs(),
+            store.nativeEvaluationDeclineReason(request) == nil
+        )
     }
 
     @Test(arguments: [1_000, 5_000, 20_000])
@@ -43,7 +51,9 @@ import Testing
         let format = (0..<terms).map { "name == \"a\($0 * 3)\"" }.joined(separator: " OR ")
         let predicate = try ObjectPredicate(format: format)
         let request = FetchRequest(entityName: "Employee", predicate: predicate, resultType: .objectIDs)
-        #expect(store.nativeEvaluationDeclineReason(request) == nil, "\(store.nativeEvaluationDeclineReason(request) ?? "")")
+        #expect(
+            store.nativeEvaluationDeclineReason(request) == nil, "\(store.nativeEvaluationDeclineReason(request) ?? "")"
+        )
         let (engine, reference, _) = try Self.answers(store, predicate)
         #expect(engine == reference)
         #expect(engine.count == (Self.rowCount + 2) / 3)
@@ -68,7 +78,8 @@ import Testing
     @Test(arguments: [1_000, 5_000, 20_000])
     func longAndMatchesTheEvaluator(terms: Int) throws {
         let store = try Self.seeded()
-        let format = (0..<terms).map { i in i % 2 == 0 ? "name != \"a\(i / 2 * 3)\"" : "NOT (age == \(i / 2 * 5 + 1))" }.joined(separator: " AND ")
+        let format = (0..<terms).map { i in i % 2 == 0 ? "name != \"a\(i / 2 * 3)\"" : "NOT (age == \(i / 2 * 5 + 1))" }
+            .joined(separator: " AND ")
         let (engine, reference, native) = try Self.answers(store, try ObjectPredicate(format: format))
         #expect(engine == reference)
         #expect(engine.count < Self.rowCount && !engine.isEmpty)
@@ -100,7 +111,8 @@ import Testing
         let store = try Self.seeded()
         for steps in [1, 3, 7, 10] {
             let path = Array(repeating: "friends", count: steps).joined(separator: ".")
-            let (engine, reference, _) = try Self.answers(store, try ObjectPredicate(format: "ANY \(path).name == \"p11\""), entity: "Person")
+            let (engine, reference, _) = try Self.answers(
+                store, try ObjectPredicate(format: "ANY \(path).name == \"p11\""), entity: "Person")
             #expect(engine == reference, "\(steps) steps")
             #expect(!engine.isEmpty)
         }
@@ -154,7 +166,9 @@ import Testing
         let store = try Self.seeded()
         var deepest: ObjectPredicate?
         for count in stride(from: 200, through: 1, by: -1) {
-            if let parsed = try? ObjectPredicate(format: String(repeating: "NOT ", count: count) + "name IN {{{\"a1\"}}}") {
+            if let parsed = try? ObjectPredicate(
+                format: String(repeating: "NOT ", count: count) + "name IN {{{\"a1\"}}}")
+            {
                 deepest = parsed
                 break
             }

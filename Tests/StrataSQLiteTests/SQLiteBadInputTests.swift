@@ -1,9 +1,10 @@
 import CStrataSQLite
 import Foundation
 import StrataCore
-import Testing
-@testable import StrataSQLite
 import StrataTestSupport
+import Testing
+
+@testable import StrataSQLite
 
 /// Each kind of bad input gives a typed error naming the path, never a crash, never half a save,
 /// and never a change to the file.
@@ -14,7 +15,8 @@ import StrataTestSupport
             Issue.record("expected \(code), nothing was thrown")
         } catch let error as StrataError {
             #expect(error.code == code, "\(error)")
-            #expect(error.location["path"] == path || error.message.contains(path), "the error names the path: \(error)")
+            #expect(
+                error.location["path"] == path || error.message.contains(path), "the error names the path: \(error)")
         } catch {
             Issue.record("not a StrataError: \(error)")
         }
@@ -26,7 +28,10 @@ import StrataTestSupport
         let model = try testModel()
         let store = try openStore(url, model: model)
         let ids = try store.obtainPermanentIDs(for: "Department", count: count)
-        try store.save(SaveRequest(inserts: ids.map { makeSnapshot($0, in: model, ["name": .string(String(repeating: "d", count: 200))]) }))
+        try store.save(
+            SaveRequest(
+                inserts: ids.map { makeSnapshot($0, in: model, ["name": .string(String(repeating: "d", count: 200))]) })
+        )
         try store.close()
         return url
     }
@@ -48,7 +53,8 @@ import StrataTestSupport
         try handle.close()
         expectError(.storeCorrupt, path: url.location) { _ = try openStore(url) }
         let cut = temporaryStoreURL()
-        try Data(try Data(contentsOf: URL(fileURLWithPath: url.location)).prefix(40)).write(to: URL(fileURLWithPath: cut.location))
+        try Data(try Data(contentsOf: URL(fileURLWithPath: url.location)).prefix(40)).write(
+            to: URL(fileURLWithPath: cut.location))
         expectError(.storeCorrupt, path: cut.location) { _ = try openStore(cut) }
     }
 
@@ -59,7 +65,8 @@ import StrataTestSupport
         // Keep the 100-byte header, scramble every page after the first.
         try handle.seek(toOffset: 4096)
         var generator = SystemRandomNumberGenerator()
-        try handle.write(contentsOf: Data((0..<Int(size) - 4096).map { _ in UInt8.random(in: 0...255, using: &generator) }))
+        try handle.write(
+            contentsOf: Data((0..<Int(size) - 4096).map { _ in UInt8.random(in: 0...255, using: &generator) }))
         try handle.close()
         expectError(.storeCorrupt, path: url.location) {
             let store = try openStore(url)
@@ -135,13 +142,15 @@ import StrataTestSupport
         let entries = try reopened.fetch(FetchRequest(entityName: "Entry")).snapshots()
         #expect(entries.map(\.objectID) == [id])
         let next = try reopened.obtainPermanentIDs(for: "Entry", count: 1)[0]
-        try reopened.save(SaveRequest(inserts: [makeSnapshot(next, in: reopened.model, ["tag": "after", "serial": 2])]))
+        try reopened.save(
+            SaveRequest(inserts: [makeSnapshot(next, in: reopened.model, ["tag": "after", "serial": 2])]))
         #expect(try reopened.fetch(FetchRequest(entityName: "Entry")).snapshots().count == 2)
     }
 
     @Test func badURLsAreInvalidStoreURL() throws {
         do {
-            _ = try SQLiteBackend().open(StoreURL(scheme: "sqlite", location: ""), model: try testModel(), options: StoreOptions())
+            _ = try SQLiteBackend().open(
+                StoreURL(scheme: "sqlite", location: ""), model: try testModel(), options: StoreOptions())
             Issue.record("opened an empty path")
         } catch let error as StrataError {
             #expect(error.code == .invalidStoreURL)

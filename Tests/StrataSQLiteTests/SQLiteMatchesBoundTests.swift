@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 import Testing
+
 @testable import StrataSQLite
 
 /// `MATCHES` in SQL fails as the evaluator does when a pattern backtracks catastrophically: with
@@ -16,7 +17,9 @@ import Testing
         let names = ["abc", String(repeating: "a", count: 30) + "!", "aaaa", "b"]
         try store.save(SaveRequest(inserts: zip(ids, names).map { makeSnapshot($0, in: model, ["name": .string($1)]) }))
 
-        let hostile = FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name MATCHES '(a+)+$'"), resultType: .objectIDs)
+        let hostile = FetchRequest(
+            entityName: "Employee", predicate: try ObjectPredicate(format: "name MATCHES '(a+)+$'"),
+            resultType: .objectIDs)
         #expect(store.nativeEvaluationDeclineReason(hostile) == nil)
         let attempts: [() throws -> FetchResult] = [{ try store.fetch(hostile) }, { try store.fetchInMemory(hostile) }]
         for attempt in attempts {
@@ -29,7 +32,8 @@ import Testing
             }
         }
 
-        let ordinary = FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "name MATCHES 'a+'"), resultType: .objectIDs)
+        let ordinary = FetchRequest(
+            entityName: "Employee", predicate: try ObjectPredicate(format: "name MATCHES 'a+'"), resultType: .objectIDs)
         #expect(try store.fetch(ordinary).objectIDs() == [ids[2]])
         #expect(try store.fetchInMemory(ordinary).objectIDs() == [ids[2]])
     }

@@ -1,8 +1,9 @@
 import Foundation
 import StrataCore
-import Testing
-@testable import StrataSQLite
 import StrataTestSupport
+import Testing
+
+@testable import StrataSQLite
 
 /// Two processes writing one file: the test process and `strata-sqlite-probe` (an executable
 /// target of this package, built with the tests and found beside the test bundle). Each save
@@ -22,13 +23,18 @@ import StrataTestSupport
         for serial in 0..<perProcess {
             let id = try store.obtainPermanentIDs(for: "Entry", count: 1)[0]
             while true {
-                let counter = try store.fetch(FetchRequest(entityName: "Counter", objectIDs: [counterID])).snapshots()[0]
-                guard case .integer(let value) = counter.attributes[0] else { Issue.record("counter is not an integer"); return }
+                let counter = try store.fetch(FetchRequest(entityName: "Counter", objectIDs: [counterID])).snapshots()[
+                    0]
+                guard case .integer(let value) = counter.attributes[0] else {
+                    Issue.record("counter is not an integer")
+                    return
+                }
                 var next = counter
                 next.attributes[0] = .integer(value + 1)
                 let entry = makeSnapshot(id, in: model, ["tag": "test", "serial": .integer(Int64(serial))])
                 do {
-                    try store.save(SaveRequest(inserts: [entry], updates: [.init(next, expectedVersion: counter.version)]))
+                    try store.save(
+                        SaveRequest(inserts: [entry], updates: [.init(next, expectedVersion: counter.version)]))
                     break
                 } catch let error as StrataError where error.code == .conflict {
                     continue
@@ -62,7 +68,11 @@ import StrataTestSupport
             group.addTask {
                 for round in 0..<rounds {
                     let ids = try store.obtainPermanentIDs(for: "Entry", count: batch)
-                    try store.save(SaveRequest(inserts: ids.map { makeSnapshot($0, in: model, ["tag": .string("r\(round)"), "serial": 0]) }))
+                    try store.save(
+                        SaveRequest(
+                            inserts: ids.map {
+                                makeSnapshot($0, in: model, ["tag": .string("r\(round)"), "serial": 0])
+                            }))
                 }
             }
             group.addTask {

@@ -29,7 +29,9 @@ import Testing
             #expect(failures.withLock { $0 }.isEmpty, "round \(round)")
             #expect(Set(identifiers.withLock { $0 }).count == 1, "round \(round)")
             let directory = SQLiteFileInspection.directory(of: url.location)
-            let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".creating-") }
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory).filter {
+                $0.contains(".creating-")
+            }
             #expect(leftovers.isEmpty, "round \(round): \(leftovers)")
         }
     }
@@ -97,7 +99,9 @@ import Testing
             #expect(sqlite3_open(url.location, &db) == SQLITE_OK)
             #expect(sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK, "\(sql)")
             sqlite3_close(db)
-            try store.save(SaveRequest(inserts: [makeSnapshot(ids[index + 1], in: store.model, ["name": .string("after \(sql)")])]))
+            try store.save(
+                SaveRequest(inserts: [makeSnapshot(ids[index + 1], in: store.model, ["name": .string("after \(sql)")])])
+            )
         }
         #expect(try store.fetch(FetchRequest(entityName: "Department")).snapshots().count == 4)
     }
@@ -114,9 +118,17 @@ import Testing
         var db: OpaquePointer?
         #expect(sqlite3_open(url.location, &db) == SQLITE_OK)
         // What a migration to a model whose departments have a budget does.
-        #expect(sqlite3_exec(db, "ALTER TABLE \"Department\" ADD COLUMN \"budget\" REAL NOT NULL DEFAULT 1", nil, nil, nil) == SQLITE_OK)
-        #expect(sqlite3_exec(db, "UPDATE \"_strata_metadata\" SET \"value\" = 'v2' WHERE \"key\" = 'modelVersionIdentifier'", nil, nil, nil) == SQLITE_OK)
-        #expect(sqlite3_exec(db, "UPDATE \"_strata_metadata\" SET \"value\" = 'a-later-hash' WHERE \"key\" = 'modelVersionHash'", nil, nil, nil) == SQLITE_OK)
+        #expect(
+            sqlite3_exec(db, "ALTER TABLE \"Department\" ADD COLUMN \"budget\" REAL NOT NULL DEFAULT 1", nil, nil, nil)
+                == SQLITE_OK)
+        #expect(
+            sqlite3_exec(
+                db, "UPDATE \"_strata_metadata\" SET \"value\" = 'v2' WHERE \"key\" = 'modelVersionIdentifier'", nil,
+                nil, nil) == SQLITE_OK)
+        #expect(
+            sqlite3_exec(
+                db, "UPDATE \"_strata_metadata\" SET \"value\" = 'a-later-hash' WHERE \"key\" = 'modelVersionHash'",
+                nil, nil, nil) == SQLITE_OK)
         sqlite3_close(db)
         let error = #expect(throws: StrataError.self) {
             try store.save(SaveRequest(inserts: [makeSnapshot(ids[1], in: store.model, ["name": "after"])]))
@@ -132,12 +144,16 @@ import Testing
         let url = temporaryStoreURL()
         try openStore(url).close()
         let directory = SQLiteFileInspection.directory(of: url.location)
-        try FileManager.default.createSymbolicLink(atPath: directory + "/alias.sqlite", withDestinationPath: url.location)
+        try FileManager.default.createSymbolicLink(
+            atPath: directory + "/alias.sqlite", withDestinationPath: url.location)
         let aliased = try openStore(StoreURL(scheme: "sqlite", location: directory + "/./alias.sqlite"))
-        let spellings = [url.location, directory + "/../" + (directory as NSString).lastPathComponent + "/store.sqlite"]
+        let spellings = [
+            url.location, directory + "/../" + (directory as NSString).lastPathComponent + "/store.sqlite",
+        ]
         for spelling in spellings {
             let busy = #expect(throws: StrataError.self) {
-                _ = try SQLiteBackend().lockForMigration(of: StoreURL(scheme: "sqlite", location: spelling), timeoutMilliseconds: 50)
+                _ = try SQLiteBackend().lockForMigration(
+                    of: StoreURL(scheme: "sqlite", location: spelling), timeoutMilliseconds: 50)
             }
             #expect(busy?.code == .storeBusy, "\(spelling)")
         }
@@ -149,7 +165,9 @@ import Testing
         try openStore(url).close()
         let other = Locked<StrataError?>(nil)
         let thread = Thread {
-            do { try openStore(url, options: StoreOptions(options: ["busyTimeout": "50"])).close() } catch let error as StrataError { other.withLock { $0 = error } } catch {}
+            do { try openStore(url, options: StoreOptions(options: ["busyTimeout": "50"])).close() } catch let error
+                as StrataError
+            { other.withLock { $0 = error } } catch {}
         }
         thread.start()
         while !thread.isFinished { usleep(1_000) }
@@ -166,7 +184,9 @@ import Testing
         for (path, kind) in [(directory + "/fifo.sqlite", "FIFO"), ("/dev/null", "character device")] {
             let url = StoreURL(scheme: "sqlite", location: path)
             for readOnly in [false, true] {
-                let error = #expect(throws: StrataError.self) { try openStore(url, options: StoreOptions(isReadOnly: readOnly)) }
+                let error = #expect(throws: StrataError.self) {
+                    try openStore(url, options: StoreOptions(isReadOnly: readOnly))
+                }
                 #expect(error?.code == .storeCorrupt, "\(path)")
                 #expect(error?.location["fileType"] == kind, "\(path)")
             }

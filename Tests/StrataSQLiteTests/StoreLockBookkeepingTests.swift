@@ -113,7 +113,9 @@ import Testing
         while !waiter.isFinished { usleep(1_000) }
         let store = try #require(opened.withLock { $0 }, "the waiter opened (and created) the store")
         #expect(FileManager.default.fileExists(atPath: lockFile), "the waiter locked a new lock file")
-        let busy = #expect(throws: StrataError.self) { _ = try SQLiteBackend().lockForMigration(of: url, timeoutMilliseconds: 50) }
+        let busy = #expect(throws: StrataError.self) {
+            _ = try SQLiteBackend().lockForMigration(of: url, timeoutMilliseconds: 50)
+        }
         #expect(busy?.code == .storeBusy, "the new store is locked by the open that created it")
         try store.close()
     }

@@ -1,7 +1,8 @@
 import Foundation
 import StrataCore
-@testable import StrataSQLite
 import StrataTestSupport
+
+@testable import StrataSQLite
 
 /// A fresh directory (world-traversable, for the probe that drops privileges), unique per call.
 func temporaryDirectory() -> String { TemporaryDirectory().path }
@@ -29,32 +30,46 @@ func testModel(version: String = "v1", extraAttribute: Bool = false) throws -> M
         Attribute("big", .integer64, isOptional: true),
     ]
     if extraAttribute { employeeAttributes.append(Attribute("nickname", .string, isOptional: true)) }
-    return try Model(versionIdentifier: version, entities: [
-        Entity("Department", attributes: [Attribute("name", .string)], relationships: [
-            Relationship("employees", to: "Employee", inverse: "department", toMany: true),
-        ]),
-        Entity("Employee", attributes: employeeAttributes, relationships: [
-            Relationship("department", to: "Department", inverse: "employees"),
-            Relationship("projects", to: "Project", inverse: "members", toMany: true),
-            Relationship("mentor", to: "Employee", inverse: "mentee"),
-            Relationship("mentee", to: "Employee", inverse: "mentor"),
-        ], uniqueConstraints: [["big"]], indexes: [Entity.Index(name: "byName", properties: ["name"])]),
-        Entity("Project", attributes: [Attribute("title", .string)], relationships: [
-            Relationship("members", to: "Employee", inverse: "projects", toMany: true),
-            Relationship("tasks", to: "Task", inverse: "project", toMany: true, ordered: true),
-            Relationship("milestones", to: "Milestone", inverse: "projects", toMany: true, ordered: true),
-        ]),
-        Entity("Task", attributes: [Attribute("title", .string)], relationships: [
-            Relationship("project", to: "Project", inverse: "tasks"),
-        ]),
-        Entity("Milestone", attributes: [Attribute("title", .string)], relationships: [
-            Relationship("projects", to: "Project", inverse: "milestones", toMany: true, ordered: true),
-        ]),
-        Entity("Person", attributes: [Attribute("name", .string)], relationships: [
-            Relationship("friends", to: "Person", inverse: "friends", toMany: true),
-            Relationship("spouse", to: "Person", inverse: "spouse"),
-        ]),
-    ])
+    return try Model(
+        versionIdentifier: version,
+        entities: [
+            Entity(
+                "Department", attributes: [Attribute("name", .string)],
+                relationships: [
+                    Relationship("employees", to: "Employee", inverse: "department", toMany: true)
+                ]),
+            Entity(
+                "Employee", attributes: employeeAttributes,
+                relationships: [
+                    Relationship("department", to: "Department", inverse: "employees"),
+                    Relationship("projects", to: "Project", inverse: "members", toMany: true),
+                    Relationship("mentor", to: "Employee", inverse: "mentee"),
+                    Relationship("mentee", to: "Employee", inverse: "mentor"),
+                ], uniqueConstraints: [["big"]], indexes: [Entity.Index(name: "byName", properties: ["name"])]),
+            Entity(
+                "Project", attributes: [Attribute("title", .string)],
+                relationships: [
+                    Relationship("members", to: "Employee", inverse: "projects", toMany: true),
+                    Relationship("tasks", to: "Task", inverse: "project", toMany: true, ordered: true),
+                    Relationship("milestones", to: "Milestone", inverse: "projects", toMany: true, ordered: true),
+                ]),
+            Entity(
+                "Task", attributes: [Attribute("title", .string)],
+                relationships: [
+                    Relationship("project", to: "Project", inverse: "tasks")
+                ]),
+            Entity(
+                "Milestone", attributes: [Attribute("title", .string)],
+                relationships: [
+                    Relationship("projects", to: "Project", inverse: "milestones", toMany: true, ordered: true)
+                ]),
+            Entity(
+                "Person", attributes: [Attribute("name", .string)],
+                relationships: [
+                    Relationship("friends", to: "Person", inverse: "friends", toMany: true),
+                    Relationship("spouse", to: "Person", inverse: "spouse"),
+                ]),
+        ])
 }
 
 /// Opens (creating) an SQLite store.
@@ -63,7 +78,9 @@ func openStore(_ url: StoreURL, model: Model? = nil, options: StoreOptions = Sto
 }
 
 /// A snapshot of `entity` with the given attribute values by name (others null / empty).
-func makeSnapshot(_ id: ObjectID, in model: Model, _ values: [String: Value] = [:], relationships: [String: RelationshipValue] = [:]) -> Snapshot {
+func makeSnapshot(
+    _ id: ObjectID, in model: Model, _ values: [String: Value] = [:], relationships: [String: RelationshipValue] = [:]
+) -> Snapshot {
     let entity = model.entity(named: id.entityName)!
     var snapshot = Snapshot(objectID: id, entity: entity)
     for (name, value) in values { snapshot.attributes[entity.attributeIndex(named: name)!] = value }

@@ -6,12 +6,12 @@ import StrataCore
 package func builtExecutable(_ name: String) throws -> URL {
     let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     #if os(Linux)
-    let running = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let running = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     #else
-    // Darwin has no /proc: the test bundle (`.xctest`) lies in the products directory.
-    let bundle = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }
-    let running = (bundle?.bundleURL ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath())
-        .deletingLastPathComponent()
+        // Darwin has no /proc: the test bundle (`.xctest`) lies in the products directory.
+        let bundle = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }
+        let running = (bundle?.bundleURL ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath())
+            .deletingLastPathComponent()
     #endif
     let directories = [
         bundleDirectory, bundleDirectory.deletingLastPathComponent(),
@@ -22,7 +22,8 @@ package func builtExecutable(_ name: String) throws -> URL {
         let candidate = directory.appendingPathComponent(name)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-           FileManager.default.isExecutableFile(atPath: candidate.path) {
+            FileManager.default.isExecutableFile(atPath: candidate.path)
+        {
             return candidate
         }
     }

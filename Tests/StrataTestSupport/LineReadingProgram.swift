@@ -1,9 +1,10 @@
 import Foundation
 import StrataCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A child process whose standard output is read line by line, so that a test can act (kill
@@ -42,9 +43,9 @@ package final class LineReadingProgram {
     /// Kills the child with SIGKILL, reads what it wrote and reaps it.
     package func kill() {
         #if canImport(Glibc)
-        _ = Glibc.kill(process.processIdentifier, SIGKILL)
+            _ = Glibc.kill(process.processIdentifier, SIGKILL)
         #else
-        _ = Darwin.kill(process.processIdentifier, SIGKILL)
+            _ = Darwin.kill(process.processIdentifier, SIGKILL)
         #endif
         finish()
     }

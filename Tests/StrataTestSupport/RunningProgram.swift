@@ -22,7 +22,9 @@ package final class RunningProgram {
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
-        let output = Pipe(), errors = Pipe(), standardInput = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
+        let standardInput = Pipe()
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = input == nil ? FileHandle.nullDevice : standardInput
@@ -36,7 +38,9 @@ package final class RunningProgram {
         }
     }
 
-    private func read(_ handle: FileHandle, into store: @escaping @Sendable (inout (output: Data, errors: Data), Data) -> Void) {
+    private func read(
+        _ handle: FileHandle, into store: @escaping @Sendable (inout (output: Data, errors: Data), Data) -> Void
+    ) {
         readers.enter()
         DispatchQueue.global().async { [collected, readers] in
             let data = handle.readDataToEndOfFile()

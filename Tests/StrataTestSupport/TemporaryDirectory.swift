@@ -1,9 +1,10 @@
 import Foundation
 import StrataCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A fresh directory for one test, under one folder per test process in the system's temporary
@@ -52,7 +53,9 @@ package struct TemporaryDirectory: Sendable {
 
     private static func openToOwner(_ path: String) {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return
+        }
         chmod(path, 0o700)
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
             openToOwner(path + "/" + entry)

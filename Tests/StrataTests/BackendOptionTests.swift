@@ -7,8 +7,12 @@ private struct CloudBackend: StoreBackend {
     let scheme = "cloud"
     let capabilities: BackendCapabilities = []
     var supportedOptions: [StoreBackendOption]? {
-        [.choice("consistency", ["strong", "eventual"], summary: "How reads see writers.", configFileKey: "cloudConsistency"),
-         .integer("timeout", in: 1...60_000, unit: "milliseconds", summary: "How long a request may take.")]
+        [
+            .choice(
+                "consistency", ["strong", "eventual"], summary: "How reads see writers.",
+                configFileKey: "cloudConsistency"),
+            .integer("timeout", in: 1...60_000, unit: "milliseconds", summary: "How long a request may take."),
+        ]
     }
     func open(_ url: StoreURL, model: Model, options: StoreOptions) throws -> any PersistentStore {
         try checkOptions(options.options, for: url)
@@ -19,7 +23,8 @@ private struct CloudBackend: StoreBackend {
 }
 
 @Suite struct BackendOptionTests {
-    private func parse(_ text: String, registry: StoreRegistry = BuiltInBackends.registry) throws -> [StoreDescription] {
+    private func parse(_ text: String, registry: StoreRegistry = BuiltInBackends.registry) throws -> [StoreDescription]
+    {
         try StoreDescription.parse(Data(text.utf8), file: "/etc/app/stores.json", registry: registry)
     }
 
@@ -27,7 +32,11 @@ private struct CloudBackend: StoreBackend {
         let names = try ["sqlite", "lmdb", "xml", "memory"].map { scheme in
             try BuiltInBackends.registry.backend(for: scheme).supportedOptions?.map(\.name).sorted()
         }
-        #expect(names == [["busyTimeout", "synchronous", "vfs"], ["mapSize", "maxMapSize", "pageCheck", "sync"], ["lockTimeout"], []])
+        #expect(
+            names == [
+                ["busyTimeout", "synchronous", "vfs"], ["mapSize", "maxMapSize", "pageCheck", "sync"], ["lockTimeout"],
+                [],
+            ])
     }
 
     @Test(arguments: ["sqlite", "lmdb", "xml", "memory"])
@@ -94,13 +103,16 @@ private struct CloudBackend: StoreBackend {
         var description = try StoreDescription("sqlite:main.sqlite")
         description.options["busyTimeout"] = "soon"
         let environment = ["STRATA_STORE": "sqlite:/data/main.sqlite"]
-        #expect(try StoreDescription.applyingEnvironment(environment, to: [description])[0].url.location == "/data/main.sqlite")
+        #expect(
+            try StoreDescription.applyingEnvironment(environment, to: [description])[0].url.location
+                == "/data/main.sqlite")
         let error = #expect(throws: StrataError.self) {
             try StoreDescription.applyingEnvironment(environment, to: [description], registry: BuiltInBackends.registry)
         }
         #expect(error?.code == .invalidOption && error?.location["environment"] == "STRATA_STORE")
         let unknown = #expect(throws: StrataError.self) {
-            try StoreDescription.applyingEnvironment(["STRATA_STORE": "cloud:x"], to: [description], registry: BuiltInBackends.registry)
+            try StoreDescription.applyingEnvironment(
+                ["STRATA_STORE": "cloud:x"], to: [description], registry: BuiltInBackends.registry)
         }
         #expect(unknown?.code == .unknownStoreScheme && unknown?.location["environment"] == "STRATA_STORE")
     }

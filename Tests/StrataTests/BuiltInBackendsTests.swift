@@ -12,7 +12,9 @@ import Testing
 
 @Test func unknownSchemeErrorListsBuiltIns() throws {
     let model = try Model(entities: [Entity("Note", attributes: [Attribute("text", .string)])])
-    let error = #expect(throws: StrataError.self) { _ = try BuiltInBackends.registry.open("postgres:/db", model: model) }
+    let error = #expect(throws: StrataError.self) {
+        _ = try BuiltInBackends.registry.open("postgres:/db", model: model)
+    }
     #expect(error?.code == .unknownStoreScheme)
     #expect(error?.message.contains("memory") == true)
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Strata
-import Testing
 import StrataTestSupport
+import Testing
 
 /// A load cancelled while it migrates a Company v1 store to v3 (two steps) on a persistent
 /// backend leaves the store at a whole model version (v1, v2 or v3) with every object and link
@@ -13,7 +13,8 @@ import StrataTestSupport
     static let departmentCount = 3, employeeCount = 12
 
     static let versions: VersionedModel = {
-        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("Examples/Models/Company.stratamodel")
         return try! VersionedModel(directory: directory)
     }()
@@ -34,15 +35,20 @@ import StrataTestSupport
 
         func needsMigration(storeAt url: StoreURL) throws -> Bool { try inner.needsMigration(storeAt: url) }
 
-        func migrateStore(at url: StoreURL, options: StoreOptions, progress: @escaping @Sendable (StoreProgress) -> Void, isCancelled: @escaping @Sendable () -> Bool) throws {
-            try inner.migrateStore(at: url, options: options, progress: progress, isCancelled: { [self] in
-                let poll = polls.withLock { count -> Int in
-                    count += 1
-                    return count
-                }
-                if poll == cancelAtPoll { container.withLock { $0 }?.cancelLoading() }
-                return isCancelled()
-            })
+        func migrateStore(
+            at url: StoreURL, options: StoreOptions, progress: @escaping @Sendable (StoreProgress) -> Void,
+            isCancelled: @escaping @Sendable () -> Bool
+        ) throws {
+            try inner.migrateStore(
+                at: url, options: options, progress: progress,
+                isCancelled: { [self] in
+                    let poll = polls.withLock { count -> Int in
+                        count += 1
+                        return count
+                    }
+                    if poll == cancelAtPoll { container.withLock { $0 }?.cancelLoading() }
+                    return isCancelled()
+                })
         }
     }
 
@@ -75,7 +81,8 @@ import StrataTestSupport
     /// that version's model straight from the backend.
     private func storeContent(_ url: StoreURL) throws -> (version: String?, employees: [String: String]) {
         guard let metadata = try BuiltInBackends.registry.backend(for: url.scheme).metadata(at: url),
-              let model = Self.versions.version(withHash: metadata.modelVersionHash) else { return (nil, [:]) }
+            let model = Self.versions.version(withHash: metadata.modelVersionHash)
+        else { return (nil, [:]) }
         let coordinator = StoreCoordinator(model: model)
         let store = try BuiltInBackends.registry.open(url, model: model, options: StoreOptions(createsIfMissing: false))
         defer { try? store.close() }
@@ -94,7 +101,10 @@ import StrataTestSupport
     }
 
     private var seeded: [String: String] {
-        Dictionary(uniqueKeysWithValues: (0..<Self.employeeCount).map { ("employee \($0)", "department \($0 % Self.departmentCount)") })
+        Dictionary(
+            uniqueKeysWithValues: (0..<Self.employeeCount).map {
+                ("employee \($0)", "department \($0 % Self.departmentCount)")
+            })
     }
 
     @Test(arguments: ["sqlite", "lmdb", "xml"])
@@ -104,8 +114,9 @@ import StrataTestSupport
         while true {
             let url = try seededV1Store(scheme)
             let migrator = try CancellingMigrator(cancelAtPoll: poll)
-            let container = PersistentContainer(name: "Company", versionedModel: Self.versions, storeDescriptions: [StoreDescription(url: url)],
-                                                migrator: migrator, environment: [:])
+            let container = PersistentContainer(
+                name: "Company", versionedModel: Self.versions, storeDescriptions: [StoreDescription(url: url)],
+                migrator: migrator, environment: [:])
             migrator.container.withLock { $0 = container }
             let error = await loadResult(container)
             let cancelled = migrator.polls.withLock { $0 } >= poll
@@ -113,10 +124,15 @@ import StrataTestSupport
                 #expect(error?.code == .cancelled, "cancelled at poll \(poll)")
                 let (version, employees) = try storeContent(url)
                 #expect(version != nil, "cancelled at poll \(poll): the store names no known model version")
-                #expect(employees == seeded, "cancelled at poll \(poll): the store at \(version ?? "?") lost objects or links")
+                #expect(
+                    employees == seeded,
+                    "cancelled at poll \(poll): the store at \(version ?? "?") lost objects or links")
                 versionsSeen[version ?? "?", default: 0] += 1
-                let files = try FileManager.default.contentsOfDirectory(atPath: URL(fileURLWithPath: url.location).deletingLastPathComponent().path)
-                #expect(!files.contains { $0.contains("strata-migrating") }, "cancelled at poll \(poll): a staging store was left: \(files)")
+                let files = try FileManager.default.contentsOfDirectory(
+                    atPath: URL(fileURLWithPath: url.location).deletingLastPathComponent().path)
+                #expect(
+                    !files.contains { $0.contains("strata-migrating") },
+                    "cancelled at poll \(poll): a staging store was left: \(files)")
                 if let error { #expect(error.location["modelVersion"] == version, "\(error)") }
             } else {
                 #expect(error == nil)
@@ -131,6 +147,8 @@ import StrataTestSupport
             poll += 1
         }
         #expect(poll > 2, "the migrator polled for cancellation only \(poll - 1) time(s)")
-        #expect(versionsSeen["v1", default: 0] > 0 && versionsSeen["v2", default: 0] > 0, "versions left by a cancel: \(versionsSeen)")
+        #expect(
+            versionsSeen["v1", default: 0] > 0 && versionsSeen["v2", default: 0] > 0,
+            "versions left by a cancel: \(versionsSeen)")
     }
 }

@@ -43,8 +43,13 @@ import Testing
         #expect(try child.count(young) == 51)
         child.insert(Player.self).name = "child's"
         #expect(try child.count(FetchRequest(entityName: "Player")) == 102)
-        #expect(try child.count(FetchRequest(entityName: "Player"), options: FetchOptions(includesPendingChanges: false)) == 101,
-                "without its own pending changes, a child still sees its parent's")
-        #expect(try child.fetchObjectIDs(FetchRequest(entityName: "Player"), options: FetchOptions(includesPendingChanges: false)).count == 101)
+        #expect(
+            try child.count(FetchRequest(entityName: "Player"), options: FetchOptions(includesPendingChanges: false))
+                == 101,
+            "without its own pending changes, a child still sees its parent's")
+        #expect(
+            try child.fetchObjectIDs(
+                FetchRequest(entityName: "Player"), options: FetchOptions(includesPendingChanges: false)
+            ).count == 101)
     }
 }

@@ -39,7 +39,8 @@ let companyClasses: [ManagedObject.Type] = [Company.self, Department.self, Emplo
 
 /// The Company model, v3, read from the example directory.
 func exampleCompanyModel() throws -> Model {
-    let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
         .appendingPathComponent("Examples/Models/Company.stratamodel")
     return try VersionedModel(directory: directory).current
 }

@@ -19,7 +19,7 @@ import Testing
     @Test func aPrivateContextAdoptsItsFirstThreadAndReportsDirectUseFromAnother() throws {
         let messages = try recordingViolations {
             let context = ObjectContext(coordinator: try makeTeamCoordinator(), name: "adopted")
-            _ = context.hasChanges  // this thread adopts the context
+            _ = context.hasChanges // this thread adopts the context
             _ = context.insert(Team.self)
             onAnotherThread { _ = context.hasChanges }
         }
@@ -34,7 +34,9 @@ import Testing
     @Test func directUseWhileAPerformBlockRunsIsReported() throws {
         let messages = try recordingViolations {
             let context = ObjectContext(coordinator: try makeTeamCoordinator(), name: "busy")
-            let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+            let started = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            let done = DispatchSemaphore(value: 0)
             context.perform {
                 _ = context.insert(Team.self)
                 started.signal()
@@ -84,7 +86,8 @@ import Testing
 
     @Test func aMainQueueContextUsedDirectlyOffTheMainThreadIsReported() throws {
         let messages = try recordingViolations {
-            let context = ObjectContext(coordinator: try makeTeamCoordinator(), concurrencyType: .mainQueue, name: "view")
+            let context = ObjectContext(
+                coordinator: try makeTeamCoordinator(), concurrencyType: .mainQueue, name: "view")
             if isOnMainQueue() {
                 onAnotherThread { _ = context.hasChanges }
             } else {

@@ -20,7 +20,8 @@ import Testing
         var counts: [String: Int] = [:]
         for entity in others { counts[entity, default: 0] += 1 }
         let byEntity = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
-        return "  - and \(others.count) more \(noun)s on " + byEntity.map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
+        return "  - and \(others.count) more \(noun)s on "
+            + byEntity.map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
     }
 
     @Test func aConflictOnAThousandObjectsListsFiveAndCountsTheRestByEntity() throws {
@@ -30,7 +31,8 @@ import Testing
         for index in 0..<5 { first.insert(Employee.self).name = "employee \(index)" }
         try first.save()
 
-        let departments = try second.fetch(Department.self), employees = try second.fetch(Employee.self)
+        let departments = try second.fetch(Department.self)
+        let employees = try second.fetch(Employee.self)
         #expect(departments.filter { $0.name.isEmpty }.isEmpty && employees.filter { $0.name.isEmpty }.isEmpty)
         for department in try first.fetch(Department.self) { department.name += " renamed first" }
         for employee in try first.fetch(Employee.self) { employee.name += " renamed first" }
@@ -41,14 +43,17 @@ import Testing
         let error = try #require(throws: StrataError.self) { try second.save() }
         #expect(error.code == .conflict)
         #expect(error.conflicts.count == 1000, "the field keeps every conflict")
-        #expect(Set(error.conflicts.map(\.objectID)) == Set((departments as [ManagedObject] + employees).map(\.objectID)))
+        #expect(
+            Set(error.conflicts.map(\.objectID)) == Set((departments as [ManagedObject] + employees).map(\.objectID)))
         #expect(error.conflicts.allSatisfy { $0.properties.map(\.property) == ["name"] })
 
         let text = error.description
         let lines = listedLines(text)
         #expect(lines.count == 6)
         #expect(lines.prefix(5).map(String.init) == error.conflicts.prefix(5).map { "  - \($0)" })
-        #expect(lines.last.map(String.init) == expectedCountsLine(error.conflicts.map(\.objectID.entityName), noun: "conflict"))
+        #expect(
+            lines.last.map(String.init)
+                == expectedCountsLine(error.conflicts.map(\.objectID.entityName), noun: "conflict"))
         #expect(text.contains("and 995 more conflicts on "))
         #expect(text.count < 2_000, "\(text.count) characters")
         #expect(error.localizedDescription == text)
@@ -98,20 +103,28 @@ import Testing
         let lines = listedLines(error.description)
         #expect(lines.count == 6)
         #expect(lines.prefix(5).map(String.init) == error.validationFailures.prefix(5).map { "  - \($0)" })
-        #expect(lines.last.map(String.init) == expectedCountsLine(error.validationFailures.map(\.objectID.entityName), noun: "validation failure"))
+        #expect(
+            lines.last.map(String.init)
+                == expectedCountsLine(error.validationFailures.map(\.objectID.entityName), noun: "validation failure"))
         #expect(error.description.contains("and 995 more validation failures on "))
         #expect(error.description.count < 2_000, "\(error.description.count) characters")
     }
 
     @Test func aDeleteThatAThousandDenyRulesBlockNamesFiveAndCountsTheRest() throws {
         let model = try Model(entities: [
-            Entity("Team", attributes: [Attribute("n", .string)], relationships: [Relationship("players", to: "Player", inverse: "team", toMany: true, deleteRule: .deny)]),
-            Entity("Player", attributes: [Attribute("n", .string)], relationships: [Relationship("team", to: "Team", inverse: "players")]),
+            Entity(
+                "Team", attributes: [Attribute("n", .string)],
+                relationships: [Relationship("players", to: "Player", inverse: "team", toMany: true, deleteRule: .deny)]
+            ),
+            Entity(
+                "Player", attributes: [Attribute("n", .string)],
+                relationships: [Relationship("team", to: "Team", inverse: "players")]),
         ])
         let context = try makeContext(model)
         var teams: [ManagedObject] = []
         for index in 0..<1000 {
-            let team = try context.insert("Team"), player = try context.insert("Player")
+            let team = try context.insert("Team")
+            let player = try context.insert("Player")
             team["n"] = .string("team \(index)")
             player["n"] = .string("player \(index)")
             try player.setObject(team, for: "team")
@@ -130,7 +143,8 @@ import Testing
     @Test func aLongReasonIsShortenedInTheTextAndKeptInTheField() {
         let reason = "\"" + String(repeating: "x", count: 100_000) + "\" does not match the pattern [a-z]{1,3}"
         let failure = ValidationFailure(objectID: .temporary(entityName: "Employee"), property: "name", reason: reason)
-        let error = StrataError(.validationFailed, "1 validation failure(s); nothing was saved", validationFailures: [failure])
+        let error = StrataError(
+            .validationFailed, "1 validation failure(s); nothing was saved", validationFailures: [failure])
         #expect(error.validationFailures[0].reason == reason)
         #expect(error.description.count < 1_000)
         #expect(error.description.contains("… (\(reason.count) characters)"))

@@ -1,21 +1,25 @@
 import Foundation
 import Strata
-import Testing
 import StrataTestSupport
+import Testing
 
 /// Background contexts and tasks on both stacks: what they save reaches the stores, and the
 /// view context sees it.
 @Suite struct ContainerBackgroundTests {
     private func loaded(_ style: ContainerStackStyle) async throws -> (PersistentContainer, StoreURL) {
         let url = try StoreURL.parse("sqlite:\(TemporaryDirectory().url.appendingPathComponent("bg.sqlite").path)")
-        let container = PersistentContainer(name: "Notes", model: NotesModel.v2, storeDescriptions: [StoreDescription(url: url)], stack: style, environment: [:])
+        let container = PersistentContainer(
+            name: "Notes", model: NotesModel.v2, storeDescriptions: [StoreDescription(url: url)], stack: style,
+            environment: [:])
         try await container.loadPersistentStores()
         return (container, url)
     }
 
     private func viewTexts(_ container: PersistentContainer) async throws -> [String] {
         try await container.viewContext.perform {
-            try container.viewContext.fetch(FetchRequest(entityName: "Note", sorts: [Sort("text")])).compactMap { note -> String? in if case .string(let text) = note["text"] { text } else { nil } }
+            try container.viewContext.fetch(FetchRequest(entityName: "Note", sorts: [Sort("text")])).compactMap {
+                note -> String? in if case .string(let text) = note["text"] { text } else { nil }
+            }
         }
     }
 
@@ -32,13 +36,15 @@ import StrataTestSupport
         #expect(try await viewTexts(container) == ["from the background"])
 
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            container.performBackgroundTask({ context in
-                try context.insert("Note")["text"] = "completion form"
-                try context.save()
-            }, completion: { error in
-                #expect(error == nil)
-                continuation.resume()
-            })
+            container.performBackgroundTask(
+                { context in
+                    try context.insert("Note")["text"] = "completion form"
+                    try context.save()
+                },
+                completion: { error in
+                    #expect(error == nil)
+                    continuation.resume()
+                })
         }
         #expect(try await viewTexts(container) == ["completion form", "from the background"])
         try container.closeStores()
@@ -53,7 +59,8 @@ import StrataTestSupport
             }
         }
         let reported = await withCheckedContinuation { (continuation: CheckedContinuation<(any Error)?, Never>) in
-            container.performBackgroundTask({ context in _ = try context.insert("Nobody") }, completion: { continuation.resume(returning: $0) })
+            container.performBackgroundTask(
+                { context in _ = try context.insert("Nobody") }, completion: { continuation.resume(returning: $0) })
         }
         #expect((reported as? StrataError)?.code == .unknownEntity)
         try container.closeStores()
@@ -69,7 +76,9 @@ import StrataTestSupport
         try container.closeStores()
         #expect(container.state == .notLoaded && container.loadedStores.isEmpty)
         try await container.loadPersistentStores()
-        let count = try await container.performBackgroundTask { context in try context.count(FetchRequest(entityName: "Note")) }
+        let count = try await container.performBackgroundTask { context in
+            try context.count(FetchRequest(entityName: "Note"))
+        }
         #expect(count == 1)
     }
 }

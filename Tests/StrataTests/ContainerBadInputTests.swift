@@ -1,16 +1,24 @@
 import Foundation
 import Strata
-import Testing
 import StrataTestSupport
+import Testing
 
 /// Every bad input of issue 8 fails the load with a typed error that the container's state
 /// reports, and leaves the store as it was.
 @Suite struct ContainerBadInputTests {
-    private func failedLoad(_ description: StoreDescription, model: Model = NotesModel.v2, versions: VersionedModel? = nil,
-                            migrator: (any StoreMigrating)? = nil, environment: [String: String] = [:]) async -> (StrataError?, PersistentContainer) {
-        let container = versions.map {
-            PersistentContainer(name: "Notes", versionedModel: $0, storeDescriptions: [description], migrator: migrator, environment: environment)
-        } ?? PersistentContainer(name: "Notes", model: model, storeDescriptions: [description], migrator: migrator, environment: environment)
+    private func failedLoad(
+        _ description: StoreDescription, model: Model = NotesModel.v2, versions: VersionedModel? = nil,
+        migrator: (any StoreMigrating)? = nil, environment: [String: String] = [:]
+    ) async -> (StrataError?, PersistentContainer) {
+        let container =
+            versions.map {
+                PersistentContainer(
+                    name: "Notes", versionedModel: $0, storeDescriptions: [description], migrator: migrator,
+                    environment: environment)
+            }
+            ?? PersistentContainer(
+                name: "Notes", model: model, storeDescriptions: [description], migrator: migrator,
+                environment: environment)
         let error = await loadResult(container)
         #expect(container.state == (error.map(ContainerState.failed) ?? .ready))
         #expect(container.loadedStores.isEmpty)
@@ -38,7 +46,8 @@ import StrataTestSupport
     }
 
     @Test func aMissingStoreThatMayNotBeCreatedIsNotFound() async throws {
-        var description = try StoreDescription("sqlite:\(TemporaryDirectory().url.appendingPathComponent("absent.sqlite").path)")
+        var description = try StoreDescription(
+            "sqlite:\(TemporaryDirectory().url.appendingPathComponent("absent.sqlite").path)")
         description.createsIfMissing = false
         #expect(await failedLoad(description).0?.code == .storeNotFound)
     }
@@ -52,7 +61,9 @@ import StrataTestSupport
         #expect(error?.message.contains("v1, v2") == true && error?.location["knownVersions"] == "v1, v2")
         #expect(try Data(contentsOf: URL(fileURLWithPath: url.location)) == before)
         // The migrator is asked when there is one, and refuses too.
-        #expect(await failedLoad(StoreDescription(url: url), versions: NotesModel.versioned, migrator: TestMigrator()).0?.code == .modelMismatch)
+        #expect(
+            await failedLoad(StoreDescription(url: url), versions: NotesModel.versioned, migrator: TestMigrator()).0?
+                .code == .modelMismatch)
     }
 
     @Test func anOlderStoreIsAMismatchWithoutVersionsOrWithMigrationOff() async throws {
@@ -65,13 +76,19 @@ import StrataTestSupport
         let migrator = TestMigrator()
         var off = StoreDescription(url: url)
         off.migratesAutomatically = false
-        #expect(await failedLoad(off, versions: NotesModel.versioned, migrator: migrator).0?.message.contains("migratesAutomatically") == true)
+        #expect(
+            await failedLoad(off, versions: NotesModel.versioned, migrator: migrator).0?.message.contains(
+                "migratesAutomatically") == true)
         var noInference = StoreDescription(url: url)
         noInference.infersMappingAutomatically = false
-        #expect(await failedLoad(noInference, versions: NotesModel.versioned, migrator: migrator).0?.message.contains("infersMappingAutomatically") == true)
+        #expect(
+            await failedLoad(noInference, versions: NotesModel.versioned, migrator: migrator).0?.message.contains(
+                "infersMappingAutomatically") == true)
         var readOnly = StoreDescription(url: url)
         readOnly.isReadOnly = true
-        #expect(await failedLoad(readOnly, versions: NotesModel.versioned, migrator: migrator).0?.message.contains("read-only") == true)
+        #expect(
+            await failedLoad(readOnly, versions: NotesModel.versioned, migrator: migrator).0?.message.contains(
+                "read-only") == true)
         #expect(migrator.calls.values.isEmpty)
         #expect(try Data(contentsOf: URL(fileURLWithPath: url.location)) == before)
     }
@@ -89,13 +106,15 @@ import StrataTestSupport
     }
 
     @Test func aMalformedStrataStoreVariableFailsTheLoadNamingTheVariable() async throws {
-        let (error, _) = await failedLoad(try StoreDescription("memory:"), environment: ["STRATA_STORE": "/var/data/app.sqlite"])
+        let (error, _) = await failedLoad(
+            try StoreDescription("memory:"), environment: ["STRATA_STORE": "/var/data/app.sqlite"])
         #expect(error?.code == .invalidStoreURL && error?.location["environment"] == "STRATA_STORE")
         #expect(error?.message.contains("/var/data/app.sqlite") == true)
     }
 
     @Test func aBackendOptionTheStoreRejectsFailsTheLoad() async throws {
-        var description = try StoreDescription("sqlite:\(TemporaryDirectory().url.appendingPathComponent("o.sqlite").path)")
+        var description = try StoreDescription(
+            "sqlite:\(TemporaryDirectory().url.appendingPathComponent("o.sqlite").path)")
         description.options["synchronous"] = "sometimes"
         #expect(await failedLoad(description).0?.code == .invalidOption)
     }

@@ -1,14 +1,15 @@
 import Foundation
 import Strata
-import Testing
 import StrataTestSupport
+import Testing
 
 /// A store behind a container keeps its capabilities: the container's store forwards
 /// `capability(_:)` to the loaded store, and the coordinator decides again when a store loads.
 @Suite struct ContainerCapabilityTests {
     private func memoryContainer() throws -> PersistentContainer {
         let description = try StoreDescription("memory:caps-\(UUID().uuidString)")
-        return PersistentContainer(name: "Notes", model: NotesModel.v2, storeDescriptions: [description], environment: [:])
+        return PersistentContainer(
+            name: "Notes", model: NotesModel.v2, storeDescriptions: [description], environment: [:])
     }
 
     private func insertNotes(_ count: Int, into container: PersistentContainer) async throws {
@@ -63,9 +64,11 @@ import StrataTestSupport
     @Test func aDiskStoreBehindAContainerKeepsItsRowCacheUntilItIsClosed() async throws {
         let dir = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: dir) }
-        let container = PersistentContainer(name: "Notes", model: NotesModel.v2, storeDescriptions: [
-            try StoreDescription("sqlite:\(dir.appendingPathComponent("notes.sqlite").path)"),
-        ], environment: [:])
+        let container = PersistentContainer(
+            name: "Notes", model: NotesModel.v2,
+            storeDescriptions: [
+                try StoreDescription("sqlite:\(dir.appendingPathComponent("notes.sqlite").path)")
+            ], environment: [:])
         try await container.loadPersistentStores()
         try await insertNotes(20, into: container)
         let store = try container.coordinator.store(for: "Note")

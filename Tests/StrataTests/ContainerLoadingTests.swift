@@ -1,7 +1,7 @@
 import Foundation
 import Strata
-import Testing
 import StrataTestSupport
+import Testing
 
 /// Loading in the background: state, progress, migration through the migrator, what contexts
 /// see before the stores are ready, cancellation, and a caller that is never blocked.
@@ -13,9 +13,12 @@ import StrataTestSupport
         return url
     }
 
-    private func container(_ url: StoreURL, migrator: (any StoreMigrating)?, stack: ContainerStackStyle = .threeTier) -> PersistentContainer {
-        PersistentContainer(name: "Notes", versionedModel: NotesModel.versioned, storeDescriptions: [StoreDescription(url: url)],
-                            stack: stack, migrator: migrator, environment: [:])
+    private func container(_ url: StoreURL, migrator: (any StoreMigrating)?, stack: ContainerStackStyle = .threeTier)
+        -> PersistentContainer
+    {
+        PersistentContainer(
+            name: "Notes", versionedModel: NotesModel.versioned, storeDescriptions: [StoreDescription(url: url)],
+            stack: stack, migrator: migrator, environment: [:])
     }
 
     @Test func aStoreOfAnOlderVersionIsMigratedOffTheCallersThreadAndOpened() async throws {
@@ -27,8 +30,10 @@ import StrataTestSupport
         #expect(migrator.calls.values == ["needsMigration", "migrateStore"])
         #expect(!migrator.threads.values.isEmpty && !migrator.threads.values.contains(0))
         #if os(Linux)
-        // On Darwin the loader gets the utility quality of service instead of a nice value.
-        #expect(migrator.niceValues.values.allSatisfy { $0 > currentNiceValue() }, "the loader runs at a lower priority than its caller")
+            // On Darwin the loader gets the utility quality of service instead of a nice value.
+            #expect(
+                migrator.niceValues.values.allSatisfy { $0 > currentNiceValue() },
+                "the loader runs at a lower priority than its caller")
         #endif
         #expect(try container.loadedStores[0].metadata().modelVersionIdentifier == "v2")
         let pinned = try await container.viewContext.perform {
@@ -39,7 +44,9 @@ import StrataTestSupport
 
     @Test func aVersionedContainerMigratesWithTheBuiltInMigratorByDefault() async throws {
         let url = try v1Store(notes: 7)
-        let container = PersistentContainer(name: "Notes", versionedModel: NotesModel.versioned, storeDescriptions: [StoreDescription(url: url)], environment: [:])
+        let container = PersistentContainer(
+            name: "Notes", versionedModel: NotesModel.versioned, storeDescriptions: [StoreDescription(url: url)],
+            environment: [:])
         #expect(container.migrator is StoreMigrator)
         let updates = container.loadProgressUpdates()
         let collected = Task { () -> [LoadProgress] in
@@ -77,15 +84,20 @@ import StrataTestSupport
         #expect(finished.values.count == 1 && finished.values[0] == nil)
         let phases = steps.map(\.phase)
         #expect(phases.first == .checking && phases.last == .opened)
-        for phase in [LoadProgress.Phase.checking, .migrating, .opening, .verifying, .opened] { #expect(phases.contains(phase)) }
+        for phase in [LoadProgress.Phase.checking, .migrating, .opening, .verifying, .opened] {
+            #expect(phases.contains(phase))
+        }
         let migrating = steps.filter { $0.phase == .migrating && $0.detail == "test step" }
         #expect(migrating.map(\.completed) == [1, 2, 3] && migrating.allSatisfy { $0.total == 3 && $0.store == url })
         #expect(steps.allSatisfy { $0.storeIndex == 0 && $0.storeCount == 1 })
-        #expect(await container.loadProgressUpdates().first(where: { _ in true }) == nil, "a ready container's sequence is empty")
+        #expect(
+            await container.loadProgressUpdates().first(where: { _ in true }) == nil,
+            "a ready container's sequence is empty")
     }
 
     @Test func theFoundationProgressEndsCompleteAndNamesTheLastStep() async throws {
-        let container = PersistentContainer(name: "Notes", model: NotesModel.v2, storeDescriptions: [try StoreDescription("memory:")], environment: [:])
+        let container = PersistentContainer(
+            name: "Notes", model: NotesModel.v2, storeDescriptions: [try StoreDescription("memory:")], environment: [:])
         let box = Locked<Progress?>(nil)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let progress = container.loadPersistentStores { _ in continuation.resume() }
@@ -98,14 +110,26 @@ import StrataTestSupport
 
     @Test func beforeTheStoresAreReadyContextsSeeAnEmptyGraphAndCannotSaveToThem() async throws {
         let url = try v1Store(notes: 4)
-        let proceed = Gate(), reached = Gate()
-        let container = container(url, migrator: TestMigrator(steps: 1) { _, _ in reached.open(); try proceed.wait("the test") }, stack: .twoTier)
-        #expect(try await container.viewContext.perform { try container.viewContext.count(FetchRequest(entityName: "Note")) } == 0)
+        let proceed = Gate()
+        let reached = Gate()
+        let container = container(
+            url,
+            migrator: TestMigrator(steps: 1) { _, _ in
+                reached.open()
+                try proceed.wait("the test")
+            }, stack: .twoTier)
+        #expect(
+            try await container.viewContext.perform {
+                try container.viewContext.count(FetchRequest(entityName: "Note"))
+            } == 0)
         let load = Task { await loadResult(container) }
         try await reached.arrival("the load to reach the migrator")
         #expect(container.state == .loading)
         let seen = try await container.viewContext.perform {
-            (try container.viewContext.count(FetchRequest(entityName: "Note")), try container.viewContext.fetch(FetchRequest(entityName: "Note")).count)
+            (
+                try container.viewContext.count(FetchRequest(entityName: "Note")),
+                try container.viewContext.fetch(FetchRequest(entityName: "Note")).count
+            )
         }
         #expect(seen == (0, 0), "the view context sees an empty graph, at once")
         let saveError = await #expect(throws: StrataError.self) {
@@ -118,18 +142,30 @@ import StrataTestSupport
         try await container.viewContext.perform { container.viewContext.rollback() }
         proceed.open()
         #expect(await load.value == nil)
-        #expect(try await container.viewContext.perform { try container.viewContext.count(FetchRequest(entityName: "Note")) } == 4)
+        #expect(
+            try await container.viewContext.perform {
+                try container.viewContext.count(FetchRequest(entityName: "Note"))
+            } == 4)
     }
 
     @Test func cancellingLeavesTheStoreByteForByteAsItWas() async throws {
         let url = try v1Store()
         let before = try Data(contentsOf: URL(fileURLWithPath: url.location))
-        let proceed = Gate(), reached = Gate(), held = Locked(false)
-        let container = container(url, migrator: TestMigrator(steps: 3) { step, _ in
-            guard step == 2, !held.withLock({ flag in defer { flag = true }; return flag }) else { return }
-            reached.open()
-            try proceed.wait("the test")
-        })
+        let proceed = Gate()
+        let reached = Gate()
+        let held = Locked(false)
+        let container = container(
+            url,
+            migrator: TestMigrator(steps: 3) { step, _ in
+                guard step == 2,
+                    !held.withLock({ flag in
+                        defer { flag = true }
+                        return flag
+                    })
+                else { return }
+                reached.open()
+                try proceed.wait("the test")
+            })
         let load = Task { await loadResult(container) }
         try await reached.arrival("the migration's second step")
         container.cancelLoading()
@@ -139,7 +175,9 @@ import StrataTestSupport
         #expect(container.state.error?.code == .cancelled)
         #expect(container.loadedStores.isEmpty)
         #expect(try Data(contentsOf: URL(fileURLWithPath: url.location)) == before)
-        #expect(try BuiltInBackends.registry.backend(for: "sqlite").metadata(at: url)?.modelVersionHash == NotesModel.v1.versionHash)
+        #expect(
+            try BuiltInBackends.registry.backend(for: "sqlite").metadata(at: url)?.modelVersionHash
+                == NotesModel.v1.versionHash)
 
         // A failed load can be retried, and this time it migrates.
         try await container.loadPersistentStores()
@@ -148,15 +186,18 @@ import StrataTestSupport
 
     @Test func cancellingTheTaskOrTheFoundationProgressCancelsTheLoad() async throws {
         let url = try v1Store()
-        let proceed = Gate(), reached = Gate()
+        let proceed = Gate()
+        let reached = Gate()
         // The migrator holds its first step until the test lets it go, then until the
         // cancellation has reached it (Foundation's Progress passes it on asynchronously).
-        let container = container(url, migrator: TestMigrator(steps: 2) { step, isCancelled in
-            guard step == 1 else { return }
-            reached.open()
-            try proceed.wait("the test")
-            try waitUntil("the cancellation to reach the migrator", isCancelled)
-        })
+        let container = container(
+            url,
+            migrator: TestMigrator(steps: 2) { step, isCancelled in
+                guard step == 1 else { return }
+                reached.open()
+                try proceed.wait("the test")
+                try waitUntil("the cancellation to reach the migrator", isCancelled)
+            })
         let load = Task { await loadResult(container) }
         try await reached.arrival("the migration")
         load.cancel()
@@ -176,13 +217,19 @@ import StrataTestSupport
         proceed.open()
         try await finished.arrival("the load to end")
         #expect(result.values.first??.code == .cancelled)
-        #expect(try BuiltInBackends.registry.backend(for: "sqlite").metadata(at: url)?.modelVersionHash == NotesModel.v1.versionHash)
+        #expect(
+            try BuiltInBackends.registry.backend(for: "sqlite").metadata(at: url)?.modelVersionHash
+                == NotesModel.v1.versionHash)
     }
 
     @Test func aSecondCallWaitsForTheRunningLoadAndACallWhenReadyReturnsAtOnce() async throws {
         let url = try v1Store()
-        let proceed = Gate(), reached = Gate()
-        let migrator = TestMigrator(steps: 1) { _, _ in reached.open(); try proceed.wait("the test") }
+        let proceed = Gate()
+        let reached = Gate()
+        let migrator = TestMigrator(steps: 1) { _, _ in
+            reached.open()
+            try proceed.wait("the test")
+        }
         let container = container(url, migrator: migrator)
         let first = Task { await loadResult(container) }
         try await reached.arrival("the migration")
@@ -201,10 +248,17 @@ import StrataTestSupport
         let url = try v1Store()
         let tick = DispatchSemaphore(value: 0)
         let migrator = TestMigrator(steps: 20) { step, _ in
-            if tick.wait(timeout: .now() + 20) == .timedOut { throw StrataError(.internalInconsistency, "the caller stopped ticking at step \(step)") }
+            if tick.wait(timeout: .now() + 20) == .timedOut {
+                throw StrataError(.internalInconsistency, "the caller stopped ticking at step \(step)")
+            }
         }
         let container = container(url, migrator: migrator)
-        struct Outcome: Sendable { var error: StrataError?; var ticks: Int; var completionThread: UInt; var callerThread: UInt }
+        struct Outcome: Sendable {
+            var error: StrataError?
+            var ticks: Int
+            var completionThread: UInt
+            var callerThread: UInt
+        }
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
             let caller = Thread {
                 let me = currentThreadID()
@@ -217,7 +271,8 @@ import StrataTestSupport
                     usleep(500)
                 }
                 let end = done.withLock { $0 }
-                continuation.resume(returning: Outcome(error: end.error, ticks: ticks, completionThread: end.thread, callerThread: me))
+                continuation.resume(
+                    returning: Outcome(error: end.error, ticks: ticks, completionThread: end.thread, callerThread: me))
             }
             caller.start()
         }

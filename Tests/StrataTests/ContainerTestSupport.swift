@@ -9,21 +9,29 @@ import Testing
 enum NotesModel {
     static let configurations = ["Notes": ["Note"], "Tags": ["Tag"]]
 
-    static let v1: Model = try! Model(versionIdentifier: "v1", entities: [
-        Entity("Note", attributes: [Attribute("text", .string)]),
-        Entity("Tag", attributes: [Attribute("label", .string)]),
-    ], configurations: configurations)
+    static let v1: Model = try! Model(
+        versionIdentifier: "v1",
+        entities: [
+            Entity("Note", attributes: [Attribute("text", .string)]),
+            Entity("Tag", attributes: [Attribute("label", .string)]),
+        ], configurations: configurations)
 
-    static let v2: Model = try! Model(versionIdentifier: "v2", entities: [
-        Entity("Note", attributes: [Attribute("text", .string), Attribute("pinned", .boolean, defaultValue: .bool(false))]),
-        Entity("Tag", attributes: [Attribute("label", .string)]),
-    ], configurations: configurations)
+    static let v2: Model = try! Model(
+        versionIdentifier: "v2",
+        entities: [
+            Entity(
+                "Note",
+                attributes: [Attribute("text", .string), Attribute("pinned", .boolean, defaultValue: .bool(false))]),
+            Entity("Tag", attributes: [Attribute("label", .string)]),
+        ], configurations: configurations)
 
     /// A model no version of Notes matches.
-    static let stranger: Model = try! Model(versionIdentifier: "x", entities: [
-        Entity("Note", attributes: [Attribute("body", .integer64)]),
-        Entity("Tag", attributes: [Attribute("label", .string)]),
-    ], configurations: configurations)
+    static let stranger: Model = try! Model(
+        versionIdentifier: "x",
+        entities: [
+            Entity("Note", attributes: [Attribute("body", .integer64)]),
+            Entity("Tag", attributes: [Attribute("label", .string)]),
+        ], configurations: configurations)
 
     static let versioned: VersionedModel = try! VersionedModel(name: "Notes", versions: [v1, v2])
 }
@@ -33,11 +41,13 @@ func seedNotes(at url: StoreURL, model: Model, count: Int, text: String = "note"
     let store = try BuiltInBackends.registry.open(url, model: model)
     let entity = model.entity(named: "Note")!
     let ids = try store.obtainPermanentIDs(for: "Note", count: count)
-    try store.save(SaveRequest(inserts: ids.enumerated().map { i, id in
-        var snapshot = Snapshot(objectID: id, entity: entity)
-        snapshot.attributes[entity.attributeIndex(named: "text")!] = .string("\(text) \(i)")
-        return snapshot
-    }))
+    try store.save(
+        SaveRequest(
+            inserts: ids.enumerated().map { i, id in
+                var snapshot = Snapshot(objectID: id, entity: entity)
+                snapshot.attributes[entity.attributeIndex(named: "text")!] = .string("\(text) \(i)")
+                return snapshot
+            }))
     try store.close()
 }
 
@@ -74,7 +84,10 @@ final class TestMigrator: StoreMigrating {
     /// The nice value of the thread `migrateStore` ran on.
     let niceValues = Collector<Int32>()
 
-    init(steps: Int = 3, beforeStep: @escaping @Sendable (_ step: Int, _ isCancelled: @Sendable () -> Bool) throws -> Void = { _, _ in }) {
+    init(
+        steps: Int = 3,
+        beforeStep: @escaping @Sendable (_ step: Int, _ isCancelled: @Sendable () -> Bool) throws -> Void = { _, _ in }
+    ) {
         self.steps = steps
         self.beforeStep = beforeStep
     }
@@ -84,13 +97,19 @@ final class TestMigrator: StoreMigrating {
         guard let metadata = try BuiltInBackends.registry.backend(for: url.scheme).metadata(at: url) else {
             throw StrataError(.storeNotFound, "no store at \(url)")
         }
-        guard metadata.modelVersionHash == NotesModel.v1.versionHash || metadata.modelVersionHash == currentModel.versionHash else {
+        guard
+            metadata.modelVersionHash == NotesModel.v1.versionHash
+                || metadata.modelVersionHash == currentModel.versionHash
+        else {
             throw StrataError(.modelMismatch, "the test migrator knows only v1 and v2")
         }
         return metadata.modelVersionHash != currentModel.versionHash
     }
 
-    func migrateStore(at url: StoreURL, options: StoreOptions, progress: @escaping @Sendable (StoreProgress) -> Void, isCancelled: @escaping @Sendable () -> Bool) throws {
+    func migrateStore(
+        at url: StoreURL, options: StoreOptions, progress: @escaping @Sendable (StoreProgress) -> Void,
+        isCancelled: @escaping @Sendable () -> Bool
+    ) throws {
         calls.append("migrateStore")
         threads.append(currentThreadID())
         niceValues.append(currentNiceValue())
@@ -101,17 +120,21 @@ final class TestMigrator: StoreMigrating {
         }
         let backend = try BuiltInBackends.registry.backend(for: url.scheme)
         let old = try backend.open(url, model: NotesModel.v1, options: options)
-        let texts = try old.fetch(FetchRequest(entityName: "Note", sorts: [Sort("text")])).snapshots().map { $0.attributes[0] }
+        let texts = try old.fetch(FetchRequest(entityName: "Note", sorts: [Sort("text")])).snapshots().map {
+            $0.attributes[0]
+        }
         try old.close()
         try backend.destroyStore(at: url)
         let new = try backend.open(url, model: currentModel, options: options)
         let entity = currentModel.entity(named: "Note")!
         let ids = try new.obtainPermanentIDs(for: "Note", count: texts.count)
-        try new.save(SaveRequest(inserts: zip(ids, texts).map { id, text in
-            var snapshot = Snapshot(objectID: id, entity: entity)
-            snapshot.attributes[0] = text
-            return snapshot
-        }))
+        try new.save(
+            SaveRequest(
+                inserts: zip(ids, texts).map { id, text in
+                    var snapshot = Snapshot(objectID: id, entity: entity)
+                    snapshot.attributes[0] = text
+                    return snapshot
+                }))
         try new.close()
     }
 }
@@ -152,8 +175,8 @@ final class Gate: Sendable {
 /// The calling thread's nice value (Linux keeps one per thread; Darwin, one per process).
 func currentNiceValue() -> Int32 {
     #if os(Linux)
-    getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
     #else
-    getpriority(PRIO_PROCESS, 0)
+        getpriority(PRIO_PROCESS, 0)
     #endif
 }

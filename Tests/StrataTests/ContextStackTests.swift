@@ -46,7 +46,9 @@ import Testing
         #expect(stack.root.concurrencyType == .privateQueue && stack.viewContext.concurrencyType == .mainQueue)
         #expect(stack.newWorkerContext().parent === stack.viewContext)
         try await saveThroughEveryHelper(stack, coordinator)
-        let seenInView = try await stack.viewContext.perform { try stack.viewContext.count(FetchRequest(entityName: "Team")) }
+        let seenInView = try await stack.viewContext.perform {
+            try stack.viewContext.count(FetchRequest(entityName: "Team"))
+        }
         #expect(seenInView == 3)
     }
 
@@ -54,7 +56,7 @@ import Testing
         let coordinator = try makeTeamCoordinator()
         let stack = ContextStack.threeTier(coordinator: coordinator)
         await #expect(throws: StrataError.self) {
-            try await stack.save { context in _ = context.insert(Team.self) }  // no name
+            try await stack.save { context in _ = context.insert(Team.self) } // no name
         }
         let reported = await withCheckedContinuation { (continuation: CheckedContinuation<(any Error)?, Never>) in
             stack.save({ context in _ = context.insert(Team.self) }) { continuation.resume(returning: $0) }
@@ -79,7 +81,8 @@ import Testing
         #expect(!ignoring.automaticallyMergesChangesFromParent)
         let (mergingTeam, ignoringTeam) = try (
             merging.performAndWait { try #require(try merging.existingObject(with: teamID) as? Team) },
-            ignoring.performAndWait { try #require(try ignoring.existingObject(with: teamID) as? Team) })
+            ignoring.performAndWait { try #require(try ignoring.existingObject(with: teamID) as? Team) }
+        )
         #expect(merging.performAndWait { mergingTeam.players.isEmpty })
 
         try saver.performAndWait {

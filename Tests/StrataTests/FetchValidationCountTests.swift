@@ -1,17 +1,19 @@
 import Foundation
 import Strata
 import StrataCore
+import StrataTestSupport
 import Synchronization
 import Testing
-import StrataTestSupport
 
 /// A fetch is checked against the model once on its way from the caller to the store, whatever
 /// path it takes: a store directly, the coordinator, a container's store, a context with or
 /// without pending changes. Counted through the validator's package hook.
 @Suite struct FetchValidationCountTests {
-    static let model = try! Model(versionIdentifier: "count", entities: [
-        Entity("Note", attributes: [Attribute("text", .string), Attribute("rank", .integer64)]),
-    ])
+    static let model = try! Model(
+        versionIdentifier: "count",
+        entities: [
+            Entity("Note", attributes: [Attribute("text", .string), Attribute("rank", .integer64)])
+        ])
 
     /// How many requests the validator checked while `body` ran (in this task).
     private func validations<T>(_ body: () throws -> T) rethrows -> (count: Int, result: T) {
@@ -33,10 +35,13 @@ import StrataTestSupport
         let store = try BuiltInBackends.registry.open(StoreURL(scheme: scheme, location: location), model: Self.model)
         defer { try? store.close() }
         let ids = try store.obtainPermanentIDs(for: "Note", count: 10)
-        try store.save(SaveRequest(inserts: ids.enumerated().map { i, id in
-            Snapshot(
-                objectID: id, version: 0, attributes: [.string("note \(i)"), .integer(Int64(i))], relationships: [])
-        }))
+        try store.save(
+            SaveRequest(
+                inserts: ids.enumerated().map { i, id in
+                    Snapshot(
+                        objectID: id, version: 0, attributes: [.string("note \(i)"), .integer(Int64(i))],
+                        relationships: [])
+                }))
         try body(store)
     }
 

@@ -8,10 +8,12 @@ import Testing
 @Suite struct LookupPathTests {
     /// Two entities, each in its own in-memory store (model configurations).
     private func twoStoreContext() throws -> ObjectContext {
-        let model = try Model(versionIdentifier: "two", entities: [
-            Entity("Note", attributes: [Attribute("text", .string)]),
-            Entity("Tag", attributes: [Attribute("label", .string)]),
-        ], configurations: ["Notes": ["Note"], "Tags": ["Tag"]])
+        let model = try Model(
+            versionIdentifier: "two",
+            entities: [
+                Entity("Note", attributes: [Attribute("text", .string)]),
+                Entity("Tag", attributes: [Attribute("label", .string)]),
+            ], configurations: ["Notes": ["Note"], "Tags": ["Tag"]])
         let coordinator = StoreCoordinator(model: model)
         try coordinator.addStore(BuiltInBackends.registry.open("memory:", model: model), configuration: "Notes")
         try coordinator.addStore(BuiltInBackends.registry.open("memory:", model: model), configuration: "Tags")
@@ -20,7 +22,8 @@ import Testing
 
     @Test func faultsAlternatingBetweenTwoStoresEachFillFromTheirOwnStore() throws {
         let writer = try twoStoreContext()
-        var noteObjects: [ManagedObject] = [], tagObjects: [ManagedObject] = []
+        var noteObjects: [ManagedObject] = []
+        var tagObjects: [ManagedObject] = []
         for i in 0..<20 {
             let note = try writer.insert("Note")
             note["text"] = .string("note \(i)")
@@ -30,8 +33,10 @@ import Testing
             tagObjects.append(tag)
         }
         try writer.save()
-        let notes = noteObjects.map(\.objectID), tags = tagObjects.map(\.objectID)
-        let notesStore = try writer.coordinator.store(for: "Note"), tagsStore = try writer.coordinator.store(for: "Tag")
+        let notes = noteObjects.map(\.objectID)
+        let tags = tagObjects.map(\.objectID)
+        let notesStore = try writer.coordinator.store(for: "Note")
+        let tagsStore = try writer.coordinator.store(for: "Tag")
         #expect(notesStore !== tagsStore)
         #expect(notes.allSatisfy { $0.storeIdentifier == notesStore.identifier })
         #expect(tags.allSatisfy { $0.storeIdentifier == tagsStore.identifier })
@@ -40,13 +45,15 @@ import Testing
         // lookups alternate between the two scopes (each switch replaces the kept route).
         let reader = ObjectContext(coordinator: writer.coordinator)
         for i in 0..<20 {
-            let note = reader.object(with: notes[i]), tag = reader.object(with: tags[i])
+            let note = reader.object(with: notes[i])
+            let tag = reader.object(with: tags[i])
             #expect(note.isFault && tag.isFault)
             #expect(note["text"] == .string("note \(i)"))
             #expect(tag["label"] == .string("tag \(i)"))
         }
         // An ID of one entity with the other store's identifier is found in neither.
-        let stray = ObjectID(entityName: "Note", storeIdentifier: tagsStore.identifier, primaryKey: notes[0].primaryKey!)
+        let stray = ObjectID(
+            entityName: "Note", storeIdentifier: tagsStore.identifier, primaryKey: notes[0].primaryKey!)
         #expect(throws: StrataError.self) { try reader.existingObject(with: stray) }
         #expect(try reader.existingObject(with: notes[3])["text"] == .string("note 3"))
     }
@@ -63,7 +70,8 @@ import Testing
         // Forward, backward, and jumping between two batches: each position gives the object
         // of its ID, and a batch still held gives the same instance again.
         do {
-            let first = results[5], farther = results[950]
+            let first = results[5]
+            let farther = results[950]
             #expect(results[5] === first, "batch 0 is one of the two kept")
             #expect(results[950] === farther)
         }
@@ -89,7 +97,9 @@ import Testing
         for i in 0..<300 { try context.insert("Tag")["label"] = .string(String(format: "t%03d", i)) }
         try context.save()
         let reader = ObjectContext(coordinator: context.coordinator)
-        let results = try reader.fetch(FetchRequest(entityName: "Tag", sorts: [Sort("label")]), options: FetchOptions(returnsObjectsAsFaults: false))
+        let results = try reader.fetch(
+            FetchRequest(entityName: "Tag", sorts: [Sort("label")]),
+            options: FetchOptions(returnsObjectsAsFaults: false))
         #expect(results.count == 300)
         #expect(results.map(\.objectID) == results.objectIDs)
         #expect(results.allSatisfy { !$0.isFault })

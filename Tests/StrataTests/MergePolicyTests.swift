@@ -87,7 +87,9 @@ struct ConflictFixture {
             guard let player = try? reader.existingObject(with: playerID) as? Player else { return nil }
             return PlayerState(player)
         case .parent:
-            guard let player = other.registeredObject(for: playerID) as? Player, !player.isDeleted, player.context != nil else { return nil }
+            guard let player = other.registeredObject(for: playerID) as? Player, !player.isDeleted,
+                player.context != nil
+            else { return nil }
             return PlayerState(player)
         }
     }
@@ -104,7 +106,10 @@ struct ConflictFixture {
 struct PlayerState: Equatable, CustomStringConvertible {
     var name: String
     var age: Int16
-    init(name: String, age: Int16) { self.name = name; self.age = age }
+    init(name: String, age: Int16) {
+        self.name = name
+        self.age = age
+    }
     init(_ player: Player) { self.init(name: player.name, age: player.age) }
     var description: String { "\(name) \(age)" }
 }
@@ -144,7 +149,11 @@ struct PlayerState: Equatable, CustomStringConvertible {
         let conflict = try #require(error?.conflicts.first { $0.objectID == fixture.playerID })
         if kind == .deletedThere {
             #expect(conflict.storedSnapshot == nil)
-            #expect(conflict.properties.contains { $0.property == "age" && $0.memoryValue == "40" && $0.snapshotValue == "20" && $0.storeValue == "(deleted)" })
+            #expect(
+                conflict.properties.contains {
+                    $0.property == "age" && $0.memoryValue == "40" && $0.snapshotValue == "20"
+                        && $0.storeValue == "(deleted)"
+                })
         } else if kind != .deletedInMemory {
             let changedThere = kind == .sameProperty ? ("age", "30") : ("name", "\"Bryant\"")
             #expect(conflict.properties.contains { $0.property == changedThere.0 && $0.storeValue == changedThere.1 })
@@ -169,12 +178,19 @@ struct PlayerState: Equatable, CustomStringConvertible {
             #expect(try fixture.playerThere() == expected, "\(policy), \(kind), into the \(target)")
             #expect(!fixture.mine.hasChanges, "\(policy), \(kind): the context holds what it saved")
             if let expected {
-                #expect(PlayerState(player) == expected, "\(policy), \(kind): the context's object holds the resolved values")
-                #expect(try fixture.teamPlayersThere() == [fixture.playerID], "\(policy), \(kind): the player is still on the team")
+                #expect(
+                    PlayerState(player) == expected,
+                    "\(policy), \(kind): the context's object holds the resolved values")
+                #expect(
+                    try fixture.teamPlayersThere() == [fixture.playerID],
+                    "\(policy), \(kind): the player is still on the team")
             } else {
-                #expect(fixture.mine.registeredObject(for: fixture.playerID) == nil, "\(policy), \(kind): the deleted player left the context")
+                #expect(
+                    fixture.mine.registeredObject(for: fixture.playerID) == nil,
+                    "\(policy), \(kind): the deleted player left the context")
                 if target == .store || kind == .deletedInMemory {
-                    #expect(try fixture.teamPlayersThere().isEmpty, "\(policy), \(kind): no team lists the deleted player")
+                    #expect(
+                        try fixture.teamPlayersThere().isEmpty, "\(policy), \(kind): no team lists the deleted player")
                 }
             }
         }
@@ -205,7 +221,9 @@ struct PlayerState: Equatable, CustomStringConvertible {
             #expect(otherTeam.players.allSatisfy { $0.team === otherTeam }, "inverses match")
         }
         #expect(names == ["Fisher", "Kobe", "Shaq"], "\(policy): a to-many is merged element by element")
-        #expect(Set(mineTeam.players.map(\.name)) == ["Fisher", "Kobe", "Shaq"], "\(policy): the context's team holds the merged players")
+        #expect(
+            Set(mineTeam.players.map(\.name)) == ["Fisher", "Kobe", "Shaq"],
+            "\(policy): the context's team holds the merged players")
     }
 
     @Test(arguments: SaveTarget.allCases)
@@ -227,15 +245,20 @@ struct PlayerState: Equatable, CustomStringConvertible {
         try fixture.changeOtherSide(.sameProperty)
         fixture.changeMine(.sameProperty)
         let reports = Collector<[SaveConflict]>()
-        let token = NotificationCenter.default.addObserver(forName: ObjectContext.didSaveNotification, object: fixture.mine, queue: nil) { note in
+        let token = NotificationCenter.default.addObserver(
+            forName: ObjectContext.didSaveNotification, object: fixture.mine, queue: nil
+        ) { note in
             reports.append(note.userInfo?[ObjectContext.resolvedConflictsKey] as? [SaveConflict] ?? [])
         }
         defer { NotificationCenter.default.removeObserver(token) }
         try fixture.mine.save()
         let resolved = try #require(reports.values.first)
         #expect(resolved.map(\.objectID) == [fixture.playerID])
-        #expect(resolved.first?.properties.contains { $0.property == "age" && $0.memoryValue == "40" && $0.snapshotValue == "20" && $0.storeValue == "30" } == true,
-                "the discarded in-memory value is reported")
+        #expect(
+            resolved.first?.properties.contains {
+                $0.property == "age" && $0.memoryValue == "40" && $0.snapshotValue == "20" && $0.storeValue == "30"
+            } == true,
+            "the discarded in-memory value is reported")
     }
 
     @Test func theRowCacheHoldsTheResolvedValuesWithTheNewVersion() throws {
@@ -247,7 +270,9 @@ struct PlayerState: Equatable, CustomStringConvertible {
         let entity = try fixture.coordinator.model.requireEntity("Player")
         #expect(cached.attributes[try #require(entity.attributeIndex(named: "name"))] == .string("Bryant"))
         #expect(cached.attributes[try #require(entity.attributeIndex(named: "age"))] == .integer(40))
-        #expect(cached.version == 3 && fixture.minePlayer.version == 3, "read at 1, changed to 2 by the other context, 3 after the resolved save")
+        #expect(
+            cached.version == 3 && fixture.minePlayer.version == 3,
+            "read at 1, changed to 2 by the other context, 3 after the resolved save")
     }
 
     @Test func aChildOfAChildResolvesAgainstItsOwnParent() throws {

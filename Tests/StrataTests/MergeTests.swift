@@ -7,7 +7,8 @@ import Testing
 @Suite struct MergeTests {
     /// Merges every did-save of `source` into `target`, on `target`'s queue.
     private func mergeSaves(of source: ObjectContext, into target: ObjectContext) -> any NSObjectProtocol {
-        NotificationCenter.default.addObserver(forName: ObjectContext.didSaveNotification, object: source, queue: nil) { note in
+        NotificationCenter.default.addObserver(forName: ObjectContext.didSaveNotification, object: source, queue: nil) {
+            note in
             guard let changes = note.userInfo?[ObjectContext.changesKey] as? ContextChanges else { return }
             target.performAndWait { try? target.mergeChanges(fromContextDidSave: changes) }
         }
@@ -21,7 +22,7 @@ import Testing
             let team = main.insert(Team.self)
             team.name = "Lakers"
             try main.save()
-            _ = team.players  // loaded, as a list on screen would be
+            _ = team.players // loaded, as a list on screen would be
             return team
         }
         let teamID = team.objectID
@@ -38,7 +39,7 @@ import Testing
 
         let token = mergeSaves(of: background, into: main)
         defer { NotificationCenter.default.removeObserver(token) }
-        main.performAndWait { team.name = "LA Lakers" }  // an unsaved edit of the main context
+        main.performAndWait { team.name = "LA Lakers" } // an unsaved edit of the main context
         try await background.perform {
             let team = try #require(background.object(with: teamID) as? Team)
             let player = background.insert(Player.self)
@@ -46,7 +47,9 @@ import Testing
             player.team = team
             try background.save()
         }
-        let (names, name, hasChanges) = main.performAndWait { (team.players.map(\.name).sorted(), team.name, main.hasChanges) }
+        let (names, name, hasChanges) = main.performAndWait {
+            (team.players.map(\.name).sorted(), team.name, main.hasChanges)
+        }
         #expect(names == ["Kobe", "Shaq"])
         #expect(name == "LA Lakers", "the merge keeps the main context's own unsaved edit")
         #expect(hasChanges)
@@ -73,7 +76,9 @@ import Testing
         }
         let playerID = player.objectID
         let changed = Collector<ContextChanges>()
-        let observer = NotificationCenter.default.addObserver(forName: ObjectContext.objectsDidChangeNotification, object: main, queue: nil) { note in
+        let observer = NotificationCenter.default.addObserver(
+            forName: ObjectContext.objectsDidChangeNotification, object: main, queue: nil
+        ) { note in
             if let c = note.userInfo?[ObjectContext.changesKey] as? ContextChanges { changed.append(c) }
         }
         let token = mergeSaves(of: background, into: main)

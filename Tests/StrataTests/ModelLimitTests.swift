@@ -49,7 +49,8 @@ import Testing
         try backend.checkLimits(of: model)
         let directory = try Self.emptyDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try Self.saveAndFetchOne(model, at: StoreURL(scheme: "sqlite", location: directory.appendingPathComponent("wide.sqlite").path))
+        try Self.saveAndFetchOne(
+            model, at: StoreURL(scheme: "sqlite", location: directory.appendingPathComponent("wide.sqlite").path))
     }
 
     /// The column limit SQLite reports, read back from the error of a model one column too wide
@@ -69,12 +70,16 @@ import Testing
         try Self.backend(scheme).checkLimits(of: model)
         let directory = try Self.emptyDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try Self.saveAndFetchOne(model, at: StoreURL(scheme: scheme, location: directory.appendingPathComponent("wide.\(scheme)").path))
+        try Self.saveAndFetchOne(
+            model, at: StoreURL(scheme: scheme, location: directory.appendingPathComponent("wide.\(scheme)").path))
     }
 
     @Test func lmdbRefusesADatabaseNameLongerThanItsKeySizeAndCreatesNothing() throws {
         let names = (0..<40).map { "attribute\($0)WithAQuiteLongName" }
-        let model = try Model(entities: [Entity("Wide", attributes: names.map { Attribute($0, .string, isOptional: true) }, uniqueConstraints: [names])])
+        let model = try Model(entities: [
+            Entity(
+                "Wide", attributes: names.map { Attribute($0, .string, isOptional: true) }, uniqueConstraints: [names])
+        ])
         let directory = try Self.emptyDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = StoreURL(scheme: "lmdb", location: directory.appendingPathComponent("wide.lmdb").path)
@@ -96,7 +101,11 @@ import Testing
         try store.close()
         let reopened = try BuiltInBackends.registry.open(url, model: model)
         defer { try? reopened.close() }
-        let fetched = try reopened.fetch(FetchRequest(entityName: "Wide", predicate: try ObjectPredicate(format: "a\(entity.attributes.count - 1) == %d", entity.attributes.count - 1)))
+        let fetched = try reopened.fetch(
+            FetchRequest(
+                entityName: "Wide",
+                predicate: try ObjectPredicate(
+                    format: "a\(entity.attributes.count - 1) == %d", entity.attributes.count - 1)))
         let found = try fetched.snapshots()
         #expect(found.count == 1)
         #expect(found.first?.attributes == snapshot.attributes)

@@ -4,10 +4,14 @@ import Testing
 
 @Suite struct NotificationTests {
     /// Records the changes of notification `name` from `context`.
-    private func observe(_ name: Notification.Name, of context: ObjectContext, into log: Collector<String>) -> any NSObjectProtocol {
+    private func observe(_ name: Notification.Name, of context: ObjectContext, into log: Collector<String>)
+        -> any NSObjectProtocol
+    {
         NotificationCenter.default.addObserver(forName: name, object: context, queue: nil) { note in
             let changes = note.userInfo?[ObjectContext.changesKey] as? ContextChanges
-            log.append("\(name.rawValue) \(changes.map { "\($0.inserted.count)/\($0.updated.count)/\($0.deleted.count)" } ?? "no changes")")
+            log.append(
+                "\(name.rawValue) \(changes.map { "\($0.inserted.count)/\($0.updated.count)/\($0.deleted.count)" } ?? "no changes")"
+            )
         }
     }
 
@@ -15,8 +19,12 @@ import Testing
         let context = ObjectContext(coordinator: try makeTeamCoordinator(), name: "saver")
         let saved = Collector<ContextChanges>()
         let log = Collector<String>()
-        let tokens = [ObjectContext.willSaveNotification, ObjectContext.didSaveNotification].map { observe($0, of: context, into: log) }
-        let didSave = NotificationCenter.default.addObserver(forName: ObjectContext.didSaveNotification, object: context, queue: nil) { note in
+        let tokens = [ObjectContext.willSaveNotification, ObjectContext.didSaveNotification].map {
+            observe($0, of: context, into: log)
+        }
+        let didSave = NotificationCenter.default.addObserver(
+            forName: ObjectContext.didSaveNotification, object: context, queue: nil
+        ) { note in
             if let changes = note.userInfo?[ObjectContext.changesKey] as? ContextChanges { saved.append(changes) }
         }
         defer { for token in tokens + [didSave] { NotificationCenter.default.removeObserver(token) } }
@@ -31,8 +39,11 @@ import Testing
         context.delete(player)
         try context.save()
 
-        #expect(log.values == ["StrataObjectContextWillSave 2/0/0", "StrataObjectContextDidSave 2/0/0",
-                               "StrataObjectContextWillSave 0/1/1", "StrataObjectContextDidSave 0/1/1"])
+        #expect(
+            log.values == [
+                "StrataObjectContextWillSave 2/0/0", "StrataObjectContextDidSave 2/0/0",
+                "StrataObjectContextWillSave 0/1/1", "StrataObjectContextDidSave 0/1/1",
+            ])
         #expect(saved.values.first?.inserted == [team.objectID, player.objectID].reduce(into: Set()) { $0.insert($1) })
         #expect(saved.values.first?.inserted.allSatisfy { !$0.isTemporary } == true, "did-save lists permanent IDs")
         #expect(saved.values.last == ContextChanges(updated: [team.objectID], deleted: [player.objectID]))
@@ -44,22 +55,32 @@ import Testing
     @Test func observersSwappingNewObjectsDuringASaveAreReportedExactly() throws {
         let context = ObjectContext(coordinator: try makeTeamCoordinator(), name: "swapper")
         let reports = Collector<String>()
-        let swaps = Locked<[Notification.Name]>([ObjectContext.objectsDidChangeNotification, ObjectContext.willSaveNotification])
+        let swaps = Locked<[Notification.Name]>([
+            ObjectContext.objectsDidChangeNotification, ObjectContext.willSaveNotification,
+        ])
         @Sendable func report(_ note: Notification) {
             let changes = note.userInfo?[ObjectContext.changesKey] as? ContextChanges
             let objects = note.userInfo?[ObjectContext.insertedObjectsKey] as? Set<ManagedObject> ?? []
             let names = objects.compactMap { ($0 as? Team)?.name }.sorted().joined(separator: ",")
             let consistent = Set(objects.map(\.objectID)) == changes?.inserted
-            reports.append("\(note.name.rawValue.replacingOccurrences(of: "StrataObjectContext", with: "")) \(names)\(consistent ? "" : " (IDs differ from objects)")")
+            reports.append(
+                "\(note.name.rawValue.replacingOccurrences(of: "StrataObjectContext", with: "")) \(names)\(consistent ? "" : " (IDs differ from objects)")"
+            )
         }
-        let names = [ObjectContext.objectsDidChangeNotification, ObjectContext.willSaveNotification, ObjectContext.didSaveNotification]
+        let names = [
+            ObjectContext.objectsDidChangeNotification, ObjectContext.willSaveNotification,
+            ObjectContext.didSaveNotification,
+        ]
         let tokens = names.map { name in
             NotificationCenter.default.addObserver(forName: name, object: context, queue: nil) { note in
                 report(note)
                 // Once per notification name: delete the first new team (by name) and insert another.
                 guard swaps.withLock({ list in list.first == name ? list.removeFirst() : nil }) != nil,
-                      let changes = note.userInfo?[ObjectContext.changesKey] as? ContextChanges else { return }
-                let victim = changes.inserted.compactMap { context.registeredObject(for: $0) as? Team }.min { $0.name < $1.name }
+                    let changes = note.userInfo?[ObjectContext.changesKey] as? ContextChanges
+                else { return }
+                let victim = changes.inserted.compactMap { context.registeredObject(for: $0) as? Team }.min {
+                    $0.name < $1.name
+                }
                 if let victim { context.delete(victim) }
                 let late = context.insert(Team.self)
                 late.name = "late after \(name.rawValue.replacingOccurrences(of: "StrataObjectContext", with: ""))"
@@ -69,11 +90,12 @@ import Testing
 
         for name in ["a", "b", "c"] { context.insert(Team.self).name = name }
         try context.save()
-        #expect(reports.values == [
-            "ObjectsDidChange a,b,c",
-            "WillSave b,c,late after ObjectsDidChange",
-            "DidSave c,late after ObjectsDidChange,late after WillSave",
-        ])
+        #expect(
+            reports.values == [
+                "ObjectsDidChange a,b,c",
+                "WillSave b,c,late after ObjectsDidChange",
+                "DidSave c,late after ObjectsDidChange,late after WillSave",
+            ])
         let reader = ObjectContext(coordinator: context.coordinator)
         let stored = try reader.fetch(Team.self).map(\.name).sorted()
         #expect(stored == ["c", "late after ObjectsDidChange", "late after WillSave"])
@@ -84,7 +106,7 @@ import Testing
         let log = Collector<String>()
         let token = observe(ObjectContext.didSaveNotification, of: context, into: log)
         defer { NotificationCenter.default.removeObserver(token) }
-        _ = context.insert(Team.self)  // no name
+        _ = context.insert(Team.self) // no name
         #expect(throws: StrataError.self) { try context.save() }
         #expect(log.values.isEmpty)
     }
@@ -97,7 +119,9 @@ import Testing
         try context.save()
         let teamID = team.objectID
         let changes = Collector<ContextChanges>()
-        let token = NotificationCenter.default.addObserver(forName: ObjectContext.objectsDidChangeNotification, object: context, queue: nil) { note in
+        let token = NotificationCenter.default.addObserver(
+            forName: ObjectContext.objectsDidChangeNotification, object: context, queue: nil
+        ) { note in
             if let c = note.userInfo?[ObjectContext.changesKey] as? ContextChanges { changes.append(c) }
         }
         defer { NotificationCenter.default.removeObserver(token) }
@@ -105,7 +129,7 @@ import Testing
         let insertedID = context.performAndWait { () -> ObjectID in
             let player = context.insert(Player.self)
             player.name = "Shaq"
-            let gone = context.insert(Player.self)  // inserted and deleted before the post: not listed
+            let gone = context.insert(Player.self) // inserted and deleted before the post: not listed
             context.delete(gone)
             (context.object(with: teamID) as? Team)?.name = "Orlando Magic"
             #expect(changes.values.isEmpty, "nothing is posted before the block ends")
@@ -128,7 +152,9 @@ import Testing
         let log = Collector<String>()
         // The observer runs synchronously where the context posts: on this thread.
         nonisolated(unsafe) let expected = team
-        let token = NotificationCenter.default.addObserver(forName: ObjectContext.objectsDidChangeNotification, object: context, queue: nil) { note in
+        let token = NotificationCenter.default.addObserver(
+            forName: ObjectContext.objectsDidChangeNotification, object: context, queue: nil
+        ) { note in
             let updated = note.userInfo?[ObjectContext.updatedObjectsKey] as? Set<ManagedObject> ?? []
             let deleted = note.userInfo?[ObjectContext.deletedObjectsKey] as? Set<ManagedObject> ?? []
             log.append("updated \(updated.count) same \(updated.first === expected) deleted \(deleted.count)")

@@ -7,7 +7,9 @@ import Testing
         let json = try exampleCompanyModel()
         let derived = try Model(versionIdentifier: "v3", classes: companyClasses)
         #expect(derived.versionHash == json.versionHash)
-        #expect(ModelVersionHash.canonicalText(entities: derived.entities) == ModelVersionHash.canonicalText(entities: json.entities))
+        #expect(
+            ModelVersionHash.canonicalText(entities: derived.entities)
+                == ModelVersionHash.canonicalText(entities: json.entities))
         #expect(derived.entity(named: "Employee")?.attribute(named: "dateOfBirth")?.renamingIdentifier == "birthday")
     }
 
@@ -52,9 +54,14 @@ import Testing
         #expect((fetched as? Employee)?.name == "lxz")
         #expect(!fetched.isFault)
         let eager = ObjectContext(coordinator: context.coordinator)
-        #expect(!(try eager.fetch(FetchRequest(entityName: "Employee"), options: FetchOptions(returnsObjectsAsFaults: false))[0].isFault))
+        #expect(
+            !(try eager.fetch(
+                FetchRequest(entityName: "Employee"), options: FetchOptions(returnsObjectsAsFaults: false))[0].isFault))
         #expect(try other.existingObject(with: e.objectID) === fetched)
-        #expect(throws: StrataError.self) { try other.existingObject(with: ObjectID(entityName: "Employee", storeIdentifier: e.objectID.storeIdentifier, primaryKey: 999)) }
+        #expect(throws: StrataError.self) {
+            try other.existingObject(
+                with: ObjectID(entityName: "Employee", storeIdentifier: e.objectID.storeIdentifier, primaryKey: 999))
+        }
     }
 
     @Test func batchedFetchKeepsAFewBatchesInMemory() throws {
@@ -62,16 +69,19 @@ import Testing
         let store = context.coordinator.stores[0]
         let entity = context.model.entity(named: "Employee")!
         let ids = try store.obtainPermanentIDs(for: "Employee", count: 20_000)
-        try store.save(SaveRequest(inserts: ids.map { id in
-            var s = Snapshot(objectID: id, entity: entity)
-            s.attributes[0] = .string("e\(id.primaryKey!)")
-            return s
-        }))
+        try store.save(
+            SaveRequest(
+                inserts: ids.map { id in
+                    var s = Snapshot(objectID: id, entity: entity)
+                    s.attributes[0] = .string("e\(id.primaryKey!)")
+                    return s
+                }))
         var request = FetchRequest(entityName: "Employee", sorts: [Sort("name")])
         request.batchSize = 500
         let results = try context.fetch(request)
         #expect(results.count == 20_000)
-        var peak = 0, seen = 0
+        var peak = 0
+        var seen = 0
         for index in results.indices {
             let employee = results[index]
             if case .string = employee["name"] { seen += 1 }
@@ -90,16 +100,20 @@ import Testing
             e.height = height
         }
         try context.save()
-        let tall = FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "height > 1.7"), sorts: [Sort("height", ascending: false)])
-        let names = { (options: FetchOptions) in try context.fetch(tall, options: options).map { ($0 as! Employee).name } }
+        let tall = FetchRequest(
+            entityName: "Employee", predicate: try ObjectPredicate(format: "height > 1.7"),
+            sorts: [Sort("height", ascending: false)])
+        let names = { (options: FetchOptions) in
+            try context.fetch(tall, options: options).map { ($0 as! Employee).name }
+        }
         #expect(try names(FetchOptions()) == ["c", "b"])
 
         let d = context.insert(Employee.self)
         d.name = "d"
         d.height = 2.0
         let employees = try context.fetch(Employee.self, sortedBy: [Sort("name")])
-        employees[0].height = 1.85      // a now matches
-        context.delete(employees[2])    // c is gone
+        employees[0].height = 1.85 // a now matches
+        context.delete(employees[2]) // c is gone
         #expect(try names(FetchOptions()) == ["d", "a", "b"])
         #expect(try context.count(tall) == 3)
         #expect(try names(FetchOptions(includesPendingChanges: false)) == ["c", "b"])
@@ -111,22 +125,28 @@ import Testing
 
     @Test func pendingChangeOfARelatedObjectChangesWhatAKeyPathMatches() throws {
         let context = try makeContext()
-        let engineering = context.insert(Department.self), lxz = context.insert(Employee.self)
+        let engineering = context.insert(Department.self)
+        let lxz = context.insert(Employee.self)
         engineering.name = "Engineering"
         lxz.name = "lxz"
         lxz.department = engineering
         try context.save()
-        let inSales = FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "department.name == %@", "Sales"))
+        let inSales = FetchRequest(
+            entityName: "Employee", predicate: try ObjectPredicate(format: "department.name == %@", "Sales"))
         #expect(try context.fetch(inSales).isEmpty)
-        engineering.name = "Sales"        // only the department changed, not the employee
+        engineering.name = "Sales" // only the department changed, not the employee
         #expect(try context.fetch(inSales).map(\.objectID) == [lxz.objectID])
         #expect(try context.fetch(inSales, options: FetchOptions(includesPendingChanges: false)).isEmpty)
     }
 
     @Test func inversesFollowEveryKindOfRelationship() throws {
         let context = try makeContext()
-        let acme = context.insert(Company.self), engineering = context.insert(Department.self), sales = context.insert(Department.self)
-        let lxz = context.insert(Employee.self), alice = context.insert(Employee.self), apollo = context.insert(Project.self)
+        let acme = context.insert(Company.self)
+        let engineering = context.insert(Department.self)
+        let sales = context.insert(Department.self)
+        let lxz = context.insert(Employee.self)
+        let alice = context.insert(Employee.self)
+        let apollo = context.insert(Project.self)
         // to-one side
         lxz.department = engineering
         #expect(engineering.employees == [lxz])
@@ -151,11 +171,17 @@ import Testing
 
     @Test func oneToOneStealsThePreviousPartner() throws {
         let model = try Model(entities: [
-            Entity("Person", attributes: [Attribute("name", .string)], relationships: [Relationship("passport", to: "Passport", inverse: "owner")]),
-            Entity("Passport", attributes: [Attribute("number", .string)], relationships: [Relationship("owner", to: "Person", inverse: "passport")]),
+            Entity(
+                "Person", attributes: [Attribute("name", .string)],
+                relationships: [Relationship("passport", to: "Passport", inverse: "owner")]),
+            Entity(
+                "Passport", attributes: [Attribute("number", .string)],
+                relationships: [Relationship("owner", to: "Person", inverse: "passport")]),
         ])
         let context = try makeContext(model)
-        let a = try context.insert("Person"), b = try context.insert("Person"), p = try context.insert("Passport")
+        let a = try context.insert("Person")
+        let b = try context.insert("Person")
+        let p = try context.insert("Passport")
         try a.setObject(p, for: "passport")
         #expect(try p.object(for: "owner") === a)
         try b.setObject(p, for: "passport")
@@ -165,7 +191,8 @@ import Testing
 
     @Test func savingGivesPermanentIDsEverywhere() throws {
         let context = try makeContext()
-        let d = context.insert(Department.self), e = context.insert(Employee.self)
+        let d = context.insert(Department.self)
+        let e = context.insert(Employee.self)
         d.name = "Engineering"
         e.name = "lxz"
         e.department = d
@@ -182,7 +209,8 @@ import Testing
 
     @Test func obtainPermanentIDsOnDemand() throws {
         let context = try makeContext()
-        let d = context.insert(Department.self), e = context.insert(Employee.self)
+        let d = context.insert(Department.self)
+        let e = context.insert(Employee.self)
         d.name = "D"
         e.name = "E"
         e.department = d

@@ -26,7 +26,9 @@ import Testing
         }
         #expect(child.performAndWait { !child.hasChanges && team.objectID.isTemporary && !team.isInserted })
         #expect(try teamsInStore(coordinator) == 0, "a child's save does no store I/O")
-        let (rootHasChanges, rootTeams) = try root.performAndWait { (root.hasChanges, try root.fetch(Team.self).map { "\($0.name) \($0.players.map(\.name))" }) }
+        let (rootHasChanges, rootTeams) = try root.performAndWait {
+            (root.hasChanges, try root.fetch(Team.self).map { "\($0.name) \($0.players.map(\.name))" })
+        }
         #expect(rootHasChanges)
         #expect(rootTeams == ["Lakers [\"Kobe\"]"])
 
@@ -55,7 +57,9 @@ import Testing
             try worker.save()
             return team
         }
-        let seenInView = try await view.perform { try view.fetch(Player.self, sortedBy: [Sort("name")]).map { "\($0.name) \($0.team?.name ?? "-")" } }
+        let seenInView = try await view.perform {
+            try view.fetch(Player.self, sortedBy: [Sort("name")]).map { "\($0.name) \($0.team?.name ?? "-")" }
+        }
         #expect(seenInView == ["Bird Celtics", "McHale Celtics"])
         #expect(writer.performAndWait { !writer.hasChanges })
         #expect(try teamsInStore(coordinator) == 0)
@@ -89,9 +93,11 @@ import Testing
         let netsID = nets.objectID
 
         let child = ObjectContext(parent: root, name: "child")
-        let (names, matching, netsName, celticsGone) = try child.performAndWait { () throws -> ([String], Int, String, Bool) in
+        let (names, matching, netsName, celticsGone) = try child.performAndWait {
+            () throws -> ([String], Int, String, Bool) in
             let names = try child.fetch(Team.self, sortedBy: [Sort("name")]).map(\.name)
-            let matching = try child.count(FetchRequest(entityName: "Team", predicate: try ObjectPredicate(format: "name BEGINSWITH 'Chi'")))
+            let matching = try child.count(
+                FetchRequest(entityName: "Team", predicate: try ObjectPredicate(format: "name BEGINSWITH 'Chi'")))
             let netsName = try #require(child.object(with: netsID) as? Team).name
             let celticsGone = (try? child.existingObject(with: celtics.objectID)) == nil
             return (names, matching, netsName, celticsGone)

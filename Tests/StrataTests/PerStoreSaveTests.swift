@@ -25,7 +25,10 @@ private final class GatedStore: PersistentStore {
     }
     func fetch(_ request: FetchRequest) throws -> FetchResult { try inner.fetch(request) }
     @discardableResult func save(_ request: SaveRequest) throws -> SaveResult {
-        let hold = armed.withLock { armed in defer { armed = false }; return armed }
+        let hold = armed.withLock { armed in
+            defer { armed = false }
+            return armed
+        }
         if hold {
             entered.signal()
             release.wait()
@@ -41,10 +44,12 @@ private final class GatedStore: PersistentStore {
 /// Saves to one store of a coordinator go one at a time; saves to different stores do not wait
 /// for each other; a save that spans stores still saves each part atomically.
 @Suite struct PerStoreSaveTests {
-    static let model = try! Model(versionIdentifier: "per-store", entities: [
-        Entity("Note", attributes: [Attribute("text", .string)]),
-        Entity("Tag", attributes: [Attribute("label", .string)]),
-    ], configurations: ["Notes": ["Note"], "Tags": ["Tag"]])
+    static let model = try! Model(
+        versionIdentifier: "per-store",
+        entities: [
+            Entity("Note", attributes: [Attribute("text", .string)]),
+            Entity("Tag", attributes: [Attribute("label", .string)]),
+        ], configurations: ["Notes": ["Note"], "Tags": ["Tag"]])
 
     private struct Stores {
         let coordinator: StoreCoordinator
@@ -93,7 +98,8 @@ private final class GatedStore: PersistentStore {
 
     @Test func aSaveToOneStoreDoesNotWaitForASlowSaveToAnother() async throws {
         let s = try stores()
-        let note = try insert("Note", "slow", in: s.coordinator), tag = try insert("Tag", "quick", in: s.coordinator)
+        let note = try insert("Note", "slow", in: s.coordinator)
+        let tag = try insert("Tag", "quick", in: s.coordinator)
         let secondNote = try insert("Note", "queued", in: s.coordinator)
         s.notes.arm()
         let slow = inBackground { [coordinator = s.coordinator] in try coordinator.save(SaveRequest(inserts: [note])) }
@@ -107,8 +113,9 @@ private final class GatedStore: PersistentStore {
         #expect(quickResult == .success, "a save to the tags store waited for the notes store")
         #expect(try count("Tag", in: s.coordinator) == 1)
         // Saves to one store still go one at a time: the second note waits for the first.
-        #expect(await wait(for: queued, seconds: 0.3) == .timedOut,
-                "a save to the notes store overtook the one in progress")
+        #expect(
+            await wait(for: queued, seconds: 0.3) == .timedOut,
+            "a save to the notes store overtook the one in progress")
         #expect(try s.notes.inner.fetch(FetchRequest(entityName: "Note", resultType: .count)).count() == 0)
 
         s.notes.release.signal()
@@ -120,7 +127,8 @@ private final class GatedStore: PersistentStore {
 
     @Test func aSaveSpanningStoresWritesEachPart() throws {
         let s = try stores()
-        let note = try insert("Note", "n", in: s.coordinator), tag = try insert("Tag", "t", in: s.coordinator)
+        let note = try insert("Note", "n", in: s.coordinator)
+        let tag = try insert("Tag", "t", in: s.coordinator)
         let result = try s.coordinator.save(SaveRequest(inserts: [note, tag]))
         #expect(result.versions[note.objectID] == 1 && result.versions[tag.objectID] == 1)
         #expect(try s.coordinator.snapshot(for: note.objectID)?.attributes[0] == .string("n"))
@@ -133,7 +141,8 @@ private final class GatedStore: PersistentStore {
         try s.coordinator.save(SaveRequest(inserts: [note]))
         note.version = 1
         note.attributes[0] = .string("changed")
-        let newNote = try insert("Note", "new", in: s.coordinator), tag = try insert("Tag", "t", in: s.coordinator)
+        let newNote = try insert("Note", "new", in: s.coordinator)
+        let tag = try insert("Tag", "t", in: s.coordinator)
         // The notes part comes first (the first insert is a note) and holds a stale update.
         let stale = SaveRequest(inserts: [newNote, tag], updates: [.init(note, expectedVersion: 7)])
         let error = try #require(throws: StrataError.self) { try s.coordinator.save(stale) }
@@ -156,7 +165,8 @@ private final class GatedStore: PersistentStore {
                 }
             }
         }
-        let first = run(noteFirst: true), second = run(noteFirst: false)
+        let first = run(noteFirst: true)
+        let second = run(noteFirst: false)
         #expect(await wait(for: first, seconds: 120) == .success, "saves spanning stores deadlocked")
         #expect(await wait(for: second, seconds: 120) == .success, "saves spanning stores deadlocked")
         #expect(try count("Note", in: s.coordinator) == 2 * rounds)

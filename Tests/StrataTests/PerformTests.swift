@@ -8,7 +8,8 @@ import Testing
         let context = ObjectContext(coordinator: try makeTeamCoordinator(), name: "caller")
         let caller = currentThreadID()
         let inside = context.performAndWait { currentThreadID() }
-        #expect(inside == caller, "GCD runs a sync block on the calling thread; performAndWait does not move work off it")
+        #expect(
+            inside == caller, "GCD runs a sync block on the calling thread; performAndWait does not move work off it")
     }
 
     @Test func performAndWaitIsReentrantInsideAPerformBlock() async throws {
@@ -35,7 +36,7 @@ import Testing
         #expect(!id.isTemporary)
         let error = #expect(throws: StrataError.self) {
             try context.performAndWait {
-                _ = context.insert(Team.self)  // no name: validation fails
+                _ = context.insert(Team.self) // no name: validation fails
                 try context.save()
             }
         }
@@ -72,7 +73,7 @@ import Testing
         #expect(names == ["Bulls", "Celtics"])
         await #expect(throws: StrataError.self) {
             try await context.perform { () throws -> Int in
-                _ = try context.insert("Coach")  // no such entity
+                _ = try context.insert("Coach") // no such entity
                 return 0
             }
         }

@@ -24,7 +24,7 @@ import Testing
         rookie.name = "Rookie"
         rookie.team = team
         let broken = context.insert(Team.self)
-        broken.name = ""  // fails validation: the save below fails after the delete rules ran
+        broken.name = "" // fails validation: the save below fails after the delete rules ran
         context.delete(team)
         #expect(throws: StrataError.self) { try context.save() }
 
@@ -54,7 +54,7 @@ import Testing
         mine.mergePolicy = .mergeByPropertyObjectTrump
         let team = try #require(try mine.existingObject(with: otherTeam.objectID) as? Team)
         otherTeam.name = "L.A. Lakers"
-        try other.save()  // mine's read of the team is now stale: its delete conflicts once
+        try other.save() // mine's read of the team is now stale: its delete conflicts once
 
         let rookie = mine.insert(Player.self)
         rookie.name = "Rookie"
@@ -118,7 +118,7 @@ import Testing
         try context.save()
 
         team.name = "Celtics"
-        team.name = "Lakers"  // touched, back to its saved value
+        team.name = "Lakers" // touched, back to its saved value
         let player = context.insert(Player.self)
         player.name = "Rookie"
         try context.save()

@@ -5,8 +5,11 @@ import Testing
 @Suite struct SaveRulesTests {
     @Test func nullifyRemovesTheDeletedObjectFromInverses() throws {
         let context = try makeContext()
-        let d = context.insert(Department.self), e = context.insert(Employee.self)
-        d.name = "D"; e.name = "E"; e.department = d
+        let d = context.insert(Department.self)
+        let e = context.insert(Employee.self)
+        d.name = "D"
+        e.name = "E"
+        e.department = d
         try context.save()
         context.delete(d)
         try context.save()
@@ -17,29 +20,48 @@ import Testing
 
     @Test func cascadeDeletesTransitively() throws {
         let model = try Model(entities: [
-            Entity("A", attributes: [Attribute("n", .string)], relationships: [Relationship("bs", to: "B", inverse: "a", toMany: true, deleteRule: .cascade)]),
-            Entity("B", attributes: [Attribute("n", .string)], relationships: [Relationship("a", to: "A", inverse: "bs"), Relationship("cs", to: "C", inverse: "b", toMany: true, deleteRule: .cascade)]),
-            Entity("C", attributes: [Attribute("n", .string)], relationships: [Relationship("b", to: "B", inverse: "cs")]),
+            Entity(
+                "A", attributes: [Attribute("n", .string)],
+                relationships: [Relationship("bs", to: "B", inverse: "a", toMany: true, deleteRule: .cascade)]),
+            Entity(
+                "B", attributes: [Attribute("n", .string)],
+                relationships: [
+                    Relationship("a", to: "A", inverse: "bs"),
+                    Relationship("cs", to: "C", inverse: "b", toMany: true, deleteRule: .cascade),
+                ]),
+            Entity(
+                "C", attributes: [Attribute("n", .string)], relationships: [Relationship("b", to: "B", inverse: "cs")]),
         ])
         let context = try makeContext(model)
-        let a = try context.insert("A"), b = try context.insert("B"), c = try context.insert("C")
+        let a = try context.insert("A")
+        let b = try context.insert("B")
+        let c = try context.insert("C")
         for o in [a, b, c] { o["n"] = "x" }
         try b.setObject(a, for: "a")
         try c.setObject(b, for: "b")
         try context.save()
         context.delete(a)
         try context.save()
-        for entity in ["A", "B", "C"] { #expect(try context.count(FetchRequest(entityName: entity)) == 0, "\(entity) left behind") }
+        for entity in ["A", "B", "C"] {
+            #expect(try context.count(FetchRequest(entityName: entity)) == 0, "\(entity) left behind")
+        }
     }
 
     @Test func denyBlocksTheSaveAndChangesNothing() throws {
         let model = try Model(entities: [
-            Entity("Team", attributes: [Attribute("n", .string)], relationships: [Relationship("players", to: "Player", inverse: "team", toMany: true, deleteRule: .deny)]),
-            Entity("Player", attributes: [Attribute("n", .string)], relationships: [Relationship("team", to: "Team", inverse: "players")]),
+            Entity(
+                "Team", attributes: [Attribute("n", .string)],
+                relationships: [Relationship("players", to: "Player", inverse: "team", toMany: true, deleteRule: .deny)]
+            ),
+            Entity(
+                "Player", attributes: [Attribute("n", .string)],
+                relationships: [Relationship("team", to: "Team", inverse: "players")]),
         ])
         let context = try makeContext(model)
-        let team = try context.insert("Team"), player = try context.insert("Player")
-        team["n"] = "Red"; player["n"] = "P"
+        let team = try context.insert("Team")
+        let player = try context.insert("Player")
+        team["n"] = "Red"
+        player["n"] = "P"
         try player.setObject(team, for: "team")
         try context.save()
         context.delete(team)
@@ -47,55 +69,78 @@ import Testing
         #expect(error?.code == .deleteDenied)
         #expect(error?.message.contains("players") == true && error?.message.contains("Team") == true)
         #expect(team.isDeleted, "the context keeps the user's delete so it can be fixed")
-        #expect(try context.count(FetchRequest(entityName: "Team"), options: FetchOptions(includesPendingChanges: false)) == 1)
+        #expect(
+            try context.count(FetchRequest(entityName: "Team"), options: FetchOptions(includesPendingChanges: false))
+                == 1)
         context.rollback()
         #expect(!team.isDeleted)
     }
 
     @Test func noActionLeavesTheInverseAsItIs() throws {
         let model = try Model(entities: [
-            Entity("Tag", attributes: [Attribute("n", .string)], relationships: [Relationship("notes", to: "Note", inverse: "tag", toMany: true, deleteRule: .noAction)]),
-            Entity("Note", attributes: [Attribute("n", .string)], relationships: [Relationship("tag", to: "Tag", inverse: "notes")]),
+            Entity(
+                "Tag", attributes: [Attribute("n", .string)],
+                relationships: [Relationship("notes", to: "Note", inverse: "tag", toMany: true, deleteRule: .noAction)]),
+            Entity(
+                "Note", attributes: [Attribute("n", .string)],
+                relationships: [Relationship("tag", to: "Tag", inverse: "notes")]),
         ])
         let context = try makeContext(model)
-        let tag = try context.insert("Tag"), note = try context.insert("Note")
-        tag["n"] = "t"; note["n"] = "n"
+        let tag = try context.insert("Tag")
+        let note = try context.insert("Note")
+        tag["n"] = "t"
+        note["n"] = "n"
         try note.setObject(tag, for: "tag")
         try context.save()
         context.delete(tag)
         try context.save()
-        #expect(try note.objectIDs(for: "tag") == [tag.objectID], "noAction keeps the dangling reference, as documented")
+        #expect(
+            try note.objectIDs(for: "tag") == [tag.objectID], "noAction keeps the dangling reference, as documented")
     }
 
     @Test func everyValidationRuleIsCheckedAndReportedInOneError() throws {
         let context = try makeContext()
         let e = context.insert(Employee.self)
-        e.name = ""                      // minLength 1
-        e.height = 3.5                    // max 3
-        e.level = 0                       // min 1
+        e.name = "" // minLength 1
+        e.height = 3.5 // max 3
+        e.level = 0 // min 1
         let long = context.insert(Employee.self)
-        long.name = String(repeating: "x", count: 101)   // maxLength 100
-        let company = try context.insert("Company")          // name required, never set
+        long.name = String(repeating: "x", count: 101) // maxLength 100
+        let company = try context.insert("Company") // name required, never set
         _ = company
-        let p1 = context.insert(Project.self), p2 = context.insert(Project.self)
-        p1.title = "Apollo"; p2.title = "Apollo"         // unique within the context
+        let p1 = context.insert(Project.self)
+        let p2 = context.insert(Project.self)
+        p1.title = "Apollo"
+        p2.title = "Apollo" // unique within the context
         let error = #expect(throws: StrataError.self) { try context.save() }
         #expect(error?.code == .validationFailed)
         let failures = error?.validationFailures ?? []
         let found = Set(failures.map { "\($0.objectID.entityName).\($0.property ?? "")" })
-        #expect(found == ["Employee.name", "Employee.height", "Employee.level", "Company.name", "Project.title"], "\(failures)")
+        #expect(
+            found == ["Employee.name", "Employee.height", "Employee.level", "Company.name", "Project.title"],
+            "\(failures)")
         #expect(failures.count == 6, "\(failures)")
-        #expect(try context.count(FetchRequest(entityName: "Employee"), options: FetchOptions(includesPendingChanges: false)) == 0)
+        #expect(
+            try context.count(
+                FetchRequest(entityName: "Employee"), options: FetchOptions(includesPendingChanges: false)) == 0)
         #expect(e.objectID.isTemporary && context.hasChanges, "a failed save leaves the context as it was")
     }
 
     @Test func patternAndRelationshipCountsAreValidated() throws {
         let model = try Model(entities: [
-            Entity("Account", attributes: [Attribute("email", .string, validation: AttributeValidation(pattern: "[^@]+@[^@]+"))],
-                   relationships: [Relationship("keys", to: "Key", inverse: "account", toMany: true, minimumCount: 1, maximumCount: 2),
-                                   Relationship("owner", to: "Key", inverse: "owned", isOptional: false)]),
-            Entity("Key", attributes: [Attribute("k", .string)],
-                   relationships: [Relationship("account", to: "Account", inverse: "keys"), Relationship("owned", to: "Account", inverse: "owner", toMany: true)]),
+            Entity(
+                "Account",
+                attributes: [Attribute("email", .string, validation: AttributeValidation(pattern: "[^@]+@[^@]+"))],
+                relationships: [
+                    Relationship("keys", to: "Key", inverse: "account", toMany: true, minimumCount: 1, maximumCount: 2),
+                    Relationship("owner", to: "Key", inverse: "owned", isOptional: false),
+                ]),
+            Entity(
+                "Key", attributes: [Attribute("k", .string)],
+                relationships: [
+                    Relationship("account", to: "Account", inverse: "keys"),
+                    Relationship("owned", to: "Account", inverse: "owner", toMany: true),
+                ]),
         ])
         let context = try makeContext(model)
         let account = try context.insert("Account")
@@ -105,7 +150,11 @@ import Testing
         #expect(reasons["email"]?.first?.reason.contains("pattern") == true)
         #expect(reasons["keys"]?.first?.reason.contains("fewer than the minimum 1") == true)
         #expect(reasons["owner"]?.first?.reason.contains("required") == true)
-        let keys = try (0..<3).map { _ -> ManagedObject in let k = try context.insert("Key"); k["k"] = "k"; return k }
+        let keys = try (0..<3).map { _ -> ManagedObject in
+            let k = try context.insert("Key")
+            k["k"] = "k"
+            return k
+        }
         try account.setObjects(keys, for: "keys")
         try account.setObject(keys[0], for: "owner")
         account["email"] = "a@b"
@@ -124,7 +173,7 @@ import Testing
         q.title = "Apollo"
         let error = #expect(throws: StrataError.self) { try context.save() }
         #expect(error?.validationFailures.first?.reason.contains("already used by \(p.objectID)") == true)
-        p.title = "Gemini"   // freeing the title in the same save is fine
+        p.title = "Gemini" // freeing the title in the same save is fine
         try context.save()
     }
 

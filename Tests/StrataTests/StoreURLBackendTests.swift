@@ -1,21 +1,26 @@
 import Foundation
-import Testing
 import Strata
+import Testing
 
 @Suite struct StoreURLBackendTests {
     @Test(arguments: ["sqlite", "lmdb", "xml", "memory"])
     func fileBackendsRefuseAnAuthorityTheyDoNotUse(_ scheme: String) throws {
         let model = try Model(entities: [Entity("Note", attributes: [Attribute("text", .string)])])
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-url-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-url-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let backend = try BuiltInBackends.registry.backend(for: scheme)
         for (text, part) in [
-            ("\(scheme)://files.example.com\(directory)/a", "host"), ("\(scheme)://me:s3cret@localhost\(directory)/a", "user"),
+            ("\(scheme)://files.example.com\(directory)/a", "host"),
+            ("\(scheme)://me:s3cret@localhost\(directory)/a", "user"),
             ("\(scheme)://localhost:8080\(directory)/a", "port"), ("\(scheme)://\(directory)/a?journal=off", "query"),
         ] {
             let url = try StoreURL.parse(text)
-            let error = #expect(throws: StrataError.self, "\(text)") { _ = try backend.open(url, model: model, options: StoreOptions()) }
-            #expect(error?.code == .invalidStoreURL && error?.location["part"] == part, "\(text): \(error?.message ?? "")")
+            let error = #expect(throws: StrataError.self, "\(text)") {
+                _ = try backend.open(url, model: model, options: StoreOptions())
+            }
+            #expect(
+                error?.code == .invalidStoreURL && error?.location["part"] == part, "\(text): \(error?.message ?? "")")
             #expect(error.map { !"\($0)".contains("s3cret") } == true)
             #expect(throws: StrataError.self) { _ = try backend.metadata(at: url) }
         }

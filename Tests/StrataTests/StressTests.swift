@@ -90,7 +90,9 @@ extension Value {
             for index in 0..<Self.racers {
                 let context = ObjectContext(coordinator: coordinator, name: "racer \(index)")
                 context.mergePolicy = policy
-                group.addTask { try await Self.race(context, index: index, boardID: boardID, binIDs: binIDs, policy: policy) }
+                group.addTask {
+                    try await Self.race(context, index: index, boardID: boardID, binIDs: binIDs, policy: policy)
+                }
             }
             return try await group.reduce(into: [Tally]()) { $0.append($1) }
         }.sorted { $0.index < $1.index }
@@ -103,16 +105,23 @@ extension Value {
         let stored = try #require(try reader.existingObject(with: boardID) as? Board)
         let entries = try reader.fetch(Entry.self)
         let storedBins = try binIDs.map { try #require(try reader.existingObject(with: $0) as? Bin) }
-        #expect(entries.count == tallies.filter { $0.saved > 0 }.count, "each racer's previous entry was deleted by its next save")
+        #expect(
+            entries.count == tallies.filter { $0.saved > 0 }.count,
+            "each racer's previous entry was deleted by its next save")
         for tally in tallies where tally.saved > 0 {
             let mine = entries.filter { $0.racer == tally.index }
-            #expect(mine.map(\.round) == [tally.lastSavedRound], "racer \(tally.index)'s entry is the one of its last successful save")
+            #expect(
+                mine.map(\.round) == [tally.lastSavedRound],
+                "racer \(tally.index)'s entry is the one of its last successful save")
         }
-        #expect(Set(storedBins.flatMap { $0.entries.map(\.objectID) }) == Set(entries.map(\.objectID)),
-                "every addition to and removal from the shared to-manys was kept")
+        #expect(
+            Set(storedBins.flatMap { $0.entries.map(\.objectID) }) == Set(entries.map(\.objectID)),
+            "every addition to and removal from the shared to-manys was kept")
         #expect(storedBins.map(\.entries.count).reduce(0, +) == entries.count, "each entry is in one bin")
         #expect(storedBins.allSatisfy { bin in bin.entries.allSatisfy { $0.bin === bin } }, "inverses match")
-        #expect(entries.allSatisfy { entry in entry.bin.map { $0.objectID == binIDs[Int(entry.round) % Self.bins] } ?? false }, "each entry is in its bin")
+        #expect(
+            entries.allSatisfy { entry in entry.bin.map { $0.objectID == binIDs[Int(entry.round) % Self.bins] } ?? false
+            }, "each entry is in its bin")
 
         switch policy {
         case .error:
@@ -123,11 +132,18 @@ extension Value {
         case .mergeByPropertyStoreTrump:
             #expect(rejected == 0)
             let kept = tallies.map { $0.saved - $0.sharedDiscarded }.reduce(0, +)
-            #expect(stored.shared == Int64(kept), "an increment is lost exactly when the store's 'shared' won, as reported")
-            for tally in tallies { #expect(stored.slot(tally.index) == Int64(Self.rounds), "nobody else changes a racer's own slot: memory keeps it") }
+            #expect(
+                stored.shared == Int64(kept), "an increment is lost exactly when the store's 'shared' won, as reported")
+            for tally in tallies {
+                #expect(
+                    stored.slot(tally.index) == Int64(Self.rounds),
+                    "nobody else changes a racer's own slot: memory keeps it")
+            }
         case .mergeByPropertyObjectTrump:
             #expect(rejected == 0)
-            for tally in tallies { #expect(stored.slot(tally.index) == Int64(Self.rounds), "memory wins on the properties it changed") }
+            for tally in tallies {
+                #expect(stored.slot(tally.index) == Int64(Self.rounds), "memory wins on the properties it changed")
+            }
             let last = try #require(tallies.max { $0.lastVersion < $1.lastVersion })
             #expect(stored.shared == last.lastCounters.first, "'shared' is what the last saver had in memory")
         case .overwrite:
@@ -139,15 +155,21 @@ extension Value {
         case .rollback:
             #expect(rejected == 0)
             let unconflicted = tallies.map { $0.saved - $0.boardConflicts }.reduce(0, +)
-            #expect(stored.shared == Int64(unconflicted), "a save's board changes survive exactly when the board was not in conflict")
+            #expect(
+                stored.shared == Int64(unconflicted),
+                "a save's board changes survive exactly when the board was not in conflict")
             for tally in tallies { #expect(stored.slot(tally.index) == Int64(tally.saved - tally.boardConflicts)) }
         }
     }
 
     /// One racer: `rounds` saves, each incrementing `shared` and its own slot and adding an entry.
-    static func race(_ context: ObjectContext, index: Int, boardID: ObjectID, binIDs: [ObjectID], policy: MergePolicy) async throws -> Tally {
+    static func race(_ context: ObjectContext, index: Int, boardID: ObjectID, binIDs: [ObjectID], policy: MergePolicy)
+        async throws -> Tally
+    {
         let reports = Collector<SaveConflict?>()
-        let token = NotificationCenter.default.addObserver(forName: ObjectContext.didSaveNotification, object: context, queue: nil) { note in
+        let token = NotificationCenter.default.addObserver(
+            forName: ObjectContext.didSaveNotification, object: context, queue: nil
+        ) { note in
             let resolved = note.userInfo?[ObjectContext.resolvedConflictsKey] as? [SaveConflict] ?? []
             reports.append(resolved.first { $0.objectID == boardID })
         }
@@ -172,7 +194,9 @@ extension Value {
                     previous = entry
                 } catch let error as StrataError where error.code == .conflict && policy == .error {
                     tally.rejected += 1
-                    if error.conflicts.contains(where: { $0.objectID == boardID && $0.properties.contains { $0.property == "shared" } }) {
+                    if error.conflicts.contains(where: {
+                        $0.objectID == boardID && $0.properties.contains { $0.property == "shared" }
+                    }) {
                         tally.conflictsNamingShared += 1
                     }
                     context.rollback()
@@ -189,7 +213,9 @@ extension Value {
         #expect(boardReports.count == tally.saved, "one did-save per successful save")
         for report in boardReports.compactMap({ $0 }) {
             tally.boardConflicts += 1
-            if let shared = report.properties.first(where: { $0.property == "shared" }), shared.storeValue != shared.snapshotValue {
+            if let shared = report.properties.first(where: { $0.property == "shared" }),
+                shared.storeValue != shared.snapshotValue
+            {
                 tally.sharedDiscarded += 1
             }
         }

@@ -45,9 +45,9 @@ func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
 /// The calling thread's identity.
 func currentThreadID() -> UInt {
     #if canImport(Darwin)
-    UInt(bitPattern: pthread_self())
+        UInt(bitPattern: pthread_self())
     #else
-    UInt(pthread_self())
+        UInt(pthread_self())
     #endif
 }
 

@@ -1,7 +1,7 @@
 import Foundation
 import Strata
-import Testing
 import StrataTestSupport
+import Testing
 
 /// The seeds' import pattern on a container's three-tier stack: a background context imports in
 /// chunks and, after each chunk, saves itself, has its parent save, and has the writer save, all
@@ -28,11 +28,15 @@ import StrataTestSupport
     }
 
     /// Each employee's department, read by a new context on `coordinator` (from the stores).
-    private func storedDepartments(_ coordinator: StoreCoordinator) throws -> (departments: Int, employees: [String: String]) {
+    private func storedDepartments(_ coordinator: StoreCoordinator) throws -> (
+        departments: Int, employees: [String: String]
+    ) {
         let reader = ObjectContext(coordinator: coordinator)
         let departments = try reader.count(FetchRequest(entityName: "Department"))
         var employees: [String: String] = [:]
-        for employee in try reader.fetch(Employee.self) { employees[employee.name] = employee.department?.name ?? "(none)" }
+        for employee in try reader.fetch(Employee.self) {
+            employees[employee.name] = employee.department?.name ?? "(none)"
+        }
         return (departments, employees)
     }
 
@@ -40,7 +44,9 @@ import StrataTestSupport
     private var expected: [String: String] {
         var result: [String: String] = [:]
         for chunk in 0..<Self.chunks {
-            for index in 0..<Self.employeesPerChunk { result["employee \(chunk)-\(index)"] = "department \(index % Self.departmentCount)" }
+            for index in 0..<Self.employeesPerChunk {
+                result["employee \(chunk)-\(index)"] = "department \(index % Self.departmentCount)"
+            }
         }
         return result
     }
@@ -48,11 +54,16 @@ import StrataTestSupport
     @Test(arguments: ["memory", "sqlite", "lmdb", "xml"], Importer.allCases)
     func aChunkedImportSavingEveryLevelAfterEachChunkSavesEverything(scheme: String, importer: Importer) async throws {
         let model = try exampleCompanyModel()
-        let container = PersistentContainer(name: "Company", model: model, storeDescriptions: [try StoreDescription(storeURL(scheme))], environment: [:])
+        let container = PersistentContainer(
+            name: "Company", model: model, storeDescriptions: [try StoreDescription(storeURL(scheme))], environment: [:]
+        )
         container.coordinator.registerClasses(companyClasses)
         try await container.loadPersistentStores()
-        let view = container.viewContext, writer = container.stack.root
-        let context = importer == .childOfTheViewContext ? container.stack.newWorkerContext(name: "import") : container.newBackgroundContext(name: "import")
+        let view = container.viewContext
+        let writer = container.stack.root
+        let context =
+            importer == .childOfTheViewContext
+            ? container.stack.newWorkerContext(name: "import") : container.newBackgroundContext(name: "import")
         let parents = importer == .childOfTheViewContext ? [view, writer] : [writer]
 
         try await context.perform {
@@ -60,12 +71,14 @@ import StrataTestSupport
             for chunk in 0..<Self.chunks {
                 for index in 0..<Self.employeesPerChunk {
                     let name = "department \(index % Self.departmentCount)"
-                    let department = departments[name] ?? {
-                        let new = context.insert(Department.self)
-                        new.name = name
-                        departments[name] = new
-                        return new
-                    }()
+                    let department =
+                        departments[name]
+                        ?? {
+                            let new = context.insert(Department.self)
+                            new.name = name
+                            departments[name] = new
+                            return new
+                        }()
                     let employee = context.insert(Employee.self)
                     employee.name = "employee \(chunk)-\(index)"
                     employee.department = department
@@ -84,10 +97,13 @@ import StrataTestSupport
     @Test(arguments: ["memory", "sqlite", "lmdb", "xml"])
     func aChunkedImportFetchingItsDepartmentsEachChunkSavesEverything(scheme: String) async throws {
         let model = try exampleCompanyModel()
-        let container = PersistentContainer(name: "Company", model: model, storeDescriptions: [try StoreDescription(storeURL(scheme))], environment: [:])
+        let container = PersistentContainer(
+            name: "Company", model: model, storeDescriptions: [try StoreDescription(storeURL(scheme))], environment: [:]
+        )
         container.coordinator.registerClasses(companyClasses)
         try await container.loadPersistentStores()
-        let view = container.viewContext, writer = container.stack.root
+        let view = container.viewContext
+        let writer = container.stack.root
         let context = container.stack.newWorkerContext(name: "import")
 
         let duplicates = try await context.perform { () -> [String] in
@@ -96,17 +112,20 @@ import StrataTestSupport
             for chunk in 0..<Self.chunks {
                 let fetched = try context.fetch(Department.self)
                 for department in fetched where departments[department.name] !== department {
-                    duplicates.append("chunk \(chunk): \(department.objectID) is a second object for \(department.name)")
+                    duplicates.append(
+                        "chunk \(chunk): \(department.objectID) is a second object for \(department.name)")
                     departments[department.name] = department
                 }
                 for index in 0..<Self.employeesPerChunk {
                     let name = "department \(index % Self.departmentCount)"
-                    let department = departments[name] ?? {
-                        let new = context.insert(Department.self)
-                        new.name = name
-                        departments[name] = new
-                        return new
-                    }()
+                    let department =
+                        departments[name]
+                        ?? {
+                            let new = context.insert(Department.self)
+                            new.name = name
+                            departments[name] = new
+                            return new
+                        }()
                     let employee = context.insert(Employee.self)
                     employee.name = "employee \(chunk)-\(index)"
                     employee.department = department
@@ -131,7 +150,8 @@ import StrataTestSupport
         guard scheme != "memory" else { return }
         let url = container.storeDescriptions[0].url
         try container.closeStores()
-        let reopened = PersistentContainer(name: "Company", model: model, storeDescriptions: [StoreDescription(url: url)], environment: [:])
+        let reopened = PersistentContainer(
+            name: "Company", model: model, storeDescriptions: [StoreDescription(url: url)], environment: [:])
         reopened.coordinator.registerClasses(companyClasses)
         try await reopened.loadPersistentStores()
         let (again, stored) = try storedDepartments(reopened.coordinator)

@@ -5,8 +5,11 @@ import Testing
 @Suite struct UndoTests {
     @Test func rollbackRestoresTheLastSavedState() throws {
         let context = try makeContext()
-        let d = context.insert(Department.self), e = context.insert(Employee.self)
-        d.name = "D"; e.name = "lxz"; e.department = d
+        let d = context.insert(Department.self)
+        let e = context.insert(Employee.self)
+        d.name = "D"
+        e.name = "lxz"
+        e.department = d
         try context.save()
         e.name = "changed"
         e.department = nil
@@ -89,7 +92,9 @@ import Testing
         // Observers run synchronously where the context posts, so the object stays on its
         // context's thread; the closure's type only says it might not.
         nonisolated(unsafe) let object = e
-        let changer = NotificationCenter.default.addObserver(forName: ObjectContext.didSaveNotification, object: context, queue: nil) { _ in
+        let changer = NotificationCenter.default.addObserver(
+            forName: ObjectContext.didSaveNotification, object: context, queue: nil
+        ) { _ in
             try? object.set("second", for: "name")
             try? object.set("third", for: "name")
         }

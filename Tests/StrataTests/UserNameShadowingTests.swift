@@ -8,22 +8,22 @@ import Testing
 // being compiled hides an imported one of the same name, without ambiguity.
 
 /// The user's own `Value`, which hides `Strata.Value` in this file.
-fileprivate struct Value: Equatable {
+private struct Value: Equatable {
     var amount: Int
 }
 
 /// The user's own `Model`, which hides `Strata.Model` in this file.
-fileprivate struct Model {
+private struct Model {
     var title: String
 }
 
 /// The user's own `Sort`, which hides `Strata.Sort` in this file.
-fileprivate enum Sort {
+private enum Sort {
     case newestFirst
 }
 
 /// The user's own `Locked` (Strata's lock is not public, so nothing is hidden).
-fileprivate final class Locked {
+private final class Locked {
     var isOpen = false
 }
 
@@ -41,9 +41,11 @@ fileprivate final class Locked {
         #expect(order == .newestFirst)
         #expect(lock.isOpen == false)
 
-        let model: Strata.Model = try Strata.Model(versionIdentifier: "v1", entities: [
-            Entity("Note", attributes: [Attribute("text", .string), Attribute("rank", .integer64)]),
-        ])
+        let model: Strata.Model = try Strata.Model(
+            versionIdentifier: "v1",
+            entities: [
+                Entity("Note", attributes: [Attribute("text", .string), Attribute("rank", .integer64)])
+            ])
         let coordinator = StoreCoordinator(model: model)
         try coordinator.addStore(BuiltInBackends.registry.open("memory:", model: model))
         let context = ObjectContext(coordinator: coordinator)

@@ -1,7 +1,7 @@
 import Foundation
 import Strata
-import Testing
 import StrataTestSupport
+import Testing
 
 /// The `strata` commands, run as the built executable.
 @Suite struct CommandTests {
@@ -30,7 +30,9 @@ import StrataTestSupport
         #expect(try strata(["copy", "--help"]).output.contains("--replace"))
         #expect(try strata(["validate", "--help"]).output.contains("Exit code 0 when every object passes, 2"))
         let top = try strata(["--help"]).output
-        for command in ["demo", "inspect", "import", "export", "validate", "copy"] { #expect(top.contains("  \(command) "), "\(command)") }
+        for command in ["demo", "inspect", "import", "export", "validate", "copy"] {
+            #expect(top.contains("  \(command) "), "\(command)")
+        }
         #expect(top.contains("2 validate found violations, 64 bad usage."))
     }
 
@@ -44,12 +46,15 @@ import StrataTestSupport
             let url = storeURL(scheme, in: directory, name: "imported").description
             let imported = try strata(["import", url, path])
             #expect(imported.status == 0, "\(scheme): \(imported.errors)")
-            #expect(imported.output == "imported 80 objects into \(url) (model v3): Company 2, Department 6, Employee 60, Project 12\n")
+            #expect(
+                imported.output
+                    == "imported 80 objects into \(url) (model v3): Company 2, Department 6, Employee 60, Project 12\n")
             let exported = try strata(["export", url])
             #expect(exported.status == 0, "\(scheme): \(exported.errors)")
             #expect(exported.output == file, "\(scheme)")
         }
-        let fromStandardInput = try strata(["import", storeURL("lmdb", in: directory, name: "stdin").description, "-", "--json"], input: file)
+        let fromStandardInput = try strata(
+            ["import", storeURL("lmdb", in: directory, name: "stdin").description, "-", "--json"], input: file)
         #expect(fromStandardInput.status == 0)
         let json = try parseJSON(fromStandardInput.output)
         #expect(json["imported"] == .integer(80))
@@ -60,7 +65,9 @@ import StrataTestSupport
         let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = storeURL("sqlite", in: directory).description
-        let input = #"{"entity":"Company","ref":"c1","attributes":{"name":"Acme"}}"# + "\n" + #"{"entity":"Employee","ref":"e1","attributes":{"name":"x"},"relationships":{"department":"d9"}}"# + "\n"
+        let input =
+            #"{"entity":"Company","ref":"c1","attributes":{"name":"Acme"}}"# + "\n"
+            + #"{"entity":"Employee","ref":"e1","attributes":{"name":"x"},"relationships":{"department":"d9"}}"# + "\n"
         let run = try strata(["import", url, "-"], input: input)
         #expect(run.status == 1)
         #expect(run.errors.hasPrefix("strata: invalidObjectID: line 2: "), "\(run.errors)")
@@ -88,8 +95,16 @@ import StrataTestSupport
         #expect(json["storeType"] == .string("sqlite"))
         #expect(json["modelVersion"] == .string("v3"))
         #expect(json["modelVersionHash"] == .string(Fixture.model.versionHash))
-        #expect(json["entities"] == .object([("Company", .integer(2)), ("Department", .integer(6)), ("Employee", .integer(60)), ("Project", .integer(12))]))
-        guard case .integer(let size)? = json["sizeOnDisk"] else { Issue.record("no size: \(json)"); return }
+        #expect(
+            json["entities"]
+                == .object([
+                    ("Company", .integer(2)), ("Department", .integer(6)), ("Employee", .integer(60)),
+                    ("Project", .integer(12)),
+                ]))
+        guard case .integer(let size)? = json["sizeOnDisk"] else {
+            Issue.record("no size: \(json)")
+            return
+        }
         let file = try FileManager.default.attributesOfItem(atPath: url.location)[.size] as! NSNumber
         #expect(size >= file.int64Value && size > 0)
     }
@@ -106,7 +121,10 @@ import StrataTestSupport
         #expect(json["currentModelVersion"] == .string("v3"))
         #expect(try strata(["inspect", url]).output.contains("model:        Company v1 (older than the current v3)"))
         let exported = try strata(["export", url])
-        #expect(exported.output == #"{"entity":"Employee","ref":"Employee/1","attributes":{"name":"lxz","birthday":"1990-05-01T08:30:00.000Z","height":null},"relationships":{"department":null}}"# + "\n")
+        #expect(
+            exported.output
+                == #"{"entity":"Employee","ref":"Employee/1","attributes":{"name":"lxz","birthday":"1990-05-01T08:30:00.000Z","height":null},"relationships":{"department":null}}"#
+                + "\n")
         let unknown = try strata(["import", url, "-", "--version", "v9"], input: "")
         #expect(unknown.status == 1)
         #expect(unknown.errors.contains("no version 'v9' (it has v1, v2, v3)"))
@@ -116,11 +134,14 @@ import StrataTestSupport
         let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }
         let (url, _) = try Self.seededStore(in: directory)
-        let run = try strata(["export", url.description, "--entity", "Employee", "--where", "level >= 9 AND height < 1.6"])
+        let run = try strata([
+            "export", url.description, "--entity", "Employee", "--where", "level >= 9 AND height < 1.6",
+        ])
         #expect(run.status == 0, "\(run.errors)")
         let store = try Fixture.open(url)
         defer { try? store.close() }
-        let expected = try Fixture.export(store, entities: ["Employee"], predicate: ObjectPredicate(format: "level >= 9 AND height < 1.6"))
+        let expected = try Fixture.export(
+            store, entities: ["Employee"], predicate: ObjectPredicate(format: "level >= 9 AND height < 1.6"))
         #expect(run.output == expected)
         #expect(!expected.isEmpty)
         let badPredicate = try strata(["export", url.description, "--entity", "Employee", "--where", "salary > 3"])
@@ -139,9 +160,14 @@ import StrataTestSupport
             defer { try? store.close() }
             let employee = Fixture.model.entity(named: "Employee")!
             let ids = try store.obtainPermanentIDs(for: "Employee", count: 2)
-            var bad = Snapshot(objectID: ids[0], entity: employee), fine = Snapshot(objectID: ids[1], entity: employee)
-            for (name, value) in [("name", Value.string("")), ("height", .double(3.5)), ("level", .integer(0))] { bad.attributes[employee.attributeIndex(named: name)!] = value }
-            for (name, value) in [("name", Value.string("fine")), ("height", .double(1.7)), ("level", .integer(1))] { fine.attributes[employee.attributeIndex(named: name)!] = value }
+            var bad = Snapshot(objectID: ids[0], entity: employee)
+            var fine = Snapshot(objectID: ids[1], entity: employee)
+            for (name, value) in [("name", Value.string("")), ("height", .double(3.5)), ("level", .integer(0))] {
+                bad.attributes[employee.attributeIndex(named: name)!] = value
+            }
+            for (name, value) in [("name", Value.string("fine")), ("height", .double(1.7)), ("level", .integer(1))] {
+                fine.attributes[employee.attributeIndex(named: name)!] = value
+            }
             try store.save(SaveRequest(inserts: [bad, fine]))
         }
         let run = try strata(["validate", url])
@@ -154,7 +180,10 @@ import StrataTestSupport
         #expect(json.status == 2)
         let parsed = try parseJSON(json.output)
         #expect(parsed["checked"] == .integer(2))
-        guard case .array(let violations)? = parsed["violations"] else { Issue.record("no violations array"); return }
+        guard case .array(let violations)? = parsed["violations"] else {
+            Issue.record("no violations array")
+            return
+        }
         #expect(violations.count == 3)
         #expect(violations.first?["property"] == .string("name"))
 
@@ -171,7 +200,9 @@ import StrataTestSupport
         let target = storeURL("lmdb", in: directory, name: "target").description
         let run = try strata(["copy", source.description, target, "--batch-size", "7"])
         #expect(run.status == 0, "\(run.errors)")
-        #expect(run.output == "copied 80 objects from \(source) to \(target): Company 2, Department 6, Employee 60, Project 12\n")
+        #expect(
+            run.output
+                == "copied 80 objects from \(source) to \(target): Company 2, Department 6, Employee 60, Project 12\n")
         #expect(try strata(["export", target]).output == file)
         let again = try strata(["copy", source.description, target])
         #expect(again.status == 1)

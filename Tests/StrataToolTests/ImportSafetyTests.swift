@@ -1,8 +1,8 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import StrataTransfer
 import Testing
-import StrataTestSupport
 
 /// The import path under careless and hostile input: values the model's rules forbid, numbers
 /// no `Double` holds, bytes that are not UTF-8, files read in batches, stores that fail midway.
@@ -24,14 +24,30 @@ import StrataTestSupport
     /// Each of these was imported as it was (1e400 as Infinity) before import applied the
     /// model's rules, and `strata validate` then failed on the store.
     static let forbidden: [Case] = [
-        Case(name: "empty name (minLength 1)", attributes: #"{"name":""}"#, code: .validationFailed, fragment: "Employee.name is 0 characters long, shorter than 1"),
-        Case(name: "name too long (maxLength 100)", attributes: "{\"name\":\"\(String(repeating: "x", count: 101))\"}", code: .validationFailed, fragment: "longer than 100"),
-        Case(name: "height above the maximum", attributes: #"{"name":"x","height":5.0}"#, code: .validationFailed, fragment: "Employee.height 5.0 is more than the maximum 3.0"),
-        Case(name: "height NaN", attributes: #"{"name":"x","height":"NaN"}"#, code: .validationFailed, fragment: "Employee.height NaN is not a number within"),
-        Case(name: "height Infinity", attributes: #"{"name":"x","height":"Infinity"}"#, code: .validationFailed, fragment: "more than the maximum"),
-        Case(name: "level -0 (min 1)", attributes: #"{"name":"x","level":-0}"#, code: .validationFailed, fragment: "Employee.level 0 is less than the minimum 1"),
-        Case(name: "height 1e400", attributes: #"{"name":"x","height":1e400}"#, code: .invalidRequest, fragment: "the number 1e400 is out of the range of a 64-bit floating-point number"),
-        Case(name: "level -1e400", attributes: #"{"name":"x","level":-1e400}"#, code: .invalidRequest, fragment: "out of the range"),
+        Case(
+            name: "empty name (minLength 1)", attributes: #"{"name":""}"#, code: .validationFailed,
+            fragment: "Employee.name is 0 characters long, shorter than 1"),
+        Case(
+            name: "name too long (maxLength 100)", attributes: "{\"name\":\"\(String(repeating: "x", count: 101))\"}",
+            code: .validationFailed, fragment: "longer than 100"),
+        Case(
+            name: "height above the maximum", attributes: #"{"name":"x","height":5.0}"#, code: .validationFailed,
+            fragment: "Employee.height 5.0 is more than the maximum 3.0"),
+        Case(
+            name: "height NaN", attributes: #"{"name":"x","height":"NaN"}"#, code: .validationFailed,
+            fragment: "Employee.height NaN is not a number within"),
+        Case(
+            name: "height Infinity", attributes: #"{"name":"x","height":"Infinity"}"#, code: .validationFailed,
+            fragment: "more than the maximum"),
+        Case(
+            name: "level -0 (min 1)", attributes: #"{"name":"x","level":-0}"#, code: .validationFailed,
+            fragment: "Employee.level 0 is less than the minimum 1"),
+        Case(
+            name: "height 1e400", attributes: #"{"name":"x","height":1e400}"#, code: .invalidRequest,
+            fragment: "the number 1e400 is out of the range of a 64-bit floating-point number"),
+        Case(
+            name: "level -1e400", attributes: #"{"name":"x","level":-1e400}"#, code: .invalidRequest,
+            fragment: "out of the range"),
     ]
 
     @Test(arguments: forbidden)
@@ -39,7 +55,9 @@ import StrataTestSupport
         for scheme in Fixture.schemes {
             let store = try Fixture.open(storeURL(scheme, in: TemporaryDirectory().url))
             defer { try? store.close() }
-            let file = Self.head + #"{"entity":"Employee","ref":"e1","attributes":"# + bad.attributes + #","relationships":{"department":"d1"}}"# + "\n"
+            let file =
+                Self.head + #"{"entity":"Employee","ref":"e1","attributes":"# + bad.attributes
+                + #","relationships":{"department":"d1"}}"# + "\n"
             let error = try #require(throws: StrataError.self, "\(bad.name) on \(scheme)") {
                 try JSONLinesImporter().importLines(Data(file.utf8), source: "rules.jsonl", into: store)
             }
@@ -54,21 +72,31 @@ import StrataTestSupport
     }
 
     @Test func aFloatOutOfItsRangeIsRefused() throws {
-        let model = try Model(versionIdentifier: "f", entities: [Entity("Sample", attributes: [Attribute("f", .float)])])
-        let store = try BuiltInBackends.registry.open(StoreURL(scheme: "memory", location: "float-\(UUID())"), model: model)
+        let model = try Model(
+            versionIdentifier: "f", entities: [Entity("Sample", attributes: [Attribute("f", .float)])])
+        let store = try BuiltInBackends.registry.open(
+            StoreURL(scheme: "memory", location: "float-\(UUID())"), model: model)
         let error = try #require(throws: StrataError.self) {
-            try JSONLinesImporter().importLines(Data(#"{"entity":"Sample","ref":"s","attributes":{"f":1e300}}"#.utf8), into: store)
+            try JSONLinesImporter().importLines(
+                Data(#"{"entity":"Sample","ref":"s","attributes":{"f":1e300}}"#.utf8), into: store)
         }
         #expect(error.code == .typeMismatch)
         #expect(error.message.contains("does not fit in a float"), "\(error.message)")
     }
 
     @Test func aRelationshipRuleIsCheckedOnTheCompletedRelationships() throws {
-        let model = try Model(versionIdentifier: "r", entities: [
-            Entity("Team", attributes: [Attribute("name", .string)],
-                   relationships: [Relationship("players", to: "Player", inverse: "team", toMany: true, maximumCount: 2)]),
-            Entity("Player", attributes: [Attribute("name", .string)], relationships: [Relationship("team", to: "Team", inverse: "players", isOptional: false)]),
-        ])
+        let model = try Model(
+            versionIdentifier: "r",
+            entities: [
+                Entity(
+                    "Team", attributes: [Attribute("name", .string)],
+                    relationships: [
+                        Relationship("players", to: "Player", inverse: "team", toMany: true, maximumCount: 2)
+                    ]),
+                Entity(
+                    "Player", attributes: [Attribute("name", .string)],
+                    relationships: [Relationship("team", to: "Team", inverse: "players", isOptional: false)]),
+            ])
         // The team's line leaves `players` out: three players fill it from the inverse.
         let file = """
             {"entity":"Team","ref":"t","attributes":{"name":"T"}}
@@ -77,13 +105,25 @@ import StrataTestSupport
             {"entity":"Player","ref":"c","attributes":{"name":"c"},"relationships":{"team":"t"}}
             {"entity":"Player","ref":"d","attributes":{"name":"d"}}
             """
-        let store = try BuiltInBackends.registry.open(StoreURL(scheme: "memory", location: "rules-\(UUID())"), model: model)
-        let error = try #require(throws: StrataError.self) { try JSONLinesImporter().importLines(Data(file.utf8), into: store) }
+        let store = try BuiltInBackends.registry.open(
+            StoreURL(scheme: "memory", location: "rules-\(UUID())"), model: model)
+        let error = try #require(throws: StrataError.self) {
+            try JSONLinesImporter().importLines(Data(file.utf8), into: store)
+        }
         #expect(error.code == .validationFailed)
-        #expect(error.message.hasPrefix("line 1: 't' breaks the model's rules: Team.players has 3 targets, more than the maximum 2"), "\(error.message)")
-        let fewer = file.split(separator: "\n").enumerated().filter { $0.offset != 3 }.map(\.element).joined(separator: "\n")
-        let required = try #require(throws: StrataError.self) { try JSONLinesImporter().importLines(Data(fewer.utf8), into: store) }
-        #expect(required.message.hasPrefix("line 4: 'd' breaks the model's rules: Player.team is a required relationship but has no target"), "\(required.message)")
+        #expect(
+            error.message.hasPrefix(
+                "line 1: 't' breaks the model's rules: Team.players has 3 targets, more than the maximum 2"),
+            "\(error.message)")
+        let fewer = file.split(separator: "\n").enumerated().filter { $0.offset != 3 }.map(\.element).joined(
+            separator: "\n")
+        let required = try #require(throws: StrataError.self) {
+            try JSONLinesImporter().importLines(Data(fewer.utf8), into: store)
+        }
+        #expect(
+            required.message.hasPrefix(
+                "line 4: 'd' breaks the model's rules: Player.team is a required relationship but has no target"),
+            "\(required.message)")
         #expect(try Fixture.count(store) == 0)
     }
 
@@ -98,7 +138,9 @@ import StrataTestSupport
             var file = bytes
             file.replaceSubrange(badOffset..<(badOffset + 1), with: sequence)
             let store = try Fixture.open(storeURL("memory", in: TemporaryDirectory().url))
-            let error = try #require(throws: StrataError.self) { try JSONLinesImporter().importLines(Data(file), source: "bad.jsonl", into: store) }
+            let error = try #require(throws: StrataError.self) {
+                try JSONLinesImporter().importLines(Data(file), source: "bad.jsonl", into: store)
+            }
             #expect(error.code == .invalidRequest)
             #expect(error.message.hasPrefix("line 3: not valid JSON"), "\(error.message)")
             #expect(error.message.contains("invalid UTF-8"), "\(error.message)")
@@ -159,14 +201,21 @@ import StrataTestSupport
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try Fixture.open(storeURL(scheme, in: directory))
         defer { try? store.close() }
-        try JSONLinesImporter().importLines(Data(#"{"entity":"Company","ref":"x","attributes":{"name":"Kept"}}"#.utf8), into: store)
+        try JSONLinesImporter().importLines(
+            Data(#"{"entity":"Company","ref":"x","attributes":{"name":"Kept"}}"#.utf8), into: store)
         let before = try Fixture.export(store)
         var text = #"{"entity":"Department","ref":"d","attributes":{"name":"D"}}"# + "\n"
-        for i in 0..<2_000 { text += #"{"entity":"Employee","ref":"e\#(i)","attributes":{"name":"n\#(i)"},"relationships":{"department":"d"}}"# + "\n" }
+        for i in 0..<2_000 {
+            text +=
+                #"{"entity":"Employee","ref":"e\#(i)","attributes":{"name":"n\#(i)"},"relationships":{"department":"d"}}"#
+                + "\n"
+        }
         text += #"{"entity":"Employee","ref":"last","attributes":{"name":"n","height":4.0}}"# + "\n"
         let path = directory.appendingPathComponent("big.jsonl")
         try Data(text.utf8).write(to: path)
-        let error = try #require(throws: StrataError.self) { try JSONLinesImporter(batchSize: 100).importLines(contentsOf: path, into: store) }
+        let error = try #require(throws: StrataError.self) {
+            try JSONLinesImporter(batchSize: 100).importLines(contentsOf: path, into: store)
+        }
         #expect(error.code == .validationFailed)
         #expect(error.location["line"] == "2002")
         #expect(try Fixture.export(store) == before, "\(scheme)")
@@ -175,12 +224,15 @@ import StrataTestSupport
     /// A store that fails while the objects are written: those inserted before are deleted.
     @Test func aStoreFailingMidwayKeepsNothingOfTheImport() throws {
         let inner = try Fixture.open(storeURL("memory", in: TemporaryDirectory().url))
-        try JSONLinesImporter().importLines(Data(#"{"entity":"Company","ref":"x","attributes":{"name":"Kept"}}"#.utf8), into: inner)
+        try JSONLinesImporter().importLines(
+            Data(#"{"entity":"Company","ref":"x","attributes":{"name":"Kept"}}"#.utf8), into: inner)
         let before = try Fixture.export(inner)
         var text = ""
         for i in 0..<50 { text += #"{"entity":"Company","ref":"c\#(i)","attributes":{"name":"n\#(i)"}}"# + "\n" }
         let failing = FailingStore(inner: inner, failingInsertSave: 3)
-        let error = try #require(throws: StrataError.self) { try JSONLinesImporter(batchSize: 10).importLines(Data(text.utf8), into: failing) }
+        let error = try #require(throws: StrataError.self) {
+            try JSONLinesImporter(batchSize: 10).importLines(Data(text.utf8), into: failing)
+        }
         #expect(error.code == .io)
         #expect(error.message.hasSuffix("nothing was imported"), "\(error.message)")
         #expect(try Fixture.export(inner) == before)

@@ -1,6 +1,7 @@
 import Foundation
-@testable import StrataTransfer
 import Testing
+
+@testable import StrataTransfer
 
 /// The exporter's direct writer must give exactly the bytes of `JSONNode.compactText()`.
 @Suite struct JSONLineWriterTests {
@@ -8,7 +9,8 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         var values: [Value] = [
             .null, .integer(0), .integer(Int64.min), .integer(Int64.max), .bool(true), .bool(false),
-            .double(0), .double(-0.0), .double(1e15), .double(-1e15 + 1), .double(999_999_999_999_999), .double(1e-300), .double(.nan),
+            .double(0), .double(-0.0), .double(1e15), .double(-1e15 + 1), .double(999_999_999_999_999), .double(1e-300),
+            .double(.nan),
             .double(.infinity), .double(-.infinity), .double(0.1), .double(-2.5), .double(.greatestFiniteMagnitude),
             .float(1.7), .float(-0.0), .float(.nan), .decimal(Decimal(string: "-12.50")!),
             .string(""), .string("plain"), .string("q\"b\\s/\n\r\t\u{0}\u{1F}\u{7F} ✓ 🎉 Ана"),

@@ -1,7 +1,7 @@
 import Foundation
 import Strata
-import Testing
 import StrataTestSupport
+import Testing
 
 /// An application that uses only StrataEngine and StrataSQLite (Examples/SQLiteOnly) must load
 /// libsqlite3 and neither liblmdb nor libxml2: the engine knows no backend. These tests fail when
@@ -13,7 +13,10 @@ import StrataTestSupport
 /// dependencies too), else `readelf -d` or `objdump -p` (the binary's own NEEDED entries), else
 /// `otool -L` on macOS; without any of them the linkage test is skipped and says why.
 @Suite struct LinkageTests {
-    @Test(.enabled(if: LibraryLister.available != nil, "lists a binary's libraries with ldd, readelf, objdump or otool, and none is on the PATH"))
+    @Test(
+        .enabled(
+            if: LibraryLister.available != nil,
+            "lists a binary's libraries with ldd, readelf, objdump or otool, and none is on the PATH"))
     func anEngineAndSQLiteApplicationNeedsNoOtherBackendsLibrary() throws {
         let lister = try #require(LibraryLister.available)
         let libraries = try lister.libraries(of: try builtExecutable("strata-sqlite-only-example"))
@@ -50,12 +53,15 @@ private struct LibraryLister {
     func libraries(of binary: URL) throws -> Set<String> {
         let run = try runProgram(program, arguments + [binary.path])
         guard run.status == 0 else {
-            throw StrataError(.io, "\(program.lastPathComponent) failed on \(binary.path): \(run.errors)", location: ["file": binary.path])
+            throw StrataError(
+                .io, "\(program.lastPathComponent) failed on \(binary.path): \(run.errors)",
+                location: ["file": binary.path])
         }
         let words = run.output.split(whereSeparator: { $0.isWhitespace || $0 == "[" || $0 == "]" })
-        return Set(words.compactMap { word -> String? in
-            let name = String(word.split(separator: "/").last ?? word)
-            return name.hasPrefix("lib") && (name.contains(".so") || name.hasSuffix(".dylib")) ? name : nil
-        })
+        return Set(
+            words.compactMap { word -> String? in
+                let name = String(word.split(separator: "/").last ?? word)
+                return name.hasPrefix("lib") && (name.contains(".so") || name.hasSuffix(".dylib")) ? name : nil
+            })
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import StrataTransfer
 import Testing
-import StrataTestSupport
 
 /// `strata validate` found no fault in a store whose relationships disagreed with their
 /// inverses or listed an object twice, and `export` then wrote a file `import` refused.
@@ -14,11 +14,15 @@ import StrataTestSupport
     /// Two departments and two employees, saved through the store protocol with sides that
     /// disagree: e1 names d1, which does not list it; d2 lists e2, whose department is d1 (also
     /// not listing it); d2 lists e2 twice.
-    static func inconsistentStore(_ scheme: String, in directory: URL) throws -> (any PersistentStore, [String: ObjectID]) {
+    static func inconsistentStore(_ scheme: String, in directory: URL) throws -> (
+        any PersistentStore, [String: ObjectID]
+    ) {
         let store = try Fixture.open(storeURL(scheme, in: directory))
         let model = store.model
-        let department = model.entity(named: "Department")!, employee = model.entity(named: "Employee")!
-        let d = try store.obtainPermanentIDs(for: "Department", count: 2), e = try store.obtainPermanentIDs(for: "Employee", count: 2)
+        let department = model.entity(named: "Department")!
+        let employee = model.entity(named: "Employee")!
+        let d = try store.obtainPermanentIDs(for: "Department", count: 2)
+        let e = try store.obtainPermanentIDs(for: "Employee", count: 2)
         func make(_ id: ObjectID, _ entity: Entity, _ name: String, _ links: [String: RelationshipValue]) -> Snapshot {
             var snapshot = Snapshot(objectID: id, entity: entity)
             snapshot.attributes[entity.attributeIndex(named: "name")!] = .string(name)
@@ -27,12 +31,13 @@ import StrataTestSupport
             for (key, value) in links { snapshot.relationships[entity.relationshipIndex(named: key)!] = value }
             return snapshot
         }
-        try store.save(SaveRequest(inserts: [
-            make(d[0], department, "D1", ["employees": .toMany([])]),
-            make(d[1], department, "D2", ["employees": .toMany([e[1], e[1]])]),
-            make(e[0], employee, "E1", ["department": .toOne(d[0])]),
-            make(e[1], employee, "E2", ["department": .toOne(d[0])]),
-        ]))
+        try store.save(
+            SaveRequest(inserts: [
+                make(d[0], department, "D1", ["employees": .toMany([])]),
+                make(d[1], department, "D2", ["employees": .toMany([e[1], e[1]])]),
+                make(e[0], employee, "E1", ["department": .toOne(d[0])]),
+                make(e[1], employee, "E2", ["department": .toOne(d[0])]),
+            ]))
         return (store, ["d1": d[0], "d2": d[1], "e1": e[0], "e2": e[1]])
     }
 
@@ -48,9 +53,18 @@ import StrataTestSupport
         let violations = try StoreValidator().validate(store).violations.map(\.description)
         let (d1, e1, e2) = (ids["d1"]!, ids["e1"]!, ids["e2"]!)
         #expect(violations.contains("\(d2.objectID).employees: lists \(e2) 2 times"), "\(violations)")
-        #expect(violations.contains("\(e1).department: names \(d1), whose inverse Department.employees does not name \(e1)"), "\(violations)")
-        #expect(violations.contains("\(e2).department: names \(d1), whose inverse Department.employees does not name \(e2)"), "\(violations)")
-        #expect(violations.contains("\(d2.objectID).employees: names \(e2), whose inverse Employee.department does not name \(d2.objectID)"), "\(violations)")
+        #expect(
+            violations.contains(
+                "\(e1).department: names \(d1), whose inverse Department.employees does not name \(e1)"),
+            "\(violations)")
+        #expect(
+            violations.contains(
+                "\(e2).department: names \(d1), whose inverse Department.employees does not name \(e2)"),
+            "\(violations)")
+        #expect(
+            violations.contains(
+                "\(d2.objectID).employees: names \(e2), whose inverse Employee.department does not name \(d2.objectID)"),
+            "\(violations)")
         #expect(violations.count == 4, "\(violations)")
 
         // What validate now reports is what import refuses.
@@ -66,18 +80,25 @@ import StrataTestSupport
     }
 
     @Test func aRelationshipThatIsItsOwnInverseIsCheckedOnce() throws {
-        let model = try Model(versionIdentifier: "p", entities: [
-            Entity("Person", attributes: [Attribute("name", .string)],
-                   relationships: [Relationship("friends", to: "Person", inverse: "friends", toMany: true)]),
-        ])
-        let store = try BuiltInBackends.registry.open(StoreURL(scheme: "memory", location: "friends-\(UUID())"), model: model)
+        let model = try Model(
+            versionIdentifier: "p",
+            entities: [
+                Entity(
+                    "Person", attributes: [Attribute("name", .string)],
+                    relationships: [Relationship("friends", to: "Person", inverse: "friends", toMany: true)])
+            ])
+        let store = try BuiltInBackends.registry.open(
+            StoreURL(scheme: "memory", location: "friends-\(UUID())"), model: model)
         let ids = try store.obtainPermanentIDs(for: "Person", count: 3)
         func person(_ i: Int, _ friends: [Int]) -> Snapshot {
-            Snapshot(objectID: ids[i], version: 0, attributes: [.string("p\(i)")], relationships: [.toMany(friends.map { ids[$0] })])
+            Snapshot(
+                objectID: ids[i], version: 0, attributes: [.string("p\(i)")],
+                relationships: [.toMany(friends.map { ids[$0] })])
         }
         // 0 and 1 are friends both ways; 2 names 0, who does not name 2.
         try store.save(SaveRequest(inserts: [person(0, [1]), person(1, [0]), person(2, [0])]))
         let violations = try StoreValidator().validate(store).violations.map(\.description)
-        #expect(violations == ["\(ids[2]).friends: names \(ids[0]), whose inverse Person.friends does not name \(ids[2])"])
+        #expect(
+            violations == ["\(ids[2]).friends: names \(ids[0]), whose inverse Person.friends does not name \(ids[2])"])
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Strata
-import StrataTransfer
 import StrataTestSupport
+import StrataTransfer
 import Testing
 
 /// The repository's Company model and places for test stores.
@@ -15,9 +15,13 @@ enum Fixture {
     }
 
     /// Every line of an export of `store`.
-    static func export(_ store: any PersistentStore, entities: [String]? = nil, predicate: ObjectPredicate? = nil) throws -> String {
+    static func export(_ store: any PersistentStore, entities: [String]? = nil, predicate: ObjectPredicate? = nil)
+        throws -> String
+    {
         var text = ""
-        try JSONLinesExporter(batchSize: 37).export(from: store, entityNames: entities, predicate: predicate) { text += $0 }
+        try JSONLinesExporter(batchSize: 37).export(from: store, entityNames: entities, predicate: predicate) {
+            text += $0
+        }
         return text
     }
 
@@ -42,21 +46,44 @@ func seedCompany(_ store: any PersistentStore, employees count: Int = 250) throw
     let companyIDs = try store.obtainPermanentIDs(for: "Company", count: 2)
     let departmentIDs = try store.obtainPermanentIDs(for: "Department", count: 6)
     // Every third key is skipped, so keys have gaps.
-    let employeeIDs = try store.obtainPermanentIDs(for: "Employee", count: count + count / 2).enumerated().filter { $0.offset % 3 != 2 }.map(\.element).prefix(count)
+    let employeeIDs = try store.obtainPermanentIDs(for: "Employee", count: count + count / 2).enumerated().filter {
+        $0.offset % 3 != 2
+    }.map(\.element).prefix(count)
     let projectIDs = try store.obtainPermanentIDs(for: "Project", count: 12)
     var companies = companyIDs.enumerated().map { i, id in
-        make(id, ["name": .string(["Acme", "Ромашка"][i]), "founded": i == 0 ? .date(Date(timeIntervalSince1970: 631_152_000.125)) : .null])
+        make(
+            id,
+            [
+                "name": .string(["Acme", "Ромашка"][i]),
+                "founded": i == 0 ? .date(Date(timeIntervalSince1970: 631_152_000.125)) : .null,
+            ])
     }
     var departments = departmentIDs.enumerated().map { i, id in
-        make(id, ["name": .string("Dept \(i) 部"), "budget": i % 2 == 0 ? .decimal(Decimal(string: "12345.67")! * Decimal(i + 1)) : .null])
+        make(
+            id,
+            [
+                "name": .string("Dept \(i) 部"),
+                "budget": i % 2 == 0 ? .decimal(Decimal(string: "12345.67")! * Decimal(i + 1)) : .null,
+            ])
     }
     var people = Array(employeeIDs).enumerated().map { i, id in
-        make(id, ["name": .string(i % 5 == 0 ? "Ана \(i)" : "Employee \(i) \"q\""), "height": .double(1.5 + Double(i % 40) / 100),
-                  "level": .integer(Int64(1 + i % 10)),
-                  "dateOfBirth": i % 4 == 0 ? .null : .date(Date(timeIntervalSince1970: 315_532_800 + Double(i) * 86_400.5))])
+        make(
+            id,
+            [
+                "name": .string(i % 5 == 0 ? "Ана \(i)" : "Employee \(i) \"q\""),
+                "height": .double(1.5 + Double(i % 40) / 100),
+                "level": .integer(Int64(1 + i % 10)),
+                "dateOfBirth": i % 4 == 0
+                    ? .null : .date(Date(timeIntervalSince1970: 315_532_800 + Double(i) * 86_400.5)),
+            ])
     }
     var projects = projectIDs.enumerated().map { i, id in
-        make(id, ["title": .string("Project \(i)"), "deadline": .date(Date(timeIntervalSince1970: 1_800_000_000 + Double(i)))])
+        make(
+            id,
+            [
+                "title": .string("Project \(i)"),
+                "deadline": .date(Date(timeIntervalSince1970: 1_800_000_000 + Double(i))),
+            ])
     }
     for d in departments.indices {
         let company = d % 2
@@ -66,7 +93,9 @@ func seedCompany(_ store: any PersistentStore, employees count: Int = 250) throw
         for m in members { link(&people[m], "department", .toOne(departments[d].objectID)) }
     }
     for c in companies.indices {
-        link(&companies[c], "departments", .toMany(departments.indices.filter { $0 % 2 == c }.map { departments[$0].objectID }))
+        link(
+            &companies[c], "departments",
+            .toMany(departments.indices.filter { $0 % 2 == c }.map { departments[$0].objectID }))
     }
     var projectsOf: [[ObjectID]] = Array(repeating: [], count: people.count)
     for p in projects.indices {

@@ -1,8 +1,8 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import StrataTransfer
 import Testing
-import StrataTestSupport
 
 /// Copy and the streaming migration wrote objects the model's rules forbid, as import did:
 /// every path that writes now applies the rules a context's save applies.
@@ -13,7 +13,8 @@ import StrataTestSupport
         let store = try Fixture.open(url, model: model)
         let company = model.entity(named: "Company")!
         let ids = try store.obtainPermanentIDs(for: "Company", count: 2)
-        var fine = Snapshot(objectID: ids[0], entity: company), bad = Snapshot(objectID: ids[1], entity: company)
+        var fine = Snapshot(objectID: ids[0], entity: company)
+        var bad = Snapshot(objectID: ids[1], entity: company)
         fine.attributes[0] = .string("Fine")
         bad.attributes[0] = .string("")
         try store.save(SaveRequest(inserts: [fine, bad]))
@@ -27,7 +28,8 @@ import StrataTestSupport
         let source = try Self.storeBreakingTheRules(storeURL("memory", in: directory))
         let destination = storeURL(scheme, in: directory, name: "copy")
         let error = try #require(throws: StrataError.self) {
-            try StoreCopier(batchSize: 1).copy(from: source, to: destination, backend: BuiltInBackends.registry.backend(for: scheme))
+            try StoreCopier(batchSize: 1).copy(
+                from: source, to: destination, backend: BuiltInBackends.registry.backend(for: scheme))
         }
         #expect(error.code == .validationFailed)
         #expect(error.message.contains("name: is 0 characters long, shorter than 1"), "\(error.message)")
@@ -43,9 +45,12 @@ import StrataTestSupport
         try Fixture.open(destination).close()
         let before = try #require(try BuiltInBackends.registry.backend(for: "sqlite").metadata(at: destination))
         #expect(throws: StrataError.self) {
-            try StoreCopier().copy(from: source, to: destination, backend: BuiltInBackends.registry.backend(for: "sqlite"))
+            try StoreCopier().copy(
+                from: source, to: destination, backend: BuiltInBackends.registry.backend(for: "sqlite"))
         }
-        #expect(try BuiltInBackends.registry.backend(for: "sqlite").metadata(at: destination)?.storeIdentifier == before.storeIdentifier)
+        #expect(
+            try BuiltInBackends.registry.backend(for: "sqlite").metadata(at: destination)?.storeIdentifier
+                == before.storeIdentifier)
     }
 
     @Test func aStreamingMigrationRefusesObjectsTheNewRulesForbid() throws {
@@ -64,7 +69,8 @@ import StrataTestSupport
         try store.close()
         let before = try Data(contentsOf: URL(fileURLWithPath: url.location))
 
-        let migrator = try StoreMigrator(versions: Fixture.versioned, target: "v3", registry: BuiltInBackends.registry, allowsNativeExecution: false)
+        let migrator = try StoreMigrator(
+            versions: Fixture.versioned, target: "v3", registry: BuiltInBackends.registry, allowsNativeExecution: false)
         let error = try #require(throws: StrataError.self) { try migrator.migrate(storeAt: url) }
         #expect(error.code == .validationFailed)
         #expect(error.message.contains("4.5 is more than the maximum 3.0"), "\(error.message)")

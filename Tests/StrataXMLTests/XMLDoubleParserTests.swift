@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import StrataXML
 
 @Suite struct XMLDoubleParserTests {
@@ -9,7 +10,8 @@ import Testing
     }
 
     @Test func thePowerTableHoldsTheTopBitsOfPowersOfTen() {
-        let table = XMLDoubleParser.powers, zero = -XMLDoubleParser.exponentRange.lowerBound
+        let table = XMLDoubleParser.powers
+        let zero = -XMLDoubleParser.exponentRange.lowerBound
         #expect(table[zero] == (0x8000_0000_0000_0000, 0))
         #expect(table[zero + 1] == (0xA000_0000_0000_0000, 0))
         #expect(table[zero - 1] == (0xCCCC_CCCC_CCCC_CCCC, 0xCCCC_CCCC_CCCC_CCCC))
@@ -37,13 +39,19 @@ import Testing
 
     @Test func digitRunsOfEveryLengthParseExactly() {
         var rng = SystemRandomNumberGenerator()
-        var decided = 0, total = 0
+        var decided = 0
+        var total = 0
         for integerDigits in 1...12 {
             for fractionDigits in 0...12 {
                 for _ in 0..<20 {
-                    var text = String((0..<integerDigits).map { _ in Character(String(UInt8.random(in: 0...9, using: &rng))) })
+                    var text = String(
+                        (0..<integerDigits).map { _ in Character(String(UInt8.random(in: 0...9, using: &rng))) })
                     if fractionDigits > 0 {
-                        text += "." + String((0..<fractionDigits).map { _ in Character(String(UInt8.random(in: 0...9, using: &rng))) })
+                        text +=
+                            "."
+                            + String(
+                                (0..<fractionDigits).map { _ in Character(String(UInt8.random(in: 0...9, using: &rng)))
+                                })
                     }
                     total += 1
                     // The fast path decides or leaves the text to strtod; either way the bits are exact.
@@ -52,7 +60,9 @@ import Testing
                         #expect(parsed.bitPattern == strtod(text, nil).bitPattern, "\(text)")
                     }
                     var copy = text
-                    #expect(copy.withUTF8 { XMLFormat.parseDouble($0) }?.bitPattern == strtod(text, nil).bitPattern, "\(text)")
+                    #expect(
+                        copy.withUTF8 { XMLFormat.parseDouble($0) }?.bitPattern == strtod(text, nil).bitPattern,
+                        "\(text)")
                 }
             }
         }
@@ -65,28 +75,38 @@ import Testing
         var text = text
         return text.withUTF8 { buffer in
             XMLDoubleParser.powers.withUnsafeBufferPointer { powers in
-                XMLDoubleParser.parseCommonForm(buffer.baseAddress!, buffer.baseAddress! + buffer.count, powers: powers.baseAddress!)
+                XMLDoubleParser.parseCommonForm(
+                    buffer.baseAddress!, buffer.baseAddress! + buffer.count, powers: powers.baseAddress!)
             }
         }
     }
 
     @Test func theCommonFormIsReadExactlyForEveryDigitSplit() {
         var rng = SystemRandomNumberGenerator()
-        func digits(_ count: Int) -> String { String((0..<count).map { _ in Character(String(UInt8.random(in: 0...9, using: &rng))) }) }
-        var decided = 0, total = 0
+        func digits(_ count: Int) -> String {
+            String((0..<count).map { _ in Character(String(UInt8.random(in: 0...9, using: &rng))) })
+        }
+        var decided = 0
+        var total = 0
         for integerDigits in 1...7 {
             for fractionDigits in 1...(19 - integerDigits) where integerDigits + fractionDigits + 1 >= 8 {
                 for sample in 0..<40 {
                     var text = digits(integerDigits) + "." + digits(fractionDigits)
                     if sample % 2 == 1 { text = "-" + text }
-                    if sample % 5 == 0 { text = String(repeating: "9", count: integerDigits) + "." + String(repeating: "9", count: fractionDigits) }
+                    if sample % 5 == 0 {
+                        text =
+                            String(repeating: "9", count: integerDigits) + "."
+                            + String(repeating: "9", count: fractionDigits)
+                    }
                     total += 1
                     if let parsed = parseCommonForm(text) {
                         decided += 1
                         #expect(parsed.bitPattern == strtod(text, nil).bitPattern, "\(text)")
                     }
                     var copy = text
-                    #expect(copy.withUTF8 { XMLFormat.parseDouble($0) }?.bitPattern == strtod(text, nil).bitPattern, "\(text)")
+                    #expect(
+                        copy.withUTF8 { XMLFormat.parseDouble($0) }?.bitPattern == strtod(text, nil).bitPattern,
+                        "\(text)")
                 }
             }
         }
@@ -111,12 +131,16 @@ import Testing
     }
 
     @Test func textsOutsideTheCommonFormAreLeftToTheGeneralReader() {
-        for text in ["1.5", "-1.25", "12345678.9", "123456789012.5", "1.2345678e+30", "1.234567890e-5", "1.23456789012345678901",
-                     "12.34x678", "12.345678x", "1234567.", "-.12345678", "1.2345678-", "12,345678", "1.234 5678", "+1.2345678",
-                     "0.1234567890123456789"] {
+        for text in [
+            "1.5", "-1.25", "12345678.9", "123456789012.5", "1.2345678e+30", "1.234567890e-5", "1.23456789012345678901",
+            "12.34x678", "12.345678x", "1234567.", "-.12345678", "1.2345678-", "12,345678", "1.234 5678", "+1.2345678",
+            "0.1234567890123456789",
+        ] {
             #expect(parseCommonForm(text) == nil, "\(text)")
         }
-        for text in ["1.5", "-1.25", "12345678.9", "123456789012.5", "1.2345678e+30", "1.234567890e-5", "0.30000000000000004"] {
+        for text in [
+            "1.5", "-1.25", "12345678.9", "123456789012.5", "1.2345678e+30", "1.234567890e-5", "0.30000000000000004",
+        ] {
             #expect(parse(text)?.bitPattern ?? strtod(text, nil).bitPattern == strtod(text, nil).bitPattern, "\(text)")
             var copy = text
             #expect(copy.withUTF8 { XMLFormat.parseDouble($0) }?.bitPattern == strtod(text, nil).bitPattern, "\(text)")
@@ -143,13 +167,18 @@ import Testing
     }
 
     @Test func edgeCasesAreExactOrLeftToStrtod() {
-        for text in ["0", "0.0", "-0.0", "1.0", "0.1", "0.30000000000000004", "1e-05", "123.456", "9007199254740993",
-                     "1.7976931348623157e+308", "2.2250738585072014e-308", "5e-324", "4.9406564584124654e-324", "1e+23", "8.98846567431158e+307"] {
+        for text in [
+            "0", "0.0", "-0.0", "1.0", "0.1", "0.30000000000000004", "1e-05", "123.456", "9007199254740993",
+            "1.7976931348623157e+308", "2.2250738585072014e-308", "5e-324", "4.9406564584124654e-324", "1e+23",
+            "8.98846567431158e+307",
+        ] {
             let expected = strtod(text, nil)
             if let parsed = parse(text) { #expect(parsed.bitPattern == expected.bitPattern, "\(text)") }
         }
         #expect(parse("-0.0")?.sign == .minus)
-        for malformed in ["", "-", ".", "1.", ".5", "1e", "1e+", "1.2.3", "1x", "--1", "nan", "inf", "12345678901234567890123"] {
+        for malformed in [
+            "", "-", ".", "1.", ".5", "1e", "1e+", "1.2.3", "1x", "--1", "nan", "inf", "12345678901234567890123",
+        ] {
             #expect(parse(malformed) == nil, "\(malformed)")
         }
     }

@@ -1,8 +1,9 @@
 import Foundation
 import StrataCore
-import Testing
-@testable import StrataXML
 import StrataTestSupport
+import Testing
+
+@testable import StrataXML
 
 @Suite struct XMLFormatStabilityTests {
     /// A store with a few objects of every entity.
@@ -21,10 +22,13 @@ import StrataTestSupport
             s.relationships = [.toOne(d), .toOne(d)]
             return s
         }
-        try store.save(SaveRequest(
-            inserts: items.enumerated().map { i, id in itemSnapshot(id, name: "item \(i)", ["dbl": .double(Double(i) / 3), "str": .string("line\nbreak")]) }
-                + [department] + employees,
-            metadataChanges: ["b": "2", "a": "1"]))
+        try store.save(
+            SaveRequest(
+                inserts: items.enumerated().map { i, id in
+                    itemSnapshot(id, name: "item \(i)", ["dbl": .double(Double(i) / 3), "str": .string("line\nbreak")])
+                }
+                    + [department] + employees,
+                metadataChanges: ["b": "2", "a": "1"]))
         return store
     }
 
@@ -47,7 +51,9 @@ import StrataTestSupport
         let layout = XMLModelLayout(model: TestModels.allTypes)
         let (image, _) = try XMLStoreReader.load(path: path, url: dir.url(), layout: layout, model: TestModels.allTypes)
         let copy = dir.file("copy.xml")
-        _ = try XMLAtomicFile.replace(copy) { fd, temporary in try XMLStoreWriter(layout: layout).write(image, to: fd, path: temporary) }
+        _ = try XMLAtomicFile.replace(copy) { fd, temporary in
+            try XMLStoreWriter(layout: layout).write(image, to: fd, path: temporary)
+        }
         #expect(contents(copy) == contents(path))
     }
 
@@ -55,11 +61,13 @@ import StrataTestSupport
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
         let store = try populatedStore(in: dir)
-        let before = String(decoding: contents(dir.file("store.xml")), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let before = String(decoding: contents(dir.file("store.xml")), as: UTF8.self).split(
+            separator: "\n", omittingEmptySubsequences: false)
         var item = try store.fetch(FetchRequest(entityName: "Item")).snapshots()[1]
         item.attributes[TestModels.item.attributeIndex(named: "i32")!] = 42
         try store.save(SaveRequest(updates: [SaveRequest.Update(item, expectedVersion: 1)]))
-        let after = String(decoding: contents(dir.file("store.xml")), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let after = String(decoding: contents(dir.file("store.xml")), as: UTF8.self).split(
+            separator: "\n", omittingEmptySubsequences: false)
         #expect(before.count == after.count)
         let changed = zip(before, after).filter { $0 != $1 }
         #expect(changed.count == 1)
@@ -71,14 +79,29 @@ import StrataTestSupport
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
         try populatedStore(in: dir).close()
-        let lines = String(decoding: contents(dir.file("store.xml")), as: UTF8.self).split(separator: "\n").map(String.init)
+        let lines = String(decoding: contents(dir.file("store.xml")), as: UTF8.self).split(separator: "\n").map(
+            String.init)
         #expect(lines.first == "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
-        #expect(lines[1].hasPrefix("<strata-store format=\"1\" modelHash=\"\(TestModels.allTypes.versionHash)\" modelVersion=\"v1\" storeIdentifier=\""))
+        #expect(
+            lines[1].hasPrefix(
+                "<strata-store format=\"1\" modelHash=\"\(TestModels.allTypes.versionHash)\" modelVersion=\"v1\" storeIdentifier=\""
+            ))
         #expect(Array(lines[2...3]) == ["<_meta key=\"a\" value=\"1\"/>", "<_meta key=\"b\" value=\"2\"/>"])
-        #expect(Array(lines[4...6]) == ["<_sequence entity=\"Department\" next=\"2\"/>", "<_sequence entity=\"Employee\" next=\"3\"/>", "<_sequence entity=\"Item\" next=\"4\"/>"])
+        #expect(
+            Array(lines[4...6]) == [
+                "<_sequence entity=\"Department\" next=\"2\"/>", "<_sequence entity=\"Employee\" next=\"3\"/>",
+                "<_sequence entity=\"Item\" next=\"4\"/>",
+            ])
         let objects = lines[7..<(lines.count - 1)].map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
-        #expect(objects == ["<Department _pk=\"1\"", "<Employee _pk=\"1\"", "<Employee _pk=\"2\"", "<Item _pk=\"1\"", "<Item _pk=\"2\"", "<Item _pk=\"3\""])
-        #expect(lines[7] == "<Department _pk=\"1\" _version=\"1\" name=\"Research &amp; Development\" employees=\"1 2\" ranking=\"2 1\"/>")
+        #expect(
+            objects == [
+                "<Department _pk=\"1\"", "<Employee _pk=\"1\"", "<Employee _pk=\"2\"", "<Item _pk=\"1\"",
+                "<Item _pk=\"2\"", "<Item _pk=\"3\"",
+            ])
+        #expect(
+            lines[7]
+                == "<Department _pk=\"1\" _version=\"1\" name=\"Research &amp; Development\" employees=\"1 2\" ranking=\"2 1\"/>"
+        )
         #expect(lines.last == "</strata-store>")
     }
 

@@ -1,8 +1,9 @@
 import Foundation
 import StrataCore
-import Testing
-@testable import StrataXML
 import StrataTestSupport
+import Testing
+
+@testable import StrataXML
 
 /// Keys handed out by `obtainPermanentIDs` are never handed out again: not after the store is
 /// closed (or dropped) without saving and opened again, not by another store that opened the
@@ -71,7 +72,9 @@ import StrataTestSupport
                 let store = stores[task % 2]
                 group.addTask {
                     var mine: [Int64] = []
-                    for _ in 0..<10 { mine += try store.obtainPermanentIDs(for: "Item", count: 3).map { $0.primaryKey! } }
+                    for _ in 0..<10 {
+                        mine += try store.obtainPermanentIDs(for: "Item", count: 3).map { $0.primaryKey! }
+                    }
                     return mine
                 }
             }
@@ -121,7 +124,9 @@ import StrataTestSupport
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
         let store = try openStore(dir.url())
-        write("strata-xml-keys 1\nstore \(store.identifier)\nnext Item 7\nend\nnext Item 12\nen", to: dir.file("store.xml.keys"))
+        write(
+            "strata-xml-keys 1\nstore \(store.identifier)\nnext Item 7\nend\nnext Item 12\nen",
+            to: dir.file("store.xml.keys"))
         #expect(try keys(store, 1) == [7])
     }
 
@@ -136,7 +141,9 @@ import StrataTestSupport
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
         let store = try openStore(dir.url())
-        write(text.replacingOccurrences(of: "store S\n", with: "store \(store.identifier)\n"), to: dir.file("store.xml.keys"))
+        write(
+            text.replacingOccurrences(of: "store S\n", with: "store \(store.identifier)\n"),
+            to: dir.file("store.xml.keys"))
         let error = strataError { _ = try store.obtainPermanentIDs(for: "Item", count: 1) }
         #expect(error?.code == .storeCorrupt)
         #expect(error?.location["path"] == dir.file("store.xml.keys"))

@@ -1,8 +1,9 @@
 import Foundation
 import StrataCore
-import Testing
-@testable import StrataXML
 import StrataTestSupport
+import Testing
+
+@testable import StrataXML
 
 /// A loaded store keeps its tables column by column and a save keeps rows as they came; these
 /// tests run random saves against both forms (reopening between saves) and compare every fetch
@@ -35,15 +36,20 @@ import StrataTestSupport
         defer { dir.cleanUp() }
         let store = try openStore(dir.url())
         let ids = try store.obtainPermanentIDs(for: "Item", count: 12)
-        try store.save(SaveRequest(inserts: ids.enumerated().map { itemSnapshot($1, name: "n\($0)", ["i32": .integer(Int64($0 % 4))]) }))
+        try store.save(
+            SaveRequest(
+                inserts: ids.enumerated().map { itemSnapshot($1, name: "n\($0)", ["i32": .integer(Int64($0 % 4))]) }))
         try store.close()
         let loaded = try openStore(dir.url())
         let wanted = [ids[7], ids[2], ids[7], ids[11]]
-        for (offset, limit, objectIDs) in [(0, nil, nil), (3, 4, nil), (20, nil, nil), (1, 1, wanted), (0, nil, wanted)] as [(Int, Int?, [ObjectID]?)] {
+        for (offset, limit, objectIDs) in [
+            (0, nil, nil), (3, 4, nil), (20, nil, nil), (1, 1, wanted), (0, nil, wanted),
+        ] as [(Int, Int?, [ObjectID]?)] {
             let plain = FetchRequest(entityName: "Item", objectIDs: objectIDs)
             var request = FetchRequest(entityName: "Item", limit: limit, offset: offset, objectIDs: objectIDs)
             let all = try loaded.fetch(plain).snapshots()
-            let start = min(offset, all.count), end = limit.map { min(start + $0, all.count) } ?? all.count
+            let start = min(offset, all.count)
+            let end = limit.map { min(start + $0, all.count) } ?? all.count
             let page = Array(all[start..<end])
             request.resultType = .snapshots
             #expect(try loaded.fetch(request).snapshots() == page)
@@ -52,8 +58,12 @@ import StrataTestSupport
             request.resultType = .count
             #expect(try loaded.fetch(request).count() == page.count)
         }
-        #expect(try loaded.fetch(FetchRequest(entityName: "Item", objectIDs: wanted)).objectIDs() == [ids[2], ids[7], ids[11]])
-        let filtered = FetchRequest(entityName: "Item", predicate: try ObjectPredicate(format: "i32 == 3"), resultType: .count)
+        #expect(
+            try loaded.fetch(FetchRequest(entityName: "Item", objectIDs: wanted)).objectIDs() == [
+                ids[2], ids[7], ids[11],
+            ])
+        let filtered = FetchRequest(
+            entityName: "Item", predicate: try ObjectPredicate(format: "i32 == 3"), resultType: .count)
         #expect(try loaded.fetch(filtered).count() == 3)
     }
 
@@ -63,7 +73,9 @@ import StrataTestSupport
         try openStore(dir.url()).close()
         let path = dir.file("store.xml")
         let text = String(decoding: contents(path), as: UTF8.self)
-            .replacingOccurrences(of: "</strata-store>", with: "<Item _pk=\"\(Int64.max)\" _version=\"1\" name=\"last\"/>\n</strata-store>")
+            .replacingOccurrences(
+                of: "</strata-store>",
+                with: "<Item _pk=\"\(Int64.max)\" _version=\"1\" name=\"last\"/>\n</strata-store>")
         write(text, to: path)
         let store = try openStore(dir.url())
         let fetched = try store.fetch(FetchRequest(entityName: "Item")).snapshots()
@@ -76,9 +88,13 @@ import StrataTestSupport
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
         let store = try openStore(dir.url())
-        let texts = ["", "a", "&", "&amp;", "12345678&", "1234567&8", "é", "plain ascii text, long enough for words", "x\u{7F}y", "日本語 & <tags>"]
+        let texts = [
+            "", "a", "&", "&amp;", "12345678&", "1234567&8", "é", "plain ascii text, long enough for words", "x\u{7F}y",
+            "日本語 & <tags>",
+        ]
         let ids = try store.obtainPermanentIDs(for: "Item", count: texts.count)
-        try store.save(SaveRequest(inserts: zip(ids, texts).map { itemSnapshot($0, name: $1, ["str": .string($1 + $1)]) }))
+        try store.save(
+            SaveRequest(inserts: zip(ids, texts).map { itemSnapshot($0, name: $1, ["str": .string($1 + $1)]) }))
         try store.close()
         let fetched = try openStore(dir.url()).fetch(FetchRequest(entityName: "Item")).snapshots()
         let item = TestModels.item
@@ -125,13 +141,18 @@ struct ReferenceModel {
         func targets(_ name: String) -> [ObjectID] {
             objects[name]!.values.map(\.objectID).filter { !deleted.contains($0) } + inserted[name]!
         }
-        let departments = targets("Department"), employees = targets("Employee")
+        let departments = targets("Department")
+        let employees = targets("Employee")
         for name in ["Item", "Department", "Employee"] {
             for id in inserted[name]! {
                 request.inserts.append(randomSnapshot(id, departments: departments, employees: employees))
             }
-            for (_, snapshot) in objects[name]!.sorted(by: { $0.key < $1.key }) where !deleted.contains(snapshot.objectID) && random(4) == 0 {
-                request.updates.append(SaveRequest.Update(randomSnapshot(snapshot.objectID, departments: departments, employees: employees), expectedVersion: snapshot.version))
+            for (_, snapshot) in objects[name]!.sorted(by: { $0.key < $1.key })
+            where !deleted.contains(snapshot.objectID) && random(4) == 0 {
+                request.updates.append(
+                    SaveRequest.Update(
+                        randomSnapshot(snapshot.objectID, departments: departments, employees: employees),
+                        expectedVersion: snapshot.version))
             }
         }
         makeInversesAgree(&request, deleted: deleted)
@@ -143,17 +164,25 @@ struct ReferenceModel {
     /// every department whose lists change is saved with them (an ordered list keeps its order,
     /// new members last).
     func makeInversesAgree(_ request: inout SaveRequest, deleted: Set<ObjectID>) {
-        let employee = schema.entity(named: "Employee")!, department = schema.entity(named: "Department")!
+        let employee = schema.entity(named: "Employee")!
+        let department = schema.entity(named: "Department")!
         let toOnes = [employee.relationshipIndex(named: "department")!, employee.relationshipIndex(named: "rankedIn")!]
-        let toManys = [department.relationshipIndex(named: "employees")!, department.relationshipIndex(named: "ranking")!]
+        let toManys = [
+            department.relationshipIndex(named: "employees")!, department.relationshipIndex(named: "ranking")!,
+        ]
         var employees: [ObjectID: Snapshot] = [:]
-        for snapshot in objects["Employee"]!.values where !deleted.contains(snapshot.objectID) { employees[snapshot.objectID] = snapshot }
-        for snapshot in request.inserts + request.updates.map(\.snapshot) where snapshot.objectID.entityName == "Employee" { employees[snapshot.objectID] = snapshot }
+        for snapshot in objects["Employee"]!.values where !deleted.contains(snapshot.objectID) {
+            employees[snapshot.objectID] = snapshot
+        }
+        for snapshot in request.inserts + request.updates.map(\.snapshot)
+        where snapshot.objectID.entityName == "Employee" { employees[snapshot.objectID] = snapshot }
         // For each of the two pairs, the members of each department.
         var members: [[ObjectID: Set<ObjectID>]] = [[:], [:]]
         for (id, snapshot) in employees {
             for (pair, r) in toOnes.enumerated() {
-                if case .toOne(let target?) = snapshot.relationships[r], !deleted.contains(target) { members[pair][target, default: []].insert(id) }
+                if case .toOne(let target?) = snapshot.relationships[r], !deleted.contains(target) {
+                    members[pair][target, default: []].insert(id)
+                }
             }
         }
         func lists(_ id: ObjectID, before: Snapshot?) -> [RelationshipValue] {
@@ -162,25 +191,37 @@ struct ReferenceModel {
                 let kept = (before?.relationships[toManys[pair]].targets ?? []).filter { now.contains($0) }
                 var seen = Set(kept)
                 let added = now.filter { seen.insert($0).inserted }.sorted { $0.primaryKey! < $1.primaryKey! }
-                return pair == 0 ? .toMany(Array(now).sorted { $0.primaryKey! < $1.primaryKey! }) : .toMany(kept + added)
+                return pair == 0
+                    ? .toMany(Array(now).sorted { $0.primaryKey! < $1.primaryKey! }) : .toMany(kept + added)
             }
         }
         var inRequest: Set<ObjectID> = []
         for i in request.inserts.indices where request.inserts[i].objectID.entityName == "Department" {
             let id = request.inserts[i].objectID
-            for (pair, value) in lists(id, before: nil).enumerated() { request.inserts[i].relationships[toManys[pair]] = value }
+            for (pair, value) in lists(id, before: nil).enumerated() {
+                request.inserts[i].relationships[toManys[pair]] = value
+            }
             inRequest.insert(id)
         }
         for i in request.updates.indices where request.updates[i].snapshot.objectID.entityName == "Department" {
             let id = request.updates[i].snapshot.objectID
-            for (pair, value) in lists(id, before: objects["Department"]![id.primaryKey!]).enumerated() { request.updates[i].snapshot.relationships[toManys[pair]] = value }
+            for (pair, value) in lists(id, before: objects["Department"]![id.primaryKey!]).enumerated() {
+                request.updates[i].snapshot.relationships[toManys[pair]] = value
+            }
             inRequest.insert(id)
         }
-        for (_, stored) in objects["Department"]!.sorted(by: { $0.key < $1.key }) where !deleted.contains(stored.objectID) && !inRequest.contains(stored.objectID) {
+        for (_, stored) in objects["Department"]!.sorted(by: { $0.key < $1.key })
+        where !deleted.contains(stored.objectID) && !inRequest.contains(stored.objectID) {
             var changed = stored
-            for (pair, value) in lists(stored.objectID, before: stored).enumerated() { changed.relationships[toManys[pair]] = value }
-            let current = stored.relationships.map { RelationshipValue.toMany($0.targets.filter { !deleted.contains($0) }) }
-            if changed.relationships != current { request.updates.append(SaveRequest.Update(changed, expectedVersion: stored.version)) }
+            for (pair, value) in lists(stored.objectID, before: stored).enumerated() {
+                changed.relationships[toManys[pair]] = value
+            }
+            let current = stored.relationships.map {
+                RelationshipValue.toMany($0.targets.filter { !deleted.contains($0) })
+            }
+            if changed.relationships != current {
+                request.updates.append(SaveRequest.Update(changed, expectedVersion: stored.version))
+            }
         }
     }
 
@@ -200,7 +241,8 @@ struct ReferenceModel {
         for (r, relationship) in entity.relationships.enumerated() {
             let pool = relationship.destination == "Department" ? departments : employees
             if relationship.isToMany {
-                snapshot.relationships[r] = .toMany((0..<random(4)).compactMap { _ in pool.isEmpty ? nil : pool[random(pool.count)] })
+                snapshot.relationships[r] = .toMany(
+                    (0..<random(4)).compactMap { _ in pool.isEmpty ? nil : pool[random(pool.count)] })
             } else {
                 snapshot.relationships[r] = .toOne(pool.isEmpty || random(3) == 0 ? nil : pool[random(pool.count)])
             }
@@ -213,19 +255,28 @@ struct ReferenceModel {
         switch type {
         case .integer16: return .integer(Int64(Int16.min) + Int64(random(65_536)))
         case .integer32: return .integer(Int64(Int32(truncatingIfNeeded: generator.next())))
-        case .integer64: return [.integer(.min), .integer(.max), .integer(Int64(bitPattern: generator.next()))][random(3)]
+        case .integer64:
+            return [.integer(.min), .integer(.max), .integer(Int64(bitPattern: generator.next()))][random(3)]
         case .double: return .double(Double(bitPattern: generator.next()))
         case .float: return .float(Float(bitPattern: UInt32(truncatingIfNeeded: generator.next())))
-        case .decimal: return .decimal(Decimal(string: "\(Int64(bitPattern: generator.next()) % 1_000_000).\(random(1000))")!)
+        case .decimal:
+            return .decimal(Decimal(string: "\(Int64(bitPattern: generator.next()) % 1_000_000).\(random(1000))")!)
         case .string:
-            let pieces = ["a", "bc", "&", "<", ">", "\"", "'", "é", "日本", "🦊", " ", "\t", "\n", "\r", "&amp;", "\u{1}", "\u{FFFE}", "xyz0123456789"]
+            let pieces = [
+                "a", "bc", "&", "<", ">", "\"", "'", "é", "日本", "🦊", " ", "\t", "\n", "\r", "&amp;", "\u{1}",
+                "\u{FFFE}", "xyz0123456789",
+            ]
             return .string((0..<random(12)).map { _ in pieces[random(pieces.count)] }.joined())
         case .boolean: return .bool(random(2) == 0)
-        case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(Int64(bitPattern: generator.next()) % 4_000_000_000) / 7))
+        case .date:
+            return .date(
+                Date(timeIntervalSinceReferenceDate: Double(Int64(bitPattern: generator.next()) % 4_000_000_000) / 7))
         case .binary: return .binary(Data((0..<random(20)).map { _ in UInt8(random(256)) }))
         case .uuid:
             let hex = String(format: "%016llX%016llX", generator.next(), generator.next())
-            let parts = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in String(hex.utf8.dropFirst(range.lowerBound).prefix(range.count))! }
+            let parts = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
+                String(hex.utf8.dropFirst(range.lowerBound).prefix(range.count))!
+            }
             return .uuid(UUID(uuidString: parts.joined(separator: "-"))!)
         case .uri: return .uri(URL(string: "https://example.com/\(random(1000))?a=\(random(9))&b=<\(random(9))>")!)
         }
@@ -234,8 +285,13 @@ struct ReferenceModel {
     /// Applies `request` (which the store accepted) to the model, as the store must.
     mutating func apply(_ request: SaveRequest) {
         for delete in request.deletes { objects[delete.objectID.entityName]![delete.objectID.primaryKey!] = nil }
-        for insert in request.inserts { objects[insert.objectID.entityName]![insert.objectID.primaryKey!] = stored(insert, version: 1) }
-        for update in request.updates { objects[update.snapshot.objectID.entityName]![update.snapshot.objectID.primaryKey!] = stored(update.snapshot, version: update.expectedVersion + 1) }
+        for insert in request.inserts {
+            objects[insert.objectID.entityName]![insert.objectID.primaryKey!] = stored(insert, version: 1)
+        }
+        for update in request.updates {
+            objects[update.snapshot.objectID.entityName]![update.snapshot.objectID.primaryKey!] = stored(
+                update.snapshot, version: update.expectedVersion + 1)
+        }
         // References to deleted objects disappear from every object the request does not hold.
         let gone = Set(request.deletes.map(\.objectID))
         for (name, byKey) in objects {
@@ -257,9 +313,12 @@ struct ReferenceModel {
         var result = snapshot
         result.version = version
         let entity = schema.entity(named: snapshot.objectID.entityName)!
-        for (r, relationship) in entity.relationships.enumerated() where relationship.isToMany && !relationship.isOrdered {
+        for (r, relationship) in entity.relationships.enumerated()
+        where relationship.isToMany && !relationship.isOrdered {
             var seen: Set<Int64> = []
-            let keys = result.relationships[r].targets.sorted { $0.primaryKey! < $1.primaryKey! }.filter { seen.insert($0.primaryKey!).inserted }
+            let keys = result.relationships[r].targets.sorted { $0.primaryKey! < $1.primaryKey! }.filter {
+                seen.insert($0.primaryKey!).inserted
+            }
             result.relationships[r] = .toMany(keys)
         }
         return result

@@ -1,8 +1,9 @@
 import Foundation
 import StrataCore
-import Testing
-@testable import StrataXML
 import StrataTestSupport
+import Testing
+
+@testable import StrataXML
 
 /// A store reached through symbolic links or other spellings of its path, and paths that hold
 /// something other than a regular file.
@@ -46,8 +47,13 @@ import StrataTestSupport
         let reopened = try openStore(StoreURL(scheme: "xml", location: real), options: StoreOptions(isReadOnly: true))
         #expect(try names(reopened) == [.string("before"), .string("through the link")])
         #expect(exists(real + ".lock") && exists(real + ".keys"))
-        #expect(!exists(dir.file("link.xml.lock")) && !exists(dir.file("link.xml.keys")), "the lock and the ledger follow the real file, not the link's name")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).withoutStoreLocks.sorted() == ["data", "link.xml"])
+        #expect(
+            !exists(dir.file("link.xml.lock")) && !exists(dir.file("link.xml.keys")),
+            "the lock and the ledger follow the real file, not the link's name")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: dir.path).withoutStoreLocks.sorted() == [
+                "data", "link.xml",
+            ])
     }
 
     /// Two spellings of one store used to lock two different lock files and keep two key
@@ -60,7 +66,10 @@ import StrataTestSupport
         try insertItems(openStore(StoreURL(scheme: "xml", location: real)), ["first"])
         #expect(symlink(real, dir.file("link.xml")) == 0)
         #expect(symlink(dir.file("data"), dir.file("alias")) == 0)
-        let spellings = [real, dir.file("link.xml"), dir.file("data/../data/store.xml"), dir.file("alias/store.xml"), dir.file("data/./store.xml")]
+        let spellings = [
+            real, dir.file("link.xml"), dir.file("data/../data/store.xml"), dir.file("alias/store.xml"),
+            dir.file("data/./store.xml"),
+        ]
         let stores = try spellings.map { try openStore(StoreURL(scheme: "xml", location: $0)) }
 
         // The writer lock: while one spelling holds it, every other spelling's save is busy,
@@ -91,7 +100,8 @@ import StrataTestSupport
         let created = try openStore(dir.url("dangling.xml"))
         try insertItems(created, ["new"])
         #expect(isSymbolicLink(dir.file("dangling.xml")))
-        #expect(try names(openStore(StoreURL(scheme: "xml", location: dir.file("data/target.xml")))) == [.string("new")])
+        #expect(
+            try names(openStore(StoreURL(scheme: "xml", location: dir.file("data/target.xml")))) == [.string("new")])
         // A path through `..`.
         let dotted = try openStore(StoreURL(scheme: "xml", location: dir.file("data/../data/dotted.xml")))
         #expect(dotted.path == dir.file("data/dotted.xml"))
@@ -99,7 +109,9 @@ import StrataTestSupport
         // Destroying through the link removes the store it leads to (once it is closed).
         try created.close()
         try XMLBackend().destroyStore(at: dir.url("dangling.xml"))
-        #expect(!exists(dir.file("data/target.xml")) && !exists(dir.file("data/target.xml.lock")) && !exists(dir.file("data/target.xml.keys")))
+        #expect(
+            !exists(dir.file("data/target.xml")) && !exists(dir.file("data/target.xml.lock"))
+                && !exists(dir.file("data/target.xml.keys")))
     }
 
     @Test func aLoopOfLinksIsAnIOError() throws {
@@ -117,7 +129,9 @@ import StrataTestSupport
     /// Runs `body` on another thread and returns its error, or records a failure when it has not
     /// returned within `seconds` (then opens `fifo` for writing and closes it, which releases an
     /// open or a read blocked on it, so the test ends).
-    func promptly(unblocking fifo: String, seconds: Double = 5, _ body: @escaping @Sendable () -> StrataError?) -> StrataError? {
+    func promptly(unblocking fifo: String, seconds: Double = 5, _ body: @escaping @Sendable () -> StrataError?)
+        -> StrataError?
+    {
         final class Box: @unchecked Sendable {
             let lock = NSLock()
             var error: StrataError?
@@ -155,7 +169,9 @@ import StrataTestSupport
         #expect(error?.location["fileType"] == "FIFO")
         let metadataError = promptly(unblocking: fifo) { strataError { _ = try XMLBackend().metadata(at: url) } }
         #expect(metadataError?.code == .io)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).withoutStoreLocks == ["store.xml"], "nothing is created beside it")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: dir.path).withoutStoreLocks == ["store.xml"],
+            "nothing is created beside it")
     }
 
     /// A FIFO reached through a link is refused the same way.
@@ -179,7 +195,9 @@ import StrataTestSupport
         #expect(directoryError?.code == .io)
         #expect(directoryError?.message.contains("is a directory") == true)
 
-        let deviceError = strataError { _ = try openStore(StoreURL(scheme: "xml", location: "/dev/null"), options: StoreOptions(isReadOnly: true)) }
+        let deviceError = strataError {
+            _ = try openStore(StoreURL(scheme: "xml", location: "/dev/null"), options: StoreOptions(isReadOnly: true))
+        }
         #expect(deviceError?.code == .io)
         #expect(deviceError?.message.contains("character device") == true)
         #expect(deviceError?.location["path"] == "/dev/null")
@@ -190,9 +208,9 @@ import StrataTestSupport
         defer { dir.cleanUp() }
         let path = dir.file("store.xml")
         #if os(Linux)
-        let streamType = Int32(SOCK_STREAM.rawValue)   // an enum on Glibc
+            let streamType = Int32(SOCK_STREAM.rawValue) // an enum on Glibc
         #else
-        let streamType = SOCK_STREAM
+            let streamType = SOCK_STREAM
         #endif
         let socketFD = socket(AF_UNIX, streamType, 0)
         #expect(socketFD >= 0)
@@ -202,7 +220,11 @@ import StrataTestSupport
         let pathBytes = Array(path.utf8)
         try #require(pathBytes.count < MemoryLayout.size(ofValue: address.sun_path))
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: pathBytes) }
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
         try #require(bound == 0)
         let error = strataError { _ = try openStore(dir.url()) }
         #expect(error?.code == .io)
@@ -232,7 +254,9 @@ import StrataTestSupport
         unlink(path + ".keys")
         #expect(mkfifo(path + ".keys", 0o600) == 0)
         let reopened = try openStore(url)
-        let ledgerError = promptly(unblocking: path + ".keys") { strataError { _ = try reopened.obtainPermanentIDs(for: "Item", count: 1) } }
+        let ledgerError = promptly(unblocking: path + ".keys") {
+            strataError { _ = try reopened.obtainPermanentIDs(for: "Item", count: 1) }
+        }
         #expect(ledgerError?.code == .io)
         #expect(ledgerError?.message.contains("key ledger") == true)
         #expect(ledgerError?.message.contains("FIFO") == true)

@@ -1,11 +1,13 @@
 import Foundation
 import StrataCore
-import Testing
-@testable import StrataXML
 import StrataTestSupport
+import Testing
+
+@testable import StrataXML
 
 @Suite struct XMLSafetyTests {
-    static let root = "<strata-store format=\"1\" modelHash=\"\(TestModels.allTypes.versionHash)\" modelVersion=\"v1\" storeIdentifier=\"S1\">"
+    static let root =
+        "<strata-store format=\"1\" modelHash=\"\(TestModels.allTypes.versionHash)\" modelVersion=\"v1\" storeIdentifier=\"S1\">"
 
     /// Opens `text` as a store file and returns the error, checking the file is left as it was.
     func rejection(of text: String) throws -> StrataError? {
@@ -22,13 +24,14 @@ import StrataTestSupport
         defer { dir.cleanUp() }
         let secret = dir.file("secret.txt")
         write("TOP-SECRET", to: secret)
-        let error = try rejection(of: """
-            <?xml version="1.0"?>
-            <!DOCTYPE strata-store [<!ENTITY xxe SYSTEM "file://\(secret)">]>
-            \(Self.root)
-            <_meta key="stolen" value="&xxe;"/>
-            </strata-store>
-            """)
+        let error = try rejection(
+            of: """
+                <?xml version="1.0"?>
+                <!DOCTYPE strata-store [<!ENTITY xxe SYSTEM "file://\(secret)">]>
+                \(Self.root)
+                <_meta key="stolen" value="&xxe;"/>
+                </strata-store>
+                """)
         #expect(error?.code == .storeCorrupt)
         #expect(error?.message.contains("DOCTYPE is not allowed") == true, "\(String(describing: error))")
         #expect(error?.location["line"] == "2")
@@ -36,12 +39,13 @@ import StrataTestSupport
     }
 
     @Test func anExternalDTDIsNeitherFetchedNorAccepted() throws {
-        let error = try rejection(of: """
-            <?xml version="1.0"?>
-            <!DOCTYPE strata-store SYSTEM "http://127.0.0.1:9/strata.dtd">
-            \(Self.root)
-            </strata-store>
-            """)
+        let error = try rejection(
+            of: """
+                <?xml version="1.0"?>
+                <!DOCTYPE strata-store SYSTEM "http://127.0.0.1:9/strata.dtd">
+                \(Self.root)
+                </strata-store>
+                """)
         #expect(error?.code == .storeCorrupt)
         #expect(error?.message.contains("DOCTYPE is not allowed") == true)
     }
@@ -52,7 +56,8 @@ import StrataTestSupport
             let previous = level == 1 ? "lol" : "lol\(level - 1)"
             declarations += "<!ENTITY lol\(level) \"" + String(repeating: "&\(previous);", count: 10) + "\">\n"
         }
-        let text = "<?xml version=\"1.0\"?>\n<!DOCTYPE strata-store [\n\(declarations)]>\n\(Self.root)\n<_meta key=\"k\" value=\"&lol9;\"/>\n</strata-store>\n"
+        let text =
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE strata-store [\n\(declarations)]>\n\(Self.root)\n<_meta key=\"k\" value=\"&lol9;\"/>\n</strata-store>\n"
         let before = residentHighWaterMiB()
         let start = Date()
         let error = try rejection(of: text)
@@ -63,7 +68,8 @@ import StrataTestSupport
     }
 
     @Test func anEntityReferenceWithoutADeclarationIsNotWellFormed() throws {
-        let error = try rejection(of: "<?xml version=\"1.0\"?>\n\(Self.root)\n<_meta key=\"k\" value=\"&passwd;\"/>\n</strata-store>\n")
+        let error = try rejection(
+            of: "<?xml version=\"1.0\"?>\n\(Self.root)\n<_meta key=\"k\" value=\"&passwd;\"/>\n</strata-store>\n")
         #expect(error?.code == .storeCorrupt)
         #expect(error?.location["line"] == "3")
     }
@@ -72,11 +78,11 @@ import StrataTestSupport
     func residentHighWaterMiB() -> Double {
         var usage = rusage()
         #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_maxrss) / 1024   // KiB on Linux
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            return Double(usage.ru_maxrss) / 1024 // KiB on Linux
         #else
-        getrusage(RUSAGE_SELF, &usage)
-        return Double(usage.ru_maxrss) / 1024 / 1024   // bytes on Darwin
+            getrusage(RUSAGE_SELF, &usage)
+            return Double(usage.ru_maxrss) / 1024 / 1024 // bytes on Darwin
         #endif
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import StrataCore
-import Testing
-@testable import StrataXML
 import StrataTestSupport
+import Testing
+
+@testable import StrataXML
 
 /// The error a test hook throws to stop a save at the worst moment.
 struct SimulatedCrash: Error {}
@@ -40,10 +41,12 @@ final class Observations: @unchecked Sendable {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path).withoutStoreLocks) ?? []
             seen["temporary"] = names.first { $0.hasPrefix(".store.xml.tmp-") }
             if let temporary = seen["temporary"] {
-                seen["temporaryHasNew"] = String(String(decoding: contents(dir.file(temporary)), as: UTF8.self).contains("name=\"new\""))
+                seen["temporaryHasNew"] = String(
+                    String(decoding: contents(dir.file(temporary)), as: UTF8.self).contains("name=\"new\""))
             }
             seen["oldIntact"] = String(contents(path) == old)
-            let reader = try? XMLBackend().openStore(dir.url(), model: TestModels.allTypes, options: StoreOptions(isReadOnly: true))
+            let reader = try? XMLBackend().openStore(
+                dir.url(), model: TestModels.allTypes, options: StoreOptions(isReadOnly: true))
             seen["oldLoadable"] = String((try? reader?.fetch(FetchRequest(entityName: "Item")).snapshots().count) == 1)
             throw SimulatedCrash()
         }
@@ -53,7 +56,10 @@ final class Observations: @unchecked Sendable {
         #expect(seen["oldIntact"] == "true")
         #expect(seen["oldLoadable"] == "true")
         #expect(contents(path) == old)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).withoutStoreLocks.sorted() == ["store.xml", "store.xml.keys", "store.xml.lock"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: dir.path).withoutStoreLocks.sorted() == [
+                "store.xml", "store.xml.keys", "store.xml.lock",
+            ])
         #expect(try names(store) == ["old"], "memory changes only once the file is in place")
 
         store.setBeforeRenameHook(nil)
@@ -101,7 +107,10 @@ final class Observations: @unchecked Sendable {
         let store = try openStore(dir.url(), options: StoreOptions(options: ["lockTimeout": "5000"]))
         let other = try XMLFileLock(storePath: dir.file("store.xml"))
         try other.lock(timeoutMilliseconds: 0, storePath: dir.file("store.xml"))
-        let release = Thread { usleep(150_000); other.unlock() }
+        let release = Thread {
+            usleep(150_000)
+            other.unlock()
+        }
         release.start()
         let start = Date()
         try insertItems(store, ["waited"])
@@ -112,7 +121,9 @@ final class Observations: @unchecked Sendable {
     @Test func aBadLockTimeoutIsAnInvalidOption() throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
-        let error = strataError { _ = try openStore(dir.url(), options: StoreOptions(options: ["lockTimeout": "soon"])) }
+        let error = strataError {
+            _ = try openStore(dir.url(), options: StoreOptions(options: ["lockTimeout": "soon"]))
+        }
         #expect(error?.code == .invalidOption)
     }
 
@@ -149,9 +160,10 @@ final class Observations: @unchecked Sendable {
         let before = contents(dir.file("store.xml"))
         let snapshots = try store.fetch(FetchRequest(entityName: "Item")).snapshots()
         let error = strataError {
-            try store.save(SaveRequest(
-                inserts: [itemSnapshot(try store.obtainPermanentIDs(for: "Item", count: 1)[0], name: "c")],
-                updates: snapshots.map { SaveRequest.Update($0, expectedVersion: 7) }))
+            try store.save(
+                SaveRequest(
+                    inserts: [itemSnapshot(try store.obtainPermanentIDs(for: "Item", count: 1)[0], name: "c")],
+                    updates: snapshots.map { SaveRequest.Update($0, expectedVersion: 7) }))
         }
         #expect(error?.code == .conflict)
         #expect(error?.conflicts.map(\.objectID) == snapshots.map(\.objectID))
@@ -166,7 +178,8 @@ final class Observations: @unchecked Sendable {
         let employee = TestModels.allTypes.entity(named: "Employee")!
         var snapshot = Snapshot(objectID: try store.obtainPermanentIDs(for: "Employee", count: 1)[0], entity: employee)
         snapshot.attributes[0] = "orphan"
-        snapshot.relationships[0] = .toOne(ObjectID(entityName: "Department", storeIdentifier: store.identifier, primaryKey: 77))
+        snapshot.relationships[0] = .toOne(
+            ObjectID(entityName: "Department", storeIdentifier: store.identifier, primaryKey: 77))
         let error = strataError { try store.save(SaveRequest(inserts: [snapshot])) }
         #expect(error?.code == .invalidObjectID)
         #expect(contents(dir.file("store.xml")) == before)
@@ -177,7 +190,10 @@ final class Observations: @unchecked Sendable {
         defer { dir.cleanUp() }
         let store = try openStore(dir.url())
         let id = try store.obtainPermanentIDs(for: "Item", count: 1)[0]
-        let error = strataError { try store.save(SaveRequest(inserts: [itemSnapshot(id, name: "big", ["blob": .binary(Data(count: 8_000_000))])])) }
+        let error = strataError {
+            try store.save(
+                SaveRequest(inserts: [itemSnapshot(id, name: "big", ["blob": .binary(Data(count: 8_000_000))])]))
+        }
         #expect(error?.code == .unsupported)
         #expect(error?.location["key"] == "blob")
     }
@@ -193,7 +209,9 @@ final class Observations: @unchecked Sendable {
         #expect(strataError { _ = try store.obtainPermanentIDs(for: "Item", count: 1) }?.code == .readOnly)
         #expect(strataError { try store.save(SaveRequest(metadataChanges: ["k": "v"])) }?.code == .readOnly)
         #expect(contents(dir.file("store.xml")) == before)
-        #expect(strataError { _ = try openStore(dir.url("missing.xml"), options: StoreOptions(isReadOnly: true)) }?.code == .storeNotFound)
+        #expect(
+            strataError { _ = try openStore(dir.url("missing.xml"), options: StoreOptions(isReadOnly: true)) }?.code
+                == .storeNotFound)
     }
 }
 
@@ -208,12 +226,21 @@ final class Observations: @unchecked Sendable {
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
         holder.arguments = ["--exclusive", dir.file("store.xml.lock"), "sleep", "2"]
         try holder.run()
-        defer { holder.terminate(); holder.waitUntilExit() }
+        defer {
+            holder.terminate()
+            holder.waitUntilExit()
+        }
         // Wait until the other process holds it.
         let probe = try XMLFileLock(storePath: dir.file("store.xml"))
         var held = false
         for _ in 0..<200 {
-            if (try? probe.lock(timeoutMilliseconds: 0, storePath: dir.file("store.xml"))) != nil { probe.unlock(); usleep(5_000) } else { held = true; break }
+            if (try? probe.lock(timeoutMilliseconds: 0, storePath: dir.file("store.xml"))) != nil {
+                probe.unlock()
+                usleep(5_000)
+            } else {
+                held = true
+                break
+            }
         }
         #expect(held)
         let id = try store.obtainPermanentIDs(for: "Item", count: 1)[0]

@@ -1,7 +1,8 @@
 import Foundation
 import StrataCore
-@testable import StrataXML
 import StrataTestSupport
+
+@testable import StrataXML
 
 extension TemporaryDirectory {
     /// An `xml:` URL for `name` inside the directory.
@@ -28,17 +29,24 @@ enum TestModels {
             Attribute("ident", .uuid, isOptional: true),
             Attribute("link", .uri, isOptional: true),
         ]
-        return try! Model(versionIdentifier: "v1", entities: [
-            Entity("Item", attributes: attributes),
-            Entity("Department", attributes: [Attribute("name", .string)], relationships: [
-                Relationship("employees", to: "Employee", inverse: "department", toMany: true),
-                Relationship("ranking", to: "Employee", inverse: "rankedIn", toMany: true, ordered: true),
-            ]),
-            Entity("Employee", attributes: [Attribute("name", .string), Attribute("badge", .integer32, isOptional: true)], relationships: [
-                Relationship("department", to: "Department", inverse: "employees"),
-                Relationship("rankedIn", to: "Department", inverse: "ranking"),
-            ], uniqueConstraints: [["badge"]]),
-        ])
+        return try! Model(
+            versionIdentifier: "v1",
+            entities: [
+                Entity("Item", attributes: attributes),
+                Entity(
+                    "Department", attributes: [Attribute("name", .string)],
+                    relationships: [
+                        Relationship("employees", to: "Employee", inverse: "department", toMany: true),
+                        Relationship("ranking", to: "Employee", inverse: "rankedIn", toMany: true, ordered: true),
+                    ]),
+                Entity(
+                    "Employee",
+                    attributes: [Attribute("name", .string), Attribute("badge", .integer32, isOptional: true)],
+                    relationships: [
+                        Relationship("department", to: "Department", inverse: "employees"),
+                        Relationship("rankedIn", to: "Department", inverse: "ranking"),
+                    ], uniqueConstraints: [["badge"]]),
+            ])
     }()
 
     /// The `Item` entity.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import StrataXML
 
 @Suite struct XMLTextTests {
@@ -13,7 +14,9 @@ import Testing
                 var copy = [UInt8](repeating: 0xFF, count: length + 1)
                 let copied = copy.withUnsafeMutableBufferPointer { XMLText.copyIfPlainASCII(text, to: $0.baseAddress!) }
                 #expect(copied && XMLText.isPlainASCII(text), "length \(length)")
-                #expect(Array(copy[0..<length]) == plain && copy[length] == 0xFF, "length \(length): copies exactly the text")
+                #expect(
+                    Array(copy[0..<length]) == plain && copy[length] == 0xFF,
+                    "length \(length): copies exactly the text")
             }
             for position in 0..<length {
                 for bad: UInt8 in [0x26, 0x80, 0xC3, 0xFF] {
@@ -21,7 +24,9 @@ import Testing
                     text[position] = bad
                     text.withUnsafeBufferPointer { text in
                         var copy = [UInt8](repeating: 0, count: length)
-                        let copied = copy.withUnsafeMutableBufferPointer { XMLText.copyIfPlainASCII(text, to: $0.baseAddress!) }
+                        let copied = copy.withUnsafeMutableBufferPointer {
+                            XMLText.copyIfPlainASCII(text, to: $0.baseAddress!)
+                        }
                         #expect(!copied && !XMLText.isPlainASCII(text), "length \(length), byte \(bad) at \(position)")
                     }
                 }

@@ -25,10 +25,17 @@ public struct InMemoryBackend: StoreBackend {
         let name = try url.plainLocation(for: "the in-memory store")
         let storage: InMemoryStorage
         if name.isEmpty {
-            guard options.createsIfMissing else { throw StrataError(.storeNotFound, "\(url) names no store", location: ["url": url.description]) }
-            storage = InMemoryStorage(metadata: .new(storeType: scheme, model: model, identifier: options.identifierForNewStore))
+            guard options.createsIfMissing else {
+                throw StrataError(.storeNotFound, "\(url) names no store", location: ["url": url.description])
+            }
+            storage = InMemoryStorage(
+                metadata: .new(storeType: scheme, model: model, identifier: options.identifierForNewStore))
         } else {
-            storage = try InMemoryStorage.named(name, createWith: options.createsIfMissing ? StoreMetadata.new(storeType: scheme, model: model, identifier: options.identifierForNewStore) : nil, url: url)
+            storage = try InMemoryStorage.named(
+                name,
+                createWith: options.createsIfMissing
+                    ? StoreMetadata.new(storeType: scheme, model: model, identifier: options.identifierForNewStore)
+                    : nil, url: url)
         }
         try storage.metadata().checkCompatible(with: model, at: url)
         return InMemoryStore(url: url, model: model, storage: storage, readOnly: options.isReadOnly)
@@ -62,7 +69,10 @@ final class InMemoryStorage: Sendable {
     static func named(_ name: String, createWith metadata: StoreMetadata?, url: StoreURL) throws -> InMemoryStorage {
         try Self.named.withLock { table in
             if let existing = table[name] { return existing }
-            guard let metadata else { throw StrataError(.storeNotFound, "no in-memory store is named '\(name)'", location: ["url": url.description]) }
+            guard let metadata else {
+                throw StrataError(
+                    .storeNotFound, "no in-memory store is named '\(name)'", location: ["url": url.description])
+            }
             let storage = InMemoryStorage(metadata: metadata)
             table[name] = storage
             return storage

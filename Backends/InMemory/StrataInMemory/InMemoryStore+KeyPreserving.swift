@@ -8,10 +8,14 @@ extension InMemoryStore: KeyPreservingStore {
         try checkWritable()
         _ = try model.requireEntity(entityName)
         guard key >= 1 else {
-            throw StrataError(.invalidRequest, "cannot reserve keys through \(key): keys start at 1", location: ["entity": entityName, "url": url.description])
+            throw StrataError(
+                .invalidRequest, "cannot reserve keys through \(key): keys start at 1",
+                location: ["entity": entityName, "url": url.description])
         }
         guard key < Int64.max else {
-            throw StrataError(.invalidRequest, "cannot reserve keys through \(key): no key would be left to hand out", location: ["entity": entityName, "url": url.description])
+            throw StrataError(
+                .invalidRequest, "cannot reserve keys through \(key): no key would be left to hand out",
+                location: ["entity": entityName, "url": url.description])
         }
         storage.state.withLock { state in
             state.nextKeys[entityName] = max(state.nextKeys[entityName] ?? 1, key + 1)

@@ -27,16 +27,23 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
         self.readOnly = readOnly
         let identifier = storage.metadata().storeIdentifier
         self.identifier = identifier
-        tableNamesByScope = Dictionary(uniqueKeysWithValues: model.entities.map { (ObjectID.Scope(entityName: $0.name, storeIdentifier: identifier), TableName($0.name)) })
+        tableNamesByScope = Dictionary(
+            uniqueKeysWithValues: model.entities.map {
+                (ObjectID.Scope(entityName: $0.name, storeIdentifier: identifier), TableName($0.name))
+            })
     }
 
     private func checkOpen() throws {
-        if closed.load(ordering: .acquiring) { throw StrataError(.storeClosed, "the store \(url) is closed", location: ["url": url.description]) }
+        if closed.load(ordering: .acquiring) {
+            throw StrataError(.storeClosed, "the store \(url) is closed", location: ["url": url.description])
+        }
     }
 
     func checkWritable() throws {
         try checkOpen()
-        if readOnly { throw StrataError(.readOnly, "the store \(url) was opened read-only", location: ["url": url.description]) }
+        if readOnly {
+            throw StrataError(.readOnly, "the store \(url) was opened read-only", location: ["url": url.description])
+        }
     }
 
     /// The store's metadata.
@@ -106,7 +113,8 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
         return try storage.state.withLock { state in
             var conflicts: [SaveConflict] = []
             // Updates and deletes come in runs of one entity: each run reads its table once.
-            var readScope: ObjectID.Scope?, readTable: InMemoryTable?
+            var readScope: ObjectID.Scope?
+            var readTable: InMemoryTable?
             func storedSnapshot(_ id: ObjectID) -> Snapshot? {
                 if id.scope != readScope {
                     readScope = id.scope
@@ -115,7 +123,8 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
                 return readTable?[id.permanentKey]
             }
             for index in request.updates.indices {
-                let id = request.updates[index].snapshot.objectID, expected = request.updates[index].expectedVersion
+                let id = request.updates[index].snapshot.objectID
+                let expected = request.updates[index].expectedVersion
                 let stored = storedSnapshot(id)
                 if stored?.version != expected {
                     conflicts.append(SaveConflict(objectID: id, expectedVersion: expected, storedSnapshot: stored))
@@ -124,17 +133,25 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
             for delete in request.deletes {
                 let stored = storedSnapshot(delete.objectID)
                 if stored?.version != delete.expectedVersion {
-                    conflicts.append(SaveConflict(objectID: delete.objectID, expectedVersion: delete.expectedVersion, storedSnapshot: stored))
+                    conflicts.append(
+                        SaveConflict(
+                            objectID: delete.objectID, expectedVersion: delete.expectedVersion, storedSnapshot: stored))
                 }
             }
             if !conflicts.isEmpty {
-                throw StrataError(.conflict, "\(conflicts.count) object(s) changed in the store since they were read; nothing was saved", conflicts: conflicts)
+                throw StrataError(
+                    .conflict,
+                    "\(conflicts.count) object(s) changed in the store since they were read; nothing was saved",
+                    conflicts: conflicts)
             }
             let deleted = Set(request.deletes.map(\.objectID))
             // Inserts arrive grouped by entity: look each table up once per run of one entity.
-            var runScope: ObjectID.Scope?, runTable: InMemoryTable? = nil, runNextKey: Int64 = 1
+            var runScope: ObjectID.Scope?
+            var runTable: InMemoryTable? = nil
+            var runNextKey: Int64 = 1
             for index in request.inserts.indices {
-                let id = request.inserts[index].objectID, pk = id.permanentKey
+                let id = request.inserts[index].objectID
+                let pk = id.permanentKey
                 if id.scope != runScope {
                     runScope = id.scope
                     let runEntity = id.entityName
@@ -143,10 +160,14 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
                 }
                 // checkShape already refused an ID listed twice in the request.
                 if runTable?[pk] != nil && !deleted.contains(id) {
-                    throw StrataError(.invalidObjectID, "\(id) already exists; an insert needs a new ID", location: ["object": id.uriRepresentation])
+                    throw StrataError(
+                        .invalidObjectID, "\(id) already exists; an insert needs a new ID",
+                        location: ["object": id.uriRepresentation])
                 }
                 guard pk < runNextKey else {
-                    throw StrataError(.invalidObjectID, "\(id) was not handed out by this store", location: ["object": id.uriRepresentation])
+                    throw StrataError(
+                        .invalidObjectID, "\(id) was not handed out by this store",
+                        location: ["object": id.uriRepresentation])
                 }
             }
             runTable = nil
@@ -154,8 +175,9 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
 
             var versions: [ObjectID: Int64] = [:]
             versions.reserveCapacity(request.inserts.count + request.updates.count)
-            readTable = nil  // the table is changed below: no second reference to its storage
-            withTableRuns(of: request.deletes.indices, scope: { request.deletes[$0].objectID.scope }, in: &state) { table, index in
+            readTable = nil // the table is changed below: no second reference to its storage
+            withTableRuns(of: request.deletes.indices, scope: { request.deletes[$0].objectID.scope }, in: &state) {
+                table, index in
                 table.remove(key: request.deletes[index].objectID.permanentKey)
             }
             // Inserts arrive in runs of one entity (one scope): each run's table is taken out of
@@ -178,7 +200,9 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
                 state.tables[entityName] = table
                 start = end
             }
-            withTableRuns(of: request.updates.indices, scope: { request.updates[$0].snapshot.objectID.scope }, in: &state) { table, index in
+            withTableRuns(
+                of: request.updates.indices, scope: { request.updates[$0].snapshot.objectID.scope }, in: &state
+            ) { table, index in
                 var stored = request.updates[index].snapshot
                 stored.version = request.updates[index].expectedVersion + 1
                 versions[stored.objectID] = stored.version
@@ -193,7 +217,10 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
     /// run of one scope's table out of `state` once and putting it back after the run (changed
     /// in place, not looked up by name per object). Tables that do not exist are skipped, as an
     /// update or delete of an object no table holds changes nothing.
-    private func withTableRuns(of indices: Range<Int>, scope: (Int) -> ObjectID.Scope, in state: inout InMemoryState, _ body: (inout InMemoryTable, Int) -> Void) {
+    private func withTableRuns(
+        of indices: Range<Int>, scope: (Int) -> ObjectID.Scope, in state: inout InMemoryState,
+        _ body: (inout InMemoryTable, Int) -> Void
+    ) {
         var start = indices.lowerBound
         while start < indices.upperBound {
             let runScope = scope(start)
@@ -210,8 +237,11 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
 
     /// Throws ``StrataError/Code/uniqueConstraint`` when the state `request` would leave has two
     /// objects with equal values for a unique constraint, one of them touched by the request.
-    private func checkUniqueConstraints(in state: InMemoryState, after request: SaveRequest, deleted: Set<ObjectID>) throws {
-        var names: Set<String> = [], last = ""
+    private func checkUniqueConstraints(in state: InMemoryState, after request: SaveRequest, deleted: Set<ObjectID>)
+        throws
+    {
+        var names: Set<String> = []
+        var last = ""
         for index in request.inserts.indices where request.inserts[index].objectID.entityName != last {
             last = request.inserts[index].objectID.entityName
             names.insert(last)
@@ -222,13 +252,19 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
         }
         guard names.contains(where: { model.entity(named: $0)?.uniqueConstraints.isEmpty == false }) else { return }
         var touched: [String: [ObjectID: Snapshot]] = [:]
-        for snapshot in request.inserts { touched[snapshot.objectID.entityName, default: [:]][snapshot.objectID] = snapshot }
-        for update in request.updates { touched[update.snapshot.objectID.entityName, default: [:]][update.snapshot.objectID] = update.snapshot }
+        for snapshot in request.inserts {
+            touched[snapshot.objectID.entityName, default: [:]][snapshot.objectID] = snapshot
+        }
+        for update in request.updates {
+            touched[update.snapshot.objectID.entityName, default: [:]][update.snapshot.objectID] = update.snapshot
+        }
         for (entityName, changed) in touched {
             let entity = try model.requireEntity(entityName)
             guard !entity.uniqueConstraints.isEmpty else { continue }
             let untouched = state.tables[entityName]?.orderedSnapshots() ?? []
-            let after = untouched.lazy.filter { changed[$0.objectID] == nil && !deleted.contains($0.objectID) } + changed.values.sorted { $0.objectID < $1.objectID }
+            let after =
+                untouched.lazy.filter { changed[$0.objectID] == nil && !deleted.contains($0.objectID) }
+                + changed.values.sorted { $0.objectID < $1.objectID }
             for constraint in entity.uniqueConstraints {
                 let indexes = constraint.map { entity.attributeIndex(named: $0)! }
                 var owners: [[Value]: ObjectID] = [:]
@@ -239,7 +275,10 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
                         throw StrataError(
                             .uniqueConstraint,
                             "\(snapshot.objectID) and \(other) both have \(constraint.joined(separator: ", ")) = \(key.map(\.description).joined(separator: ", ")); '\(entity.name)' requires it to be unique",
-                            location: ["entity": entity.name, "key": constraint.joined(separator: ","), "object": snapshot.objectID.uriRepresentation])
+                            location: [
+                                "entity": entity.name, "key": constraint.joined(separator: ","),
+                                "object": snapshot.objectID.uriRepresentation,
+                            ])
                     }
                     owners[key] = snapshot.objectID
                 }
@@ -251,7 +290,9 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
     public func obtainPermanentIDs(for entityName: String, count: Int) throws -> [ObjectID] {
         try checkWritable()
         _ = try model.requireEntity(entityName)
-        guard count >= 0 else { throw StrataError(.invalidRequest, "cannot obtain \(count) IDs", location: ["entity": entityName]) }
+        guard count >= 0 else {
+            throw StrataError(.invalidRequest, "cannot obtain \(count) IDs", location: ["entity": entityName])
+        }
         let first = storage.state.withLock { state -> Int64 in
             let first = state.nextKeys[entityName] ?? 1
             state.nextKeys[entityName] = first + Int64(count)
@@ -265,7 +306,8 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
     /// those objects' versions), and returns the deleted IDs.
     public func batchDelete(entityName: String, predicate: ObjectPredicate?) throws -> BatchResult {
         try checkWritable()
-        let doomed = try fetch(FetchRequest(entityName: entityName, predicate: predicate, resultType: .objectIDs)).objectIDs()
+        let doomed = try fetch(FetchRequest(entityName: entityName, predicate: predicate, resultType: .objectIDs))
+            .objectIDs()
         guard !doomed.isEmpty else { return BatchResult(objectIDs: []) }
         let gone = Set(doomed)
         storage.state.withLock { state in
@@ -274,7 +316,8 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
                 guard let table = state.tables[entity.name] else { continue }
                 for snapshot in table.orderedSnapshots() {
                     var changed = snapshot
-                    for (i, relationship) in entity.relationships.enumerated() where relationship.destination == entityName {
+                    for (i, relationship) in entity.relationships.enumerated()
+                    where relationship.destination == entityName {
                         switch snapshot.relationships[i] {
                         case .toOne(let target?) where gone.contains(target): changed.relationships[i] = .toOne(nil)
                         case .toMany(let targets) where targets.contains(where: gone.contains):
@@ -293,24 +336,33 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
     }
 
     /// Sets `values` on every matching object, bumping versions, and returns the updated IDs.
-    public func batchUpdate(entityName: String, predicate: ObjectPredicate?, values: [String: Value]) throws -> BatchResult {
+    public func batchUpdate(entityName: String, predicate: ObjectPredicate?, values: [String: Value]) throws
+        -> BatchResult
+    {
         try checkWritable()
         let entity = try model.requireEntity(entityName)
         var assignments: [(Int, Value)] = []
         for (name, value) in values.sorted(by: { $0.key < $1.key }) {
             guard let index = entity.attributeIndex(named: name) else {
-                throw StrataError(.unknownKey, "'\(entityName)' has no attribute '\(name)'", location: ["entity": entityName, "key": name])
+                throw StrataError(
+                    .unknownKey, "'\(entityName)' has no attribute '\(name)'",
+                    location: ["entity": entityName, "key": name])
             }
             let attribute = entity.attributes[index]
             if value.isNull && !attribute.isOptional {
-                throw StrataError(.missingValue, "'\(entityName).\(name)' is required and cannot be set to nil", location: ["entity": entityName, "key": name])
+                throw StrataError(
+                    .missingValue, "'\(entityName).\(name)' is required and cannot be set to nil",
+                    location: ["entity": entityName, "key": name])
             }
             guard value.fits(attribute.type) else {
-                throw StrataError(.typeMismatch, "'\(entityName).\(name)' is a \(attribute.type.rawValue) and cannot hold \(value)", location: ["entity": entityName, "key": name])
+                throw StrataError(
+                    .typeMismatch, "'\(entityName).\(name)' is a \(attribute.type.rawValue) and cannot hold \(value)",
+                    location: ["entity": entityName, "key": name])
             }
             assignments.append((index, value))
         }
-        let targets = try fetch(FetchRequest(entityName: entityName, predicate: predicate, resultType: .objectIDs)).objectIDs()
+        let targets = try fetch(FetchRequest(entityName: entityName, predicate: predicate, resultType: .objectIDs))
+            .objectIDs()
         storage.state.withLock { state in
             for id in targets {
                 guard var snapshot = state.tables[entityName]?[id.primaryKey!] else { continue }

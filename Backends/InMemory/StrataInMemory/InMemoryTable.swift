@@ -173,13 +173,14 @@ struct InMemoryTable: Sendable {
         count += 1
         if let last = sparseOrder.last, last >= key {
             // Out of order (rare: keys are handed out in order): find its place.
-            var low = 0, high = sparseOrder.count
+            var low = 0
+            var high = sparseOrder.count
             while low < high {
                 let middle = (low + high) / 2
                 if sparseOrder[middle] < key { low = middle + 1 } else { high = middle }
             }
             if low < sparseOrder.count && sparseOrder[low] == key {
-                staleSparseKeys -= 1  // a removed key come back: its place is still listed
+                staleSparseKeys -= 1 // a removed key come back: its place is still listed
             } else {
                 sparseOrder.insert(key, at: low)
             }
@@ -202,7 +203,8 @@ struct InMemoryTable: Sendable {
         }
         var merged: [Int64] = []
         merged.reserveCapacity(sparseOrder.count + moved.count)
-        var i = 0, j = 0
+        var i = 0
+        var j = 0
         while i < sparseOrder.count || j < moved.count {
             if j == moved.count || (i < sparseOrder.count && sparseOrder[i] < moved[j]) {
                 merged.append(sparseOrder[i])

@@ -51,12 +51,15 @@ enum AccessPath {
             let name = path.components[0]
             if let position = layout.entity.attributeIndex(named: name) {
                 guard let secondary = layout.index(leadingWith: position),
-                      let ranges = ranges(c.op, c.rhs, type: layout.types[position]) else { return nil }
+                    let ranges = ranges(c.op, c.rhs, type: layout.types[position])
+                else { return nil }
                 return .ranges(secondary, ranges)
             }
-            if let position = layout.entity.relationshipIndex(named: name), !layout.entity.relationships[position].isToMany,
-               c.op == .equal, case .objectID(let id) = c.rhs,
-               id.entityName == layout.destinations[position], id.storeIdentifier == layout.storeIdentifier, let pk = id.primaryKey
+            if let position = layout.entity.relationshipIndex(named: name),
+                !layout.entity.relationships[position].isToMany,
+                c.op == .equal, case .objectID(let id) = c.rhs,
+                id.entityName == layout.destinations[position], id.storeIdentifier == layout.storeIdentifier,
+                let pk = id.primaryKey
             {
                 return .toOne(position: position, target: pk)
             }
@@ -69,7 +72,9 @@ enum AccessPath {
     private static func selfPath(_ c: ObjectPredicate.Comparison, _ layout: EntityLayout) -> AccessPath? {
         func key(_ operand: ObjectPredicate.Operand) -> Int64?? {
             guard case .objectID(let id) = operand else { return nil }
-            guard id.entityName == layout.entity.name, id.storeIdentifier == layout.storeIdentifier, let pk = id.primaryKey else { return .some(nil) }
+            guard id.entityName == layout.entity.name, id.storeIdentifier == layout.storeIdentifier,
+                let pk = id.primaryKey
+            else { return .some(nil) }
             return .some(pk)
         }
         switch c.op {
@@ -98,7 +103,9 @@ enum AccessPath {
         }
     }
 
-    private static func ranges(_ op: ObjectPredicate.Operator, _ rhs: ObjectPredicate.Operand, type: AttributeType) -> [KeyRange]? {
+    private static func ranges(_ op: ObjectPredicate.Operator, _ rhs: ObjectPredicate.Operand, type: AttributeType)
+        -> [KeyRange]?
+    {
         func constant(_ operand: ObjectPredicate.Operand) -> Value? {
             guard case .constant(let value) = operand, indexable(type, value) else { return nil }
             return value
@@ -113,13 +120,18 @@ enum AccessPath {
         case .greater, .greaterOrEqual:
             return constant(rhs).map { [KeyRange(lower: IndexKey.encode($0), prefix: tag($0), upper: nil)] }
         case .between:
-            guard case .list(let bounds) = rhs, bounds.count == 2, let low = constant(bounds[0]), let high = constant(bounds[1]) else { return nil }
+            guard case .list(let bounds) = rhs, bounds.count == 2, let low = constant(bounds[0]),
+                let high = constant(bounds[1])
+            else { return nil }
             return [KeyRange(lower: IndexKey.encode(low), prefix: tag(low), upper: IndexKey.encode(high))]
         case .in:
             guard case .list(let operands) = rhs else { return nil }
             var ranges: [KeyRange] = []
             for operand in operands {
-                if case .constant(.null) = operand { ranges.append(KeyRange(prefix: IndexKey.encode(.null))); continue }
+                if case .constant(.null) = operand {
+                    ranges.append(KeyRange(prefix: IndexKey.encode(.null)))
+                    continue
+                }
                 guard let value = constant(operand) else { return nil }
                 ranges.append(KeyRange(prefix: IndexKey.encode(value)))
             }

@@ -87,7 +87,8 @@ struct ByteReader {
 
     @inline(__always) mutating func take(_ count: Int) throws -> UnsafeRawBufferPointer {
         guard count >= 0, count <= base.count - offset else {
-            throw RecordCorruption(reason: "a field of \(count) bytes at byte \(offset) runs past the end (\(base.count) bytes)")
+            throw RecordCorruption(
+                reason: "a field of \(count) bytes at byte \(offset) runs past the end (\(base.count) bytes)")
         }
         defer { offset += count }
         return UnsafeRawBufferPointer(rebasing: base[offset..<(offset + count)])
@@ -103,7 +104,9 @@ struct ByteReader {
 
     @inline(__always) mutating func lengthPrefixed() throws -> UnsafeRawBufferPointer {
         let count = try varint()
-        guard count <= UInt64(base.count) else { throw RecordCorruption(reason: "a length of \(count) at byte \(offset) exceeds the record") }
+        guard count <= UInt64(base.count) else {
+            throw RecordCorruption(reason: "a length of \(count) at byte \(offset) exceeds the record")
+        }
         return try take(Int(count))
     }
 }

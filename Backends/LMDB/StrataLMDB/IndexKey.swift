@@ -35,22 +35,38 @@ enum IndexKey {
     static func append(_ value: Value, to writer: inout ByteWriter) {
         switch value {
         case .null: writer.byte(0x00)
-        case .integer(let v): writer.byte(0x10); writer.bigEndian64(UInt64(bitPattern: v) ^ (1 << 63))
-        case .double(let v): writer.byte(0x11); writer.bigEndian64(orderedBits(v))
-        case .float(let v): writer.byte(0x11); writer.bigEndian64(orderedBits(Double(v)))
-        case .decimal(let v): writer.byte(0x11); writer.bigEndian64(orderedBits(v.isNaN ? .nan : NSDecimalNumber(decimal: v).doubleValue))
-        case .date(let v): writer.byte(0x12); writer.bigEndian64(orderedBits(v.timeIntervalSinceReferenceDate))
-        case .bool(let v): writer.byte(0x13); writer.byte(v ? 1 : 0)
+        case .integer(let v):
+            writer.byte(0x10)
+            writer.bigEndian64(UInt64(bitPattern: v) ^ (1 << 63))
+        case .double(let v):
+            writer.byte(0x11)
+            writer.bigEndian64(orderedBits(v))
+        case .float(let v):
+            writer.byte(0x11)
+            writer.bigEndian64(orderedBits(Double(v)))
+        case .decimal(let v):
+            writer.byte(0x11)
+            writer.bigEndian64(orderedBits(v.isNaN ? .nan : NSDecimalNumber(decimal: v).doubleValue))
+        case .date(let v):
+            writer.byte(0x12)
+            writer.bigEndian64(orderedBits(v.timeIntervalSinceReferenceDate))
+        case .bool(let v):
+            writer.byte(0x13)
+            writer.byte(v ? 1 : 0)
         case .string(let v):
             writer.byte(0x20)
             var text = v
             text.withUTF8 { escaped($0, into: &writer) }
-        case .binary(let v): writer.byte(0x21); v.withUnsafeBytes { escaped($0.bindMemory(to: UInt8.self), into: &writer) }
+        case .binary(let v):
+            writer.byte(0x21)
+            v.withUnsafeBytes { escaped($0.bindMemory(to: UInt8.self), into: &writer) }
         case .uri(let v):
             writer.byte(0x22)
             var text = v.absoluteString
             text.withUTF8 { escaped($0, into: &writer) }
-        case .uuid(let v): writer.byte(0x23); withUnsafeBytes(of: v.uuid) { writer.bytes.append(contentsOf: $0) }
+        case .uuid(let v):
+            writer.byte(0x23)
+            withUnsafeBytes(of: v.uuid) { writer.bytes.append(contentsOf: $0) }
         }
     }
 

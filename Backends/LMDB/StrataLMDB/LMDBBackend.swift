@@ -1,9 +1,10 @@
 import Foundation
 import StrataCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The LMDB backend: scheme `lmdb`, a store per directory (`lmdb:/var/data/app.lmdb`).
@@ -65,7 +66,8 @@ public struct LMDBBackend: StoreBackend {
         let state = try LMDBDirectory.state(path)
         switch state {
         case .missing, .emptyDirectory: return nil
-        case .notDirectory, .foreignDirectory, .environment: try LMDBDirectory.check(state, at: path, options: .readOnlyProbe)
+        case .notDirectory, .foreignDirectory, .environment:
+            try LMDBDirectory.check(state, at: path, options: .readOnlyProbe)
         }
         var options = LMDBOptions.readOnlyProbe
         options.mapSize = LMDBOptions.minimumMapSize
@@ -74,9 +76,11 @@ public struct LMDBBackend: StoreBackend {
         do {
             guard try environment.hasDatabase(LMDBLayout.metadataDatabase) else {
                 if try environment.mainDatabaseIsEmpty() { return nil }
-                throw StrataError(.storeCorrupt, "\(path) is an LMDB environment but not a Strata store", location: ["path": path])
+                throw StrataError(
+                    .storeCorrupt, "\(path) is an LMDB environment but not a Strata store", location: ["path": path])
             }
-            let meta = try environment.openDatabases([(LMDBLayout.metadataDatabase, 0)], create: false)[LMDBLayout.metadataDatabase]!
+            let meta = try environment.openDatabases([(LMDBLayout.metadataDatabase, 0)], create: false)[
+                LMDBLayout.metadataDatabase]!
             return try environment.read { txn in try LMDBStore.readMetadata(txn, meta, path: path) }
         } catch {
             throw environment.translate(error, doing: "reading the metadata")
@@ -91,16 +95,21 @@ public struct LMDBBackend: StoreBackend {
         let lock = try lockForMigration(of: url)
         defer { lock?.release() }
         if LMDBEnvironment.isOpen(path: path) {
-            throw StrataError(.storeBusy, "the LMDB store at \(path) is open in this process; close it before destroying it", location: ["path": path])
+            throw StrataError(
+                .storeBusy, "the LMDB store at \(path) is open in this process; close it before destroying it",
+                location: ["path": path])
         }
         switch try LMDBDirectory.state(path) {
         case .missing: return
         case .notDirectory, .foreignDirectory:
-            throw StrataError(.storeCorrupt, "\(path) is not an LMDB environment; nothing was deleted", location: ["path": path])
+            throw StrataError(
+                .storeCorrupt, "\(path) is not an LMDB environment; nothing was deleted", location: ["path": path])
         case .emptyDirectory, .environment: break
         }
         for file in [LMDBDirectory.dataFile(path), LMDBDirectory.lockFile(path)] {
-            if unlink(file) != 0 && errno != ENOENT { throw LMDBDirectory.failure(file, errno: errno, doing: "deleting") }
+            if unlink(file) != 0 && errno != ENOENT {
+                throw LMDBDirectory.failure(file, errno: errno, doing: "deleting")
+            }
         }
         if rmdir(path) != 0 && errno != ENOENT && errno != ENOTEMPTY {
             throw LMDBDirectory.failure(path, errno: errno, doing: "removing the directory")

@@ -1,9 +1,10 @@
 import Foundation
 import StrataCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Checks the directory of an LMDB store before LMDB touches it, so that every problem is
@@ -30,7 +31,9 @@ enum LMDBDirectory {
     static func path(of url: StoreURL) throws -> String {
         let path = try url.plainLocation(for: "the LMDB store")
         guard !path.isEmpty else {
-            throw StrataError(.invalidStoreURL, "'\(url)' names no directory; write lmdb:/path/to/store", location: ["url": url.description])
+            throw StrataError(
+                .invalidStoreURL, "'\(url)' names no directory; write lmdb:/path/to/store",
+                location: ["url": url.description])
         }
         return path
     }
@@ -54,8 +57,12 @@ enum LMDBDirectory {
         defer { closedir(dir) }
         var entries = 0
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name == "." || name == ".." || name == "lock.mdb" || name.hasPrefix(LMDBStoreCreation.insidePrefix) { continue }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name == "." || name == ".." || name == "lock.mdb" || name.hasPrefix(LMDBStoreCreation.insidePrefix) {
+                continue
+            }
             entries += 1
         }
         return entries == 0 ? .emptyDirectory : .foreignDirectory(entries: entries)
@@ -88,7 +95,9 @@ enum LMDBDirectory {
         switch state {
         case .environment:
             if access(dataFile(path), R_OK) != 0 { throw failure(dataFile(path), errno: errno, doing: "reading") }
-            if !options.isReadOnly && access(dataFile(path), W_OK) != 0 { throw failure(dataFile(path), errno: errno, doing: "opening for writing") }
+            if !options.isReadOnly && access(dataFile(path), W_OK) != 0 {
+                throw failure(dataFile(path), errno: errno, doing: "opening for writing")
+            }
         case .notDirectory(let kind):
             throw StrataError(
                 .storeCorrupt,
@@ -101,7 +110,9 @@ enum LMDBDirectory {
                 location: ["path": path])
         case .emptyDirectory:
             guard options.createsIfMissing, !options.isReadOnly else {
-                throw StrataError(.storeNotFound, "there is no LMDB store in \(path) (the directory is empty)", location: ["path": path])
+                throw StrataError(
+                    .storeNotFound, "there is no LMDB store in \(path) (the directory is empty)",
+                    location: ["path": path])
             }
             if access(path, W_OK | X_OK) != 0 { throw failure(path, errno: errno, doing: "creating the store in") }
         case .missing:
@@ -116,7 +127,9 @@ enum LMDBDirectory {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure(path, errno: errno, doing: "opening the directory to sync") }
         defer { close(descriptor) }
-        if fsync(descriptor) != 0 && errno != EINVAL { throw failure(path, errno: errno, doing: "syncing the directory") }
+        if fsync(descriptor) != 0 && errno != EINVAL {
+            throw failure(path, errno: errno, doing: "syncing the directory")
+        }
     }
 
     /// A ``StrataError`` for a failed system call on `path`.
@@ -128,6 +141,7 @@ enum LMDBDirectory {
         case EROFS: kind = .readOnly
         default: kind = .io
         }
-        return StrataError(kind, "LMDB store at \(path): \(what) \(path) failed: \(text)", location: ["path": path], underlying: text)
+        return StrataError(
+            kind, "LMDB store at \(path): \(what) \(path) failed: \(text)", location: ["path": path], underlying: text)
     }
 }

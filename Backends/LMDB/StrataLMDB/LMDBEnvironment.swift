@@ -1,11 +1,12 @@
 import CStrataLMDB
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import StrataCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One open LMDB environment (a directory with `data.mdb` and `lock.mdb`), shared by every
 /// ``LMDBStore`` of the process that opens the same directory.
@@ -128,7 +129,8 @@ final class LMDBEnvironment: @unchecked Sendable {
             throw StrataError.lmdb(failure, path: path, doing: "creating the environment handle")
         }
         guard let env = handle else {
-            throw StrataError(.internalInconsistency, "mdb_env_create returned no handle for \(path)", location: ["path": path])
+            throw StrataError(
+                .internalInconsistency, "mdb_env_create returned no handle for \(path)", location: ["path": path])
         }
         do {
             try check(mdb_env_set_maxdbs(env, maxDatabases), "mdb_env_set_maxdbs")
@@ -171,10 +173,13 @@ final class LMDBEnvironment: @unchecked Sendable {
         }
         try check(code, "mdb_txn_begin")
         defer { mdb_txn_abort(txn) }
-        var pages = MDB_stat(), descriptor: Int32 = -1
+        var pages = MDB_stat()
+        var descriptor: Int32 = -1
         try check(mdb_env_stat(env, &pages), "mdb_env_stat")
         try check(mdb_env_get_fd(env, &descriptor), "mdb_env_get_fd")
-        try LMDBPageCheck.checkSnapshot(directory: path, descriptor: descriptor, pageSize: Int(pages.ms_psize), transaction: UInt64(mdb_txn_id(txn)))
+        try LMDBPageCheck.checkSnapshot(
+            directory: path, descriptor: descriptor, pageSize: Int(pages.ms_psize), transaction: UInt64(mdb_txn_id(txn))
+        )
     }
 
     private func shutDown() {
@@ -206,7 +211,9 @@ final class LMDBEnvironment: @unchecked Sendable {
         case let corruption as RecordCorruption:
             return StrataError(.storeCorrupt, "LMDB store at \(path): \(corruption.reason)", location: ["path": path])
         default:
-            return StrataError(.io, "LMDB store at \(path): \(what) failed: \(error)", location: ["path": path], underlying: "\(error)")
+            return StrataError(
+                .io, "LMDB store at \(path): \(what) failed: \(error)", location: ["path": path], underlying: "\(error)"
+            )
         }
     }
 
@@ -226,7 +233,8 @@ final class LMDBEnvironment: @unchecked Sendable {
         do {
             for (name, flags) in names {
                 var dbi: MDB_dbi = 0
-                try check(mdb_dbi_open(txn, name, flags | (create ? UInt32(MDB_CREATE) : 0), &dbi), "mdb_dbi_open(\(name))")
+                try check(
+                    mdb_dbi_open(txn, name, flags | (create ? UInt32(MDB_CREATE) : 0), &dbi), "mdb_dbi_open(\(name))")
                 opened[name] = dbi
             }
             try check(mdb_txn_commit(txn), "mdb_txn_commit")
@@ -289,7 +297,8 @@ final class LMDBEnvironment: @unchecked Sendable {
             }
             guard code == MDB_SUCCESS, let handle = txn else {
                 gate.unlock()
-                throw StrataError.lmdb(LMDBFailure(code: code, call: "mdb_txn_begin"), path: path, doing: "beginning a read transaction")
+                throw StrataError.lmdb(
+                    LMDBFailure(code: code, call: "mdb_txn_begin"), path: path, doing: "beginning a read transaction")
             }
             defer {
                 mdb_txn_reset(handle)
@@ -331,7 +340,8 @@ final class LMDBEnvironment: @unchecked Sendable {
             }
             guard code == MDB_SUCCESS, let handle = txn else {
                 gate.unlock()
-                throw StrataError.lmdb(LMDBFailure(code: code, call: "mdb_txn_begin"), path: path, doing: "beginning a write transaction")
+                throw StrataError.lmdb(
+                    LMDBFailure(code: code, call: "mdb_txn_begin"), path: path, doing: "beginning a write transaction")
             }
             let result: Result
             do {
@@ -353,7 +363,8 @@ final class LMDBEnvironment: @unchecked Sendable {
                 continue
             }
             if commit != MDB_SUCCESS {
-                throw StrataError.lmdb(LMDBFailure(code: commit, call: "mdb_txn_commit"), path: path, doing: "committing a save")
+                throw StrataError.lmdb(
+                    LMDBFailure(code: commit, call: "mdb_txn_commit"), path: path, doing: "committing a save")
             }
             return result
         }
@@ -378,7 +389,8 @@ final class LMDBEnvironment: @unchecked Sendable {
         let current = info.me_mapsize
         let limit = min(options.maximumMapSize, LMDBEnvironment.maximumMapSize)
         guard current < limit else {
-            throw StrataError.lmdb(LMDBFailure(code: MDB_MAP_FULL, call: "mdb_env_set_mapsize"), path: path, doing: "growing the map")
+            throw StrataError.lmdb(
+                LMDBFailure(code: MDB_MAP_FULL, call: "mdb_env_set_mapsize"), path: path, doing: "growing the map")
         }
         let next = min(current * 2, limit)
         do {

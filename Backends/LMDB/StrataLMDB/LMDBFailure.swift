@@ -34,7 +34,8 @@ extension StrataError {
         let code: StrataError.Code
         let cause: String
         switch failure.code {
-        case MDB_INVALID, MDB_VERSION_MISMATCH, MDB_CORRUPTED, MDB_PAGE_NOTFOUND, MDB_PANIC, MDB_INCOMPATIBLE, MDB_BAD_VALSIZE:
+        case MDB_INVALID, MDB_VERSION_MISMATCH, MDB_CORRUPTED, MDB_PAGE_NOTFOUND, MDB_PANIC, MDB_INCOMPATIBLE,
+            MDB_BAD_VALSIZE:
             code = .storeCorrupt
             cause = "the LMDB data is damaged or is not an LMDB environment"
         case EACCES, EPERM:

@@ -20,14 +20,18 @@ extension LMDBLayout {
                 throw StrataError(
                     .invalidModel,
                     "the entity '\(entity.name)' needs an LMDB database named '\(name.prefix(80))…' of \(name.utf8.count) bytes, but LMDB allows at most \(maximumNameLength) (its key size); shorten the names of the entity, index or constraint",
-                    location: ["entity": entity.name, "limit": String(maximumNameLength), "count": String(name.utf8.count)])
+                    location: [
+                        "entity": entity.name, "limit": String(maximumNameLength), "count": String(name.utf8.count),
+                    ])
             }
             count += names.count
             if count > Int(LMDBEnvironment.maxDatabases) {
                 throw StrataError(
                     .invalidModel,
                     "the model needs \(count) or more LMDB databases (one per entity, index, unique constraint and to-one relationship) by the entity '\(entity.name)', but a store holds at most \(LMDBEnvironment.maxDatabases)",
-                    location: ["entity": entity.name, "limit": String(LMDBEnvironment.maxDatabases), "count": String(count)])
+                    location: [
+                        "entity": entity.name, "limit": String(LMDBEnvironment.maxDatabases), "count": String(count),
+                    ])
             }
         }
     }

@@ -20,7 +20,9 @@ enum LMDBLayout {
 
     static func records(_ entity: String) -> String { "e:\(entity)" }
     static func index(_ entity: String, _ name: String) -> String { "i:\(entity):\(name)" }
-    static func unique(_ entity: String, _ attributes: [String]) -> String { "u:\(entity):\(attributes.joined(separator: ","))" }
+    static func unique(_ entity: String, _ attributes: [String]) -> String {
+        "u:\(entity):\(attributes.joined(separator: ","))"
+    }
     static func toOne(_ entity: String, _ relationship: String) -> String { "r:\(entity):\(relationship)" }
 
     /// Every named database a store of `model` uses, with its flags.
@@ -78,24 +80,30 @@ final class EntityLayout: Sendable {
         records = databases[LMDBLayout.records(entity.name)]!
         var secondaries: [Secondary] = []
         for index in entity.indexes {
-            secondaries.append(Secondary(
-                kind: .index(index.name), dbi: databases[LMDBLayout.index(entity.name, index.name)]!,
-                attributes: index.properties.map { entity.attributeIndex(named: $0)! }))
+            secondaries.append(
+                Secondary(
+                    kind: .index(index.name), dbi: databases[LMDBLayout.index(entity.name, index.name)]!,
+                    attributes: index.properties.map { entity.attributeIndex(named: $0)! }))
         }
         for constraint in entity.uniqueConstraints {
-            secondaries.append(Secondary(
-                kind: .unique, dbi: databases[LMDBLayout.unique(entity.name, constraint)]!,
-                attributes: constraint.map { entity.attributeIndex(named: $0)! }))
+            secondaries.append(
+                Secondary(
+                    kind: .unique, dbi: databases[LMDBLayout.unique(entity.name, constraint)]!,
+                    attributes: constraint.map { entity.attributeIndex(named: $0)! }))
         }
         for (position, relationship) in entity.relationships.enumerated() where !relationship.isToMany {
-            secondaries.append(Secondary(
-                kind: .toOne(position), dbi: databases[LMDBLayout.toOne(entity.name, relationship.name)]!, attributes: []))
+            secondaries.append(
+                Secondary(
+                    kind: .toOne(position), dbi: databases[LMDBLayout.toOne(entity.name, relationship.name)]!,
+                    attributes: []))
         }
         self.secondaries = secondaries
         destinations = entity.relationships.map(\.destination)
         types = entity.attributes.map(\.type)
         scope = ObjectID.Scope(entityName: entity.name, storeIdentifier: storeIdentifier)
-        destinationScopes = entity.relationships.map { ObjectID.Scope(entityName: $0.destination, storeIdentifier: storeIdentifier) }
+        destinationScopes = entity.relationships.map {
+            ObjectID.Scope(entityName: $0.destination, storeIdentifier: storeIdentifier)
+        }
     }
 
     /// The permanent ID of this entity's object `pk`.

@@ -1,10 +1,11 @@
 import CStrataLMDB
 import Foundation
 import StrataCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Prepares an environment's `lock.mdb` before `mdb_env_open` maps it.
@@ -104,10 +105,12 @@ enum LMDBLockFile {
         guard fstat(descriptor, &info) == 0 else { throw LMDBDirectory.failure(file, errno: errno, doing: "examining") }
         guard info.st_mode & S_IFMT == S_IFREG else {
             let kind = LMDBDirectory.kind(of: info.st_mode)
-            throw StrataError(.storeCorrupt, "\(file) is \(kind), not a regular file; an LMDB lock file must be one", location: ["path": file, "kind": kind])
+            throw StrataError(
+                .storeCorrupt, "\(file) is \(kind), not a regular file; an LMDB lock file must be one",
+                location: ["path": file, "kind": kind])
         }
         let length = info.st_size == 0 ? byteCount : Int(info.st_size)
-        if info.st_size > 0 && Int(info.st_blocks) * 512 >= length { return }   // no hole left
+        if info.st_size > 0 && Int(info.st_blocks) * 512 >= length { return } // no hole left
         if cstrata_lmdb_reserve(descriptor, 0, off_t(length)) == 0 { return }
         let error = errno
         guard error == EOPNOTSUPP || error == ENOSYS else { throw ReservationFailure(code: error, length: length) }
@@ -126,7 +129,7 @@ enum LMDBLockFile {
     private static func requireNoOtherUser(_ file: String, directory: String) throws {
         let descriptor = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else {
-            if errno == ENOENT { return }   // no process has opened the environment with a lock file
+            if errno == ENOENT { return } // no process has opened the environment with a lock file
             throw LMDBDirectory.failure(file, errno: errno, doing: "opening the lock file")
         }
         defer { close(descriptor) }
@@ -135,7 +138,9 @@ enum LMDBLockFile {
         probe.l_whence = Int16(SEEK_SET)
         probe.l_start = 0
         probe.l_len = 1
-        guard fcntl(descriptor, F_GETLK, &probe) == 0 else { throw LMDBDirectory.failure(file, errno: errno, doing: "testing the lock of") }
+        guard fcntl(descriptor, F_GETLK, &probe) == 0 else {
+            throw LMDBDirectory.failure(file, errno: errno, doing: "testing the lock of")
+        }
         guard probe.l_type == Int16(F_UNLCK) else {
             throw StrataError(
                 .storeBusy,

@@ -18,8 +18,11 @@ extension LMDBBackend: NativeMigrating {
     /// `true` unless an entity takes the name of another entity that is renamed in the same
     /// step (its records database would be overwritten while still being read).
     public func canMigrateNatively(_ step: MigrationStep) -> Bool {
-        let renamedSources = Set(step.entityMappings.compactMap { m in m.sourceEntity.flatMap { $0 != m.destinationEntity ? $0 : nil } })
-        return !step.entityMappings.contains { $0.sourceEntity != $0.destinationEntity && renamedSources.contains($0.destinationEntity) }
+        let renamedSources = Set(
+            step.entityMappings.compactMap { m in m.sourceEntity.flatMap { $0 != m.destinationEntity ? $0 : nil } })
+        return !step.entityMappings.contains {
+            $0.sourceEntity != $0.destinationEntity && renamedSources.contains($0.destinationEntity)
+        }
     }
 
     /// Runs `step` on the environment at `url` in one write transaction.
@@ -45,7 +48,10 @@ extension LMDBBackend: NativeMigrating {
             try withoutActuallyEscaping(progress) { progress in
                 try withoutActuallyEscaping(isCancelled) { isCancelled in
                     try environment.write { txn in
-                        try LMDBMigrationTransaction(step: step, txn: txn, path: path, metadataChanges: metadataChanges, progress: progress, isCancelled: isCancelled).run()
+                        try LMDBMigrationTransaction(
+                            step: step, txn: txn, path: path, metadataChanges: metadataChanges, progress: progress,
+                            isCancelled: isCancelled
+                        ).run()
                     }
                 }
             }
@@ -67,7 +73,8 @@ private struct LMDBMigrationTransaction {
 
     func open(_ name: String, flags: UInt32, create: Bool) throws -> MDB_dbi {
         var dbi: MDB_dbi = 0
-        try check(mdb_dbi_open(txn.handle, name, flags | (create ? UInt32(MDB_CREATE) : 0), &dbi), "mdb_dbi_open(\(name))")
+        try check(
+            mdb_dbi_open(txn.handle, name, flags | (create ? UInt32(MDB_CREATE) : 0), &dbi), "mdb_dbi_open(\(name))")
         return dbi
     }
 
@@ -82,8 +89,10 @@ private struct LMDBMigrationTransaction {
         }
         if metadata.modelVersionHash == step.destination.versionHash && !step.isStructurallyEmpty { return }
         guard metadata.modelVersionHash == step.source.versionHash else {
-            throw StrataError(.modelMismatch, "the store at \(path) is at model version '\(metadata.modelVersionIdentifier)' (hash \(metadata.modelVersionHash)), not at '\(step.source.versionIdentifier)' where the step \(step.name) starts; nothing was changed",
-                              location: ["path": path, "storeHash": metadata.modelVersionHash])
+            throw StrataError(
+                .modelMismatch,
+                "the store at \(path) is at model version '\(metadata.modelVersionIdentifier)' (hash \(metadata.modelVersionHash)), not at '\(step.source.versionIdentifier)' where the step \(step.name) starts; nothing was changed",
+                location: ["path": path, "storeHash": metadata.modelVersionHash])
         }
         var newDBs: [String: MDB_dbi] = [:]
         for (name, flags) in newNames { newDBs[name] = try open(name, flags: flags, create: true) }
@@ -99,10 +108,12 @@ private struct LMDBMigrationTransaction {
 
         for mapping in step.entityMappings {
             guard let source = mapping.sourceEntity else { continue }
-            let oldEntity = step.source.entity(named: source)!, newEntity = step.destination.entity(named: mapping.destinationEntity)!
+            let oldEntity = step.source.entity(named: source)!
+            let newEntity = step.destination.entity(named: mapping.destinationEntity)!
             let oldLayout = EntityLayout(entity: oldEntity, databases: oldDBs, storeIdentifier: identifier)
             let newLayout = EntityLayout(entity: newEntity, databases: newDBs, storeIdentifier: identifier)
-            let oldSecondaryNames = Set(secondaryNames(oldEntity)), newSecondaryNames = Set(secondaryNames(newEntity))
+            let oldSecondaryNames = Set(secondaryNames(oldEntity))
+            let newSecondaryNames = Set(secondaryNames(newEntity))
             if step.keepsRecordsUnchanged(mapping) && oldSecondaryNames == newSecondaryNames { continue }
             // The new secondaries start empty (those that keep their name held the old entries).
             for secondary in newLayout.secondaries { try check(mdb_drop(txn.handle, secondary.dbi, 0), "mdb_drop") }
@@ -111,7 +122,9 @@ private struct LMDBMigrationTransaction {
             var keyWriter = ByteWriter(capacity: 64)
             while true {
                 if isCancelled() {
-                    throw StrataError(.cancelled, "the migration \(step.name) of \(path) was cancelled; the store is unchanged", location: ["path": path])
+                    throw StrataError(
+                        .cancelled, "the migration \(step.name) of \(path) was cancelled; the store is unchanged",
+                        location: ["path": path])
                 }
                 var batch: [Snapshot] = []
                 let cursor = try txn.cursor(oldLayout.records)
@@ -123,8 +136,13 @@ private struct LMDBMigrationTransaction {
                     entry = try cursor.move(MDB_FIRST)
                 }
                 while let e = entry, batch.count < Self.chunk {
-                    guard let pk = PrimaryKey.decode(e.key) else { cursor.close(); throw RecordCorruption(reason: "a key of \(source) is not 8 bytes") }
-                    do { batch.append(try RecordCodec.decode(e.value, pk: pk, layout: oldLayout)) } catch let corruption as RecordCorruption {
+                    guard let pk = PrimaryKey.decode(e.key) else {
+                        cursor.close()
+                        throw RecordCorruption(reason: "a key of \(source) is not 8 bytes")
+                    }
+                    do { batch.append(try RecordCodec.decode(e.value, pk: pk, layout: oldLayout)) } catch let corruption
+                        as RecordCorruption
+                    {
                         cursor.close()
                         throw RecordCorruption(reason: "the record \(source) p\(pk): \(corruption.reason)")
                     }
@@ -139,7 +157,9 @@ private struct LMDBMigrationTransaction {
                     writer.reset()
                     RecordCodec.encode(snapshot, version: snapshot.version, entity: newEntity, into: &writer)
                     try PrimaryKey.withKey(pk) { key in
-                        try writer.bytes.withUnsafeBytes { value in _ = try txn.put(newLayout.records, key: key, value: value) }
+                        try writer.bytes.withUnsafeBytes { value in
+                            _ = try txn.put(newLayout.records, key: key, value: value)
+                        }
                         try writeSecondaries(snapshot, layout: newLayout, pkBytes: key, keyWriter: &keyWriter)
                     }
                 }
@@ -151,7 +171,9 @@ private struct LMDBMigrationTransaction {
 
         // Databases the new model does not use: removed and renamed entities, dropped secondaries.
         let kept = Set(newNames.map(\.name))
-        for (name, _) in oldNames where !kept.contains(name) { try check(mdb_drop(txn.handle, oldDBs[name]!, 1), "mdb_drop(\(name))") }
+        for (name, _) in oldNames where !kept.contains(name) {
+            try check(mdb_drop(txn.handle, oldDBs[name]!, 1), "mdb_drop(\(name))")
+        }
 
         // Key sequences follow their entities.
         let sequence = oldDBs[LMDBLayout.sequenceDatabase]!
@@ -162,50 +184,71 @@ private struct LMDBMigrationTransaction {
             moves.append((mapping.destinationEntity, value))
             try Array(source.utf8).withUnsafeBytes { _ = try txn.delete(sequence, key: $0) }
         }
-        for name in step.removedEntities { try Array(name.utf8).withUnsafeBytes { _ = try txn.delete(sequence, key: $0) } }
+        for name in step.removedEntities {
+            try Array(name.utf8).withUnsafeBytes { _ = try txn.delete(sequence, key: $0) }
+        }
         for (name, value) in moves {
             guard let value else { continue }
-            try Array(name.utf8).withUnsafeBytes { key in try value.withUnsafeBytes { _ = try txn.put(sequence, key: key, value: $0) } }
+            try Array(name.utf8).withUnsafeBytes { key in
+                try value.withUnsafeBytes { _ = try txn.put(sequence, key: key, value: $0) }
+            }
         }
 
         try LMDBStore.putText(txn, meta, "modelVersionHash", step.destination.versionHash)
         try LMDBStore.putText(txn, meta, "modelVersionIdentifier", step.destination.versionIdentifier)
         for (key, value) in metadataChanges {
             let name = LMDBLayout.userInfoPrefix + key
-            if let value { try LMDBStore.putText(txn, meta, name, value) } else { try Array(name.utf8).withUnsafeBytes { _ = try txn.delete(meta, key: $0) } }
+            if let value {
+                try LMDBStore.putText(txn, meta, name, value)
+            } else {
+                try Array(name.utf8).withUnsafeBytes { _ = try txn.delete(meta, key: $0) }
+            }
         }
         if isCancelled() {
-            throw StrataError(.cancelled, "the migration \(step.name) of \(path) was cancelled; the store is unchanged", location: ["path": path])
+            throw StrataError(
+                .cancelled, "the migration \(step.name) of \(path) was cancelled; the store is unchanged",
+                location: ["path": path])
         }
     }
 
     private func secondaryNames(_ entity: Entity) -> [String] {
-        entity.indexes.map { LMDBLayout.index(entity.name, $0.name) } + entity.uniqueConstraints.map { LMDBLayout.unique(entity.name, $0) }
+        entity.indexes.map { LMDBLayout.index(entity.name, $0.name) }
+            + entity.uniqueConstraints.map { LMDBLayout.unique(entity.name, $0) }
             + entity.relationships.filter { !$0.isToMany }.map { LMDBLayout.toOne(entity.name, $0.name) }
     }
 
-    private func writeSecondaries(_ snapshot: Snapshot, layout: EntityLayout, pkBytes: UnsafeRawBufferPointer, keyWriter: inout ByteWriter) throws {
+    private func writeSecondaries(
+        _ snapshot: Snapshot, layout: EntityLayout, pkBytes: UnsafeRawBufferPointer, keyWriter: inout ByteWriter
+    ) throws {
         for secondary in layout.secondaries {
             if case .toOne(let position) = secondary.kind {
-                guard case .toOne(let target?) = snapshot.relationships[position], let targetKey = target.primaryKey else { continue }
-                try PrimaryKey.withKey(targetKey) { key in _ = try txn.put(secondary.dbi, key: key, value: pkBytes, flags: UInt32(MDB_NODUPDATA)) }
+                guard case .toOne(let target?) = snapshot.relationships[position], let targetKey = target.primaryKey
+                else { continue }
+                try PrimaryKey.withKey(targetKey) { key in
+                    _ = try txn.put(secondary.dbi, key: key, value: pkBytes, flags: UInt32(MDB_NODUPDATA))
+                }
                 continue
             }
             IndexKey.encode(snapshot.attributes, positions: secondary.attributes, into: &keyWriter)
             if secondary.kind == .unique, !secondary.attributes.contains(where: { snapshot.attributes[$0].isNull }) {
                 try keyWriter.bytes.withUnsafeBytes { key in
-                    guard let other = try txn.get(secondary.dbi, key: key), let otherKey = PrimaryKey.decode(other) else { return }
+                    guard let other = try txn.get(secondary.dbi, key: key), let otherKey = PrimaryKey.decode(other)
+                    else { return }
                     let stored = try PrimaryKey.withKey(otherKey) { try txn.get(layout.records, key: $0) }
                     guard let stored else { return }
                     let otherSnapshot = try RecordCodec.decode(stored, pk: otherKey, layout: layout)
                     if secondary.attributes.allSatisfy({ otherSnapshot.attributes[$0] == snapshot.attributes[$0] }) {
                         let names = secondary.attributes.map { layout.entity.attributes[$0].name }
-                        throw StrataError(.uniqueConstraint, "migrating \(step.name): \(snapshot.objectID) and \(otherSnapshot.objectID) both have \(names.joined(separator: ", ")) = \(secondary.attributes.map { snapshot.attributes[$0].description }.joined(separator: ", ")), which the new model requires to be unique; nothing was changed",
-                                          location: ["path": path, "entity": layout.entity.name, "key": names.joined(separator: ",")])
+                        throw StrataError(
+                            .uniqueConstraint,
+                            "migrating \(step.name): \(snapshot.objectID) and \(otherSnapshot.objectID) both have \(names.joined(separator: ", ")) = \(secondary.attributes.map { snapshot.attributes[$0].description }.joined(separator: ", ")), which the new model requires to be unique; nothing was changed",
+                            location: ["path": path, "entity": layout.entity.name, "key": names.joined(separator: ",")])
                     }
                 }
             }
-            try keyWriter.bytes.withUnsafeBytes { key in _ = try txn.put(secondary.dbi, key: key, value: pkBytes, flags: UInt32(MDB_NODUPDATA)) }
+            try keyWriter.bytes.withUnsafeBytes { key in
+                _ = try txn.put(secondary.dbi, key: key, value: pkBytes, flags: UInt32(MDB_NODUPDATA))
+            }
         }
     }
 }

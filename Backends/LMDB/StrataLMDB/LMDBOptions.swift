@@ -82,7 +82,10 @@ struct LMDBOptions: Sendable, Hashable {
             throw StrataError(
                 .invalidOption,
                 "option mapSize=\(mapSize) for \(url) is larger than maxMapSize=\(maximumMapSize)",
-                location: ["option": "mapSize", "value": String(mapSize), "url": url.description, "backend": LMDBBackend.schemeName])
+                location: [
+                    "option": "mapSize", "value": String(mapSize), "url": url.description,
+                    "backend": LMDBBackend.schemeName,
+                ])
         }
     }
 }

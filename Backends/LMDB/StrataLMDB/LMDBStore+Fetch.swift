@@ -51,7 +51,10 @@ extension LMDBStore {
         // Returns false to stop the scan.
         func visit(_ pk: Int64, _ bytes: UnsafeRawBufferPointer) throws -> Bool {
             if keysOnly {
-                if skipped < offset { skipped += 1; return true }
+                if skipped < offset {
+                    skipped += 1
+                    return true
+                }
                 keys.append(pk)
                 taken += 1
                 return taken < limit
@@ -62,7 +65,10 @@ extension LMDBStore {
                 snapshots.append(snapshot)
                 return true
             }
-            if skipped < offset { skipped += 1; return true }
+            if skipped < offset {
+                skipped += 1
+                return true
+            }
             snapshots.append(snapshot)
             taken += 1
             return taken < limit
@@ -71,17 +77,23 @@ extension LMDBStore {
         if limit > 0 || sorted {
             if let candidates = try candidates(request, layout, txn) {
                 for pk in candidates {
-                    guard let bytes = try PrimaryKey.withKey(pk, { try txn.get(layout.records, key: $0) }) else { continue }
+                    guard let bytes = try PrimaryKey.withKey(pk, { try txn.get(layout.records, key: $0) }) else {
+                        continue
+                    }
                     guard try visit(pk, bytes) else { break }
                 }
             } else {
-                if predicate == nil && !keysOnly { snapshots.reserveCapacity(min(limit, try txn.count(layout.records))) }
+                if predicate == nil && !keysOnly {
+                    snapshots.reserveCapacity(min(limit, try txn.count(layout.records)))
+                }
                 let cursor = try txn.cursor(layout.records)
                 defer { cursor.close() }
                 var entry = try cursor.move(MDB_FIRST)
                 while let (key, value) = entry {
                     guard let pk = PrimaryKey.decode(key) else {
-                        throw RecordCorruption(reason: "a key of \(LMDBLayout.records(layout.entity.name)) is \(key.count) bytes long, not 8")
+                        throw RecordCorruption(
+                            reason:
+                                "a key of \(LMDBLayout.records(layout.entity.name)) is \(key.count) bytes long, not 8")
                     }
                     guard try visit(pk, value) else { break }
                     entry = try cursor.move(MDB_NEXT)
@@ -104,11 +116,14 @@ extension LMDBStore {
             return .count(keysOnly ? keys.count : snapshots.count)
         case .dictionaries:
             guard let evaluator else { return .dictionaries([]) }
-            return .dictionaries(try snapshots.map { snapshot in
-                var row: [String: Value] = [:]
-                for path in request.propertiesToFetch { row[path.description] = try evaluator.value(at: path, of: snapshot) }
-                return row
-            })
+            return .dictionaries(
+                try snapshots.map { snapshot in
+                    var row: [String: Value] = [:]
+                    for path in request.propertiesToFetch {
+                        row[path.description] = try evaluator.value(at: path, of: snapshot)
+                    }
+                    return row
+                })
         }
     }
 
@@ -116,7 +131,9 @@ extension LMDBStore {
     private func makeEvaluator(_ txn: LMDBTransaction) -> PredicateEvaluator {
         let cache = RelatedSnapshots()
         return PredicateEvaluator(model: model) { [layouts, identifier] id in
-            guard id.storeIdentifier == identifier, let pk = id.primaryKey, let layout = layouts[id.entityName] else { return nil }
+            guard id.storeIdentifier == identifier, let pk = id.primaryKey, let layout = layouts[id.entityName] else {
+                return nil
+            }
             if let known = cache.snapshots[id] { return known }
             let snapshot = try self.storedSnapshot(pk, layout, txn)
             cache.snapshots[id] = snapshot
@@ -125,11 +142,13 @@ extension LMDBStore {
     }
 
     /// The candidate primary keys, ascending, or `nil` to scan the entity.
-    private func candidates(_ request: FetchRequest, _ layout: EntityLayout, _ txn: LMDBTransaction) throws -> [Int64]? {
+    private func candidates(_ request: FetchRequest, _ layout: EntityLayout, _ txn: LMDBTransaction) throws -> [Int64]?
+    {
         if let ids = request.objectIDs {
             if ids.count == 1 {
                 let id = ids[0]
-                guard id.entityName == layout.entity.name, id.storeIdentifier == identifier, let pk = id.primaryKey else { return [] }
+                guard id.entityName == layout.entity.name, id.storeIdentifier == identifier, let pk = id.primaryKey
+                else { return [] }
                 return [pk]
             }
             var keys: [Int64] = []
@@ -139,7 +158,9 @@ extension LMDBStore {
             }
             return Self.sortedUnique(keys)
         }
-        guard let predicate = request.predicate, let path = AccessPath.choose(for: predicate, layout) else { return nil }
+        guard let predicate = request.predicate, let path = AccessPath.choose(for: predicate, layout) else {
+            return nil
+        }
         switch path {
         case .keys(let keys):
             return keys.sorted()

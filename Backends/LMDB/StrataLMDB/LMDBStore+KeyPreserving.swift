@@ -7,10 +7,14 @@ extension LMDBStore: KeyPreservingStore {
         try ensureOpen()
         _ = try layout(entityName)
         guard key >= 1 else {
-            throw StrataError(.invalidRequest, "cannot reserve keys through \(key): keys start at 1", location: ["path": environment.path, "entity": entityName])
+            throw StrataError(
+                .invalidRequest, "cannot reserve keys through \(key): keys start at 1",
+                location: ["path": environment.path, "entity": entityName])
         }
         if isReadOnly {
-            throw StrataError(.readOnly, "the LMDB store at \(environment.path) is open read-only; no keys were reserved", location: ["path": environment.path])
+            throw StrataError(
+                .readOnly, "the LMDB store at \(environment.path) is open read-only; no keys were reserved",
+                location: ["path": environment.path])
         }
         do {
             try environment.write { txn in

@@ -13,7 +13,9 @@ extension LMDBStore {
     public func save(_ request: SaveRequest) throws -> SaveResult {
         try ensureOpen()
         if isReadOnly {
-            throw StrataError(.readOnly, "the LMDB store at \(environment.path) is open read-only; the save was not applied", location: ["path": environment.path])
+            throw StrataError(
+                .readOnly, "the LMDB store at \(environment.path) is open read-only; the save was not applied",
+                location: ["path": environment.path])
         }
         if request.isEmpty { return SaveResult() }
         let plan = try SavePlan(request: request, store: self)
@@ -29,12 +31,18 @@ extension LMDBStore {
         // 1. Optimistic locking: every conflict, before any change.
         var conflicts: [SaveConflict] = []
         for (i, update) in request.updates.enumerated() {
-            let layout = plan.updateLayouts[i], pk = update.snapshot.objectID.primaryKey!
-            if let conflict = try conflict(pk, expected: update.expectedVersion, layout, txn) { conflicts.append(conflict) }
+            let layout = plan.updateLayouts[i]
+            let pk = update.snapshot.objectID.primaryKey!
+            if let conflict = try conflict(pk, expected: update.expectedVersion, layout, txn) {
+                conflicts.append(conflict)
+            }
         }
         for (i, delete) in request.deletes.enumerated() {
-            let layout = plan.deleteLayouts[i], pk = delete.objectID.primaryKey!
-            if let conflict = try conflict(pk, expected: delete.expectedVersion, layout, txn) { conflicts.append(conflict) }
+            let layout = plan.deleteLayouts[i]
+            let pk = delete.objectID.primaryKey!
+            if let conflict = try conflict(pk, expected: delete.expectedVersion, layout, txn) {
+                conflicts.append(conflict)
+            }
         }
         if !conflicts.isEmpty {
             throw StrataError(
@@ -85,7 +93,11 @@ extension LMDBStore {
             let pk = snapshot.objectID.primaryKey!
             if current?.layout !== layout {
                 if let current { highest[ObjectIdentifier(current.layout)] = current }
-                if let known = highest[ObjectIdentifier(layout)] { current = known } else { current = (layout, try lastKey(layout.records, txn)) }
+                if let known = highest[ObjectIdentifier(layout)] {
+                    current = known
+                } else {
+                    current = (layout, try lastKey(layout.records, txn))
+                }
             }
             let last = current!.key
             writer.reset()
@@ -93,14 +105,17 @@ extension LMDBStore {
             let appending = pk > last
             let stored = try PrimaryKey.withKey(pk) { key in
                 try writer.bytes.withUnsafeBytes {
-                    try txn.put(layout.records, key: key, value: $0, flags: UInt32(appending ? MDB_APPEND : MDB_NOOVERWRITE))
+                    try txn.put(
+                        layout.records, key: key, value: $0, flags: UInt32(appending ? MDB_APPEND : MDB_NOOVERWRITE))
                 }
             }
             guard stored else {
                 throw StrataError(
                     .invalidObjectID,
                     "\(snapshot.objectID) is inserted but already exists in the LMDB store at \(environment.path); nothing was saved",
-                    location: ["entity": layout.entity.name, "object": snapshot.objectID.description, "path": environment.path])
+                    location: [
+                        "entity": layout.entity.name, "object": snapshot.objectID.description, "path": environment.path,
+                    ])
             }
             current!.key = max(last, pk)
             versions[snapshot.objectID] = 1
@@ -131,14 +146,17 @@ extension LMDBStore {
     }
 
     /// The conflict for object `pk` when its stored version is not `expected` (or it is gone).
-    private func conflict(_ pk: Int64, expected: Int64, _ layout: EntityLayout, _ txn: LMDBTransaction) throws -> SaveConflict? {
+    private func conflict(_ pk: Int64, expected: Int64, _ layout: EntityLayout, _ txn: LMDBTransaction) throws
+        -> SaveConflict?
+    {
         let bytes = try PrimaryKey.withKey(pk) { try txn.get(layout.records, key: $0) }
         guard let bytes else {
             return SaveConflict(objectID: layout.objectID(pk), expectedVersion: expected, storedSnapshot: nil)
         }
         let stored = try decodeVersion(bytes, pk, layout)
         if stored == expected { return nil }
-        return SaveConflict(objectID: layout.objectID(pk), expectedVersion: expected, storedSnapshot: try decode(bytes, pk, layout))
+        return SaveConflict(
+            objectID: layout.objectID(pk), expectedVersion: expected, storedSnapshot: try decode(bytes, pk, layout))
     }
 
     /// The stored snapshot of `pk`, or `nil`.
@@ -155,27 +173,37 @@ extension LMDBStore {
         return PrimaryKey.decode(entry.key) ?? Int64.max
     }
 
-    private func removeSecondaries(of snapshot: Snapshot, _ layout: EntityLayout, _ txn: LMDBTransaction, _ keyWriter: inout ByteWriter) throws {
+    private func removeSecondaries(
+        of snapshot: Snapshot, _ layout: EntityLayout, _ txn: LMDBTransaction, _ keyWriter: inout ByteWriter
+    ) throws {
         let pk = snapshot.objectID.primaryKey!
         try PrimaryKey.withKey(pk) { pkBytes in
             for secondary in layout.secondaries {
                 if case .toOne(let position) = secondary.kind {
-                    guard case .toOne(let target?) = snapshot.relationships[position], let targetKey = target.primaryKey else { continue }
-                    try PrimaryKey.withKey(targetKey) { key in _ = try txn.delete(secondary.dbi, key: key, value: pkBytes) }
+                    guard case .toOne(let target?) = snapshot.relationships[position], let targetKey = target.primaryKey
+                    else { continue }
+                    try PrimaryKey.withKey(targetKey) { key in
+                        _ = try txn.delete(secondary.dbi, key: key, value: pkBytes)
+                    }
                 } else {
                     IndexKey.encode(snapshot.attributes, positions: secondary.attributes, into: &keyWriter)
-                    try keyWriter.bytes.withUnsafeBytes { key in _ = try txn.delete(secondary.dbi, key: key, value: pkBytes) }
+                    try keyWriter.bytes.withUnsafeBytes { key in
+                        _ = try txn.delete(secondary.dbi, key: key, value: pkBytes)
+                    }
                 }
             }
         }
     }
 
-    private func addSecondaries(of snapshot: Snapshot, _ layout: EntityLayout, _ txn: LMDBTransaction, _ keyWriter: inout ByteWriter) throws {
+    private func addSecondaries(
+        of snapshot: Snapshot, _ layout: EntityLayout, _ txn: LMDBTransaction, _ keyWriter: inout ByteWriter
+    ) throws {
         let pk = snapshot.objectID.primaryKey!
         try PrimaryKey.withKey(pk) { pkBytes in
             for secondary in layout.secondaries {
                 if case .toOne(let position) = secondary.kind {
-                    guard case .toOne(let target?) = snapshot.relationships[position], let targetKey = target.primaryKey else { continue }
+                    guard case .toOne(let target?) = snapshot.relationships[position], let targetKey = target.primaryKey
+                    else { continue }
                     try PrimaryKey.withKey(targetKey) { key in
                         _ = try txn.put(secondary.dbi, key: key, value: pkBytes, flags: UInt32(MDB_NODUPDATA))
                     }
@@ -194,7 +222,10 @@ extension LMDBStore {
 
     /// Throws ``StrataError/Code/uniqueConstraint`` when another object holds the same values.
     /// A tuple with a `nil` in it is never a duplicate (as in SQL).
-    private func checkUnique(_ snapshot: Snapshot, _ secondary: EntityLayout.Secondary, _ layout: EntityLayout, _ txn: LMDBTransaction, key: [UInt8]) throws {
+    private func checkUnique(
+        _ snapshot: Snapshot, _ secondary: EntityLayout.Secondary, _ layout: EntityLayout, _ txn: LMDBTransaction,
+        key: [UInt8]
+    ) throws {
         let values = secondary.attributes.map { snapshot.attributes[$0] }
         if values.contains(where: \.isNull) { return }
         let pk = snapshot.objectID.primaryKey!
@@ -215,10 +246,16 @@ extension LMDBStore {
                 throw StrataError(
                     .uniqueConstraint,
                     "\(snapshot.objectID) and \(other.objectID) would both have \(names.joined(separator: ", ")) = \(values.map(\.description).joined(separator: ", ")), which must be unique; nothing was saved",
-                    location: ["entity": layout.entity.name, "property": names.joined(separator: ","), "object": snapshot.objectID.description],
-                    validationFailures: [ValidationFailure(
-                        objectID: snapshot.objectID, property: names.joined(separator: ","),
-                        reason: "duplicates \(other.objectID) (\(values.map(\.description).joined(separator: ", ")))")])
+                    location: [
+                        "entity": layout.entity.name, "property": names.joined(separator: ","),
+                        "object": snapshot.objectID.description,
+                    ],
+                    validationFailures: [
+                        ValidationFailure(
+                            objectID: snapshot.objectID, property: names.joined(separator: ","),
+                            reason:
+                                "duplicates \(other.objectID) (\(values.map(\.description).joined(separator: ", ")))")
+                    ])
             }
         }
     }

@@ -37,7 +37,10 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     /// The store-wide lock, held shared while the store is open (see `StoreAccessLock`).
     private let accessLock: StoreAccessLock?
 
-    private init(url: StoreURL, model: Model, identifier: String, readOnly: Bool, environment: LMDBEnvironment, databases: [String: MDB_dbi], accessLock: StoreAccessLock?) {
+    private init(
+        url: StoreURL, model: Model, identifier: String, readOnly: Bool, environment: LMDBEnvironment,
+        databases: [String: MDB_dbi], accessLock: StoreAccessLock?
+    ) {
         self.accessLock = accessLock
         self.url = url
         self.model = model
@@ -80,7 +83,8 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         let accessLock = try StoreAccessLock.acquire(.shared, forStoreAt: path, url: url, readOnly: options.isReadOnly)
         switch state {
         case .missing, .emptyDirectory:
-            try LMDBStoreCreation.create(at: path, state: state, model: model, options: options, identifier: storeOptions.identifierForNewStore)
+            try LMDBStoreCreation.create(
+                at: path, state: state, model: model, options: options, identifier: storeOptions.identifierForNewStore)
             state = try LMDBDirectory.state(path)
             try LMDBDirectory.check(state, at: path, options: options)
             guard case .environment = state else {
@@ -103,14 +107,21 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
                 guard options.createsIfMissing, !options.isReadOnly else {
                     throw StrataError(
                         .storeNotFound,
-                        "there is no Strata store in the " + (interrupted ? "LMDB environment \(path) (its creation was interrupted)" : "empty LMDB environment \(path)"),
+                        "there is no Strata store in the "
+                            + (interrupted
+                                ? "LMDB environment \(path) (its creation was interrupted)"
+                                : "empty LMDB environment \(path)"),
                         location: ["path": path])
                 }
             }
-            let metadata = try readOrCreateMetadata(environment: environment, model: model, create: !existing, identifier: storeOptions.identifierForNewStore)
+            let metadata = try readOrCreateMetadata(
+                environment: environment, model: model, create: !existing,
+                identifier: storeOptions.identifierForNewStore)
             try metadata.checkCompatible(with: model, at: url)
             let databases = try environment.openDatabases(LMDBLayout.databases(for: model), create: false)
-            return LMDBStore(url: url, model: model, identifier: metadata.storeIdentifier, readOnly: options.isReadOnly, environment: environment, databases: databases, accessLock: accessLock)
+            return LMDBStore(
+                url: url, model: model, identifier: metadata.storeIdentifier, readOnly: options.isReadOnly,
+                environment: environment, databases: databases, accessLock: accessLock)
         } catch {
             environment.release()
             if let failure = error as? LMDBFailure, failure.code == MDB_NOTFOUND {
@@ -126,21 +137,30 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     /// Reads the metadata of an existing store, or creates the store's databases and metadata in
     /// an environment that has none (one made by other software, or a store whose creation an
     /// earlier version of Strata left unfinished), in one transaction.
-    private static func readOrCreateMetadata(environment: LMDBEnvironment, model: Model, create: Bool, identifier: String?) throws -> StoreMetadata {
+    private static func readOrCreateMetadata(
+        environment: LMDBEnvironment, model: Model, create: Bool, identifier: String?
+    ) throws -> StoreMetadata {
         if create {
-            return try environment.write { txn in try writeNewStore(txn, model: model, identifier: identifier, path: environment.path) }
+            return try environment.write { txn in
+                try writeNewStore(txn, model: model, identifier: identifier, path: environment.path)
+            }
         }
-        let meta = try environment.openDatabases([(LMDBLayout.metadataDatabase, 0)], create: false)[LMDBLayout.metadataDatabase]!
+        let meta = try environment.openDatabases([(LMDBLayout.metadataDatabase, 0)], create: false)[
+            LMDBLayout.metadataDatabase]!
         let metadata = try environment.read { txn in try readMetadata(txn, meta, path: environment.path) }
         guard let metadata else {
-            throw StrataError(.storeCorrupt, "the LMDB store at \(environment.path) has no store identifier in its metadata", location: ["path": environment.path])
+            throw StrataError(
+                .storeCorrupt, "the LMDB store at \(environment.path) has no store identifier in its metadata",
+                location: ["path": environment.path])
         }
         return metadata
     }
 
     /// Creates every database of `model` and writes a new store's metadata in `txn`, or returns
     /// the metadata already there.
-    static func writeNewStore(_ txn: LMDBTransaction, model: Model, identifier: String?, path: String) throws -> StoreMetadata {
+    static func writeNewStore(_ txn: LMDBTransaction, model: Model, identifier: String?, path: String) throws
+        -> StoreMetadata
+    {
         var meta: MDB_dbi = 0
         for (name, flags) in LMDBLayout.databases(for: model) {
             var dbi: MDB_dbi = 0
@@ -178,7 +198,8 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
                 location: ["path": path])
         }
         guard let hash = values["modelVersionHash"] else {
-            throw StrataError(.storeCorrupt, "the LMDB store at \(path) records no model version hash", location: ["path": path])
+            throw StrataError(
+                .storeCorrupt, "the LMDB store at \(path) records no model version hash", location: ["path": path])
         }
         var userInfo: [String: String] = [:]
         for (key, value) in values where key.hasPrefix(LMDBLayout.userInfoPrefix) {
@@ -201,7 +222,8 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     @inline(__always)
     func ensureOpen() throws {
         if closed.load(ordering: .acquiring) {
-            throw StrataError(.storeClosed, "the LMDB store at \(environment.path) is closed", location: ["path": environment.path])
+            throw StrataError(
+                .storeClosed, "the LMDB store at \(environment.path) is closed", location: ["path": environment.path])
         }
     }
 
@@ -222,9 +244,13 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     public func metadata() throws -> StoreMetadata {
         try ensureOpen()
         do {
-            let metadata = try environment.read { txn in try LMDBStore.readMetadata(txn, metadataDBI, path: environment.path) }
+            let metadata = try environment.read { txn in
+                try LMDBStore.readMetadata(txn, metadataDBI, path: environment.path)
+            }
             guard let metadata else {
-                throw StrataError(.storeCorrupt, "the LMDB store at \(environment.path) has lost its metadata", location: ["path": environment.path])
+                throw StrataError(
+                    .storeCorrupt, "the LMDB store at \(environment.path) has lost its metadata",
+                    location: ["path": environment.path])
             }
             return metadata
         } catch {
@@ -248,7 +274,9 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
                 let last = try sequence(txn, entityName)
                 let (next, overflow) = last.addingReportingOverflow(Int64(count))
                 guard !overflow else {
-                    throw StrataError(.internalInconsistency, "the primary keys of \(entityName) are exhausted", location: ["entity": entityName])
+                    throw StrataError(
+                        .internalInconsistency, "the primary keys of \(entityName) are exhausted",
+                        location: ["entity": entityName])
                 }
                 try setSequence(txn, entityName, next)
                 return last + 1

@@ -1,10 +1,11 @@
 import CStrataLMDB
 import Foundation
 import StrataCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Creates a store so that it appears whole or not at all.
@@ -36,7 +37,9 @@ enum LMDBStoreCreation {
     /// Creates the store of `model` at `path`, where `state` found nothing or an empty
     /// directory. Returns when a whole store is at `path`: this one, or one another process
     /// created meanwhile.
-    static func create(at path: String, state: LMDBDirectory.State, model: Model, options: LMDBOptions, identifier: String?) throws {
+    static func create(
+        at path: String, state: LMDBDirectory.State, model: Model, options: LMDBOptions, identifier: String?
+    ) throws {
         let unique = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         switch state {
         case .missing:
@@ -62,7 +65,9 @@ enum LMDBStoreCreation {
             guard try place(LMDBDirectory.dataFile(build), at: LMDBDirectory.dataFile(path)) else { return }
             try LMDBDirectory.sync(path)
         default:
-            throw StrataError(.internalInconsistency, "a store is created only where there is none (\(path))", location: ["path": path])
+            throw StrataError(
+                .internalInconsistency, "a store is created only where there is none (\(path))",
+                location: ["path": path])
         }
     }
 
@@ -77,13 +82,17 @@ enum LMDBStoreCreation {
             throw LMDBDirectory.failure(target, errno: error, doing: "placing the new store's file")
         }
         if access(target, F_OK) == 0 { return false }
-        guard rename(source, target) == 0 else { throw LMDBDirectory.failure(target, errno: errno, doing: "placing the new store's file") }
+        guard rename(source, target) == 0 else {
+            throw LMDBDirectory.failure(target, errno: errno, doing: "placing the new store's file")
+        }
         return true
     }
 
     /// Builds a whole store in the new directory `directory` (mode `0700`; files `0600`).
     /// On failure, removes everything it made and throws an error naming `store`.
-    private static func build(in directory: String, store: String, model: Model, options: LMDBOptions, identifier: String?) throws {
+    private static func build(
+        in directory: String, store: String, model: Model, options: LMDBOptions, identifier: String?
+    ) throws {
         guard mkdir(directory, 0o700) == 0 else {
             throw LMDBDirectory.failure(store, errno: errno, doing: "creating the store")
         }
@@ -94,8 +103,9 @@ enum LMDBStoreCreation {
         } catch let error as StrataError {
             remove(directory)
             let cause = error.underlying ?? error.message
-            throw StrataError(error.code, "LMDB store at \(store): creating the store failed: \(cause); nothing was left behind",
-                              location: ["path": store], underlying: error.underlying)
+            throw StrataError(
+                error.code, "LMDB store at \(store): creating the store failed: \(cause); nothing was left behind",
+                location: ["path": store], underlying: error.underlying)
         } catch {
             remove(directory)
             throw error
@@ -103,7 +113,9 @@ enum LMDBStoreCreation {
     }
 
     /// Writes the new environment's databases and metadata in one transaction and flushes them.
-    private static func writeEnvironment(in directory: String, model: Model, options: LMDBOptions, identifier: String?) throws {
+    private static func writeEnvironment(in directory: String, model: Model, options: LMDBOptions, identifier: String?)
+        throws
+    {
         var handle: OpaquePointer?
         do {
             try check(mdb_env_create(&handle), "mdb_env_create")
@@ -115,7 +127,8 @@ enum LMDBStoreCreation {
             var txn: OpaquePointer?
             try check(mdb_txn_begin(env, nil, 0, &txn), "mdb_txn_begin")
             do {
-                _ = try LMDBStore.writeNewStore(LMDBTransaction(handle: txn!), model: model, identifier: identifier, path: directory)
+                _ = try LMDBStore.writeNewStore(
+                    LMDBTransaction(handle: txn!), model: model, identifier: identifier, path: directory)
             } catch {
                 mdb_txn_abort(txn)
                 throw error
@@ -148,12 +161,16 @@ enum LMDBStoreCreation {
         guard let dir = opendir(directory) else { return }
         var names: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name.hasPrefix(prefix) { names.append(name) }
         }
         closedir(dir)
         for name in names {
-            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }), pid > 0, pid != getpid() else { continue }
+            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }), pid > 0, pid != getpid() else {
+                continue
+            }
             guard kill(pid, 0) == -1, errno == ESRCH else { continue }
             remove(directory + "/" + name)
         }

@@ -25,7 +25,9 @@ struct LMDBTransaction {
     /// Stores `value` under `key`. Returns `false` when `MDB_NOOVERWRITE` or `MDB_NODUPDATA`
     /// was given and the key (or pair) already exists.
     @inline(__always) @discardableResult
-    func put(_ dbi: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: UInt32 = 0) throws -> Bool {
+    func put(_ dbi: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: UInt32 = 0) throws
+        -> Bool
+    {
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
         let code = mdb_put(handle, dbi, &k, &v, flags)
@@ -79,11 +81,15 @@ struct LMDBCursor {
     /// or `nil` at the end.
     @inline(__always)
     func move(_ op: MDB_cursor_op) throws -> Entry? {
-        var k = MDB_val(), v = MDB_val()
+        var k = MDB_val()
+        var v = MDB_val()
         let code = mdb_cursor_get(handle, &k, &v, op)
         if code == MDB_NOTFOUND { return nil }
         try check(code, "mdb_cursor_get")
-        return (UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size), UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
+        return (
+            UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size),
+            UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+        )
     }
 
     /// Positions the cursor at the first key greater than or equal to `key` (`MDB_SET_RANGE`).
@@ -94,7 +100,10 @@ struct LMDBCursor {
         let code = mdb_cursor_get(handle, &k, &v, MDB_SET_RANGE)
         if code == MDB_NOTFOUND { return nil }
         try check(code, "mdb_cursor_get")
-        return (UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size), UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
+        return (
+            UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size),
+            UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+        )
     }
 
     /// Closes the cursor.

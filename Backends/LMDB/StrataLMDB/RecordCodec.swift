@@ -59,7 +59,10 @@ enum RecordCodec {
                 } else {
                     var keys = targets.map { $0.primaryKey ?? 0 }
                     var sorted = true
-                    for i in keys.indices.dropFirst() where keys[i - 1] > keys[i] { sorted = false; break }
+                    for i in keys.indices.dropFirst() where keys[i - 1] > keys[i] {
+                        sorted = false
+                        break
+                    }
                     if !sorted { keys.sort() }
                     for key in keys { writer.signed(key) }
                 }
@@ -71,19 +74,38 @@ enum RecordCodec {
     static func encode(_ value: Value, into writer: inout ByteWriter) {
         switch value {
         case .null: writer.byte(Tag.null)
-        case .integer(let v): writer.byte(Tag.integer); writer.signed(v)
-        case .double(let v): writer.byte(Tag.double); writer.fixed64(v.bitPattern)
-        case .float(let v): writer.byte(Tag.float); writer.fixed32(v.bitPattern)
+        case .integer(let v):
+            writer.byte(Tag.integer)
+            writer.signed(v)
+        case .double(let v):
+            writer.byte(Tag.double)
+            writer.fixed64(v.bitPattern)
+        case .float(let v):
+            writer.byte(Tag.float)
+            writer.fixed32(v.bitPattern)
         case .decimal(let v):
-            if v.isNaN { writer.byte(Tag.decimalNaN) } else { writer.byte(Tag.decimal); writer.string(v.description) }
-        case .string(let v): writer.byte(Tag.string); writer.string(v)
+            if v.isNaN {
+                writer.byte(Tag.decimalNaN)
+            } else {
+                writer.byte(Tag.decimal)
+                writer.string(v.description)
+            }
+        case .string(let v):
+            writer.byte(Tag.string)
+            writer.string(v)
         case .bool(let v): writer.byte(v ? Tag.boolTrue : Tag.boolFalse)
-        case .date(let v): writer.byte(Tag.date); writer.fixed64(v.timeIntervalSinceReferenceDate.bitPattern)
-        case .binary(let v): writer.byte(Tag.binary); writer.lengthPrefixed(v)
+        case .date(let v):
+            writer.byte(Tag.date)
+            writer.fixed64(v.timeIntervalSinceReferenceDate.bitPattern)
+        case .binary(let v):
+            writer.byte(Tag.binary)
+            writer.lengthPrefixed(v)
         case .uuid(let v):
             writer.byte(Tag.uuid)
             withUnsafeBytes(of: v.uuid) { writer.bytes.append(contentsOf: $0) }
-        case .uri(let v): writer.byte(Tag.uri); writer.string(v.absoluteString)
+        case .uri(let v):
+            writer.byte(Tag.uri)
+            writer.string(v.absoluteString)
         }
     }
 
@@ -99,7 +121,8 @@ enum RecordCodec {
     private static func checkFormat(_ reader: inout ByteReader) throws {
         let format = try reader.byte()
         guard format == formatVersion else {
-            throw RecordCorruption(reason: "its encoding version is \(format), but this build reads only version \(formatVersion)")
+            throw RecordCorruption(
+                reason: "its encoding version is \(format), but this build reads only version \(formatVersion)")
         }
     }
 
@@ -119,7 +142,8 @@ enum RecordCodec {
         let relationshipCount = try reader.varint()
         let relationships = layout.entity.relationships
         guard relationshipCount == UInt64(relationships.count) else {
-            throw RecordCorruption(reason: "it holds \(relationshipCount) relationships, the entity has \(relationships.count)")
+            throw RecordCorruption(
+                reason: "it holds \(relationshipCount) relationships, the entity has \(relationships.count)")
         }
         var targets: [RelationshipValue] = []
         targets.reserveCapacity(relationships.count)
@@ -134,7 +158,9 @@ enum RecordCodec {
                 targets.append(.toOne(destination.id(primaryKey: key)))
             case Tag.targets where relationship.isToMany:
                 let count = try reader.varint()
-                guard count <= UInt64(bytes.count) else { throw RecordCorruption(reason: "a to-many count of \(count) exceeds the record") }
+                guard count <= UInt64(bytes.count) else {
+                    throw RecordCorruption(reason: "a to-many count of \(count) exceeds the record")
+                }
                 var ids: [ObjectID] = []
                 ids.reserveCapacity(Int(count))
                 for _ in 0..<count {
@@ -142,10 +168,15 @@ enum RecordCodec {
                 }
                 targets.append(.toMany(ids))
             default:
-                throw RecordCorruption(reason: "relationship '\(relationship.name)' has tag \(tag), which does not fit a \(relationship.isToMany ? "to-many" : "to-one")")
+                throw RecordCorruption(
+                    reason:
+                        "relationship '\(relationship.name)' has tag \(tag), which does not fit a \(relationship.isToMany ? "to-many" : "to-one")"
+                )
             }
         }
-        guard reader.isAtEnd else { throw RecordCorruption(reason: "\(bytes.count - reader.offset) bytes follow the last field") }
+        guard reader.isAtEnd else {
+            throw RecordCorruption(reason: "\(bytes.count - reader.offset) bytes follow the last field")
+        }
         return Snapshot(objectID: layout.objectID(pk), version: version, attributes: attributes, relationships: targets)
     }
 
@@ -154,7 +185,8 @@ enum RecordCodec {
         let tag = try reader.byte()
         switch (tag, type) {
         case (Tag.null, _): return .null
-        case (Tag.integer, .integer16), (Tag.integer, .integer32), (Tag.integer, .integer64): return .integer(try reader.signed())
+        case (Tag.integer, .integer16), (Tag.integer, .integer32), (Tag.integer, .integer64):
+            return .integer(try reader.signed())
         case (Tag.double, .double): return .double(Double(bitPattern: try reader.fixed64()))
         case (Tag.float, .float): return .float(Float(bitPattern: try reader.fixed32()))
         case (Tag.decimal, .decimal):
@@ -167,7 +199,8 @@ enum RecordCodec {
         case (Tag.string, .string): return .string(String(decoding: try reader.lengthPrefixed(), as: UTF8.self))
         case (Tag.boolFalse, .boolean): return .bool(false)
         case (Tag.boolTrue, .boolean): return .bool(true)
-        case (Tag.date, .date): return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.fixed64())))
+        case (Tag.date, .date):
+            return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.fixed64())))
         case (Tag.binary, .binary): return .binary(Data(try reader.lengthPrefixed()))
         case (Tag.uuid, .uuid):
             let raw = try reader.take(16)

@@ -49,7 +49,8 @@ struct SavePlan {
     /// Throws ``StrataError/Code/invalidRequest`` when an object appears twice in the request.
     private func checkEachObjectOnce(_ request: SaveRequest) throws {
         func duplicate(_ id: ObjectID) -> StrataError {
-            StrataError(.invalidRequest, "\(id) appears more than once in one save", location: ["object": id.uriRepresentation])
+            StrataError(
+                .invalidRequest, "\(id) appears more than once in one save", location: ["object": id.uriRepresentation])
         }
         // Inserts in strictly ascending key order within runs of one entity, each entity in one
         // run, cannot repeat; otherwise fall back to a set.
@@ -57,12 +58,19 @@ struct SavePlan {
         var finishedRuns = Set<ObjectIdentifier>()
         var previous: (layout: EntityLayout, pk: Int64)?
         for (i, snapshot) in request.inserts.enumerated() {
-            let layout = insertLayouts[i], pk = snapshot.objectID.primaryKey!
+            let layout = insertLayouts[i]
+            let pk = snapshot.objectID.primaryKey!
             if let previous, previous.layout === layout {
-                if pk <= previous.pk { ascending = false; break }
+                if pk <= previous.pk {
+                    ascending = false
+                    break
+                }
             } else {
                 if let previous { finishedRuns.insert(ObjectIdentifier(previous.layout)) }
-                if finishedRuns.contains(ObjectIdentifier(layout)) { ascending = false; break }
+                if finishedRuns.contains(ObjectIdentifier(layout)) {
+                    ascending = false
+                    break
+                }
             }
             previous = (layout, pk)
         }
@@ -70,7 +78,10 @@ struct SavePlan {
         if !ascending {
             seen.reserveCapacity(request.inserts.count)
             for (i, snapshot) in request.inserts.enumerated() {
-                guard seen.insert(Key(layout: ObjectIdentifier(insertLayouts[i]), pk: snapshot.objectID.primaryKey!)).inserted else {
+                guard
+                    seen.insert(Key(layout: ObjectIdentifier(insertLayouts[i]), pk: snapshot.objectID.primaryKey!))
+                        .inserted
+                else {
                     throw duplicate(snapshot.objectID)
                 }
             }
@@ -79,12 +90,19 @@ struct SavePlan {
         var changed = Set<Key>()
         changed.reserveCapacity(request.updates.count + request.deletes.count)
         for (i, update) in request.updates.enumerated() {
-            guard changed.insert(Key(layout: ObjectIdentifier(updateLayouts[i]), pk: update.snapshot.objectID.primaryKey!)).inserted else {
+            guard
+                changed.insert(
+                    Key(layout: ObjectIdentifier(updateLayouts[i]), pk: update.snapshot.objectID.primaryKey!)
+                ).inserted
+            else {
                 throw duplicate(update.snapshot.objectID)
             }
         }
         for (i, delete) in request.deletes.enumerated() {
-            guard changed.insert(Key(layout: ObjectIdentifier(deleteLayouts[i]), pk: delete.objectID.primaryKey!)).inserted else {
+            guard
+                changed.insert(Key(layout: ObjectIdentifier(deleteLayouts[i]), pk: delete.objectID.primaryKey!))
+                    .inserted
+            else {
                 throw duplicate(delete.objectID)
             }
         }

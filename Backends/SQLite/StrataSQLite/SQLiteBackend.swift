@@ -56,12 +56,16 @@ public struct SQLiteBackend: StoreBackend {
         case .missing, .empty: return nil
         case .database:
             let immutable = try SQLiteFileInspection.mustReadImmutably(path)
-            let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY, busyTimeoutMilliseconds: 5000, immutable: immutable)
+            let connection = try SQLiteConnection(
+                path: path, flags: SQLITE_OPEN_READONLY, busyTimeoutMilliseconds: 5000, immutable: immutable)
             defer { connection.close() }
             guard let metadata = try SQLiteMetadataTable.read(from: connection) else {
                 // A database with no tables holds nothing: a store whose creation never finished.
                 if try SQLiteMetadataTable.tableCount(in: connection) == 0 { return nil }
-                throw StrataError(.storeCorrupt, "'\(path)' is a SQLite database but not a Strata store (it has no _strata_metadata table)", location: ["path": path])
+                throw StrataError(
+                    .storeCorrupt,
+                    "'\(path)' is a SQLite database but not a Strata store (it has no _strata_metadata table)",
+                    location: ["path": path])
             }
             return metadata
         }
@@ -76,7 +80,9 @@ public struct SQLiteBackend: StoreBackend {
         for file in [path, path + "-wal", path + "-shm", path + "-journal"] {
             if unlink(file) != 0 && errno != ENOENT {
                 let code = errno
-                throw StrataError(.io, "cannot delete '\(file)': \(SQLiteFileInspection.errnoText(code))", location: ["path": file], underlying: SQLiteFileInspection.errnoText(code))
+                throw StrataError(
+                    .io, "cannot delete '\(file)': \(SQLiteFileInspection.errnoText(code))", location: ["path": file],
+                    underlying: SQLiteFileInspection.errnoText(code))
             }
         }
         lock?.removeFileOfDeletedStore()
@@ -95,7 +101,9 @@ public struct SQLiteBackend: StoreBackend {
         }
         let path = try url.plainLocation(for: "the SQLite store")
         guard !path.isEmpty else {
-            throw StrataError(.invalidStoreURL, "'\(url)' names no file; use sqlite:/path/to/store.sqlite", location: ["url": url.description])
+            throw StrataError(
+                .invalidStoreURL, "'\(url)' names no file; use sqlite:/path/to/store.sqlite",
+                location: ["url": url.description])
         }
         return path
     }

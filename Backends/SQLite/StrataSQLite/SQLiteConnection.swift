@@ -22,7 +22,8 @@ final class SQLiteConnection: @unchecked Sendable {
     /// timeout and registers Strata's SQL functions.
     /// With `immutable`, the file is opened as one nothing changes (SQLite's `immutable=1`), for
     /// read-only media.
-    init(path: String, flags: Int32, busyTimeoutMilliseconds: Int32, vfs: String? = nil, immutable: Bool = false) throws {
+    init(path: String, flags: Int32, busyTimeoutMilliseconds: Int32, vfs: String? = nil, immutable: Bool = false) throws
+    {
         var db: OpaquePointer?
         let code: Int32
         if immutable {
@@ -48,7 +49,8 @@ final class SQLiteConnection: @unchecked Sendable {
         var bytes: [UInt8] = []
         for byte in path.utf8 {
             switch byte {
-            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"): bytes += Array(String(format: "%%%02X", byte).utf8)
+            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"):
+                bytes += Array(String(format: "%%%02X", byte).utf8)
             default: bytes.append(byte)
             }
         }
@@ -130,6 +132,7 @@ final class SQLiteConnection: @unchecked Sendable {
             failure.location["path"] = path
             return failure
         }
-        return SQLiteErrorMapping.error(code: code, message: String(cString: sqlite3_errmsg(handle)), path: path, action: action, sql: sql)
+        return SQLiteErrorMapping.error(
+            code: code, message: String(cString: sqlite3_errmsg(handle)), path: path, action: action, sql: sql)
     }
 }

@@ -52,6 +52,8 @@ enum SQLiteErrorMapping {
         }
         var location = ["path": path, "sqliteCode": String(code)]
         if let sql { location["sql"] = sql }
-        return StrataError(strataCode, "\(action) on '\(path)' failed: \(cause)", location: location, underlying: "\(message) (\(String(cString: sqlite3_errstr(code))), code \(code))")
+        return StrataError(
+            strataCode, "\(action) on '\(path)' failed: \(cause)", location: location,
+            underlying: "\(message) (\(String(cString: sqlite3_errstr(code))), code \(code))")
     }
 }

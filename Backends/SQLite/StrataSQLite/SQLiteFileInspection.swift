@@ -2,9 +2,9 @@ import Foundation
 import StrataCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Checks a store's file before SQLite touches it, so that bad input gets a precise error naming
@@ -24,10 +24,13 @@ enum SQLiteFileInspection {
         if stat(path, &info) != 0 {
             let code = errno
             if code == ENOENT { return .missing }
-            throw StrataError(.io, "cannot examine '\(path)': \(errnoText(code))", location: ["path": path], underlying: errnoText(code))
+            throw StrataError(
+                .io, "cannot examine '\(path)': \(errnoText(code))", location: ["path": path],
+                underlying: errnoText(code))
         }
         if (info.st_mode & S_IFMT) == S_IFDIR {
-            throw StrataError(.storeCorrupt, "'\(path)' is a directory, not a SQLite store file", location: ["path": path])
+            throw StrataError(
+                .storeCorrupt, "'\(path)' is a directory, not a SQLite store file", location: ["path": path])
         }
         // Never open (let alone write a database onto) a FIFO, a socket or a device.
         guard (info.st_mode & S_IFMT) == S_IFREG else {
@@ -40,17 +43,23 @@ enum SQLiteFileInspection {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
-            throw StrataError(code == EACCES ? .readOnly : .io, "cannot read '\(path)': \(errnoText(code))", location: ["path": path], underlying: errnoText(code))
+            throw StrataError(
+                code == EACCES ? .readOnly : .io, "cannot read '\(path)': \(errnoText(code))", location: ["path": path],
+                underlying: errnoText(code))
         }
         defer { close(fd) }
         var header = [UInt8](repeating: 0, count: 100)
         let count = header.withUnsafeMutableBytes { read(fd, $0.baseAddress, 100) }
         let magic = Array("SQLite format 3\0".utf8)
         guard count >= 16, Array(header[0..<16]) == magic else {
-            throw StrataError(.storeCorrupt, "'\(path)' is not a SQLite database (its first bytes are not the SQLite header)", location: ["path": path])
+            throw StrataError(
+                .storeCorrupt, "'\(path)' is not a SQLite database (its first bytes are not the SQLite header)",
+                location: ["path": path])
         }
         guard count == 100 else {
-            throw StrataError(.storeCorrupt, "'\(path)' is truncated: its SQLite header is cut short at \(count) bytes", location: ["path": path])
+            throw StrataError(
+                .storeCorrupt, "'\(path)' is truncated: its SQLite header is cut short at \(count) bytes",
+                location: ["path": path])
         }
         func be32(_ at: Int) -> UInt32 { header[at..<(at + 4)].reduce(0) { $0 << 8 | UInt32($1) } }
         let rawPageSize = UInt32(header[16]) << 8 | UInt32(header[17])
@@ -82,15 +91,23 @@ enum SQLiteFileInspection {
         var info = stat()
         if stat(directory, &info) != 0 {
             let code = errno
-            throw StrataError(.io, "the directory '\(directory)' of the store '\(path)' cannot be used: \(errnoText(code))", location: ["path": path], underlying: errnoText(code))
+            throw StrataError(
+                .io, "the directory '\(directory)' of the store '\(path)' cannot be used: \(errnoText(code))",
+                location: ["path": path], underlying: errnoText(code))
         }
         if fileExists && access(path, W_OK) != 0 {
             let code = errno
-            throw StrataError(.readOnly, "the store file '\(path)' is not writable (\(errnoText(code))); open it with isReadOnly: true to read it", location: ["path": path], underlying: errnoText(code))
+            throw StrataError(
+                .readOnly,
+                "the store file '\(path)' is not writable (\(errnoText(code))); open it with isReadOnly: true to read it",
+                location: ["path": path], underlying: errnoText(code))
         }
         if access(directory, W_OK) != 0 {
             let code = errno
-            throw StrataError(.readOnly, "the directory '\(directory)' is not writable (\(errnoText(code))): SQLite needs to create the store's -wal and -shm files there; open with isReadOnly: true to read it", location: ["path": path], underlying: errnoText(code))
+            throw StrataError(
+                .readOnly,
+                "the directory '\(directory)' is not writable (\(errnoText(code))): SQLite needs to create the store's -wal and -shm files there; open with isReadOnly: true to read it",
+                location: ["path": path], underlying: errnoText(code))
         }
     }
 

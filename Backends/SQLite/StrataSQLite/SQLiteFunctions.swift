@@ -27,7 +27,9 @@ enum SQLiteFunctions {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
         sqlite3_create_function_v2(db, "strata_fold", 2, flags, nil, foldFunction, nil, nil, nil)
         sqlite3_create_function_v2(db, "strata_like", 3, flags, nil, likeFunction, nil, nil, nil)
-        sqlite3_create_function_v2(db, "strata_matches", 3, flags, Unmanaged.passUnretained(failure).toOpaque(), matchesFunction, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, "strata_matches", 3, flags, Unmanaged.passUnretained(failure).toOpaque(), matchesFunction, nil, nil, nil
+        )
         sqlite3_create_function_v2(db, "strata_decimal", 1, flags, nil, decimalFunction, nil, nil, nil)
     }
 
@@ -56,29 +58,36 @@ enum SQLiteFunctions {
         }
     }
 
-    static let foldFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, argv in
-        guard let text = SQLiteFunctions.text(argv, 0) else { sqlite3_result_null(context); return }
+    static let foldFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
+        context, _, argv in
+        guard let text = SQLiteFunctions.text(argv, 0) else {
+            sqlite3_result_null(context)
+            return
+        }
         SQLiteFunctions.resultText(context, StringFolding.fold(text, SQLiteFunctions.options(argv, 1)))
     }
 
-    static let likeFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, argv in
+    static let likeFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
+        context, _, argv in
         guard let text = SQLiteFunctions.text(argv, 0), let pattern = SQLiteFunctions.text(argv, 1) else {
             sqlite3_result_null(context)
             return
         }
-        sqlite3_result_int(context, StringMatching.like(text, pattern, options: SQLiteFunctions.options(argv, 2)) ? 1 : 0)
+        sqlite3_result_int(
+            context, StringMatching.like(text, pattern, options: SQLiteFunctions.options(argv, 2)) ? 1 : 0)
     }
 
-    static let decimalFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, argv in
-        guard let text = SQLiteFunctions.text(argv, 0), text != SQLiteValueCoding.nanMarker,
-              let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
-              let number = ValueComparison.double(.decimal(decimal)), !number.isNaN
-        else {
-            sqlite3_result_null(context)
-            return
+    static let decimalFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void =
+        { context, _, argv in
+            guard let text = SQLiteFunctions.text(argv, 0), text != SQLiteValueCoding.nanMarker,
+                let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
+                let number = ValueComparison.double(.decimal(decimal)), !number.isNaN
+            else {
+                sqlite3_result_null(context)
+                return
+            }
+            sqlite3_result_double(context, number)
         }
-        sqlite3_result_double(context, number)
-    }
 
     /// A compiled pattern that SQLite keeps beside a statement's pattern argument
     /// (`sqlite3_set_auxdata`), so a fetch compiles it once rather than once per row.
@@ -92,35 +101,38 @@ enum SQLiteFunctions {
         Unmanaged<CompiledPattern>.fromOpaque(pointer).release()
     }
 
-    static let matchesFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, argv in
-        guard let text = SQLiteFunctions.text(argv, 0) else {
-            sqlite3_result_null(context)
-            return
-        }
-        let compiled: StringMatching.RegexPattern
-        if let kept = sqlite3_get_auxdata(context, 1) {
-            compiled = Unmanaged<CompiledPattern>.fromOpaque(kept).takeUnretainedValue().pattern
-        } else {
-            guard let pattern = SQLiteFunctions.text(argv, 1) else {
+    static let matchesFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void =
+        { context, _, argv in
+            guard let text = SQLiteFunctions.text(argv, 0) else {
                 sqlite3_result_null(context)
                 return
             }
+            let compiled: StringMatching.RegexPattern
+            if let kept = sqlite3_get_auxdata(context, 1) {
+                compiled = Unmanaged<CompiledPattern>.fromOpaque(kept).takeUnretainedValue().pattern
+            } else {
+                guard let pattern = SQLiteFunctions.text(argv, 1) else {
+                    sqlite3_result_null(context)
+                    return
+                }
+                do {
+                    compiled = try StringMatching.RegexPattern(pattern, options: SQLiteFunctions.options(argv, 2))
+                } catch {
+                    SQLiteFunctions.fail(context, error)
+                    return
+                }
+                // SQLite releases it when the statement is reset with another pattern or finalized
+                // (or at once, if it cannot keep it).
+                sqlite3_set_auxdata(
+                    context, 1, Unmanaged.passRetained(CompiledPattern(compiled)).toOpaque(),
+                    SQLiteFunctions.releaseCompiledPattern)
+            }
             do {
-                compiled = try StringMatching.RegexPattern(pattern, options: SQLiteFunctions.options(argv, 2))
+                sqlite3_result_int(context, try compiled.matches(text) ? 1 : 0)
             } catch {
                 SQLiteFunctions.fail(context, error)
-                return
             }
-            // SQLite releases it when the statement is reset with another pattern or finalized
-            // (or at once, if it cannot keep it).
-            sqlite3_set_auxdata(context, 1, Unmanaged.passRetained(CompiledPattern(compiled)).toOpaque(), SQLiteFunctions.releaseCompiledPattern)
         }
-        do {
-            sqlite3_result_int(context, try compiled.matches(text) ? 1 : 0)
-        } catch {
-            SQLiteFunctions.fail(context, error)
-        }
-    }
 
     /// Fails the SQL function call with `error`, which the connection then reports, typed, for
     /// the failing statement (see ``SQLiteFunctionFailure``).

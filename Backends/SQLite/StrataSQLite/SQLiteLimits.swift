@@ -33,7 +33,9 @@ struct SQLiteLimits: Sendable, Hashable {
         let code = sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, nil)
         defer { sqlite3_close_v2(handle) }
         guard code == SQLITE_OK, let handle else {
-            throw StrataError(.io, "SQLite cannot open an in-memory database to read its limits", underlying: String(cString: sqlite3_errstr(code)))
+            throw StrataError(
+                .io, "SQLite cannot open an in-memory database to read its limits",
+                underlying: String(cString: sqlite3_errstr(code)))
         }
         let limits = SQLiteLimits(of: handle)
         cached.withLock { $0 = limits }

@@ -9,7 +9,8 @@ enum SQLiteMetadataTable {
 
     /// Whether the database has Strata's metadata table.
     static func exists(in connection: SQLiteConnection) throws -> Bool {
-        let statement = try connection.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '_strata_metadata'")
+        let statement = try connection.prepare(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '_strata_metadata'")
         defer { statement.reset() }
         return try statement.step() && statement.int64(0) > 0
     }
@@ -29,11 +30,19 @@ enum SQLiteMetadataTable {
         var values: [String: String] = [:]
         var user: [String: String] = [:]
         while try statement.step() {
-            let key = statement.string(0), value = statement.string(1)
-            if key.hasPrefix(userPrefix) { user[String(key.dropFirst(userPrefix.count))] = value } else { values[key] = value }
+            let key = statement.string(0)
+            let value = statement.string(1)
+            if key.hasPrefix(userPrefix) {
+                user[String(key.dropFirst(userPrefix.count))] = value
+            } else {
+                values[key] = value
+            }
         }
         guard let identifier = values["storeIdentifier"], let hash = values["modelVersionHash"] else {
-            throw StrataError(.storeCorrupt, "the metadata of the store at '\(connection.path)' lacks the store identifier or the model hash", location: ["path": connection.path])
+            throw StrataError(
+                .storeCorrupt,
+                "the metadata of the store at '\(connection.path)' lacks the store identifier or the model hash",
+                location: ["path": connection.path])
         }
         return StoreMetadata(
             storeIdentifier: identifier,
@@ -47,7 +56,9 @@ enum SQLiteMetadataTable {
     /// Sets `key` to `value`, or removes it when `value` is `nil`.
     static func set(_ key: String, _ value: String?, in connection: SQLiteConnection) throws {
         if let value {
-            let statement = try connection.prepare("INSERT INTO \(q("_strata_metadata")) (\(q("key")), \(q("value"))) VALUES (?, ?) ON CONFLICT (\(q("key"))) DO UPDATE SET \(q("value")) = excluded.\(q("value"))")
+            let statement = try connection.prepare(
+                "INSERT INTO \(q("_strata_metadata")) (\(q("key")), \(q("value"))) VALUES (?, ?) ON CONFLICT (\(q("key"))) DO UPDATE SET \(q("value")) = excluded.\(q("value"))"
+            )
             statement.bind(1, key)
             statement.bind(2, value)
             try statement.run()

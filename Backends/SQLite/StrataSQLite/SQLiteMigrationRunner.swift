@@ -26,7 +26,10 @@ struct SQLiteMigrationRunner {
     private var phase = 0
     private static let phases = 12
 
-    init(step: MigrationStep, connection: SQLiteConnection, path: String, progress: @escaping (StoreProgress) -> Void, isCancelled: @escaping () -> Bool) {
+    init(
+        step: MigrationStep, connection: SQLiteConnection, path: String, progress: @escaping (StoreProgress) -> Void,
+        isCancelled: @escaping () -> Bool
+    ) {
         self.step = step
         self.connection = connection
         self.path = path
@@ -37,7 +40,9 @@ struct SQLiteMigrationRunner {
     }
 
     func cancelled() -> StrataError {
-        StrataError(.cancelled, "the migration \(step.name) of '\(path)' was cancelled; the store is unchanged", location: ["path": path])
+        StrataError(
+            .cancelled, "the migration \(step.name) of '\(path)' was cancelled; the store is unchanged",
+            location: ["path": path])
     }
 
     private mutating func advance() throws {
@@ -58,13 +63,15 @@ struct SQLiteMigrationRunner {
     mutating func run() throws {
         if step.isStructurallyEmpty { return }
         progress(StoreProgress(phase: "migrating \(step.name)", completed: 0, total: Self.phases))
-        let renamedEntities = Dictionary(uniqueKeysWithValues: step.entityMappings.compactMap { m in m.sourceEntity.map { ($0, m.destinationEntity) } })
+        let renamedEntities = Dictionary(
+            uniqueKeysWithValues: step.entityMappings.compactMap { m in m.sourceEntity.map { ($0, m.destinationEntity) }
+            })
 
         // 1. Links whose storage changes, into pair tables; owning storages kept as they are.
         var moved: [MovedLinks] = []
-        var keptOldOwners: Set<String> = []   // "Entity.relationship" of old owning sides kept
+        var keptOldOwners: Set<String> = [] // "Entity.relationship" of old owning sides kept
         var keptJoinRenames: [(String, String)] = []
-        var keptColumnRenames: [String: [(String, String)]] = [:]  // new table -> (old col, new col)
+        var keptColumnRenames: [String: [(String, String)]] = [:] // new table -> (old col, new col)
         for table in new.orderedTables {
             let mapping = step.mapping(for: table.name)!
             for (index, storage) in table.relationshipStorage.enumerated() {
@@ -76,21 +83,26 @@ struct SQLiteMigrationRunner {
                 var oldSide: (table: SQLiteEntityTable, index: Int, swapped: Bool)?
                 if let source = mapping.sourceEntity, let k = mapping.relationships[index].sourceIndex {
                     oldSide = (old.tables[source]!, k, false)
-                } else if let inverseMapping = step.mapping(for: inverseEntity.name), let source = inverseMapping.sourceEntity,
-                          let k = inverseMapping.relationships[inverseIndex].sourceIndex {
+                } else if let inverseMapping = step.mapping(for: inverseEntity.name),
+                    let source = inverseMapping.sourceEntity,
+                    let k = inverseMapping.relationships[inverseIndex].sourceIndex
+                {
                     oldSide = (old.tables[source]!, k, true)
                 }
-                guard let oldSide else { continue }   // a new relationship: empty
+                guard let oldSide else { continue } // a new relationship: empty
                 let oldRelationship = oldSide.table.entity.relationships[oldSide.index]
                 let oldOwner = owningSide(of: oldSide.table, oldSide.index, in: old, model: step.source)
                 // Unchanged storage: the same side owns it, in the same shape.
                 if !oldSide.swapped, oldOwner.entity == oldSide.table.name, oldOwner.index == oldSide.index,
-                   sameShape(old: oldSide.table.relationshipStorage[oldSide.index], new: storage) {
+                    sameShape(old: oldSide.table.relationshipStorage[oldSide.index], new: storage)
+                {
                     keptOldOwners.insert("\(oldSide.table.name).\(oldRelationship.name)")
                     switch (oldSide.table.relationshipStorage[oldSide.index], storage) {
                     case (.foreignKey(let a), .foreignKey(let b)) where a != b:
                         keptColumnRenames[table.sqlName, default: []].append((a, b))
-                        if table.positionColumns.contains("_position_" + b), oldSide.table.positionColumns.contains("_position_" + a) {
+                        if table.positionColumns.contains("_position_" + b),
+                            oldSide.table.positionColumns.contains("_position_" + a)
+                        {
                             keptColumnRenames[table.sqlName, default: []].append(("_position_" + a, "_position_" + b))
                         }
                     case (.joinTable(let a), .joinTable(let b)) where a.table != b.table:
@@ -100,30 +112,45 @@ struct SQLiteMigrationRunner {
                     continue
                 }
                 let pairs = "_strata_pairs_\(moved.count)"
-                try connection.execute("CREATE TEMP TABLE \(q(pairs)) (owner INTEGER NOT NULL, target INTEGER NOT NULL, opos INTEGER, tpos INTEGER)")
+                try connection.execute(
+                    "CREATE TEMP TABLE \(q(pairs)) (owner INTEGER NOT NULL, target INTEGER NOT NULL, opos INTEGER, tpos INTEGER)"
+                )
                 let select = pairSelect(oldSide.table, oldSide.index)
                 let columns = oldSide.swapped ? "target, owner, tpos, opos" : "owner, target, opos, tpos"
                 try connection.execute("INSERT INTO temp.\(q(pairs)) (\(columns)) \(select)")
                 moved.append(MovedLinks(entity: table.name, relationship: index, pairs: pairs))
-                try checkToOne(pairs, relationship: relationship, entity: table.entity, inverse: inverseEntity.relationships[inverseIndex], inverseEntity: inverseEntity)
-                if relationship.isToMany && relationship.isOrdered { try number(pairs, position: "opos", partition: "owner", tieBreak: "target") }
-                if inverseEntity.relationships[inverseIndex].isToMany && inverseEntity.relationships[inverseIndex].isOrdered { try number(pairs, position: "tpos", partition: "target", tieBreak: "owner") }
+                try checkToOne(
+                    pairs, relationship: relationship, entity: table.entity,
+                    inverse: inverseEntity.relationships[inverseIndex], inverseEntity: inverseEntity)
+                if relationship.isToMany && relationship.isOrdered {
+                    try number(pairs, position: "opos", partition: "owner", tieBreak: "target")
+                }
+                if inverseEntity.relationships[inverseIndex].isToMany
+                    && inverseEntity.relationships[inverseIndex].isOrdered
+                {
+                    try number(pairs, position: "tpos", partition: "target", tieBreak: "owner")
+                }
             }
         }
         try advance()
 
         // 2. Attributes that become required with no default: the stage must have filled them.
         for mapping in step.entityMappings {
-            guard let source = mapping.sourceEntity, let oldTable = old.tables[source], let entity = step.destination.entity(named: mapping.destinationEntity) else { continue }
+            guard let source = mapping.sourceEntity, let oldTable = old.tables[source],
+                let entity = step.destination.entity(named: mapping.destinationEntity)
+            else { continue }
             for (i, a) in mapping.attributes.enumerated() where !entity.attributes[i].isOptional && a.fillNulls == nil {
                 guard let k = a.sourceIndex, oldTable.entity.attributes[k].isOptional else { continue }
                 let column = oldTable.attributeColumns[k]
-                let statement = try connection.prepare("SELECT \(q("_pk")) FROM \(oldTable.quotedName) WHERE \(q(column)) IS NULL LIMIT 1")
+                let statement = try connection.prepare(
+                    "SELECT \(q("_pk")) FROM \(oldTable.quotedName) WHERE \(q(column)) IS NULL LIMIT 1")
                 defer { statement.reset() }
                 if try statement.step() {
                     let key = statement.int64(0)
-                    throw StrataError(.missingValue, "migrating \(step.name): \(source) p\(key) has no value for '\(entity.name).\(a.name)', which becomes required with no default; fill it in the custom stage's willMigrate. Nothing was changed",
-                                      location: ["path": path, "entity": entity.name, "key": a.name, "object": "p\(key)"])
+                    throw StrataError(
+                        .missingValue,
+                        "migrating \(step.name): \(source) p\(key) has no value for '\(entity.name).\(a.name)', which becomes required with no default; fill it in the custom stage's willMigrate. Nothing was changed",
+                        location: ["path": path, "entity": entity.name, "key": a.name, "object": "p\(key)"])
                 }
             }
         }
@@ -134,8 +161,10 @@ struct SQLiteMigrationRunner {
         var droppedJoins: Set<String> = []
         for table in old.orderedTables {
             for (index, storage) in table.relationshipStorage.enumerated() {
-                guard case .joinTable(let join) = storage, join.isCanonical, !keptOldOwners.contains("\(table.name).\(table.entity.relationships[index].name)"),
-                      droppedJoins.insert(join.table).inserted else { continue }
+                guard case .joinTable(let join) = storage, join.isCanonical,
+                    !keptOldOwners.contains("\(table.name).\(table.entity.relationships[index].name)"),
+                    droppedJoins.insert(join.table).inserted
+                else { continue }
                 try connection.execute("DROP TABLE IF EXISTS \(q(join.table))")
             }
         }
@@ -145,7 +174,8 @@ struct SQLiteMigrationRunner {
         var tableRenames: [(String, String)] = []
         for mapping in step.entityMappings {
             guard let source = mapping.sourceEntity else { continue }
-            let from = old.tables[source]!.sqlName, to = new.tables[mapping.destinationEntity]!.sqlName
+            let from = old.tables[source]!.sqlName
+            let to = new.tables[mapping.destinationEntity]!.sqlName
             if from != to { tableRenames.append((from, to)) }
         }
         try renameTables(tableRenames + keptJoinRenames)
@@ -158,15 +188,18 @@ struct SQLiteMigrationRunner {
             var renames: [(String, String)] = keptColumnRenames[table.sqlName] ?? []
             for (i, a) in mapping.attributes.enumerated() {
                 guard let k = a.sourceIndex else { continue }
-                let from = oldTable.attributeColumns[k], to = table.attributeColumns[i]
+                let from = oldTable.attributeColumns[k]
+                let to = table.attributeColumns[i]
                 if from != to { renames.append((from, to)) }
             }
             guard !renames.isEmpty else { continue }
             for (i, (from, _)) in renames.enumerated() {
-                try connection.execute("ALTER TABLE \(table.quotedName) RENAME COLUMN \(q(from)) TO \(q("_strata_column_\(i)"))")
+                try connection.execute(
+                    "ALTER TABLE \(table.quotedName) RENAME COLUMN \(q(from)) TO \(q("_strata_column_\(i)"))")
             }
             for (i, (_, to)) in renames.enumerated() {
-                try connection.execute("ALTER TABLE \(table.quotedName) RENAME COLUMN \(q("_strata_column_\(i)")) TO \(q(to))")
+                try connection.execute(
+                    "ALTER TABLE \(table.quotedName) RENAME COLUMN \(q("_strata_column_\(i)")) TO \(q(to))")
             }
         }
         try advance()
@@ -190,14 +223,17 @@ struct SQLiteMigrationRunner {
             for (i, column) in table.attributeColumns.enumerated() where !present.contains(column) {
                 let a = mapping.attributes[i]
                 let literal = a.sourceIndex == nil && !a.initialValue.isNull ? Self.literal(a.initialValue) : nil
-                try connection.execute("ALTER TABLE \(table.quotedName) ADD COLUMN \(q(column)) \(table.kinds[i].declaredType)" + (literal.map { " DEFAULT \($0)" } ?? ""))
+                try connection.execute(
+                    "ALTER TABLE \(table.quotedName) ADD COLUMN \(q(column)) \(table.kinds[i].declaredType)"
+                        + (literal.map { " DEFAULT \($0)" } ?? ""))
                 if a.sourceIndex == nil, !a.initialValue.isNull, literal == nil {
                     let statement = try connection.prepare("UPDATE \(table.quotedName) SET \(q(column)) = ?")
                     SQLiteValueCoding.bind(a.initialValue, at: 1, in: statement)
                     try statement.run()
                 }
             }
-            for column in wanted.keys.sorted() where !present.contains(column) && !table.attributeColumns.contains(column) {
+            for column in wanted.keys.sorted()
+            where !present.contains(column) && !table.attributeColumns.contains(column) {
                 try connection.execute("ALTER TABLE \(table.quotedName) ADD COLUMN \(q(column)) INTEGER")
             }
         }
@@ -216,12 +252,23 @@ struct SQLiteMigrationRunner {
             case .foreignKey(let column):
                 let position = "_position_" + column
                 let setPosition = table.positionColumns.contains(position) ? ", \(q(position)) = p.tpos" : ""
-                try connection.execute("UPDATE \(table.quotedName) SET \(q(column)) = p.target\(setPosition) FROM \(pairs) AS p WHERE p.owner = \(table.quotedName).\(q("_pk"))")
+                try connection.execute(
+                    "UPDATE \(table.quotedName) SET \(q(column)) = p.target\(setPosition) FROM \(pairs) AS p WHERE p.owner = \(table.quotedName).\(q("_pk"))"
+                )
             case .joinTable(let join):
-                var columns = ["source", "target"], values = ["owner", "target"]
-                if join.hasSourcePosition { columns.append("source_position"); values.append("opos") }
-                if join.hasTargetPosition { columns.append("target_position"); values.append("tpos") }
-                try connection.execute("INSERT OR IGNORE INTO \(q(join.table)) (\(columns.map(q).joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(pairs)")
+                var columns = ["source", "target"]
+                var values = ["owner", "target"]
+                if join.hasSourcePosition {
+                    columns.append("source_position")
+                    values.append("opos")
+                }
+                if join.hasTargetPosition {
+                    columns.append("target_position")
+                    values.append("tpos")
+                }
+                try connection.execute(
+                    "INSERT OR IGNORE INTO \(q(join.table)) (\(columns.map(q).joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(pairs)"
+                )
             default:
                 break
             }
@@ -234,7 +281,9 @@ struct SQLiteMigrationRunner {
             let mapping = step.mapping(for: table.name)!
             for (i, a) in mapping.attributes.enumerated() {
                 guard let fill = a.fillNulls, a.sourceIndex != nil else { continue }
-                let statement = try connection.prepare("UPDATE \(table.quotedName) SET \(q(table.attributeColumns[i])) = ? WHERE \(q(table.attributeColumns[i])) IS NULL")
+                let statement = try connection.prepare(
+                    "UPDATE \(table.quotedName) SET \(q(table.attributeColumns[i])) = ? WHERE \(q(table.attributeColumns[i])) IS NULL"
+                )
                 SQLiteValueCoding.bind(fill, at: 1, in: statement)
                 try statement.run()
             }
@@ -244,9 +293,13 @@ struct SQLiteMigrationRunner {
         // 11. Missing indexes (a new unique index checks its constraint here).
         let present = try existingIndexes()
         for (name, sql) in expected.indexes.sorted(by: { $0.key < $1.key }) where present[name] == nil {
-            do { try connection.execute(sql) } catch let error as StrataError where error.underlying?.contains("UNIQUE") == true || error.code == .uniqueConstraint {
-                throw StrataError(.uniqueConstraint, "migrating \(step.name): the objects of the store at '\(path)' break the unique constraint of the new index \(name); nothing was changed",
-                                  location: ["path": path, "index": name], underlying: error.underlying)
+            do { try connection.execute(sql) } catch let error as StrataError
+                where error.underlying?.contains("UNIQUE") == true || error.code == .uniqueConstraint
+            {
+                throw StrataError(
+                    .uniqueConstraint,
+                    "migrating \(step.name): the objects of the store at '\(path)' break the unique constraint of the new index \(name); nothing was changed",
+                    location: ["path": path, "index": name], underlying: error.underlying)
             }
         }
         try advance()
@@ -259,13 +312,15 @@ struct SQLiteMigrationRunner {
         }
         let renames = renamedEntities.filter { $0.key != $0.value }
         for (from, _) in renames {
-            let statement = try connection.prepare("UPDATE \(q("_strata_sequence")) SET \(q("entity")) = ? WHERE \(q("entity")) = ?")
+            let statement = try connection.prepare(
+                "UPDATE \(q("_strata_sequence")) SET \(q("entity")) = ? WHERE \(q("entity")) = ?")
             statement.bind(1, "\u{1}" + from)
             statement.bind(2, from)
             try statement.run()
         }
         for (from, to) in renames {
-            let statement = try connection.prepare("UPDATE \(q("_strata_sequence")) SET \(q("entity")) = ? WHERE \(q("entity")) = ?")
+            let statement = try connection.prepare(
+                "UPDATE \(q("_strata_sequence")) SET \(q("entity")) = ? WHERE \(q("entity")) = ?")
             statement.bind(1, to)
             statement.bind(2, "\u{1}" + from)
             try statement.run()
@@ -284,7 +339,9 @@ struct SQLiteMigrationRunner {
     }
 
     /// The side that owns the storage of relationship `index` of `table` (itself or its inverse).
-    private func owningSide(of table: SQLiteEntityTable, _ index: Int, in schema: SQLiteSchema, model: Model) -> (entity: String, index: Int) {
+    private func owningSide(of table: SQLiteEntityTable, _ index: Int, in schema: SQLiteSchema, model: Model) -> (
+        entity: String, index: Int
+    ) {
         if isOwning(table.relationshipStorage[index]) { return (table.name, index) }
         let relationship = table.entity.relationships[index]
         let inverseTable = schema.tables[relationship.destination]!
@@ -295,7 +352,8 @@ struct SQLiteMigrationRunner {
         switch (old, new) {
         case (.foreignKey, .foreignKey): return true
         case (.joinTable(let a), .joinTable(let b)):
-            return a.isCanonical && b.isCanonical && a.hasSourcePosition == b.hasSourcePosition && a.hasTargetPosition == b.hasTargetPosition
+            return a.isCanonical && b.isCanonical && a.hasSourcePosition == b.hasSourcePosition
+                && a.hasTargetPosition == b.hasTargetPosition
         default: return false
         }
     }
@@ -307,29 +365,42 @@ struct SQLiteMigrationRunner {
         case .foreignKey(let column):
             let position = "_position_" + column
             let tpos = table.positionColumns.contains(position) ? q(position) : "NULL"
-            return "SELECT \(q("_pk")), \(q(column)), NULL, \(tpos) FROM \(table.quotedName) WHERE \(q(column)) IS NOT NULL"
+            return
+                "SELECT \(q("_pk")), \(q(column)), NULL, \(tpos) FROM \(table.quotedName) WHERE \(q(column)) IS NOT NULL"
         case .derivedToOne(let other, let column):
             return "SELECT \(q(column)), \(q("_pk")), NULL, NULL FROM \(q(other)) WHERE \(q(column)) IS NOT NULL"
         case .foreignKeyToMany(let other, let column, let position):
-            return "SELECT \(q(column)), \(q("_pk")), \(position.map(q) ?? "NULL"), NULL FROM \(q(other)) WHERE \(q(column)) IS NOT NULL"
+            return
+                "SELECT \(q(column)), \(q("_pk")), \(position.map(q) ?? "NULL"), NULL FROM \(q(other)) WHERE \(q(column)) IS NOT NULL"
         case .joinTable(let join):
             let own = join.positionColumn.map(q) ?? "NULL"
             let other: String
-            if join.isCanonical { other = join.hasTargetPosition ? q("target_position") : "NULL" } else { other = join.hasSourcePosition ? q("source_position") : "NULL" }
+            if join.isCanonical {
+                other = join.hasTargetPosition ? q("target_position") : "NULL"
+            } else {
+                other = join.hasSourcePosition ? q("source_position") : "NULL"
+            }
             return "SELECT \(q(join.ownColumn)), \(q(join.targetColumn)), \(own), \(other) FROM \(q(join.table))"
         }
     }
 
     /// Throws unless every owner has at most one target where the new side is to-one (and the
     /// reverse).
-    private func checkToOne(_ pairs: String, relationship: Relationship, entity: Entity, inverse: Relationship, inverseEntity: Entity) throws {
-        for (column, side, sideEntity) in [("owner", relationship, entity), ("target", inverse, inverseEntity)] where !side.isToMany {
-            let statement = try connection.prepare("SELECT \(column), count(*) FROM temp.\(q(pairs)) GROUP BY \(column) HAVING count(*) > 1 LIMIT 1")
+    private func checkToOne(
+        _ pairs: String, relationship: Relationship, entity: Entity, inverse: Relationship, inverseEntity: Entity
+    ) throws {
+        for (column, side, sideEntity) in [("owner", relationship, entity), ("target", inverse, inverseEntity)]
+        where !side.isToMany {
+            let statement = try connection.prepare(
+                "SELECT \(column), count(*) FROM temp.\(q(pairs)) GROUP BY \(column) HAVING count(*) > 1 LIMIT 1")
             defer { statement.reset() }
             if try statement.step() {
-                let key = statement.int64(0), count = statement.int64(1)
-                throw StrataError(.migrationNotInferable, "migrating \(step.name): \(sideEntity.name) p\(key) has \(count) targets in '\(sideEntity.name).\(side.name)', which becomes to-one; the custom stage must leave at most one. Nothing was changed",
-                                  location: ["path": path, "entity": sideEntity.name, "property": side.name, "object": "p\(key)"])
+                let key = statement.int64(0)
+                let count = statement.int64(1)
+                throw StrataError(
+                    .migrationNotInferable,
+                    "migrating \(step.name): \(sideEntity.name) p\(key) has \(count) targets in '\(sideEntity.name).\(side.name)', which becomes to-one; the custom stage must leave at most one. Nothing was changed",
+                    location: ["path": path, "entity": sideEntity.name, "property": side.name, "object": "p\(key)"])
             }
         }
     }
@@ -337,18 +408,26 @@ struct SQLiteMigrationRunner {
     /// Numbers `position` 0, 1, 2, ... within each `partition`, keeping any existing order.
     private func number(_ pairs: String, position: String, partition: String, tieBreak: String) throws {
         let t = "temp.\(q(pairs))"
-        try connection.execute("UPDATE \(t) SET \(position) = r.n FROM (SELECT rowid AS id, row_number() OVER (PARTITION BY \(partition) ORDER BY \(position), \(tieBreak)) - 1 AS n FROM \(t)) AS r WHERE \(t).rowid = r.id")
+        try connection.execute(
+            "UPDATE \(t) SET \(position) = r.n FROM (SELECT rowid AS id, row_number() OVER (PARTITION BY \(partition) ORDER BY \(position), \(tieBreak)) - 1 AS n FROM \(t)) AS r WHERE \(t).rowid = r.id"
+        )
     }
 
     private func renameTables(_ renames: [(String, String)]) throws {
-        for (i, (from, _)) in renames.enumerated() { try connection.execute("ALTER TABLE \(q(from)) RENAME TO \(q("_strata_table_\(i)"))") }
-        for (i, (_, to)) in renames.enumerated() { try connection.execute("ALTER TABLE \(q("_strata_table_\(i)")) RENAME TO \(q(to))") }
+        for (i, (from, _)) in renames.enumerated() {
+            try connection.execute("ALTER TABLE \(q(from)) RENAME TO \(q("_strata_table_\(i)"))")
+        }
+        for (i, (_, to)) in renames.enumerated() {
+            try connection.execute("ALTER TABLE \(q("_strata_table_\(i)")) RENAME TO \(q(to))")
+        }
     }
 
     private func expectedColumns(_ table: SQLiteEntityTable) -> [String: Bool] {
         var columns: [String: Bool] = ["_pk": true, "_version": true]
         for c in table.attributeColumns { columns[c] = true }
-        for index in table.foreignKeyIndexes { if case .foreignKey(let c) = table.relationshipStorage[index] { columns[c] = true } }
+        for index in table.foreignKeyIndexes {
+            if case .foreignKey(let c) = table.relationshipStorage[index] { columns[c] = true }
+        }
         for c in table.positionColumns { columns[c] = true }
         return columns
     }
@@ -371,7 +450,8 @@ struct SQLiteMigrationRunner {
     }
 
     private func existingIndexes() throws -> [String: String] {
-        let statement = try connection.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+        let statement = try connection.prepare(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
         defer { statement.reset() }
         var result: [String: String] = [:]
         while try statement.step() { result[statement.string(0)] = statement.string(1) }
@@ -398,7 +478,9 @@ struct SQLiteMigrationRunner {
     /// `value` as an SQL literal in the store's encoding, or `nil` when it has none that
     /// round-trips (then the column is filled with a bound parameter instead).
     static func literal(_ value: Value) -> String? {
-        func text(_ s: String) -> String? { s.contains("\0") ? nil : "'" + s.replacingOccurrences(of: "'", with: "''") + "'" }
+        func text(_ s: String) -> String? {
+            s.contains("\0") ? nil : "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+        }
         func real(_ d: Double) -> String? {
             if d.isNaN { return "'\(SQLiteValueCoding.nanMarker)'" }
             guard d.isFinite else { return nil }
@@ -415,7 +497,8 @@ struct SQLiteMigrationRunner {
         case .bool(let v): return v ? "1" : "0"
         case .date(let v): return real(v.timeIntervalSinceReferenceDate)
         case .binary(let v): return "X'" + v.map { String(format: "%02X", $0) }.joined() + "'"
-        case .uuid(let v): return "X'" + withUnsafeBytes(of: v.uuid) { Data($0) }.map { String(format: "%02X", $0) }.joined() + "'"
+        case .uuid(let v):
+            return "X'" + withUnsafeBytes(of: v.uuid) { Data($0) }.map { String(format: "%02X", $0) }.joined() + "'"
         case .uri(let v): return text(v.absoluteString)
         }
     }

@@ -38,7 +38,9 @@ struct SQLiteNaming: Sendable {
         for name in names { groups[name.lowercased(), default: []].append(name) }
         var result: [String: String] = [:]
         for group in groups.values {
-            for (k, name) in Set(group).sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }).enumerated() {
+            for (k, name) in Set(group).sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+                .enumerated()
+            {
                 result[name] = k == 0 ? name : "_\(k + 1)_\(name)"
             }
         }

@@ -24,17 +24,21 @@ extension SQLiteBackend: NativeMigrating {
         writable.createsIfMissing = false
         let storeOptions = try SQLiteStoreOptions(writable, url: url)
         guard try SQLiteFileInspection.inspect(path) == .database else {
-            throw StrataError(.storeNotFound, "there is no SQLite store at '\(path)' to migrate", location: ["path": path])
+            throw StrataError(
+                .storeNotFound, "there is no SQLite store at '\(path)' to migrate", location: ["path": path])
         }
         try SQLiteFileInspection.requireWritable(path, fileExists: true)
-        let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE, busyTimeoutMilliseconds: storeOptions.busyTimeoutMilliseconds)
+        let connection = try SQLiteConnection(
+            path: path, flags: SQLITE_OPEN_READWRITE, busyTimeoutMilliseconds: storeOptions.busyTimeoutMilliseconds)
         defer { connection.close() }
         _ = try connection.scalarText("PRAGMA journal_mode = WAL")
         try connection.execute("PRAGMA synchronous = \(storeOptions.synchronous.pragmaValue)")
         try connection.execute("BEGIN IMMEDIATE")
         do {
             guard let metadata = try SQLiteMetadataTable.read(from: connection) else {
-                throw StrataError(.storeCorrupt, "'\(path)' is not a Strata store (it has no _strata_metadata table)", location: ["path": path])
+                throw StrataError(
+                    .storeCorrupt, "'\(path)' is not a Strata store (it has no _strata_metadata table)",
+                    location: ["path": path])
             }
             if metadata.modelVersionHash == step.destination.versionHash && !step.isStructurallyEmpty {
                 // Another process finished this step while we waited for the lock.
@@ -42,12 +46,15 @@ extension SQLiteBackend: NativeMigrating {
                 return
             }
             guard metadata.modelVersionHash == step.source.versionHash else {
-                throw StrataError(.modelMismatch, "the store at '\(path)' is at model version '\(metadata.modelVersionIdentifier)' (hash \(metadata.modelVersionHash)), not at '\(step.source.versionIdentifier)' where the step \(step.name) starts; nothing was changed",
-                                  location: ["path": path, "storeHash": metadata.modelVersionHash])
+                throw StrataError(
+                    .modelMismatch,
+                    "the store at '\(path)' is at model version '\(metadata.modelVersionIdentifier)' (hash \(metadata.modelVersionHash)), not at '\(step.source.versionIdentifier)' where the step \(step.name) starts; nothing was changed",
+                    location: ["path": path, "storeHash": metadata.modelVersionHash])
             }
             try withoutActuallyEscaping(progress) { progress in
                 try withoutActuallyEscaping(isCancelled) { isCancelled in
-                    var runner = SQLiteMigrationRunner(step: step, connection: connection, path: path, progress: progress, isCancelled: isCancelled)
+                    var runner = SQLiteMigrationRunner(
+                        step: step, connection: connection, path: path, progress: progress, isCancelled: isCancelled)
                     try runner.run()
                 }
             }
@@ -57,7 +64,9 @@ extension SQLiteBackend: NativeMigrating {
                 try SQLiteMetadataTable.set(SQLiteMetadataTable.userPrefix + key, value, in: connection)
             }
             if isCancelled() {
-                throw StrataError(.cancelled, "the migration \(step.name) of '\(path)' was cancelled; the store is unchanged", location: ["path": path])
+                throw StrataError(
+                    .cancelled, "the migration \(step.name) of '\(path)' was cancelled; the store is unchanged",
+                    location: ["path": path])
             }
             try connection.execute("COMMIT")
         } catch {

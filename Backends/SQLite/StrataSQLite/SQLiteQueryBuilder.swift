@@ -93,7 +93,8 @@ struct SQLiteQueryBuilder {
         case .dictionaries:
             var expressions: [String] = []
             for path in request.propertiesToFetch {
-                guard case .attribute(let expression, let attribute) = try resolve(path.components[...], in: scope) else {
+                guard case .attribute(let expression, let attribute) = try resolve(path.components[...], in: scope)
+                else {
                     throw decline("a property to fetch (\(path)) is not an attribute")
                 }
                 expressions.append(expression)
@@ -118,7 +119,8 @@ struct SQLiteQueryBuilder {
     }
 
     private mutating func sortTerm(_ sort: Sort, in scope: Scope) throws -> String {
-        guard case .attribute(let expression, let attribute) = try resolve(sort.keyPath.components[...], in: scope) else {
+        guard case .attribute(let expression, let attribute) = try resolve(sort.keyPath.components[...], in: scope)
+        else {
             throw decline("sort key \(sort.keyPath) is not an attribute")
         }
         let kind = SQLiteColumnKind(attribute.type)
@@ -130,12 +132,14 @@ struct SQLiteQueryBuilder {
         case .decimal:
             guard sort.options.isEmpty else { throw decline("string options on a non-string sort") }
             // The evaluator's sort order: null, then NaN, then numbers (as Double).
-            return "(CASE WHEN \(expression) IS NULL THEN 0 WHEN strata_decimal(\(expression)) IS NULL THEN 1 ELSE 2 END)\(direction), strata_decimal(\(expression))\(direction)"
+            return
+                "(CASE WHEN \(expression) IS NULL THEN 0 WHEN strata_decimal(\(expression)) IS NULL THEN 1 ELSE 2 END)\(direction), strata_decimal(\(expression))\(direction)"
         default:
             guard sort.options.isEmpty else { throw decline("string options on a non-string sort") }
             if kind == .double || kind == .float {
                 // The evaluator's sort order: null, then NaN (stored as text), then numbers.
-                return "(CASE WHEN \(expression) IS NULL THEN 0 WHEN typeof(\(expression)) = 'text' THEN 1 ELSE 2 END)\(direction), \(expression)\(direction)"
+                return
+                    "(CASE WHEN \(expression) IS NULL THEN 0 WHEN typeof(\(expression)) = 'text' THEN 1 ELSE 2 END)\(direction), \(expression)\(direction)"
             }
             // Integers, Booleans (0/1), dates (REAL), and binaries, UUIDs (BLOB, memcmp then
             // length) and URIs (TEXT, scalar order), as the evaluator's sort order compares them.
@@ -180,13 +184,19 @@ struct SQLiteQueryBuilder {
                 (alias, table) = existing
                 continue
             }
-            guard let destination = schema.tables[relationship.destination] else { throw decline("unknown destination") }
+            guard let destination = schema.tables[relationship.destination] else {
+                throw decline("unknown destination")
+            }
             let joinAlias = newAlias("j")
             switch table.relationshipStorage[index] {
             case .foreignKey(let column):
-                scope.joins.append("LEFT JOIN \(destination.quotedName) AS \(joinAlias) ON \(joinAlias).\(q("_pk")) = \(alias).\(q(column))")
+                scope.joins.append(
+                    "LEFT JOIN \(destination.quotedName) AS \(joinAlias) ON \(joinAlias).\(q("_pk")) = \(alias).\(q(column))"
+                )
             case .derivedToOne(_, let column):
-                scope.joins.append("LEFT JOIN \(destination.quotedName) AS \(joinAlias) ON \(joinAlias).\(q("_pk")) = (SELECT o.\(q("_pk")) FROM \(destination.quotedName) AS o WHERE o.\(q(column)) = \(alias).\(q("_pk")) ORDER BY o.\(q("_pk")) LIMIT 1)")
+                scope.joins.append(
+                    "LEFT JOIN \(destination.quotedName) AS \(joinAlias) ON \(joinAlias).\(q("_pk")) = (SELECT o.\(q("_pk")) FROM \(destination.quotedName) AS o WHERE o.\(q(column)) = \(alias).\(q("_pk")) ORDER BY o.\(q("_pk")) LIMIT 1)"
+                )
             default:
                 throw decline("unexpected storage")
             }
@@ -203,7 +213,8 @@ struct SQLiteQueryBuilder {
         case .foreignKey(let column):
             return "\(alias).\(q(column))"
         case .derivedToOne(let other, let column):
-            return "(SELECT o.\(q("_pk")) FROM \(q(other)) AS o WHERE o.\(q(column)) = \(alias).\(q("_pk")) ORDER BY o.\(q("_pk")) LIMIT 1)"
+            return
+                "(SELECT o.\(q("_pk")) FROM \(q(other)) AS o WHERE o.\(q(column)) = \(alias).\(q("_pk")) ORDER BY o.\(q("_pk")) LIMIT 1)"
         default:
             return "NULL"
         }
@@ -211,20 +222,31 @@ struct SQLiteQueryBuilder {
 
     /// `FROM ... WHERE` (without the keyword FROM) listing the targets of a to-many relationship
     /// of the object at `alias`; the targets' table gets alias `targetAlias` when `joinTargets`.
-    private mutating func targetsSource(alias: String, table: SQLiteEntityTable, index: Int, joinTargets: Bool) throws -> (from: String, ownerCondition: String, targetKey: String, targetAlias: String?, destination: SQLiteEntityTable) {
+    private mutating func targetsSource(alias: String, table: SQLiteEntityTable, index: Int, joinTargets: Bool) throws
+        -> (
+            from: String, ownerCondition: String, targetKey: String, targetAlias: String?,
+            destination: SQLiteEntityTable
+        )
+    {
         let relationship = table.entity.relationships[index]
         guard let destination = schema.tables[relationship.destination] else { throw decline("unknown destination") }
         switch table.relationshipStorage[index] {
         case .foreignKeyToMany(_, let column, _):
             let target = newAlias("s")
-            return ("\(destination.quotedName) AS \(target)", "\(target).\(q(column)) = \(alias).\(q("_pk"))", "\(target).\(q("_pk"))", target, destination)
+            return (
+                "\(destination.quotedName) AS \(target)", "\(target).\(q(column)) = \(alias).\(q("_pk"))",
+                "\(target).\(q("_pk"))", target, destination
+            )
         case .joinTable(let join):
             let link = newAlias("x")
             let condition = "\(link).\(q(join.ownColumn)) = \(alias).\(q("_pk"))"
             let key = "\(link).\(q(join.targetColumn))"
             guard joinTargets else { return ("\(q(join.table)) AS \(link)", condition, key, nil, destination) }
             let target = newAlias("s")
-            return ("\(q(join.table)) AS \(link) JOIN \(destination.quotedName) AS \(target) ON \(target).\(q("_pk")) = \(key)", condition, "\(target).\(q("_pk"))", target, destination)
+            return (
+                "\(q(join.table)) AS \(link) JOIN \(destination.quotedName) AS \(target) ON \(target).\(q("_pk")) = \(key)",
+                condition, "\(target).\(q("_pk"))", target, destination
+            )
         default:
             throw decline("unexpected storage")
         }
@@ -276,7 +298,8 @@ struct SQLiteQueryBuilder {
             var start = 0
             while start < level.count {
                 let end = min(start + Self.junctionFanOut, level.count)
-                next.append(end - start == 1 ? level[start] : "(" + level[start..<end].joined(separator: separator) + ")")
+                next.append(
+                    end - start == 1 ? level[start] : "(" + level[start..<end].joined(separator: separator) + ")")
                 start = end
             }
             level = next
@@ -314,7 +337,8 @@ struct SQLiteQueryBuilder {
             let options: ObjectPredicate.Options
         }
         func mergeable(_ term: ObjectPredicate) -> (Key, ObjectPredicate.Operand)? {
-            guard case .comparison(let c) = term, c.modifier == .direct, c.op == op, case .keyPath(let path) = c.lhs else { return nil }
+            guard case .comparison(let c) = term, c.modifier == .direct, c.op == op, case .keyPath(let path) = c.lhs
+            else { return nil }
             switch c.rhs {
             case .constant, .objectID: return (Key(path: path, options: c.options), c.rhs)
             default: return nil
@@ -353,7 +377,9 @@ struct SQLiteQueryBuilder {
     /// `NOT EXISTS(... NOT cond)`, `NONE` is `NOT EXISTS(... cond)`, with one nested `EXISTS` per
     /// to-many step.
     private mutating func aggregate(_ comparison: ObjectPredicate.Comparison, in scope: Scope) throws -> String {
-        guard case .keyPath(let path) = comparison.lhs else { throw decline("\(comparison.modifier.rawValue) needs a key path") }
+        guard case .keyPath(let path) = comparison.lhs else {
+            throw decline("\(comparison.modifier.rawValue) needs a key path")
+        }
         guard firstToManyStep(path.components[...], from: scope.table) != nil else {
             throw decline("\(comparison.modifier.rawValue) over a key path without a to-many relationship")
         }
@@ -380,7 +406,9 @@ struct SQLiteQueryBuilder {
 
     /// `EXISTS` over the targets of the first to-many step of `components`, recursing through
     /// further to-many steps; the innermost condition is the comparison (negated when asked).
-    private mutating func exists(_ components: ArraySlice<String>, in scope: Scope, _ comparison: ObjectPredicate.Comparison, negated: Bool) throws -> String {
+    private mutating func exists(
+        _ components: ArraySlice<String>, in scope: Scope, _ comparison: ObjectPredicate.Comparison, negated: Bool
+    ) throws -> String {
         guard let offset = firstToManyStep(components, from: scope.table) else { throw decline("no to-many step") }
         let split = components.startIndex + offset
         guard case .toMany(let alias, let owner, let index) = try resolve(components[...split], in: scope) else {
@@ -395,9 +423,11 @@ struct SQLiteQueryBuilder {
         } else {
             if rest.isEmpty {
                 guard comparison.options.isEmpty else { throw decline("options on an object comparison") }
-                condition = try objectComparison(source.targetKey, entityName: source.destination.name, comparison.op, comparison.rhs)
+                condition = try objectComparison(
+                    source.targetKey, entityName: source.destination.name, comparison.op, comparison.rhs)
             } else {
-                condition = try direct(.keyPath(PropertyPath(Array(rest))), comparison.op, comparison.rhs, comparison.options, in: inner)
+                condition = try direct(
+                    .keyPath(PropertyPath(Array(rest))), comparison.op, comparison.rhs, comparison.options, in: inner)
             }
             if negated { condition = "(NOT \(condition))" }
         }
@@ -405,7 +435,10 @@ struct SQLiteQueryBuilder {
         return "EXISTS (SELECT 1 FROM \(from) WHERE \(source.ownerCondition) AND \(condition))"
     }
 
-    private mutating func direct(_ lhs: ObjectPredicate.Operand, _ op: ObjectPredicate.Operator, _ rhs: ObjectPredicate.Operand, _ options: ObjectPredicate.Options, in scope: Scope) throws -> String {
+    private mutating func direct(
+        _ lhs: ObjectPredicate.Operand, _ op: ObjectPredicate.Operator, _ rhs: ObjectPredicate.Operand,
+        _ options: ObjectPredicate.Options, in scope: Scope
+    ) throws -> String {
         switch lhs {
         case .evaluatedObject:
             guard options.isEmpty else { throw decline("options on SELF") }
@@ -421,7 +454,8 @@ struct SQLiteQueryBuilder {
         case .keyPath(let path):
             switch try resolve(path.components[...], in: scope) {
             case .attribute(let expression, let attribute):
-                return try scalarComparison(expression, kind: SQLiteColumnKind(attribute.type), isNullable: true, op, rhs, options)
+                return try scalarComparison(
+                    expression, kind: SQLiteColumnKind(attribute.type), isNullable: true, op, rhs, options)
             case .toOne(let expression, let relationship):
                 guard options.isEmpty else { throw decline("options on a relationship") }
                 return try objectComparison(expression, entityName: relationship.destination, op, rhs)
@@ -432,7 +466,8 @@ struct SQLiteQueryBuilder {
                 let key = try objectKey(id, entityName: owner.entity.relationships[index].destination)
                 let source = try targetsSource(alias: alias, table: owner, index: index, joinTargets: false)
                 parameters.append(.integer(key))
-                return "EXISTS (SELECT 1 FROM \(source.from) WHERE \(source.ownerCondition) AND \(source.targetKey) = ?)"
+                return
+                    "EXISTS (SELECT 1 FROM \(source.from) WHERE \(source.ownerCondition) AND \(source.targetKey) = ?)"
             }
         default:
             throw decline("the left side is not a key path, @count or SELF")
@@ -447,7 +482,9 @@ struct SQLiteQueryBuilder {
     }
 
     /// Compares an object key expression (NULL for none) with an object, nil, or a list of them.
-    private mutating func objectComparison(_ expression: String, entityName: String, _ op: ObjectPredicate.Operator, _ rhs: ObjectPredicate.Operand) throws -> String {
+    private mutating func objectComparison(
+        _ expression: String, entityName: String, _ op: ObjectPredicate.Operator, _ rhs: ObjectPredicate.Operand
+    ) throws -> String {
         switch (op, rhs) {
         case (.equal, .constant(.null)): return "(\(expression) IS NULL)"
         case (.notEqual, .constant(.null)): return "(\(expression) IS NOT NULL)"
@@ -470,7 +507,9 @@ struct SQLiteQueryBuilder {
             var parts: [String] = []
             if hasNull { parts.append("\(expression) IS NULL") }
             if !keys.isEmpty {
-                parts.append("(\(expression) IS NOT NULL AND \(expression) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", "))))")
+                parts.append(
+                    "(\(expression) IS NOT NULL AND \(expression) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", "))))"
+                )
                 parameters += keys.map { .integer($0) }
             }
             return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
@@ -481,18 +520,22 @@ struct SQLiteQueryBuilder {
 
     /// The parameter for comparing `value` with a column of `kind`, or a decline when the
     /// evaluator would compare them differently (or fail).
-    private func compatibleParameter(_ value: Value, kind: SQLiteColumnKind, options: ObjectPredicate.Options) throws -> SQLiteParameter {
+    private func compatibleParameter(_ value: Value, kind: SQLiteColumnKind, options: ObjectPredicate.Options) throws
+        -> SQLiteParameter
+    {
         switch (kind, value) {
         case (.integer, .integer), (.double, .integer), (.float, .integer),
-             (.integer, .double), (.double, .double), (.float, .double),
-             (.integer, .float), (.double, .float), (.float, .float),
-             (.boolean, .bool), (.date, .date), (.binary, .binary), (.uuid, .uuid), (.uri, .uri):
-            guard let parameter = SQLiteValueCoding.parameter(value) else { throw decline("NaN or a value without an SQL form") }
+            (.integer, .double), (.double, .double), (.float, .double),
+            (.integer, .float), (.double, .float), (.float, .float),
+            (.boolean, .bool), (.date, .date), (.binary, .binary), (.uuid, .uuid), (.uri, .uri):
+            guard let parameter = SQLiteValueCoding.parameter(value) else {
+                throw decline("NaN or a value without an SQL form")
+            }
             return parameter
         case (.string, .string(let text)):
             return .text(StringFolding.fold(text, options))
         case (.decimal, .integer), (.decimal, .double), (.decimal, .float), (.decimal, .decimal),
-             (.integer, .decimal), (.double, .decimal), (.float, .decimal):
+            (.integer, .decimal), (.double, .decimal), (.float, .decimal):
             guard let number = ValueComparison.double(value), !number.isNaN else { throw decline("NaN") }
             return .real(number)
         default:
@@ -510,12 +553,18 @@ struct SQLiteQueryBuilder {
     }
 
     /// Compares an attribute (or count) expression with constants.
-    private mutating func scalarComparison(_ expression: String, kind: SQLiteColumnKind, isNullable: Bool, _ op: ObjectPredicate.Operator, _ rhs: ObjectPredicate.Operand, _ options: ObjectPredicate.Options) throws -> String {
+    private mutating func scalarComparison(
+        _ expression: String, kind: SQLiteColumnKind, isNullable: Bool, _ op: ObjectPredicate.Operator,
+        _ rhs: ObjectPredicate.Operand, _ options: ObjectPredicate.Options
+    ) throws -> String {
         if !options.isEmpty && kind != .string { throw decline("string options on a non-string attribute") }
         // Decimals compare as the evaluator compares them: as Double (NaN as NULL, unequal to all).
-        let folded = kind == .decimal ? "strata_decimal(\(expression))"
+        let folded =
+            kind == .decimal
+            ? "strata_decimal(\(expression))"
             : options.isEmpty ? expression : "strata_fold(\(expression), \(options.rawValue))"
-        let notNull = kind == .decimal ? "\(folded) IS NOT NULL AND " : isNullable ? "\(expression) IS NOT NULL AND " : ""
+        let notNull =
+            kind == .decimal ? "\(folded) IS NOT NULL AND " : isNullable ? "\(expression) IS NOT NULL AND " : ""
         switch op {
         case .equal, .notEqual:
             guard case .constant(let value) = rhs else { throw decline("\(op.rawValue) with a non-constant") }
@@ -531,12 +580,14 @@ struct SQLiteQueryBuilder {
             }
             if value.isNull { return "0" }
             parameters.append(try compatibleParameter(value, kind: kind, options: options))
-            let guardNaN = kind.mayHoldNaNMarker && (op == .greater || op == .greaterOrEqual) ? " AND \(expression) < ''" : ""
+            let guardNaN =
+                kind.mayHoldNaNMarker && (op == .greater || op == .greaterOrEqual) ? " AND \(expression) < ''" : ""
             return "(\(notNull)\(folded) \(Self.sqlOperator(op)) ?\(guardNaN))"
 
         case .between:
             guard case .list(let bounds) = rhs, bounds.count == 2,
-                  case .constant(let low) = bounds[0], case .constant(let high) = bounds[1], !low.isNull, !high.isNull else {
+                case .constant(let low) = bounds[0], case .constant(let high) = bounds[1], !low.isNull, !high.isNull
+            else {
                 throw decline("BETWEEN needs two non-nil constants")
             }
             switch kind {
@@ -553,12 +604,17 @@ struct SQLiteQueryBuilder {
             var hasNull = false
             for element in elements {
                 guard case .constant(let value) = element else { throw decline("IN with a non-constant element") }
-                if value.isNull { hasNull = true } else { values.append(try compatibleParameter(value, kind: kind, options: options)) }
+                if value.isNull {
+                    hasNull = true
+                } else {
+                    values.append(try compatibleParameter(value, kind: kind, options: options))
+                }
             }
             var parts: [String] = []
             if hasNull && isNullable { parts.append("\(expression) IS NULL") }
             if !values.isEmpty {
-                parts.append("(\(notNull)\(folded) IN (\(Array(repeating: "?", count: values.count).joined(separator: ", "))))")
+                parts.append(
+                    "(\(notNull)\(folded) IN (\(Array(repeating: "?", count: values.count).joined(separator: ", "))))")
                 parameters += values
             }
             return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"

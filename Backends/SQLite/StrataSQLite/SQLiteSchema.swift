@@ -43,13 +43,15 @@ struct SQLiteSchema: Sendable {
         var joinTables: Set<String> = []
         for table in orderedTables {
             for storage in table.relationshipStorage {
-                guard case .joinTable(let join) = storage, join.isCanonical, joinTables.insert(join.table).inserted else { continue }
+                guard case .joinTable(let join) = storage, join.isCanonical, joinTables.insert(join.table).inserted
+                else { continue }
                 var columns = ["\(q("source")) INTEGER NOT NULL", "\(q("target")) INTEGER NOT NULL"]
                 if join.hasSourcePosition { columns.append("\(q("source_position")) INTEGER") }
                 if join.hasTargetPosition { columns.append("\(q("target_position")) INTEGER") }
                 columns.append("PRIMARY KEY (\(q("source")), \(q("target")))")
                 statements.append("CREATE TABLE \(q(join.table)) (\(columns.joined(separator: ", "))) WITHOUT ROWID")
-                statements.append("CREATE INDEX \(q(join.table + ".target")) ON \(q(join.table)) (\(q("target")), \(q("source")))")
+                statements.append(
+                    "CREATE INDEX \(q(join.table + ".target")) ON \(q(join.table)) (\(q("target")), \(q("source")))")
             }
         }
         return statements
@@ -148,7 +150,10 @@ struct SQLiteJoinTable: Sendable {
     /// Sets the target side's position of one row.
     let targetPositionSQL: String
 
-    init(table: String, isCanonical: Bool, ownColumn: String, targetColumn: String, positionColumn: String?, hasSourcePosition: Bool, hasTargetPosition: Bool) {
+    init(
+        table: String, isCanonical: Bool, ownColumn: String, targetColumn: String, positionColumn: String?,
+        hasSourcePosition: Bool, hasTargetPosition: Bool
+    ) {
         self.table = table
         self.isCanonical = isCanonical
         self.ownColumn = ownColumn
@@ -156,7 +161,9 @@ struct SQLiteJoinTable: Sendable {
         self.positionColumn = positionColumn
         self.hasSourcePosition = hasSourcePosition
         self.hasTargetPosition = hasTargetPosition
-        let t = q(table), source = q("source"), target = q("target")
+        let t = q(table)
+        let source = q("source")
+        let target = q("target")
         selectTargetsSQL = "SELECT \(target) FROM \(t) WHERE \(source) = ?"
         deleteRowSQL = "DELETE FROM \(t) WHERE \(source) = ? AND \(target) = ?"
         insertRowSQL = "INSERT OR IGNORE INTO \(t) (\(source), \(target)) VALUES (?, ?)"
@@ -274,13 +281,17 @@ final class SQLiteEntityTable: Sendable {
         relationshipStorage = storage
         toOneIndexes = storage.indices.filter { !storage[$0].isToMany }
         toManyIndexes = storage.indices.filter { storage[$0].isToMany }
-        foreignKeyIndexes = storage.indices.filter { if case .foreignKey = storage[$0] { return true } else { return false } }
+        foreignKeyIndexes = storage.indices.filter {
+            if case .foreignKey = storage[$0] { return true } else { return false }
+        }
 
         // Position columns: our to-one foreign keys whose inverse is an ordered to-many.
         var positions: [String] = []
         for index in foreignKeyIndexes {
             let relationship = entity.relationships[index]
-            if let inverse = model.entity(named: relationship.destination)?.relationship(named: relationship.inverse), inverse.isToMany, inverse.isOrdered {
+            if let inverse = model.entity(named: relationship.destination)?.relationship(named: relationship.inverse),
+                inverse.isToMany, inverse.isOrdered
+            {
                 positions.append("_position_" + column(relationship.name))
             }
         }
@@ -302,7 +313,9 @@ final class SQLiteEntityTable: Sendable {
             case .foreignKey(let column):
                 select.append("t0.\(q(column))")
             case .derivedToOne(let table, let column):
-                select.append("(SELECT o.\(q("_pk")) FROM \(q(table)) AS o WHERE o.\(q(column)) = t0.\(q("_pk")) ORDER BY o.\(q("_pk")) LIMIT 1)")
+                select.append(
+                    "(SELECT o.\(q("_pk")) FROM \(q(table)) AS o WHERE o.\(q(column)) = t0.\(q("_pk")) ORDER BY o.\(q("_pk")) LIMIT 1)"
+                )
             default:
                 break
             }
@@ -311,15 +324,20 @@ final class SQLiteEntityTable: Sendable {
         toOneDestinations = toOneIndexes.map { entity.relationships[$0].destination }
         selectAllSQL = "SELECT \(selectList) FROM \(quotedName) AS t0 ORDER BY t0.\(q("_pk"))"
         selectByKeySQL = "SELECT \(selectList) FROM \(quotedName) AS t0 WHERE t0.\(q("_pk")) = ?"
-        selectByKeysSQL = "SELECT \(selectList) FROM \(quotedName) AS t0 WHERE t0.\(q("_pk")) IN (SELECT value FROM json_each(?)) ORDER BY t0.\(q("_pk"))"
+        selectByKeysSQL =
+            "SELECT \(selectList) FROM \(quotedName) AS t0 WHERE t0.\(q("_pk")) IN (SELECT value FROM json_each(?)) ORDER BY t0.\(q("_pk"))"
 
-        let written = ["_pk", "_version"] + attributeColumns + foreignKeyIndexes.map { column(entity.relationships[$0].name) }
+        let written =
+            ["_pk", "_version"] + attributeColumns + foreignKeyIndexes.map { column(entity.relationships[$0].name) }
         let rowPlaceholders = "(" + Array(repeating: "?", count: written.count).joined(separator: ", ") + ")"
         insertSQL = "INSERT INTO \(quotedName) (\(written.map(q).joined(separator: ", "))) VALUES \(rowPlaceholders)"
         bulkInsertRows = max(1, min(64, 32_000 / written.count))
-        bulkInsertSQL = "INSERT INTO \(quotedName) (\(written.map(q).joined(separator: ", "))) VALUES " + Array(repeating: rowPlaceholders, count: bulkInsertRows).joined(separator: ", ")
+        bulkInsertSQL =
+            "INSERT INTO \(quotedName) (\(written.map(q).joined(separator: ", "))) VALUES "
+            + Array(repeating: rowPlaceholders, count: bulkInsertRows).joined(separator: ", ")
         let assignments = written.dropFirst().map { "\(q($0)) = ?" }
-        updateSQL = "UPDATE \(quotedName) SET \(assignments.joined(separator: ", ")) WHERE \(q("_pk")) = ? AND \(q("_version")) = ?"
+        updateSQL =
+            "UPDATE \(quotedName) SET \(assignments.joined(separator: ", ")) WHERE \(q("_pk")) = ? AND \(q("_version")) = ?"
         deleteSQL = "DELETE FROM \(quotedName) WHERE \(q("_pk")) = ? AND \(q("_version")) = ?"
 
         var toMany: [Int: String] = [:]
@@ -330,11 +348,14 @@ final class SQLiteEntityTable: Sendable {
             case .foreignKeyToMany(let table, let column, let position):
                 let order = (position.map { "\(q($0)), " } ?? "") + q("_pk")
                 toMany[index] = "SELECT \(q("_pk")) FROM \(q(table)) WHERE \(q(column)) = ? ORDER BY \(order)"
-                toManyBulk[index] = "SELECT \(q(column)), \(q("_pk")) FROM \(q(table)) WHERE \(q(column)) IN (SELECT value FROM json_each(?)) ORDER BY \(q(column)), \(order)"
+                toManyBulk[index] =
+                    "SELECT \(q(column)), \(q("_pk")) FROM \(q(table)) WHERE \(q(column)) IN (SELECT value FROM json_each(?)) ORDER BY \(q(column)), \(order)"
             case .joinTable(let join):
                 let order = (join.positionColumn.map { "\(q($0)), " } ?? "") + q(join.targetColumn)
-                toMany[index] = "SELECT \(q(join.targetColumn)) FROM \(q(join.table)) WHERE \(q(join.ownColumn)) = ? ORDER BY \(order)"
-                toManyBulk[index] = "SELECT \(q(join.ownColumn)), \(q(join.targetColumn)) FROM \(q(join.table)) WHERE \(q(join.ownColumn)) IN (SELECT value FROM json_each(?)) ORDER BY \(q(join.ownColumn)), \(order)"
+                toMany[index] =
+                    "SELECT \(q(join.targetColumn)) FROM \(q(join.table)) WHERE \(q(join.ownColumn)) = ? ORDER BY \(order)"
+                toManyBulk[index] =
+                    "SELECT \(q(join.ownColumn)), \(q(join.targetColumn)) FROM \(q(join.table)) WHERE \(q(join.ownColumn)) IN (SELECT value FROM json_each(?)) ORDER BY \(q(join.ownColumn)), \(order)"
                 if join.isCanonical { deleteJoins.append("DELETE FROM \(q(join.table)) WHERE \(q("source")) = ?") }
             default:
                 break
@@ -345,7 +366,9 @@ final class SQLiteEntityTable: Sendable {
         deleteJoinRowsSQL = deleteJoins
     }
 
-    private static func storage(of relationship: Relationship, in entity: Entity, model: Model, naming: SQLiteNaming) -> SQLiteRelationshipStorage {
+    private static func storage(of relationship: Relationship, in entity: Entity, model: Model, naming: SQLiteNaming)
+        -> SQLiteRelationshipStorage
+    {
         // The model guarantees the destination and the inverse exist.
         let destination = model.entity(named: relationship.destination)!
         let inverse = destination.relationship(named: relationship.inverse)!
@@ -358,22 +381,28 @@ final class SQLiteEntityTable: Sendable {
         case (false, true):
             return .foreignKey(column: ownColumn)
         case (false, false):
-            return isCanonical ? .foreignKey(column: ownColumn) : .derivedToOne(table: destinationTable, column: inverseColumn)
+            return isCanonical
+                ? .foreignKey(column: ownColumn) : .derivedToOne(table: destinationTable, column: inverseColumn)
         case (true, false):
-            return .foreignKeyToMany(table: destinationTable, column: inverseColumn, positionColumn: relationship.isOrdered ? "_position_" + inverseColumn : nil)
+            return .foreignKeyToMany(
+                table: destinationTable, column: inverseColumn,
+                positionColumn: relationship.isOrdered ? "_position_" + inverseColumn : nil)
         case (true, true):
             let canonicalOrdered = isCanonical ? relationship.isOrdered : inverse.isOrdered
             let otherOrdered = isSelfInverse ? false : (isCanonical ? inverse.isOrdered : relationship.isOrdered)
-            let table = isCanonical ? "\(naming.table(entity.name)).\(ownColumn)" : "\(destinationTable).\(inverseColumn)"
-            return .joinTable(SQLiteJoinTable(
-                table: table,
-                isCanonical: isCanonical,
-                ownColumn: isCanonical ? "source" : "target",
-                targetColumn: isCanonical ? "target" : "source",
-                positionColumn: relationship.isOrdered ? (isCanonical ? "source_position" : "target_position") : nil,
-                hasSourcePosition: canonicalOrdered,
-                hasTargetPosition: otherOrdered
-            ))
+            let table =
+                isCanonical ? "\(naming.table(entity.name)).\(ownColumn)" : "\(destinationTable).\(inverseColumn)"
+            return .joinTable(
+                SQLiteJoinTable(
+                    table: table,
+                    isCanonical: isCanonical,
+                    ownColumn: isCanonical ? "source" : "target",
+                    targetColumn: isCanonical ? "target" : "source",
+                    positionColumn: relationship.isOrdered
+                        ? (isCanonical ? "source_position" : "target_position") : nil,
+                    hasSourcePosition: canonicalOrdered,
+                    hasTargetPosition: otherOrdered
+                ))
         }
     }
 
@@ -394,15 +423,20 @@ final class SQLiteEntityTable: Sendable {
             statements.append("CREATE INDEX \(q("\(sqlName).fk.\(column)")) ON \(quotedName) (\(q(column)))")
         }
         func columnNames(_ properties: [String]) -> [String] {
-            properties.map { property in entity.attributeIndex(named: property).map { attributeColumns[$0] } ?? property }
+            properties.map { property in entity.attributeIndex(named: property).map { attributeColumns[$0] } ?? property
+            }
         }
         for (index, indexName) in zip(entity.indexes, indexNames) {
-            statements.append("CREATE INDEX \(q("\(sqlName).index.\(indexName)")) ON \(quotedName) (\(columnNames(index.properties).map(q).joined(separator: ", ")))")
+            statements.append(
+                "CREATE INDEX \(q("\(sqlName).index.\(indexName)")) ON \(quotedName) (\(columnNames(index.properties).map(q).joined(separator: ", ")))"
+            )
         }
         var seenConstraints: Set<[String]> = []
         for constraint in entity.uniqueConstraints where seenConstraints.insert(constraint).inserted {
             let constrained = columnNames(constraint)
-            statements.append("CREATE UNIQUE INDEX \(q("\(sqlName).unique.\(constrained.joined(separator: "+"))")) ON \(quotedName) (\(constrained.map(q).joined(separator: ", ")))")
+            statements.append(
+                "CREATE UNIQUE INDEX \(q("\(sqlName).unique.\(constrained.joined(separator: "+"))")) ON \(quotedName) (\(constrained.map(q).joined(separator: ", ")))"
+            )
         }
         return statements
     }

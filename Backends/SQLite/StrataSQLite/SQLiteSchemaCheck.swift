@@ -21,7 +21,9 @@ extension SQLiteSchema {
                 sqlite3_finalize(raw)
                 guard code == SQLITE_OK else {
                     let message = String(cString: sqlite3_errmsg(connection.handle))
-                    let error = SQLiteErrorMapping.error(code: code, message: message, path: path, action: "checking the schema of table \(table.sqlName)", sql: sql)
+                    let error = SQLiteErrorMapping.error(
+                        code: code, message: message, path: path,
+                        action: "checking the schema of table \(table.sqlName)", sql: sql)
                     if error.code != .internalInconsistency { throw error }
                     throw StrataError(
                         .storeCorrupt,

@@ -94,7 +94,8 @@ extension SQLiteStore {
 
     /// Whether `request` is every snapshot of an entity, optionally limited to some IDs.
     static func isPlain(_ request: FetchRequest) -> Bool {
-        request.predicate == nil && request.sorts.isEmpty && request.limit == nil && request.offset == 0 && request.resultType == .snapshots
+        request.predicate == nil && request.sorts.isEmpty && request.limit == nil && request.offset == 0
+            && request.resultType == .snapshots
     }
 
     /// Runs `body` in a read transaction when several statements must see one state.
@@ -119,7 +120,9 @@ extension SQLiteStore {
         }
         if ids.count == 1 {
             let id = ids[0]
-            guard id.entityName == table.name, id.storeIdentifier == identifier, let key = id.primaryKey else { return [] }
+            guard id.entityName == table.name, id.storeIdentifier == identifier, let key = id.primaryKey else {
+                return []
+            }
             let statement = try connection.prepare(.selectByKey, of: table)
             statement.bind(1, key)
             return try readSnapshots(statement, table: table, on: connection)
@@ -142,7 +145,9 @@ extension SQLiteStore {
         return try fetchSnapshots(table: table, keys: keys, on: connection)
     }
 
-    private func fetchSnapshots(table: SQLiteEntityTable, keys: [Int64], on connection: SQLiteConnection) throws -> [Snapshot] {
+    private func fetchSnapshots(table: SQLiteEntityTable, keys: [Int64], on connection: SQLiteConnection) throws
+        -> [Snapshot]
+    {
         switch keys.count {
         case 0:
             return []
@@ -198,7 +203,9 @@ extension SQLiteStore {
 
     /// Reads every row of `statement` (selecting ``SQLiteEntityTable/selectList``) as snapshots,
     /// then fills their to-many relationships; resets the statement.
-    private func readSnapshots(_ statement: SQLiteStatement, table: SQLiteEntityTable, on connection: SQLiteConnection) throws -> [Snapshot] {
+    private func readSnapshots(_ statement: SQLiteStatement, table: SQLiteEntityTable, on connection: SQLiteConnection)
+        throws -> [Snapshot]
+    {
         var snapshots: [Snapshot] = []
         do {
             defer { statement.reset() }
@@ -207,14 +214,17 @@ extension SQLiteStore {
             let hasRelationships = !table.relationshipStorage.isEmpty
             // Each entity's scope is looked up once per fetch, not once per ID made.
             let scope = ObjectID.Scope(entityName: table.name, storeIdentifier: identifier)
-            let toOneScopes = table.toOneDestinations.map { ObjectID.Scope(entityName: $0, storeIdentifier: identifier) }
+            let toOneScopes = table.toOneDestinations.map {
+                ObjectID.Scope(entityName: $0, storeIdentifier: identifier)
+            }
             while try statement.step() {
                 let key = statement.int64(0)
                 var failure: (any Error)?
                 let attributes = [Value](unsafeUninitializedCapacity: kinds.count) { buffer, initialized in
                     for i in 0..<kinds.count {
                         do {
-                            (buffer.baseAddress! + i).initialize(to: try SQLiteValueCoding.read(kinds[i], at: Int32(i) + 2, from: statement))
+                            (buffer.baseAddress! + i).initialize(
+                                to: try SQLiteValueCoding.read(kinds[i], at: Int32(i) + 2, from: statement))
                             initialized = i + 1
                         } catch {
                             failure = error
@@ -233,12 +243,13 @@ extension SQLiteStore {
                         }
                     }
                 }
-                snapshots.append(Snapshot(
-                    objectID: scope.id(primaryKey: key),
-                    version: statement.int64(1),
-                    attributes: attributes,
-                    relationships: relationships
-                ))
+                snapshots.append(
+                    Snapshot(
+                        objectID: scope.id(primaryKey: key),
+                        version: statement.int64(1),
+                        attributes: attributes,
+                        relationships: relationships
+                    ))
             }
         }
         if !table.toManyIndexes.isEmpty && !snapshots.isEmpty {
@@ -255,9 +266,12 @@ extension SQLiteStore {
     /// rather than one per object.
     static let bulkToManyThreshold = 32
 
-    private func fillToManyPerObject(_ snapshots: inout [Snapshot], table: SQLiteEntityTable, on connection: SQLiteConnection) throws {
+    private func fillToManyPerObject(
+        _ snapshots: inout [Snapshot], table: SQLiteEntityTable, on connection: SQLiteConnection
+    ) throws {
         for index in table.toManyIndexes {
-            let destination = ObjectID.Scope(entityName: table.entity.relationships[index].destination, storeIdentifier: identifier)
+            let destination = ObjectID.Scope(
+                entityName: table.entity.relationships[index].destination, storeIdentifier: identifier)
             let query = try connection.prepare(table.toManySQL[index]!)
             for s in snapshots.indices {
                 query.bind(1, snapshots[s].objectID.primaryKey!)
@@ -271,20 +285,25 @@ extension SQLiteStore {
         }
     }
 
-    private func fillToManyInBulk(_ snapshots: inout [Snapshot], table: SQLiteEntityTable, on connection: SQLiteConnection) throws {
+    private func fillToManyInBulk(
+        _ snapshots: inout [Snapshot], table: SQLiteEntityTable, on connection: SQLiteConnection
+    ) throws {
         var positions: [Int64: Int] = [:]
         positions.reserveCapacity(snapshots.count)
         for (i, snapshot) in snapshots.enumerated() { positions[snapshot.objectID.primaryKey!] = i }
         let owners = "[" + snapshots.map { String($0.objectID.primaryKey!) }.joined(separator: ",") + "]"
         for index in table.toManyIndexes {
-            let destination = ObjectID.Scope(entityName: table.entity.relationships[index].destination, storeIdentifier: identifier)
+            let destination = ObjectID.Scope(
+                entityName: table.entity.relationships[index].destination, storeIdentifier: identifier)
             let query = try connection.prepare(table.toManyBulkSQL[index]!)
             query.bind(1, owners)
             defer { query.reset() }
             var currentOwner: Int64?
             var targets: [ObjectID] = []
             func flush() {
-                if let owner = currentOwner, let position = positions[owner] { snapshots[position].relationships[index] = .toMany(targets) }
+                if let owner = currentOwner, let position = positions[owner] {
+                    snapshots[position].relationships[index] = .toMany(targets)
+                }
             }
             while try query.step() {
                 let owner = query.int64(0)

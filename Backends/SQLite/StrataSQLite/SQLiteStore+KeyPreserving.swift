@@ -7,12 +7,15 @@ extension SQLiteStore: KeyPreservingStore {
     public func reserveKeys(through key: Int64, for entityName: String) throws {
         let entity = try model.requireEntity(entityName)
         guard key >= 1 else {
-            throw StrataError(.invalidRequest, "cannot reserve keys through \(key): keys start at 1", location: ["path": path, "entity": entityName])
+            throw StrataError(
+                .invalidRequest, "cannot reserve keys through \(key): keys start at 1",
+                location: ["path": path, "entity": entityName])
         }
         try inWriteTransaction { connection in
             let upsert = try connection.prepare(
                 "INSERT INTO \(q("_strata_sequence")) (\(q("entity")), \(q("lastKey"))) VALUES (?, ?) "
-                    + "ON CONFLICT (\(q("entity"))) DO UPDATE SET \(q("lastKey")) = max(\(q("lastKey")), excluded.\(q("lastKey")))")
+                    + "ON CONFLICT (\(q("entity"))) DO UPDATE SET \(q("lastKey")) = max(\(q("lastKey")), excluded.\(q("lastKey")))"
+            )
             upsert.bind(1, entity.name)
             upsert.bind(2, key)
             try upsert.run()

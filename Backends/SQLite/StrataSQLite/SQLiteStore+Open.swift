@@ -14,19 +14,24 @@ extension SQLiteStore {
         if found == .missing && !(options.createsIfMissing && !options.isReadOnly) {
             throw StrataError(
                 .storeNotFound,
-                "there is no store at '\(path)'" + (options.isReadOnly ? " (a read-only open never creates one)" : " and createsIfMissing is false"),
+                "there is no store at '\(path)'"
+                    + (options.isReadOnly ? " (a read-only open never creates one)" : " and createsIfMissing is false"),
                 location: ["path": path]
             )
         }
         if found != .missing && !options.isReadOnly {
             try SQLiteFileInspection.requireWritable(path, fileExists: true)
         }
-        let accessLock = try StoreAccessLock.acquire(.shared, forStoreAt: path, url: url, timeoutMilliseconds: Int(options.busyTimeoutMilliseconds), readOnly: options.isReadOnly)
+        let accessLock = try StoreAccessLock.acquire(
+            .shared, forStoreAt: path, url: url, timeoutMilliseconds: Int(options.busyTimeoutMilliseconds),
+            readOnly: options.isReadOnly)
         if try SQLiteFileInspection.inspect(path) == .missing {
             guard options.createsIfMissing && !options.isReadOnly else {
                 throw StrataError(
                     .storeNotFound,
-                    "there is no store at '\(path)'" + (options.isReadOnly ? " (a read-only open never creates one)" : " and createsIfMissing is false"),
+                    "there is no store at '\(path)'"
+                        + (options.isReadOnly
+                            ? " (a read-only open never creates one)" : " and createsIfMissing is false"),
                     location: ["path": path]
                 )
             }
@@ -41,7 +46,9 @@ extension SQLiteStore {
         }
 
         let flags = options.isReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
-        let connection = try SQLiteConnection(path: path, flags: flags, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, vfs: options.vfs, immutable: options.immutable)
+        let connection = try SQLiteConnection(
+            path: path, flags: flags, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, vfs: options.vfs,
+            immutable: options.immutable)
         do {
             let metadata = try prepareDatabase(connection, path: path, url: url, model: model, options: options)
             return try SQLiteStore(
@@ -57,7 +64,9 @@ extension SQLiteStore {
 
     /// Checks an existing store against `model` (touching nothing on a mismatch), or creates the
     /// schema in an empty database; then sets WAL and the synchronous mode.
-    private static func prepareDatabase(_ connection: SQLiteConnection, path: String, url: StoreURL, model: Model, options: SQLiteStoreOptions) throws -> StoreMetadata {
+    private static func prepareDatabase(
+        _ connection: SQLiteConnection, path: String, url: StoreURL, model: Model, options: SQLiteStoreOptions
+    ) throws -> StoreMetadata {
         if let metadata = try SQLiteMetadataTable.read(from: connection) {
             try metadata.checkCompatible(with: model, at: url)
             try SQLiteSchema(model: model).verify(on: connection, path: path)
@@ -65,10 +74,16 @@ extension SQLiteStore {
             return metadata
         }
         guard try SQLiteMetadataTable.tableCount(in: connection) == 0 else {
-            throw StrataError(.storeCorrupt, "'\(path)' is a SQLite database but not a Strata store (it has tables but no _strata_metadata table); Strata will not change it", location: ["path": path])
+            throw StrataError(
+                .storeCorrupt,
+                "'\(path)' is a SQLite database but not a Strata store (it has tables but no _strata_metadata table); Strata will not change it",
+                location: ["path": path])
         }
         guard !options.isReadOnly else {
-            throw StrataError(.storeCorrupt, "'\(path)' is an empty database, not a Strata store, and a read-only open cannot create one", location: ["path": path])
+            throw StrataError(
+                .storeCorrupt,
+                "'\(path)' is an empty database, not a Strata store, and a read-only open cannot create one",
+                location: ["path": path])
         }
         try configureWriter(connection, options: options)
         try connection.execute("BEGIN IMMEDIATE")
@@ -79,7 +94,8 @@ extension SQLiteStore {
                 try metadata.checkCompatible(with: model, at: url)
                 return metadata
             }
-            let metadata = StoreMetadata.new(storeType: SQLiteBackend.schemeName, model: model, identifier: options.identifierForNewStore)
+            let metadata = StoreMetadata.new(
+                storeType: SQLiteBackend.schemeName, model: model, identifier: options.identifierForNewStore)
             for statement in SQLiteSchema(model: model).creationStatements() { try connection.execute(statement) }
             try SQLiteMetadataTable.initialize(metadata, in: connection)
             try connection.execute("COMMIT")

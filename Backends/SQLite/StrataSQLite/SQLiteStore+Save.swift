@@ -15,17 +15,23 @@ extension SQLiteStore {
         for snapshot in request.inserts { insertTables.append(try validate(snapshot, role: "insert", cache: &cache)) }
         var updateTables: [SQLiteEntityTable] = []
         updateTables.reserveCapacity(request.updates.count)
-        for update in request.updates { updateTables.append(try validate(update.snapshot, role: "update", cache: &cache)) }
+        for update in request.updates {
+            updateTables.append(try validate(update.snapshot, role: "update", cache: &cache))
+        }
         var deleteTables: [SQLiteEntityTable] = []
         deleteTables.reserveCapacity(request.deletes.count)
-        for delete in request.deletes { deleteTables.append(try validateID(delete.objectID, role: "delete", cache: &cache)) }
+        for delete in request.deletes {
+            deleteTables.append(try validateID(delete.objectID, role: "delete", cache: &cache))
+        }
 
         if request.isEmpty {
             return try withWriter { _ in SaveResult() }
         }
 
         return try inWriteTransaction { connection in
-            try apply(request, insertTables: insertTables, updateTables: updateTables, deleteTables: deleteTables, on: connection)
+            try apply(
+                request, insertTables: insertTables, updateTables: updateTables, deleteTables: deleteTables,
+                on: connection)
         }
     }
 
@@ -39,7 +45,8 @@ extension SQLiteStore {
         if let table = cache.table, cache.name == entityName { return table }
         guard let table = schema.tables[entityName] else {
             _ = try model.requireEntity(entityName)
-            throw StrataError(.unknownEntity, "the model has no entity '\(entityName)'", location: ["entity": entityName])
+            throw StrataError(
+                .unknownEntity, "the model has no entity '\(entityName)'", location: ["entity": entityName])
         }
         cache = TableCache(name: entityName, table: table)
         return table
@@ -50,7 +57,9 @@ extension SQLiteStore {
         guard id.primaryKey != nil, id.storeIdentifier == identifier else {
             throw StrataError(
                 .invalidObjectID,
-                "cannot \(role) \(id): " + (id.isTemporary ? "the ID is temporary" : "it belongs to store '\(id.storeIdentifier)', not '\(identifier)'"),
+                "cannot \(role) \(id): "
+                    + (id.isTemporary
+                        ? "the ID is temporary" : "it belongs to store '\(id.storeIdentifier)', not '\(identifier)'"),
                 location: ["path": path, "entity": id.entityName, "objectID": id.uriRepresentation]
             )
         }
@@ -60,37 +69,61 @@ extension SQLiteStore {
     private func validate(_ snapshot: Snapshot, role: String, cache: inout TableCache) throws -> SQLiteEntityTable {
         let table = try validateID(snapshot.objectID, role: role, cache: &cache)
         let entity = table.entity
-        guard snapshot.attributes.count == entity.attributes.count, snapshot.relationships.count == entity.relationships.count else {
+        guard snapshot.attributes.count == entity.attributes.count,
+            snapshot.relationships.count == entity.relationships.count
+        else {
             throw StrataError(
                 .invalidRequest,
                 "the snapshot of \(snapshot.objectID) has \(snapshot.attributes.count) attributes and \(snapshot.relationships.count) relationships; '\(entity.name)' has \(entity.attributes.count) and \(entity.relationships.count)",
                 location: ["path": path, "entity": entity.name]
             )
         }
-        let types = table.attributeTypes, optional = table.attributeIsOptional
+        let types = table.attributeTypes
+        let optional = table.attributeIsOptional
         for index in 0..<types.count {
             let value = snapshot.attributes[index]
             if value.isNull {
                 if optional[index] { continue }
                 let attribute = entity.attributes[index]
-                throw StrataError(.missingValue, "\(snapshot.objectID).\(attribute.name) is required but has no value", location: ["path": path, "entity": entity.name, "key": attribute.name, "objectID": snapshot.objectID.uriRepresentation])
+                throw StrataError(
+                    .missingValue, "\(snapshot.objectID).\(attribute.name) is required but has no value",
+                    location: [
+                        "path": path, "entity": entity.name, "key": attribute.name,
+                        "objectID": snapshot.objectID.uriRepresentation,
+                    ])
             } else if !value.fits(types[index]) {
                 let attribute = entity.attributes[index]
-                throw StrataError(.typeMismatch, "\(snapshot.objectID).\(attribute.name) is a \(attribute.type.rawValue) attribute and cannot hold the \(value.typeName) \(value)", location: ["path": path, "entity": entity.name, "key": attribute.name, "objectID": snapshot.objectID.uriRepresentation])
+                throw StrataError(
+                    .typeMismatch,
+                    "\(snapshot.objectID).\(attribute.name) is a \(attribute.type.rawValue) attribute and cannot hold the \(value.typeName) \(value)",
+                    location: [
+                        "path": path, "entity": entity.name, "key": attribute.name,
+                        "objectID": snapshot.objectID.uriRepresentation,
+                    ])
             }
         }
         for index in 0..<table.relationshipIsToMany.count {
             let destination = table.relationshipDestinations[index]
             switch snapshot.relationships[index] {
             case .toOne(let target):
-                guard !table.relationshipIsToMany[index] else { throw relationshipMismatch(snapshot, entity.relationships[index], "a to-many relationship got a single target") }
+                guard !table.relationshipIsToMany[index] else {
+                    throw relationshipMismatch(
+                        snapshot, entity.relationships[index], "a to-many relationship got a single target")
+                }
                 if let target, !isStoredObject(target, of: destination) {
-                    throw relationshipMismatch(snapshot, entity.relationships[index], "the target \(target) is not a permanent \(destination) of this store")
+                    throw relationshipMismatch(
+                        snapshot, entity.relationships[index],
+                        "the target \(target) is not a permanent \(destination) of this store")
                 }
             case .toMany(let targets):
-                guard table.relationshipIsToMany[index] else { throw relationshipMismatch(snapshot, entity.relationships[index], "a to-one relationship got a list of targets") }
+                guard table.relationshipIsToMany[index] else {
+                    throw relationshipMismatch(
+                        snapshot, entity.relationships[index], "a to-one relationship got a list of targets")
+                }
                 for target in targets where !isStoredObject(target, of: destination) {
-                    throw relationshipMismatch(snapshot, entity.relationships[index], "the target \(target) is not a permanent \(destination) of this store")
+                    throw relationshipMismatch(
+                        snapshot, entity.relationships[index],
+                        "the target \(target) is not a permanent \(destination) of this store")
                 }
             }
         }
@@ -102,11 +135,20 @@ extension SQLiteStore {
         id.entityName == entityName && id.primaryKey != nil && id.storeIdentifier == identifier
     }
 
-    private func relationshipMismatch(_ snapshot: Snapshot, _ relationship: Relationship, _ why: String) -> StrataError {
-        StrataError(.typeMismatch, "\(snapshot.objectID).\(relationship.name): \(why)", location: ["path": path, "entity": snapshot.objectID.entityName, "key": relationship.name, "objectID": snapshot.objectID.uriRepresentation])
+    private func relationshipMismatch(_ snapshot: Snapshot, _ relationship: Relationship, _ why: String) -> StrataError
+    {
+        StrataError(
+            .typeMismatch, "\(snapshot.objectID).\(relationship.name): \(why)",
+            location: [
+                "path": path, "entity": snapshot.objectID.entityName, "key": relationship.name,
+                "objectID": snapshot.objectID.uriRepresentation,
+            ])
     }
 
-    private func apply(_ request: SaveRequest, insertTables: [SQLiteEntityTable], updateTables: [SQLiteEntityTable], deleteTables: [SQLiteEntityTable], on connection: SQLiteConnection) throws -> SaveResult {
+    private func apply(
+        _ request: SaveRequest, insertTables: [SQLiteEntityTable], updateTables: [SQLiteEntityTable],
+        deleteTables: [SQLiteEntityTable], on connection: SQLiteConnection
+    ) throws -> SaveResult {
         var conflicts: [(id: ObjectID, expected: Int64)] = []
         var versions: [ObjectID: Int64] = [:]
         versions.reserveCapacity(request.inserts.count + request.updates.count)
@@ -115,7 +157,10 @@ extension SQLiteStore {
         var lastTable: SQLiteEntityTable?
         var statement: SQLiteStatement?
         for (delete, table) in zip(request.deletes, deleteTables) {
-            if table !== lastTable { statement = try connection.prepare(.delete, of: table); lastTable = table }
+            if table !== lastTable {
+                statement = try connection.prepare(.delete, of: table)
+                lastTable = table
+            }
             let pk = delete.objectID.primaryKey!
             statement!.bind(1, pk)
             statement!.bind(2, delete.expectedVersion)
@@ -134,7 +179,10 @@ extension SQLiteStore {
         // Updates, checked against their expected version.
         lastTable = nil
         for (update, table) in zip(request.updates, updateTables) {
-            if table !== lastTable { statement = try connection.prepare(.update, of: table); lastTable = table }
+            if table !== lastTable {
+                statement = try connection.prepare(.update, of: table)
+                lastTable = table
+            }
             let snapshot = update.snapshot
             let newVersion = update.expectedVersion &+ 1
             statement!.bind(1, newVersion)
@@ -208,16 +256,25 @@ extension SQLiteStore {
     private func runInsert(_ statement: SQLiteStatement, _ rows: ArraySlice<Snapshot>) throws {
         do {
             try statement.run()
-        } catch let error as StrataError where error.location["sqliteCode"] == String(SQLiteErrorMapping.constraintPrimaryKey) {
-            let what = rows.count == 1 ? "\(rows.first!.objectID)" : "one of \(rows.first!.objectID) ... \(rows.last!.objectID)"
-            throw StrataError(.invalidObjectID, "cannot insert \(what): an object with that key already exists", location: ["path": path, "objectID": rows.first!.objectID.uriRepresentation], underlying: error.underlying)
+        } catch let error as StrataError
+            where error.location["sqliteCode"] == String(SQLiteErrorMapping.constraintPrimaryKey)
+        {
+            let what =
+                rows.count == 1
+                ? "\(rows.first!.objectID)" : "one of \(rows.first!.objectID) ... \(rows.last!.objectID)"
+            throw StrataError(
+                .invalidObjectID, "cannot insert \(what): an object with that key already exists",
+                location: ["path": path, "objectID": rows.first!.objectID.uriRepresentation],
+                underlying: error.underlying)
         }
     }
 
     /// Binds the attribute values and stored to-one keys of `snapshot` from parameter `first`;
     /// returns the next parameter index.
     @inline(__always)
-    private func bindColumns(of snapshot: Snapshot, table: SQLiteEntityTable, in statement: SQLiteStatement, from first: Int32) -> Int32 {
+    private func bindColumns(
+        of snapshot: Snapshot, table: SQLiteEntityTable, in statement: SQLiteStatement, from first: Int32
+    ) -> Int32 {
         var index = first
         for value in snapshot.attributes {
             SQLiteValueCoding.bind(value, at: index, in: statement)
@@ -236,13 +293,16 @@ extension SQLiteStore {
 
     /// Writes the to-many sides kept outside the rows: join tables (from the side that owns
     /// them), then positions of ordered relationships.
-    private func writeToMany(_ snapshots: [Snapshot], _ tables: [SQLiteEntityTable], isInsert: Bool, on connection: SQLiteConnection) throws {
+    private func writeToMany(
+        _ snapshots: [Snapshot], _ tables: [SQLiteEntityTable], isInsert: Bool, on connection: SQLiteConnection
+    ) throws {
         // Pass 1: canonical join-table rows.
         for (snapshot, table) in zip(snapshots, tables) where !table.toManyIndexes.isEmpty {
             let pk = snapshot.objectID.primaryKey!
             for index in table.toManyIndexes {
                 guard case .joinTable(let join) = table.relationshipStorage[index], join.isCanonical,
-                      case .toMany(let targets) = snapshot.relationships[index] else { continue }
+                    case .toMany(let targets) = snapshot.relationships[index]
+                else { continue }
                 let targetKeys = targets.compactMap(\.primaryKey)
                 var existing: Set<Int64> = []
                 if !isInsert {
@@ -304,7 +364,9 @@ extension SQLiteStore {
     }
 
     /// The conflict error for `conflicts`, each with its stored snapshot as the store holds it now.
-    private func conflictError(_ conflicts: [(id: ObjectID, expected: Int64)], on connection: SQLiteConnection) throws -> StrataError {
+    private func conflictError(_ conflicts: [(id: ObjectID, expected: Int64)], on connection: SQLiteConnection) throws
+        -> StrataError
+    {
         var records: [SaveConflict] = []
         for (id, expected) in conflicts {
             let stored = try fetchSnapshots(entity: id.entityName, keys: [id.primaryKey!], on: connection).first

@@ -42,7 +42,10 @@ public final class SQLiteStore: PersistentStore {
     /// model (`nil` when read-only).
     private let schemaVersion: Locked<Int64?>
 
-    init(url: StoreURL, model: Model, identifier: String, path: String, options: SQLiteStoreOptions, writer: SQLiteConnection?, reader: SQLiteConnection?, accessLock: StoreAccessLock?) throws {
+    init(
+        url: StoreURL, model: Model, identifier: String, path: String, options: SQLiteStoreOptions,
+        writer: SQLiteConnection?, reader: SQLiteConnection?, accessLock: StoreAccessLock?
+    ) throws {
         self.accessLock = accessLock
         self.schemaVersion = Locked(try writer?.scalarText("PRAGMA schema_version").flatMap { Int64($0) })
         self.url = url
@@ -58,7 +61,10 @@ public final class SQLiteStore: PersistentStore {
     }
 
     deinit {
-        writer.withLock { $0?.close(); $0 = nil }
+        writer.withLock {
+            $0?.close()
+            $0 = nil
+        }
         readers.withLock { pool in
             for connection in pool.idle { connection.close() }
             pool.idle.removeAll()
@@ -77,7 +83,11 @@ public final class SQLiteStore: PersistentStore {
             if pool.isClosed { throw closedError }
             return pool.idle.popLast()
         }
-        let connection = try idle ?? SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, vfs: options.vfs, immutable: options.immutable)
+        let connection =
+            try idle
+            ?? SQLiteConnection(
+                path: path, flags: SQLITE_OPEN_READONLY, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds,
+                vfs: options.vfs, immutable: options.immutable)
         defer {
             let keep = readers.withLock { pool -> Bool in
                 guard !pool.isClosed, pool.idle.count < Self.maximumIdleReaders else { return false }
@@ -94,7 +104,8 @@ public final class SQLiteStore: PersistentStore {
         try writer.withLock { connection in
             guard let connection else {
                 if readers.withLock({ $0.isClosed }) { throw closedError }
-                throw StrataError(.readOnly, "the SQLite store at '\(path)' was opened read-only", location: ["path": path])
+                throw StrataError(
+                    .readOnly, "the SQLite store at '\(path)' was opened read-only", location: ["path": path])
             }
             return try body(connection)
         }
@@ -131,13 +142,17 @@ public final class SQLiteStore: PersistentStore {
         let known = schemaVersion.withLock { $0 }
         guard let known, current != known else { return }
         let metadata = try SQLiteMetadataTable.read(from: connection)
-        if metadata?.modelVersionHash == model.versionHash, (try? SQLiteSchema(model: model).verify(on: connection, path: path)) != nil {
+        if metadata?.modelVersionHash == model.versionHash,
+            (try? SQLiteSchema(model: model).verify(on: connection, path: path)) != nil
+        {
             schemaVersion.withLock { $0 = current }
             return
         }
         throw StrataError(
             .modelMismatch,
-            "the store at '\(path)' was changed by another process since it was opened with model version \(model.versionIdentifier): its schema" + (metadata.map { " is now that of model version \($0.modelVersionIdentifier)" } ?? " no longer matches the model") + "; nothing was written; open it again",
+            "the store at '\(path)' was changed by another process since it was opened with model version \(model.versionIdentifier): its schema"
+                + (metadata.map { " is now that of model version \($0.modelVersionIdentifier)" }
+                    ?? " no longer matches the model") + "; nothing was written; open it again",
             location: ["path": path, "modelVersion": model.versionIdentifier]
         )
     }
@@ -146,9 +161,10 @@ public final class SQLiteStore: PersistentStore {
 
     /// The store's metadata, read from `_strata_metadata`.
     public func metadata() throws -> StoreMetadata {
-        try withReader { try SQLiteMetadataTable.read(from: $0) } ?? {
-            throw StrataError(.storeCorrupt, "the store at '\(path)' has no metadata", location: ["path": path])
-        }()
+        try withReader { try SQLiteMetadataTable.read(from: $0) }
+            ?? {
+                throw StrataError(.storeCorrupt, "the store at '\(path)' has no metadata", location: ["path": path])
+            }()
     }
 
     /// Hands out `count` keys from the `_strata_sequence` table inside `BEGIN IMMEDIATE`, so no key
@@ -160,15 +176,20 @@ public final class SQLiteStore: PersistentStore {
         }
         if count == 0 { return [] }
         let first: Int64 = try inWriteTransaction { connection in
-            let select = try connection.prepare("SELECT \(q("lastKey")) FROM \(q("_strata_sequence")) WHERE \(q("entity")) = ?")
+            let select = try connection.prepare(
+                "SELECT \(q("lastKey")) FROM \(q("_strata_sequence")) WHERE \(q("entity")) = ?")
             select.bind(1, entity.name)
             let last = try select.step() ? select.int64(0) : 0
             select.reset()
             let (next, overflow) = last.addingReportingOverflow(Int64(count))
             guard !overflow else {
-                throw StrataError(.internalInconsistency, "the keys of '\(entity.name)' are exhausted", location: ["path": path, "entity": entity.name])
+                throw StrataError(
+                    .internalInconsistency, "the keys of '\(entity.name)' are exhausted",
+                    location: ["path": path, "entity": entity.name])
             }
-            let upsert = try connection.prepare("INSERT INTO \(q("_strata_sequence")) (\(q("entity")), \(q("lastKey"))) VALUES (?, ?) ON CONFLICT (\(q("entity"))) DO UPDATE SET \(q("lastKey")) = excluded.\(q("lastKey"))")
+            let upsert = try connection.prepare(
+                "INSERT INTO \(q("_strata_sequence")) (\(q("entity")), \(q("lastKey"))) VALUES (?, ?) ON CONFLICT (\(q("entity"))) DO UPDATE SET \(q("lastKey")) = excluded.\(q("lastKey"))"
+            )
             upsert.bind(1, entity.name)
             upsert.bind(2, next)
             try upsert.run()

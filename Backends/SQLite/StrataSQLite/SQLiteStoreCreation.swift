@@ -3,9 +3,9 @@ import Foundation
 import StrataCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Creates a SQLite store whole or not at all.
@@ -49,7 +49,10 @@ enum SQLiteStoreCreation {
             if cstrata_rename_noreplace(temporary, path) != 0 {
                 let renameCode = errno
                 if renameCode == EEXIST { return false }
-                throw failure(renameCode, "cannot put the new store in place at '\(path)' (this filesystem has no hard links, and no rename that refuses to replace a file)", path: path)
+                throw failure(
+                    renameCode,
+                    "cannot put the new store in place at '\(path)' (this filesystem has no hard links, and no rename that refuses to replace a file)",
+                    path: path)
             }
         }
         syncDirectory(directory)
@@ -59,13 +62,16 @@ enum SQLiteStoreCreation {
     /// Writes the schema and metadata into the empty file at `temporary`, in one transaction,
     /// and closes it with its write-ahead log folded in.
     private static func build(_ temporary: String, url: StoreURL, model: Model, options: SQLiteStoreOptions) throws {
-        let connection = try SQLiteConnection(path: temporary, flags: SQLITE_OPEN_READWRITE, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds, vfs: options.vfs)
+        let connection = try SQLiteConnection(
+            path: temporary, flags: SQLITE_OPEN_READWRITE, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds,
+            vfs: options.vfs)
         defer { connection.close() }
         _ = try connection.scalarText("PRAGMA journal_mode = WAL")
         try connection.execute("PRAGMA synchronous = FULL")
         try connection.execute("BEGIN IMMEDIATE")
         do {
-            let metadata = StoreMetadata.new(storeType: SQLiteBackend.schemeName, model: model, identifier: options.identifierForNewStore)
+            let metadata = StoreMetadata.new(
+                storeType: SQLiteBackend.schemeName, model: model, identifier: options.identifierForNewStore)
             for statement in SQLiteSchema(model: model).creationStatements() { try connection.execute(statement) }
             try SQLiteMetadataTable.initialize(metadata, in: connection)
             try connection.execute("COMMIT")
@@ -88,13 +94,18 @@ enum SQLiteStoreCreation {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
         // `.NAME.creating-PID-RANDOM`, and its `-wal`, `-shm` and `-journal` companions: a file
         // whose creator is gone is no longer locked.
-        for entry in entries where entry.hasPrefix(prefix) && !entry.hasSuffix("-wal") && !entry.hasSuffix("-shm") && !entry.hasSuffix("-journal") {
+        for entry in entries
+        where entry.hasPrefix(prefix) && !entry.hasSuffix("-wal") && !entry.hasSuffix("-shm")
+            && !entry.hasSuffix("-journal")
+        {
             let file = directory + "/" + entry
             let fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
             guard fd >= 0 else { continue }
             defer { close(fd) }
             var info = stat()
-            guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
+            guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+                continue
+            }
             // A creator takes its lock a moment after the file appears: only a file unlocked and
             // older than that moment is abandoned.
             let modified = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date

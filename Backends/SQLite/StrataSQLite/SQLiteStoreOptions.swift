@@ -54,7 +54,9 @@ struct SQLiteStoreOptions: Sendable {
                 throw StrataError(
                     .invalidOption,
                     "option vfs='\(value)' is not valid for the sqlite backend: no SQLite VFS of that name is registered in this process",
-                    location: ["url": url.description, "option": "vfs", "value": value, "backend": SQLiteBackend.schemeName])
+                    location: [
+                        "url": url.description, "option": "vfs", "value": value, "backend": SQLiteBackend.schemeName,
+                    ])
             }
             vfs = value
         }

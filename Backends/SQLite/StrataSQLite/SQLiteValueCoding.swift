@@ -128,6 +128,8 @@ enum SQLiteValueCoding {
     }
 
     private static func corrupt(_ what: String, _ statement: SQLiteStatement) -> StrataError {
-        StrataError(.storeCorrupt, "the store at '\(statement.connection.path)' holds a value it cannot read: \(what)", location: ["path": statement.connection.path])
+        StrataError(
+            .storeCorrupt, "the store at '\(statement.connection.path)' holds a value it cannot read: \(what)",
+            location: ["path": statement.connection.path])
     }
 }

@@ -26,7 +26,9 @@ struct EntityColumns: Sendable {
 
     /// Rows from parallel columns (as the loader builds them), all as long as `versions`.
     init(versions: XMLBuffer<Int64>, columns: [XMLColumn], relationships: [XMLRelationshipColumn]) {
-        precondition(columns.allSatisfy { $0.count == versions.count } && relationships.allSatisfy { $0.count == versions.count })
+        precondition(
+            columns.allSatisfy { $0.count == versions.count } && relationships.allSatisfy { $0.count == versions.count }
+        )
         self.versions = versions
         self.columns = columns
         self.relationships = relationships
@@ -74,7 +76,9 @@ struct EntityColumns: Sendable {
         var permutedVersions = XMLBuffer<Int64>()
         permutedVersions.reserveCapacity(order.count)
         for i in order { permutedVersions.append(versions[i]) }
-        return EntityColumns(versions: permutedVersions, columns: columns.map { $0.permuted(order) }, relationships: relationships.map { $0.permuted(order) })
+        return EntityColumns(
+            versions: permutedVersions, columns: columns.map { $0.permuted(order) },
+            relationships: relationships.map { $0.permuted(order) })
     }
 
     /// Removes from every relationship of every row the targets for which `isGone` is true,

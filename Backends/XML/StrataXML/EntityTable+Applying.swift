@@ -4,7 +4,9 @@ extension EntityTable {
     ///
     /// Rows stay rows (the saved rows are stored as they are); columns stay columns, their
     /// untouched runs copied in bulk and only the saved rows converted.
-    func applying(deleted: Set<Int64>, updated: [Int64: StoredRow], inserted: [(key: Int64, row: StoredRow)]) -> EntityTable {
+    func applying(deleted: Set<Int64>, updated: [Int64: StoredRow], inserted: [(key: Int64, row: StoredRow)])
+        -> EntityTable
+    {
         var additions = inserted
         if !zip(additions, additions.dropFirst()).allSatisfy({ $0.key < $1.key }) { additions.sort { $0.key < $1.key } }
         switch storage {
@@ -17,9 +19,11 @@ extension EntityTable {
 
     /// ``applying(deleted:updated:inserted:)`` for rows: the saved rows are stored as they are.
     private static func applying(
-        deleted: Set<Int64>, updated: [Int64: StoredRow], additions: [(key: Int64, row: StoredRow)], keys: [Int64], rows: [StoredRow]
+        deleted: Set<Int64>, updated: [Int64: StoredRow], additions: [(key: Int64, row: StoredRow)], keys: [Int64],
+        rows: [StoredRow]
     ) -> EntityTable {
-        var keys = keys, rows = rows
+        var keys = keys
+        var rows = rows
         if deleted.isEmpty, additions.first.map({ $0.key > (keys.last ?? .min) }) ?? true {
             // The common cases: only updates, or new keys after every stored one.
             for (key, row) in updated {
@@ -33,7 +37,8 @@ extension EntityTable {
             }
             return EntityTable(keys: keys, rows: rows)
         }
-        var resultKeys: [Int64] = [], resultRows: [StoredRow] = []
+        var resultKeys: [Int64] = []
+        var resultRows: [StoredRow] = []
         resultKeys.reserveCapacity(keys.count - deleted.count + additions.count)
         resultRows.reserveCapacity(keys.count - deleted.count + additions.count)
         var a = 0
@@ -58,11 +63,13 @@ extension EntityTable {
     /// ``applying(deleted:updated:inserted:)`` for columns: the runs of untouched rows are
     /// copied in bulk, the saved rows converted.
     private static func applying(
-        deleted: Set<Int64>, updated: [Int64: StoredRow], additions: [(key: Int64, row: StoredRow)], keys: [Int64], columns: EntityColumns
+        deleted: Set<Int64>, updated: [Int64: StoredRow], additions: [(key: Int64, row: StoredRow)], keys: [Int64],
+        columns: EntityColumns
     ) -> EntityTable {
         if deleted.isEmpty && updated.isEmpty && (additions.first.map { $0.key > (keys.last ?? .min) } ?? true) {
             // A save that only inserts, after every stored key.
-            var keys = keys, columns = columns
+            var keys = keys
+            var columns = columns
             keys.append(contentsOf: additions.lazy.map(\.key))
             additions.withUnsafeBufferPointer { columns.append($0) }
             return EntityTable(keys: keys, columns: columns)
@@ -93,7 +100,8 @@ extension EntityTable {
         resultKeys.reserveCapacity(keys.count + additions.count)
         var result = EntityColumns(shapeOf: columns)
         result.reserveCapacity(keys.count + additions.count)
-        var next = 0, a = 0
+        var next = 0
+        var a = 0
         additions.withUnsafeBufferPointer { additions in
             /// Appends the additions whose keys come before `key` (all of them for `nil`).
             func add(before key: Int64?) {
@@ -109,7 +117,9 @@ extension EntityTable {
                 while next < position {
                     add(before: keys[next])
                     // The current rows up to the next addition (or `position`), in bulk.
-                    let stop = a < additions.count ? max(next + 1, min(position, insertionIndex(of: additions[a].key, in: keys))) : position
+                    let stop =
+                        a < additions.count
+                        ? max(next + 1, min(position, insertionIndex(of: additions[a].key, in: keys))) : position
                     resultKeys.append(contentsOf: keys[next..<stop])
                     result.append(rowsOf: columns, next..<stop)
                     next = stop

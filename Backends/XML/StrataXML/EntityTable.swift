@@ -71,7 +71,8 @@ struct EntityTable: Sendable {
 
     /// The position of the first of the ascending `keys` not below `key`. O(log n).
     static func insertionIndex(of key: Int64, in keys: [Int64]) -> Int {
-        var low = 0, high = keys.count
+        var low = 0
+        var high = keys.count
         while low < high {
             let mid = (low + high) / 2
             if keys[mid] < key { low = mid + 1 } else { high = mid }

@@ -57,23 +57,34 @@ public struct XMLBackend: StoreBackend {
         }
         let accessLock = try StoreAccessLock.acquire(
             .shared, forStoreAt: path, url: url,
-            timeoutMilliseconds: options["lockTimeout"] == nil ? StoreAccessLock.defaultTimeoutMilliseconds : storeOptions.lockTimeoutMilliseconds,
+            timeoutMilliseconds: options["lockTimeout"] == nil
+                ? StoreAccessLock.defaultTimeoutMilliseconds : storeOptions.lockTimeoutMilliseconds,
             readOnly: options.isReadOnly
         )
         let layout = XMLModelLayout(model: model)
         if XMLFileIdentity.of(path: path) == nil {
             guard options.createsIfMissing, !options.isReadOnly else {
-                throw StrataError(.storeNotFound, "there is no XML store at \(path)" + (options.isReadOnly ? " (a read-only open does not create one)" : ""), location: ["path": path])
+                throw StrataError(
+                    .storeNotFound,
+                    "there is no XML store at \(path)"
+                        + (options.isReadOnly ? " (a read-only open does not create one)" : ""),
+                    location: ["path": path])
             }
             let lock = try XMLFileLock(storePath: path)
             try lock.lock(timeoutMilliseconds: storeOptions.lockTimeoutMilliseconds, storePath: path)
             defer { lock.unlock() }
             // Another process may have created the store while this one waited for the lock.
             if XMLFileIdentity.of(path: path) == nil {
-                let image = XMLStoreImage(metadata: StoreMetadata.new(storeType: scheme, model: model, identifier: options.identifierForNewStore), model: model)
+                let image = XMLStoreImage(
+                    metadata: StoreMetadata.new(
+                        storeType: scheme, model: model, identifier: options.identifierForNewStore), model: model)
                 let writer = XMLStoreWriter(layout: layout)
-                let identity = try XMLAtomicFile.replace(path) { fd, temporary in try writer.write(image, to: fd, path: temporary) }
-                return XMLStore(url: url, path: path, model: model, layout: layout, options: storeOptions, image: image, fileIdentity: identity, fileLock: lock, accessLock: accessLock)
+                let identity = try XMLAtomicFile.replace(path) { fd, temporary in
+                    try writer.write(image, to: fd, path: temporary)
+                }
+                return XMLStore(
+                    url: url, path: path, model: model, layout: layout, options: storeOptions, image: image,
+                    fileIdentity: identity, fileLock: lock, accessLock: accessLock)
             }
         }
         let (image, identity) = try XMLStoreReader.load(path: path, url: url, layout: layout, model: model)
@@ -82,7 +93,9 @@ public struct XMLBackend: StoreBackend {
             XMLAtomicFile.removeStrayTemporaries(of: path)
             lock.unlock()
         }
-        return XMLStore(url: url, path: path, model: model, layout: layout, options: storeOptions, image: image, fileIdentity: identity, fileLock: lock, accessLock: accessLock)
+        return XMLStore(
+            url: url, path: path, model: model, layout: layout, options: storeOptions, image: image,
+            fileIdentity: identity, fileLock: lock, accessLock: accessLock)
     }
 
     /// The metadata in the file's root element (and `_meta` entries), or `nil` when there is no file.
@@ -124,7 +137,9 @@ public struct XMLBackend: StoreBackend {
         }
         let path = try url.plainLocation(for: "the XML store")
         guard !path.isEmpty else {
-            throw StrataError(.invalidStoreURL, "'\(url)' names no file; write xml:/path/to/store.xml", location: ["url": url.description])
+            throw StrataError(
+                .invalidStoreURL, "'\(url)' names no file; write xml:/path/to/store.xml",
+                location: ["url": url.description])
         }
         return path
     }
@@ -141,7 +156,7 @@ struct XMLStoreOptions: Sendable {
     static let declared: [StoreBackendOption] = [
         .integer(
             "lockTimeout", in: 0...Int(Int32.max), unit: "milliseconds",
-            summary: "How long a save waits for another process's save before failing with storeBusy."),
+            summary: "How long a save waits for another process's save before failing with storeBusy.")
     ]
 
     /// Parses `options`, rejecting unknown names and unusable values with

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A block of memory that ``XMLBuffer``s keep their elements in, freed when the last buffer using
@@ -30,18 +30,21 @@ final class XMLMemoryRegion: @unchecked Sendable {
     init(byteCount: Int) {
         self.byteCount = max(byteCount, 16)
         #if os(Linux)
-        if byteCount >= Self.mappingThreshold {
-            let huge = Self.hugePageSize
-            let rounded = (byteCount + huge - 1) / huge * huge
-            let length = rounded + huge
-            if let start = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), start != MAP_FAILED {
-                let aligned = UnsafeMutableRawPointer(bitPattern: (Int(bitPattern: start) + huge - 1) / huge * huge)!
-                _ = madvise(aligned, rounded, MADV_HUGEPAGE)  // ignored where unsupported
-                base = aligned
-                mapping = (start, length)
-                return
+            if byteCount >= Self.mappingThreshold {
+                let huge = Self.hugePageSize
+                let rounded = (byteCount + huge - 1) / huge * huge
+                let length = rounded + huge
+                if let start = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+                    start != MAP_FAILED
+                {
+                    let aligned = UnsafeMutableRawPointer(
+                        bitPattern: (Int(bitPattern: start) + huge - 1) / huge * huge)!
+                    _ = madvise(aligned, rounded, MADV_HUGEPAGE) // ignored where unsupported
+                    base = aligned
+                    mapping = (start, length)
+                    return
+                }
             }
-        }
         #endif
         base = .allocate(byteCount: self.byteCount, alignment: 16)
         mapping = nil
@@ -159,7 +162,9 @@ struct XMLBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
         guard !range.isEmpty else { return }
         // `other` may be this buffer: keep its region alive while copying from it.
         withExtendedLifetime(other.region) {
-            append(contentsOf: UnsafeBufferPointer(start: other.base.unsafelyUnwrapped + range.lowerBound, count: range.count))
+            append(
+                contentsOf: UnsafeBufferPointer(
+                    start: other.base.unsafelyUnwrapped + range.lowerBound, count: range.count))
         }
     }
 
@@ -213,7 +218,9 @@ struct XMLBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
 
     /// Moves the elements into room for `capacity` elements at `newBase` in `newRegion` (which no
     /// other buffer uses there), for the loader's layout. `capacity` must be at least ``count``.
-    mutating func move(to newRegion: XMLMemoryRegion, base newBase: UnsafeMutablePointer<Element>, capacity newCapacity: Int) {
+    mutating func move(
+        to newRegion: XMLMemoryRegion, base newBase: UnsafeMutablePointer<Element>, capacity newCapacity: Int
+    ) {
         precondition(newCapacity >= count)
         if let base, count > 0 { newBase.update(from: base, count: count) }
         region = newRegion

@@ -96,7 +96,8 @@ struct XMLColumn: Sendable {
     mutating func moveRows(to region: XMLMemoryRegion, at offset: Int, rows: Int) {
         let start = region.base + offset
         switch storage {
-        case .integers: integers.move(to: region, base: start.bindMemory(to: Int64.self, capacity: rows), capacity: rows)
+        case .integers:
+            integers.move(to: region, base: start.bindMemory(to: Int64.self, capacity: rows), capacity: rows)
         case .doubles: doubles.move(to: region, base: start.bindMemory(to: Double.self, capacity: rows), capacity: rows)
         case .strings: ends.move(to: region, base: start.bindMemory(to: Int.self, capacity: rows), capacity: rows)
         case .values: break
@@ -106,7 +107,9 @@ struct XMLColumn: Sendable {
     /// Moves the string bytes (a `.strings` column) into room for `byteCount` bytes at byte
     /// `offset` of `region`, which no other buffer uses there.
     mutating func moveBytes(to region: XMLMemoryRegion, at offset: Int, byteCount: Int) {
-        bytes.move(to: region, base: (region.base + offset).bindMemory(to: UInt8.self, capacity: byteCount), capacity: byteCount)
+        bytes.move(
+            to: region, base: (region.base + offset).bindMemory(to: UInt8.self, capacity: byteCount),
+            capacity: byteCount)
     }
 
     /// The number of string bytes (a `.strings` column).
@@ -126,7 +129,8 @@ struct XMLColumn: Sendable {
         switch storage {
         case .integers: return nulls.contains(row) ? .null : .integer(integers[row])
         case .doubles: return nulls.contains(row) ? .null : .double(doubles[row])
-        case .strings: return nulls.contains(row) ? .null : .string(withUTF8(at: row) { String(decoding: $0, as: UTF8.self) })
+        case .strings:
+            return nulls.contains(row) ? .null : .string(withUTF8(at: row) { String(decoding: $0, as: UTF8.self) })
         case .values: return values[row]
         }
     }
@@ -134,7 +138,8 @@ struct XMLColumn: Sendable {
     /// Calls `body` with the UTF-8 bytes of `row`'s string (a `.strings` column; empty where null).
     @inline(__always)
     func withUTF8<R>(at row: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        let start = row == 0 ? 0 : ends[row - 1], end = ends[row]
+        let start = row == 0 ? 0 : ends[row - 1]
+        let end = ends[row]
         return try bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[start..<end])) }
     }
 
@@ -194,7 +199,9 @@ struct XMLColumn: Sendable {
     /// column's buffers are its alone (see ``XMLBuffer/appendAssumingUnique(_:)``).
     @inline(__always)
     mutating func appendAssumingUnique(ifPlainASCII text: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard bytes.appendAssumingUnique(count: text.count, { XMLText.copyIfPlainASCII(text, to: $0) }) else { return false }
+        guard bytes.appendAssumingUnique(count: text.count, { XMLText.copyIfPlainASCII(text, to: $0) }) else {
+            return false
+        }
         ends.appendAssumingUnique(bytes.count)
         return true
     }
@@ -218,9 +225,12 @@ struct XMLColumn: Sendable {
     mutating func append(_ value: Value, assumingUnique: Bool = false) {
         switch (storage, value) {
         case (_, .null): appendNull(assumingUnique: assumingUnique)
-        case (.integers, .integer(let v)): if assumingUnique { integers.appendAssumingUnique(v) } else { integers.append(v) }
-        case (.doubles, .double(let v)): if assumingUnique { doubles.appendAssumingUnique(v) } else { doubles.append(v) }
-        case (.strings, .string(var s)): s.withUTF8 { if assumingUnique { appendAssumingUnique(utf8: $0) } else { append(utf8: $0) } }
+        case (.integers, .integer(let v)):
+            if assumingUnique { integers.appendAssumingUnique(v) } else { integers.append(v) }
+        case (.doubles, .double(let v)):
+            if assumingUnique { doubles.appendAssumingUnique(v) } else { doubles.append(v) }
+        case (.strings, .string(var s)):
+            s.withUTF8 { if assumingUnique { appendAssumingUnique(utf8: $0) } else { append(utf8: $0) } }
         case (.values, _): values.append(value)
         default: preconditionFailure("a \(value.typeName) value in a column of another type")
         }

@@ -35,7 +35,9 @@ enum XMLDoubleParser {
     /// for the fraction, the last one ending at the text's end); `nil` for any other form or when
     /// Eisel-Lemire cannot decide, which ``parseAnyForm(_:_:powers:)`` then reads.
     @inline(__always)
-    static func parseCommonForm(_ first: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>, powers: UnsafePointer<(hi: UInt64, lo: UInt64)>) -> Double? {
+    static func parseCommonForm(
+        _ first: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>, powers: UnsafePointer<(hi: UInt64, lo: UInt64)>
+    ) -> Double? {
         let negative = first.pointee == 0x2D
         let p = negative ? first + 1 : first
         guard end - p >= 8 else { return nil }
@@ -65,12 +67,16 @@ enum XMLDoubleParser {
         // The bytes before the last `fractionDigits` (the low ones): not checked, made '0'.
         let before: UInt64 = (1 &<< UInt64(8 * (8 - fractionDigits))) &- 1
         guard nonDigitBytes(tail) & ~before == 0 else { return nil }
-        mantissa = mantissa &* powerOfTen(fractionDigits) &+ parseEightDigits((tail & ~before) | (0x3030_3030_3030_3030 & before))
+        mantissa =
+            mantissa &* powerOfTen(fractionDigits)
+            &+ parseEightDigits((tail & ~before) | (0x3030_3030_3030_3030 & before))
         return eiselLemire(mantissa: mantissa, exponent: exponent, negative: negative, powers: powers)
     }
 
     /// Any form ``parse(_:)`` reads: `[-]digits[.digits][e[+-]digits]`.
-    static func parseAnyForm(_ first: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>, powers: UnsafePointer<(hi: UInt64, lo: UInt64)>) -> Double? {
+    static func parseAnyForm(
+        _ first: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>, powers: UnsafePointer<(hi: UInt64, lo: UInt64)>
+    ) -> Double? {
         var p = first
         let negative = p.pointee == 0x2D
         if negative { p += 1 }
@@ -128,7 +134,10 @@ enum XMLDoubleParser {
     /// `966.0237`) is found with the non-digit mask and padded with leading `0`s; fewer than eight
     /// bytes left are read as the last eight bytes of the text (from `start`), shifted.
     @inline(__always)
-    static func accumulateDigits(_ p: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>, _ start: UnsafePointer<UInt8>, _ mantissa: inout UInt64) {
+    static func accumulateDigits(
+        _ p: inout UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>, _ start: UnsafePointer<UInt8>,
+        _ mantissa: inout UInt64
+    ) {
         while p < end {
             let remaining = end - p
             let chunk: UInt64
@@ -136,7 +145,9 @@ enum XMLDoubleParser {
                 chunk = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
             } else if end - start >= 8 {
                 // The bytes from `p` in the low end, zeros (non-digits) above them.
-                chunk = UInt64(littleEndian: UnsafeRawPointer(end - 8).loadUnaligned(as: UInt64.self)) >> UInt64(8 * (8 - remaining))
+                chunk =
+                    UInt64(littleEndian: UnsafeRawPointer(end - 8).loadUnaligned(as: UInt64.self))
+                    >> UInt64(8 * (8 - remaining))
             } else {
                 while p < end, case let d = p.pointee &- 0x30, d < 10 {
                     mantissa = mantissa &* 10 &+ UInt64(d)
@@ -190,8 +201,8 @@ enum XMLDoubleParser {
     @inline(__always)
     static func parseEightDigits(_ chunk: UInt64) -> UInt64 {
         let mask: UInt64 = 0x0000_00FF_0000_00FF
-        let mul1: UInt64 = 0x000F_4240_0000_0064  // 100 + (1_000_000 << 32)
-        let mul2: UInt64 = 0x0000_2710_0000_0001  // 1 + (10_000 << 32)
+        let mul1: UInt64 = 0x000F_4240_0000_0064 // 100 + (1_000_000 << 32)
+        let mul2: UInt64 = 0x0000_2710_0000_0001 // 1 + (10_000 << 32)
         var value = chunk &- 0x3030_3030_3030_3030
         value = (value &* 10) &+ (value >> 8)
         value = (((value & mask) &* mul1) &+ (((value >> 16) & mask) &* mul2)) >> 32
@@ -201,7 +212,9 @@ enum XMLDoubleParser {
     /// `mantissa × 10^exponent`, correctly rounded, or `nil` when undecided or out of range.
     /// `powers`: the table ``powers``.
     @inline(__always)
-    static func eiselLemire(mantissa: UInt64, exponent: Int, negative: Bool, powers: UnsafePointer<(hi: UInt64, lo: UInt64)>) -> Double? {
+    static func eiselLemire(
+        mantissa: UInt64, exponent: Int, negative: Bool, powers: UnsafePointer<(hi: UInt64, lo: UInt64)>
+    ) -> Double? {
         if mantissa == 0 { return negative ? -0.0 : 0.0 }
         guard exponentRange.contains(exponent) else { return nil }
         let power = powers[exponent - exponentRange.lowerBound]

@@ -20,7 +20,9 @@ final class XMLModelLayout: @unchecked Sendable {
         for (i, entity) in model.entities.enumerated() { byName[entity.name] = i }
         entityIndexByName = byName
         entities = model.entities.map { XMLEntityLayout(entity: $0, entityIndexByName: byName) }
-        entityWriteOrder = model.entities.indices.sorted { Array(model.entities[$0].name.utf8).lexicographicallyPrecedes(Array(model.entities[$1].name.utf8)) }
+        entityWriteOrder = model.entities.indices.sorted {
+            Array(model.entities[$0].name.utf8).lexicographicallyPrecedes(Array(model.entities[$1].name.utf8))
+        }
     }
 }
 
@@ -92,7 +94,9 @@ final class XMLEntityLayout: @unchecked Sendable {
         isToMany = entity.relationships.map(\.isToMany)
         isUnorderedToMany = entity.relationships.map { $0.isToMany && !$0.isOrdered }
         emptyTargets = entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
-        base64Names = entity.attributes.map { $0.type == .string ? Self.cString($0.name + XMLFormat.base64Suffix) : nil }
+        base64Names = entity.attributes.map {
+            $0.type == .string ? Self.cString($0.name + XMLFormat.base64Suffix) : nil
+        }
     }
 
     deinit {

@@ -61,7 +61,8 @@ struct XMLEntityRows {
         var sizes: [(column: Int, bytes: Int)] = []
         for a in columns.indices where columns[a].storage == .strings {
             let average = (columns[a].byteCount + count - 1) / count
-            let estimate = average.multipliedReportingOverflow(by: plannedRows).overflow ? Int.max : average * plannedRows
+            let estimate =
+                average.multipliedReportingOverflow(by: plannedRows).overflow ? Int.max : average * plannedRows
             let bytes = estimate >= plannedFileSize ? plannedFileSize : min(estimate / 4 * 5, plannedFileSize)
             sizes.append((a, (bytes + 63) / 64 * 64))
         }
@@ -205,6 +206,8 @@ final class XMLEntityReader {
     func takeTable() -> EntityTable {
         let read = rows.move()
         rows.initialize(to: XMLEntityRows(entity: layout.entity))
-        return EntityTable(keys: read.keys, columns: EntityColumns(versions: read.versions, columns: read.columns, relationships: read.relationships))
+        return EntityTable(
+            keys: read.keys,
+            columns: EntityColumns(versions: read.versions, columns: read.columns, relationships: read.relationships))
     }
 }

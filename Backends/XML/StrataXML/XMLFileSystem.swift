@@ -37,7 +37,9 @@ enum XMLAtomicFile {
     ) throws -> XMLFileIdentity {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(
+            ".\(url.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        ).path
         var existing = stat()
         let existed = stat(path, &existing) == 0
         let mode: mode_t = existed ? existing.st_mode & 0o777 : 0o600
@@ -52,7 +54,9 @@ enum XMLAtomicFile {
         }
         _ = fchmod(fd, mode)
         try body(fd, temporary)
-        guard injectable(.syncFile, temporary, fsync(fd)) == 0 else { throw ioError("cannot sync \(temporary) to disk", path: temporary) }
+        guard injectable(.syncFile, temporary, fsync(fd)) == 0 else {
+            throw ioError("cannot sync \(temporary) to disk", path: temporary)
+        }
         closed = true
         guard close(fd) == 0 else { throw ioError("cannot close \(temporary)", path: temporary) }
         try beforeRename?()
@@ -62,7 +66,9 @@ enum XMLAtomicFile {
         let previous = temporary + ".previous"
         let keptPrevious = link(path, previous) == 0
         defer { if keptPrevious { unlink(previous) } }
-        guard injectable(.rename, path, rename(temporary, path)) == 0 else { throw ioError("cannot rename \(temporary) to \(path)", path: path) }
+        guard injectable(.rename, path, rename(temporary, path)) == 0 else {
+            throw ioError("cannot rename \(temporary) to \(path)", path: path)
+        }
         renamed = true
         do {
             try syncDirectory(directory)
@@ -71,7 +77,8 @@ enum XMLAtomicFile {
                 _ = rename(previous, path)
             } else if existed {
                 throw StrataError(
-                    .io, "cannot sync the directory of \(path) after replacing it, and the previous version could not be kept: the file holds the new version, which may not survive a power loss",
+                    .io,
+                    "cannot sync the directory of \(path) after replacing it, and the previous version could not be kept: the file holds the new version, which may not survive a power loss",
                     location: ["path": path], underlying: (error as? StrataError)?.underlying)
             } else {
                 _ = unlink(path)
@@ -79,7 +86,9 @@ enum XMLAtomicFile {
             try? syncDirectory(directory)
             throw error
         }
-        guard let identity = XMLFileIdentity.of(path: path) else { throw ioError("cannot stat \(path) after saving it", path: path) }
+        guard let identity = XMLFileIdentity.of(path: path) else {
+            throw ioError("cannot stat \(path) after saving it", path: path)
+        }
         return identity
     }
 
@@ -88,12 +97,16 @@ enum XMLAtomicFile {
         let dfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dfd >= 0 else { throw ioError("cannot open the directory \(directory) to sync it", path: directory) }
         defer { close(dfd) }
-        guard injectable(.syncDirectory, directory + "/.", fsync(dfd)) == 0 else { throw ioError("cannot sync the directory \(directory)", path: directory) }
+        guard injectable(.syncDirectory, directory + "/.", fsync(dfd)) == 0 else {
+            throw ioError("cannot sync the directory \(directory)", path: directory)
+        }
     }
 
     /// `result` of a system call, or -1 with `errno` set when ``XMLFileFaults`` injects a fault
     /// for it (the call is then not made).
-    static func injectable(_ operation: XMLFileFaults.Operation, _ path: String, _ call: @autoclosure () -> Int32) -> Int32 {
+    static func injectable(_ operation: XMLFileFaults.Operation, _ path: String, _ call: @autoclosure () -> Int32)
+        -> Int32
+    {
         if let fault = XMLFileFaults.due(operation, path: path) {
             errno = fault.errorNumber
             return -1
@@ -126,7 +139,9 @@ extension XMLAtomicFile {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
         var removed = 0
         for name in names where name.hasPrefix(prefix) {
-            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }), pid > 0, pid != getpid() else { continue }
+            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }), pid > 0, pid != getpid() else {
+                continue
+            }
             guard kill(pid, 0) == -1, errno == ESRCH else { continue }
             if unlink(directory + "/" + name) == 0 { removed += 1 }
         }
@@ -161,7 +176,9 @@ final class XMLFileLock: @unchecked Sendable {
             if DispatchTime.now().uptimeNanoseconds >= deadline {
                 throw StrataError(
                     .storeBusy,
-                    "another process is saving the XML store \(storePath) (it holds the lock \(path))" + (timeoutMilliseconds > 0 ? "; waited \(timeoutMilliseconds) ms" : "; set the option lockTimeout (ms) to wait"),
+                    "another process is saving the XML store \(storePath) (it holds the lock \(path))"
+                        + (timeoutMilliseconds > 0
+                            ? "; waited \(timeoutMilliseconds) ms" : "; set the option lockTimeout (ms) to wait"),
                     location: ["path": storePath, "lock": path])
             }
             usleep(2_000)

@@ -50,7 +50,8 @@ extension XMLFormat {
     /// Whether XML 1.0 can carry every character of `utf8` (as text, escaped or not).
     static func isXMLSafe<C: Collection>(_ utf8: C) -> Bool where C.Element == UInt8 {
         var iterator = utf8.makeIterator()
-        var previous1: UInt8 = 0, previous2: UInt8 = 0
+        var previous1: UInt8 = 0
+        var previous2: UInt8 = 0
         while let byte = iterator.next() {
             if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D { return false }
             // U+FFFE and U+FFFF are EF BF BE and EF BF BF.
@@ -109,7 +110,9 @@ extension XMLFormat {
         case .decimal:
             let s = String(decoding: text, as: UTF8.self)
             if s == "NaN" { return .decimal(.nan) }
-            guard isDecimalText(text), let d = Decimal(string: s, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
+            guard isDecimalText(text), let d = Decimal(string: s, locale: Locale(identifier: "en_US_POSIX")) else {
+                return nil
+            }
             return .decimal(d)
         case .binary:
             let s = String(decoding: text, as: UTF8.self)
@@ -145,7 +148,10 @@ extension XMLFormat {
 
     /// Whether `text` only uses the characters of a number (`0-9 + - . e E`), non-empty.
     private static func isNumberText(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
-        !text.isEmpty && text.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x2B || $0 == 0x2E || $0 == 0x65 || $0 == 0x45 }
+        !text.isEmpty
+            && text.allSatisfy {
+                ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x2B || $0 == 0x2E || $0 == 0x65 || $0 == 0x45
+            }
     }
 
     /// Whether `text` is a plain decimal number (`-12.5`), as `Decimal.description` writes it.
@@ -170,7 +176,9 @@ extension XMLFormat {
 
     /// ``parseDouble(_:)`` with ``XMLDoubleParser/powers`` at `powers` (the loader's copy).
     @inline(__always)
-    static func parseDouble(_ text: UnsafeBufferPointer<UInt8>, powers: UnsafePointer<(hi: UInt64, lo: UInt64)>) -> Double? {
+    static func parseDouble(_ text: UnsafeBufferPointer<UInt8>, powers: UnsafePointer<(hi: UInt64, lo: UInt64)>)
+        -> Double?
+    {
         if let fast = XMLDoubleParser.parse(text, powers: powers) { return fast }
         return parseDoubleSlowly(text)
     }
@@ -200,7 +208,8 @@ extension XMLFormat {
     }
 
     /// Copies `text` (under 64 bytes) into a NUL-terminated stack buffer for C.
-    private static func withTerminated<R>(_ text: UnsafeBufferPointer<UInt8>, _ body: (UnsafePointer<CChar>) -> R) -> R {
+    private static func withTerminated<R>(_ text: UnsafeBufferPointer<UInt8>, _ body: (UnsafePointer<CChar>) -> R) -> R
+    {
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
             let base = buffer.baseAddress!
             text.withMemoryRebound(to: CChar.self) { source in

@@ -75,7 +75,9 @@ final class XMLKeyLedger: Sendable {
                 fd = try XMLStorePath.openRegularFile(path, flags: O_RDWR | O_CREAT, role: "key ledger")
             }
             while flock(fd, LOCK_EX) != 0 {
-                guard errno == EINTR else { throw XMLAtomicFile.ioError("cannot lock the key ledger \(path)", path: path) }
+                guard errno == EINTR else {
+                    throw XMLAtomicFile.ioError("cannot lock the key ledger \(path)", path: path)
+                }
             }
             defer { _ = flock(fd, LOCK_UN) }
 
@@ -84,7 +86,9 @@ final class XMLKeyLedger: Sendable {
             let first = max(floor, next[name] ?? 1)
             let (end, overflow) = first.addingReportingOverflow(Int64(count))
             guard !overflow else {
-                throw StrataError(.internalInconsistency, "the primary keys of \(name) are exhausted", location: ["entity": name, "path": path])
+                throw StrataError(
+                    .internalInconsistency, "the primary keys of \(name) are exhausted",
+                    location: ["entity": name, "path": path])
             }
             if next[name] == end && !created { return first }
             next[name] = end
@@ -108,10 +112,14 @@ final class XMLKeyLedger: Sendable {
     /// store).
     private func read(_ fd: Int32) throws -> [String: Int64] {
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw XMLAtomicFile.ioError("cannot read the key ledger \(path)", path: path) }
+        guard fstat(fd, &info) == 0 else {
+            throw XMLAtomicFile.ioError("cannot read the key ledger \(path)", path: path)
+        }
         let size = Int(info.st_size)
         if size == 0 { return [:] }
-        guard size <= Self.maximumSize else { throw corrupt("is \(size) bytes long; a key ledger is a few lines", line: 1) }
+        guard size <= Self.maximumSize else {
+            throw corrupt("is \(size) bytes long; a key ledger is a few lines", line: 1)
+        }
         var bytes = [UInt8](repeating: 0, count: size)
         var done = 0
         while done < size {
@@ -121,11 +129,14 @@ final class XMLKeyLedger: Sendable {
             guard n > 0 else { break }
             done += n
         }
-        let lines = String(decoding: bytes[..<done], as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = String(decoding: bytes[..<done], as: UTF8.self).split(
+            separator: "\n", omittingEmptySubsequences: false)
         guard lines.first == Substring(Self.header) else {
             throw corrupt("does not start with '\(Self.header)'", line: 1)
         }
-        guard lines.count >= 2, lines[1].hasPrefix("store ") else { throw corrupt("has no 'store IDENTIFIER' line", line: 2) }
+        guard lines.count >= 2, lines[1].hasPrefix("store ") else {
+            throw corrupt("has no 'store IDENTIFIER' line", line: 2)
+        }
         if lines[1].dropFirst("store ".count) != Substring(storeIdentifier) { return [:] }
         var next: [String: Int64] = [:]
         for (i, line) in lines.enumerated().dropFirst(2) {
@@ -155,11 +166,13 @@ final class XMLKeyLedger: Sendable {
             guard n > 0 else { throw XMLAtomicFile.ioError("cannot write the key ledger \(path)", path: path) }
             done += n
         }
-        guard ftruncate(fd, off_t(bytes.count)) == 0 else { throw XMLAtomicFile.ioError("cannot write the key ledger \(path)", path: path) }
+        guard ftruncate(fd, off_t(bytes.count)) == 0 else {
+            throw XMLAtomicFile.ioError("cannot write the key ledger \(path)", path: path)
+        }
         #if canImport(Darwin)
-        let synced = fsync(fd)   // Darwin has no fdatasync
+            let synced = fsync(fd) // Darwin has no fdatasync
         #else
-        let synced = fdatasync(fd)
+            let synced = fdatasync(fd)
         #endif
         guard synced == 0 else { throw XMLAtomicFile.ioError("cannot sync the key ledger \(path) to disk", path: path) }
     }

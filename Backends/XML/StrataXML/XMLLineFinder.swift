@@ -51,10 +51,15 @@ final class XMLLineFinder {
         sax.getEntity = { _, _ in nil }
         sax.serror = { _, _ in }
         let me = Unmanaged.passUnretained(self).toOpaque()
-        guard let ctxt = xmlCreateIOParserCtxt(&sax, me, { ctx, out, length in
-            guard let ctx, let out, length > 0 else { return 0 }
-            return Unmanaged<XMLLineFinder>.fromOpaque(ctx).takeUnretainedValue().read(into: out, capacity: Int(length))
-        }, nil, me, XML_CHAR_ENCODING_NONE) else { return nil }
+        guard
+            let ctxt = xmlCreateIOParserCtxt(
+                &sax, me,
+                { ctx, out, length in
+                    guard let ctx, let out, length > 0 else { return 0 }
+                    return Unmanaged<XMLLineFinder>.fromOpaque(ctx).takeUnretainedValue().read(
+                        into: out, capacity: Int(length))
+                }, nil, me, XML_CHAR_ENCODING_NONE)
+        else { return nil }
         defer { xmlFreeParserCtxt(ctxt) }
         context = ctxt
         xmlCtxtUseOptions(ctxt, Int32(XML_PARSE_NONET.rawValue))
@@ -66,7 +71,9 @@ final class XMLLineFinder {
     private func start(_ localname: UnsafePointer<UInt8>) {
         depth += 1
         guard depth == 2, found == nil else { return }
-        let matches = entityName.withUnsafeBufferPointer { strcmp(UnsafeRawPointer(localname).assumingMemoryBound(to: CChar.self), $0.baseAddress!) == 0 }
+        let matches = entityName.withUnsafeBufferPointer {
+            strcmp(UnsafeRawPointer(localname).assumingMemoryBound(to: CChar.self), $0.baseAddress!) == 0
+        }
         guard matches else { return }
         if seen == target {
             found = context.map { Int(xmlSAX2GetLineNumber($0)) }

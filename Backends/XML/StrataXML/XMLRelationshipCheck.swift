@@ -65,7 +65,10 @@ struct XMLRelationshipCheck {
     private func side(_ e: Int, _ r: Int) -> Side {
         let table = tables[e]
         let entity = layout.entities[e].entity
-        return Side(entity: e, relationship: r, keys: table.keys, column: table.relationshipColumn(r, isToMany: entity.relationships[r].isToMany), entityName: entity.name, name: entity.relationships[r].name)
+        return Side(
+            entity: e, relationship: r, keys: table.keys,
+            column: table.relationshipColumn(r, isToMany: entity.relationships[r].isToMany), entityName: entity.name,
+            name: entity.relationships[r].name)
     }
 
     private func check(entity e: Int, relationship r: Int) -> Outcome {
@@ -74,7 +77,8 @@ struct XMLRelationshipCheck {
         let d = layout.entities[e].destinations[r]
         // The model guarantees every relationship an inverse on its destination.
         guard let ir = layout.entities[d].entity.relationshipIndex(named: relationship.inverse) else { return .none }
-        let own = side(e, r), inverse = side(d, ir)
+        let own = side(e, r)
+        let inverse = side(d, ir)
         switch (relationship.isToMany, inverse.column.isToMany) {
         case (false, false): return checkOneToOne(own, inverse)
         case (false, true): return checkTargetsExist(own, inverse)
@@ -89,13 +93,21 @@ struct XMLRelationshipCheck {
     // MARK: Messages
 
     private func missing(_ own: Side, row i: Int, target: Int64, destination: Side) -> Outcome {
-        .missing(Problem(entity: own.entity, row: i, relationship: own.relationship,
-                         message: "\(own.entityName) \(own.keys[i]).\(own.name) refers to \(destination.entityName) \(target), which does not exist in the file"))
+        .missing(
+            Problem(
+                entity: own.entity, row: i, relationship: own.relationship,
+                message:
+                    "\(own.entityName) \(own.keys[i]).\(own.name) refers to \(destination.entityName) \(target), which does not exist in the file"
+            ))
     }
 
     private func mismatch(_ side: Side, row i: Int, _ text: String) -> Outcome {
-        .mismatch(Problem(entity: side.entity, row: i, relationship: side.relationship,
-                          message: "\(side.entityName) \(side.keys[i]).\(side.name) \(text); a relationship and its inverse must agree"))
+        .mismatch(
+            Problem(
+                entity: side.entity, row: i, relationship: side.relationship,
+                message:
+                    "\(side.entityName) \(side.keys[i]).\(side.name) \(text); a relationship and its inverse must agree"
+            ))
     }
 
     /// What the to-one `side` holds at row `j`, for a message.
@@ -118,7 +130,8 @@ struct XMLRelationshipCheck {
                 start = end
             }
         } else {
-            for i in column.targets.indices where !column.nulls.contains(i) && EntityTable.index(of: column.targets[i], in: inverse.keys) == nil {
+            for i in column.targets.indices
+            where !column.nulls.contains(i) && EntityTable.index(of: column.targets[i], in: inverse.keys) == nil {
                 return missing(own, row: i, target: column.targets[i], destination: inverse)
             }
         }
@@ -127,13 +140,19 @@ struct XMLRelationshipCheck {
 
     /// A to-one whose inverse is a to-one: `a.r = b` means `b.inverse = a`.
     private func checkOneToOne(_ own: Side, _ inverse: Side) -> Outcome {
-        let column = own.column, back = inverse.column
+        let column = own.column
+        let back = inverse.column
         var first: Outcome = .none
         for i in column.targets.indices where !column.nulls.contains(i) {
             let target = column.targets[i]
-            guard let j = EntityTable.index(of: target, in: inverse.keys) else { return missing(own, row: i, target: target, destination: inverse) }
+            guard let j = EntityTable.index(of: target, in: inverse.keys) else {
+                return missing(own, row: i, target: target, destination: inverse)
+            }
             if case .none = first, back.nulls.contains(j) || back.targets[j] != own.keys[i] {
-                first = mismatch(own, row: i, "is \(inverse.entityName) \(target), but \(inverse.entityName) \(target).\(inverse.name) is \(describeToOne(inverse, row: j, destination: own))")
+                first = mismatch(
+                    own, row: i,
+                    "is \(inverse.entityName) \(target), but \(inverse.entityName) \(target).\(inverse.name) is \(describeToOne(inverse, row: j, destination: own))"
+                )
             }
         }
         return first
@@ -142,7 +161,8 @@ struct XMLRelationshipCheck {
     /// A to-many whose inverse is a to-one: each listed object's to-one is the holder, no object
     /// is listed twice, and every object whose to-one is set is listed.
     private func checkToManyAgainstToOne(_ own: Side, _ inverse: Side) -> Outcome {
-        let column = own.column, back = inverse.column
+        let column = own.column
+        let back = inverse.column
         var listed = XMLRowSet(count: inverse.keys.count)
         var listedCount = 0
         var first: Outcome = .none
@@ -152,10 +172,15 @@ struct XMLRelationshipCheck {
             let holder = own.keys[i]
             for k in start..<end {
                 let target = column.targets[k]
-                guard let j = EntityTable.index(of: target, in: inverse.keys) else { return missing(own, row: i, target: target, destination: inverse) }
+                guard let j = EntityTable.index(of: target, in: inverse.keys) else {
+                    return missing(own, row: i, target: target, destination: inverse)
+                }
                 guard case .none = first else { continue }
                 if back.nulls.contains(j) || back.targets[j] != holder {
-                    first = mismatch(own, row: i, "lists \(inverse.entityName) \(target), but \(inverse.entityName) \(target).\(inverse.name) is \(describeToOne(inverse, row: j, destination: own))")
+                    first = mismatch(
+                        own, row: i,
+                        "lists \(inverse.entityName) \(target), but \(inverse.entityName) \(target).\(inverse.name) is \(describeToOne(inverse, row: j, destination: own))"
+                    )
                 } else if !listed.insert(j) {
                     // `target`'s to-one is this holder, so the other listing is in this list too.
                     first = mismatch(own, row: i, "lists \(inverse.entityName) \(target) twice")
@@ -170,7 +195,10 @@ struct XMLRelationshipCheck {
         guard listedCount != set else { return .none }
         for j in back.targets.indices where !back.nulls.contains(j) && !listed.contains(j) {
             let holder = back.targets[j]
-            return mismatch(inverse, row: j, "is \(own.entityName) \(holder), but \(own.entityName) \(holder).\(own.name) does not list \(inverse.entityName) \(inverse.keys[j])")
+            return mismatch(
+                inverse, row: j,
+                "is \(own.entityName) \(holder), but \(own.entityName) \(holder).\(own.name) does not list \(inverse.entityName) \(inverse.keys[j])"
+            )
         }
         return .none
     }
@@ -214,15 +242,22 @@ struct XMLRelationshipCheck {
             let (i, j) = inversePairs[n]
             return mismatch(inverse, row: j, "lists \(own.entityName) \(own.keys[i]) twice")
         }
-        var a = 0, b = 0
+        var a = 0
+        var b = 0
         while a < pairs.count || b < inversePairs.count {
             if b == inversePairs.count || (a < pairs.count && pairs[a] < inversePairs[b]) {
                 let (i, j) = pairs[a]
-                return mismatch(own, row: i, "lists \(inverse.entityName) \(inverse.keys[j]), but \(inverse.entityName) \(inverse.keys[j]).\(inverse.name) does not list \(own.entityName) \(own.keys[i])")
+                return mismatch(
+                    own, row: i,
+                    "lists \(inverse.entityName) \(inverse.keys[j]), but \(inverse.entityName) \(inverse.keys[j]).\(inverse.name) does not list \(own.entityName) \(own.keys[i])"
+                )
             }
             if a == pairs.count || inversePairs[b] < pairs[a] {
                 let (i, j) = inversePairs[b]
-                return mismatch(inverse, row: j, "lists \(own.entityName) \(own.keys[i]), but \(own.entityName) \(own.keys[i]).\(own.name) does not list \(inverse.entityName) \(inverse.keys[j])")
+                return mismatch(
+                    inverse, row: j,
+                    "lists \(own.entityName) \(own.keys[i]), but \(own.entityName) \(own.keys[i]).\(own.name) does not list \(inverse.entityName) \(inverse.keys[j])"
+                )
             }
             a += 1
             b += 1

@@ -86,8 +86,9 @@ extension XMLStore {
 
     /// The snapshot of `id` in `image`, or `nil` when it does not exist there.
     func snapshot(of id: ObjectID, in image: XMLStoreImage) -> Snapshot? {
-        guard id.storeIdentifier == identifier, let key = id.primaryKey, let e = layout.entityIndexByName[id.entityName],
-              let i = image.tables[e].index(of: key)
+        guard id.storeIdentifier == identifier, let key = id.primaryKey,
+            let e = layout.entityIndexByName[id.entityName],
+            let i = image.tables[e].index(of: key)
         else { return nil }
         return snapshot(e, image.tables[e], i)
     }
@@ -109,7 +110,9 @@ extension XMLStore {
         if !row.relationships.isEmpty {
             relationships.reserveCapacity(row.relationships.count)
             for (r, stored) in row.relationships.enumerated() {
-                relationships.append(relationshipValue(stored.keys[...], toMany: entityLayout.isToMany[r], destination: destinationScopes[e][r]))
+                relationships.append(
+                    relationshipValue(
+                        stored.keys[...], toMany: entityLayout.isToMany[r], destination: destinationScopes[e][r]))
             }
         }
         return Snapshot(
@@ -120,7 +123,9 @@ extension XMLStore {
     /// Row `i` of `columns` (entity `e`, key `key`; `attributeColumns` are its attribute
     /// columns) as a ``Snapshot``: its values boxed from the columns, its strings copied out of
     /// the arena.
-    func snapshot(_ e: Int, _ key: Int64, _ columns: EntityColumns, _ attributeColumns: UnsafeBufferPointer<XMLColumn>, _ i: Int) -> Snapshot {
+    func snapshot(
+        _ e: Int, _ key: Int64, _ columns: EntityColumns, _ attributeColumns: UnsafeBufferPointer<XMLColumn>, _ i: Int
+    ) -> Snapshot {
         var attributes: [Value] = []
         attributes.reserveCapacity(attributeColumns.count)
         for a in attributeColumns.indices { attributes.append(attributeColumns[a].value(at: i)) }
@@ -128,7 +133,9 @@ extension XMLStore {
         if !columns.relationships.isEmpty {
             relationships.reserveCapacity(columns.relationships.count)
             for (r, column) in columns.relationships.enumerated() {
-                relationships.append(relationshipValue(column.keys(at: i), toMany: column.isToMany, destination: destinationScopes[e][r]))
+                relationships.append(
+                    relationshipValue(column.keys(at: i), toMany: column.isToMany, destination: destinationScopes[e][r])
+                )
             }
         }
         return Snapshot(

@@ -8,10 +8,14 @@ extension XMLStore: KeyPreservingStore {
     public func reserveKeys(through key: Int64, for entityName: String) throws {
         let e = try entityIndex(entityName)
         guard key >= 1 else {
-            throw StrataError(.invalidRequest, "cannot reserve keys through \(key): keys start at 1", location: ["entity": entityName, "path": path])
+            throw StrataError(
+                .invalidRequest, "cannot reserve keys through \(key): keys start at 1",
+                location: ["entity": entityName, "path": path])
         }
         guard key < Int64.max else {
-            throw StrataError(.invalidRequest, "cannot reserve keys through \(key): no key would be left to hand out", location: ["entity": entityName, "path": path])
+            throw StrataError(
+                .invalidRequest, "cannot reserve keys through \(key): no key would be left to hand out",
+                location: ["entity": entityName, "path": path])
         }
         try takeKeys(through: key, entity: e)
     }

@@ -36,7 +36,8 @@ extension XMLStore {
             guard onDisk == loaded else {
                 throw StrataError(
                     .storeBusy,
-                    "the XML store \(path) " + (onDisk == nil ? "was deleted or moved" : "was changed on disk by another process")
+                    "the XML store \(path) "
+                        + (onDisk == nil ? "was deleted or moved" : "was changed on disk by another process")
                         + " since this store loaded it; nothing was written, so that change is not lost: reopen the store and save again",
                     location: ["path": path])
             }
@@ -68,7 +69,9 @@ extension XMLStore {
             let table = current.tables[e]
             let i = table.index(of: id.primaryKey!)
             if i.map({ table.version(at: $0) }) != expected {
-                conflicts.append(SaveConflict(objectID: id, expectedVersion: expected, storedSnapshot: i.map { snapshot(e, table, $0) }))
+                conflicts.append(
+                    SaveConflict(
+                        objectID: id, expectedVersion: expected, storedSnapshot: i.map { snapshot(e, table, $0) }))
             }
         }
         for update in request.updates { try checkVersion(update.snapshot.objectID, expected: update.expectedVersion) }
@@ -91,10 +94,15 @@ extension XMLStore {
             let e = try ownIndex(of: snapshot.objectID)
             let key = snapshot.objectID.primaryKey!
             guard current.tables[e].index(of: key) == nil else {
-                throw StrataError(.invalidObjectID, "cannot insert \(snapshot.objectID): an object with that ID already exists in \(path)", location: ["path": path, "entity": snapshot.objectID.entityName])
+                throw StrataError(
+                    .invalidObjectID,
+                    "cannot insert \(snapshot.objectID): an object with that ID already exists in \(path)",
+                    location: ["path": path, "entity": snapshot.objectID.entityName])
             }
             guard key < current.nextKeys[e] else {
-                throw StrataError(.invalidObjectID, "\(snapshot.objectID) was not handed out by this store (obtainPermanentIDs)", location: ["path": path, "entity": snapshot.objectID.entityName])
+                throw StrataError(
+                    .invalidObjectID, "\(snapshot.objectID) was not handed out by this store (obtainPermanentIDs)",
+                    location: ["path": path, "entity": snapshot.objectID.entityName])
             }
             inserted[e].append((key: key, row: try row(from: snapshot, entity: e, version: 1)))
             result.versions[snapshot.objectID] = 1
@@ -132,7 +140,8 @@ extension XMLStore {
             let entityLayout = layout.entities[e]
             func check(_ key: Int64, _ row: StoredRow) throws {
                 for (r, targets) in row.relationships.enumerated() {
-                    for target in targets.keys where next.tables[entityLayout.destinations[r]].index(of: target) == nil {
+                    for target in targets.keys where next.tables[entityLayout.destinations[r]].index(of: target) == nil
+                    {
                         let relationship = entityLayout.entity.relationships[r]
                         throw StrataError(
                             .invalidObjectID,
@@ -155,7 +164,9 @@ extension XMLStore {
     /// Throws ``StrataError/Code/uniqueConstraint`` when an inserted or updated object shares the
     /// values of a unique constraint with another object of `image`. O(n) per constrained entity
     /// touched by the save.
-    func checkUniqueConstraints(in image: XMLStoreImage, inserted: [[(key: Int64, row: StoredRow)]], updated: [[Int64: StoredRow]]) throws {
+    func checkUniqueConstraints(
+        in image: XMLStoreImage, inserted: [[(key: Int64, row: StoredRow)]], updated: [[Int64: StoredRow]]
+    ) throws {
         for (e, entityLayout) in layout.entities.enumerated() where !entityLayout.entity.uniqueConstraints.isEmpty {
             guard !inserted[e].isEmpty || !updated[e].isEmpty else { continue }
             let entity = entityLayout.entity
@@ -176,7 +187,10 @@ extension XMLStore {
                         throw StrataError(
                             .uniqueConstraint,
                             "\(id) and \(otherID) both have \(constraint.joined(separator: ", ")) = \(values.map(\.description).joined(separator: ", ")); '\(entity.name)' requires it to be unique",
-                            location: ["path": path, "entity": entity.name, "key": constraint.joined(separator: ","), "object": id.uriRepresentation])
+                            location: [
+                                "path": path, "entity": entity.name, "key": constraint.joined(separator: ","),
+                                "object": id.uriRepresentation,
+                            ])
                     }
                     owners[values] = key
                 }
@@ -195,7 +209,8 @@ extension XMLStore {
             try delete.objectID.checkBelongs(to: identifier)
         }
         var keys = Array(repeating: [Int64](), count: layout.entities.count)
-        var lastName = "", lastIndex = 0
+        var lastName = ""
+        var lastIndex = 0
         func collect(_ id: ObjectID) {
             if id.entityName != lastName {
                 lastName = id.entityName
@@ -211,8 +226,11 @@ extension XMLStore {
             var sorted = entityKeys
             if !zip(entityKeys, entityKeys.dropFirst()).allSatisfy({ $0 < $1 }) { sorted.sort() }
             for (a, b) in zip(sorted, sorted.dropFirst()) where a == b {
-                let id = ObjectID(entityName: layout.entities[e].entity.name, storeIdentifier: identifier, primaryKey: a)
-                throw StrataError(.invalidRequest, "\(id) appears more than once in one save", location: ["object": id.uriRepresentation])
+                let id = ObjectID(
+                    entityName: layout.entities[e].entity.name, storeIdentifier: identifier, primaryKey: a)
+                throw StrataError(
+                    .invalidRequest, "\(id) appears more than once in one save",
+                    location: ["object": id.uriRepresentation])
             }
         }
     }
@@ -221,10 +239,15 @@ extension XMLStore {
     func ownIndex(of id: ObjectID) throws -> Int {
         let e = try entityIndex(id.entityName)
         guard id.primaryKey != nil else {
-            throw StrataError(.invalidObjectID, "\(id) is a temporary ID; a store only saves objects with permanent IDs (obtainPermanentIDs)", location: ["path": path, "entity": id.entityName])
+            throw StrataError(
+                .invalidObjectID,
+                "\(id) is a temporary ID; a store only saves objects with permanent IDs (obtainPermanentIDs)",
+                location: ["path": path, "entity": id.entityName])
         }
         guard id.storeIdentifier == identifier else {
-            throw StrataError(.invalidObjectID, "\(id) belongs to store '\(id.storeIdentifier)', not to this store '\(identifier)'", location: ["path": path, "entity": id.entityName])
+            throw StrataError(
+                .invalidObjectID, "\(id) belongs to store '\(id.storeIdentifier)', not to this store '\(identifier)'",
+                location: ["path": path, "entity": id.entityName])
         }
         return e
     }
@@ -236,13 +259,16 @@ extension XMLStore {
         func tooLong(_ a: Int, _ what: String) -> StrataError {
             let name = entityLayout.entity.attributes[a].name
             return StrataError(
-                .unsupported, "\(snapshot.objectID).\(name): \(what) is longer than the XML store's limit of \(XMLFormat.maximumValueLength) bytes of text per value",
+                .unsupported,
+                "\(snapshot.objectID).\(name): \(what) is longer than the XML store's limit of \(XMLFormat.maximumValueLength) bytes of text per value",
                 location: ["path": path, "entity": entityLayout.entity.name, "key": name])
         }
         for (a, value) in snapshot.attributes.enumerated() {
             switch value {
             case .string(let s) where s.utf8.count > XMLFormat.maximumValueLength / 2:
-                if s.utf8.count > XMLFormat.maximumValueLength || !XMLFormat.isXMLSafe(s.utf8) && (s.utf8.count + 2) / 3 * 4 > XMLFormat.maximumValueLength {
+                if s.utf8.count > XMLFormat.maximumValueLength
+                    || !XMLFormat.isXMLSafe(s.utf8) && (s.utf8.count + 2) / 3 * 4 > XMLFormat.maximumValueLength
+                {
                     throw tooLong(a, "a string of \(s.utf8.count) bytes")
                 }
             case .binary(let d) where (d.count + 2) / 3 * 4 > XMLFormat.maximumValueLength:

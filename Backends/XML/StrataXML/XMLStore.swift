@@ -68,8 +68,10 @@ public final class XMLStore: PersistentStore {
     /// The store-wide lock, held shared while the store is open (see `StoreAccessLock`).
     private let accessLock: StoreAccessLock?
 
-    init(url: StoreURL, path: String, model: Model, layout: XMLModelLayout, options: XMLStoreOptions,
-         image: XMLStoreImage, fileIdentity: XMLFileIdentity?, fileLock: XMLFileLock?, accessLock: StoreAccessLock?) {
+    init(
+        url: StoreURL, path: String, model: Model, layout: XMLModelLayout, options: XMLStoreOptions,
+        image: XMLStoreImage, fileIdentity: XMLFileIdentity?, fileLock: XMLFileLock?, accessLock: StoreAccessLock?
+    ) {
         self.accessLock = accessLock
         self.url = url
         self.path = path
@@ -79,8 +81,11 @@ public final class XMLStore: PersistentStore {
         let identifier = image.metadata.storeIdentifier
         self.identifier = identifier
         entityScopes = layout.entities.map { ObjectID.Scope(entityName: $0.name, storeIdentifier: identifier) }
-        destinationScopes = layout.entities.map { $0.destinationNames.map { ObjectID.Scope(entityName: $0, storeIdentifier: identifier) } }
-        self.keyLedger = XMLKeyLedger(storePath: path, storeIdentifier: image.metadata.storeIdentifier, entityNames: model.entities.map(\.name))
+        destinationScopes = layout.entities.map {
+            $0.destinationNames.map { ObjectID.Scope(entityName: $0, storeIdentifier: identifier) }
+        }
+        self.keyLedger = XMLKeyLedger(
+            storePath: path, storeIdentifier: image.metadata.storeIdentifier, entityNames: model.entities.map(\.name))
         self.state = Locked(State(image: image, fileIdentity: fileIdentity, fileLock: fileLock))
     }
 
@@ -106,7 +111,9 @@ public final class XMLStore: PersistentStore {
     public func obtainPermanentIDs(for entityName: String, count: Int) throws -> [ObjectID] {
         let e = try entityIndex(entityName)
         guard count >= 0 else {
-            throw StrataError(.invalidRequest, "cannot obtain a negative number (\(count)) of IDs", location: ["entity": entityName, "path": path])
+            throw StrataError(
+                .invalidRequest, "cannot obtain a negative number (\(count)) of IDs",
+                location: ["entity": entityName, "path": path])
         }
         let floor = try state.withLock { state in
             try checkOpen(state)
@@ -123,7 +130,9 @@ public final class XMLStore: PersistentStore {
         state.withLock { state in
             state.image.nextKeys[e] = max(state.image.nextKeys[e], next)
         }
-        return (0..<Int64(count)).map { ObjectID(entityName: entityName, storeIdentifier: identifier, primaryKey: first + $0) }
+        return (0..<Int64(count)).map {
+            ObjectID(entityName: entityName, storeIdentifier: identifier, primaryKey: first + $0)
+        }
     }
 
     /// Records durably that every key of the entity at `entity` up to and including `key` is
@@ -135,7 +144,9 @@ public final class XMLStore: PersistentStore {
     ///   ``StrataError/Code/invalidRequest`` for a key below 1.
     func takeKeys(through key: Int64, entity e: Int) throws {
         guard key >= 1, key < Int64.max else {
-            throw StrataError(.invalidRequest, "cannot reserve keys through \(key); keys are 1 to \(Int64.max - 1)", location: ["entity": model.entities[e].name, "path": path])
+            throw StrataError(
+                .invalidRequest, "cannot reserve keys through \(key); keys are 1 to \(Int64.max - 1)",
+                location: ["entity": model.entities[e].name, "path": path])
         }
         let floor = try state.withLock { state in
             try checkOpen(state)

@@ -54,4 +54,3 @@ enum StoredRelationship: Sendable, Hashable {
         }
     }
 }
-

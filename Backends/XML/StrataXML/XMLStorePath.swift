@@ -36,7 +36,9 @@ enum XMLStorePath {
             }
             let code = errno
             guard code == ENOENT else {
-                throw StrataError(.io, "cannot resolve the path \(path) of the XML store", location: ["path": path], underlying: String(cString: strerror(code)))
+                throw StrataError(
+                    .io, "cannot resolve the path \(path) of the XML store", location: ["path": path],
+                    underlying: String(cString: strerror(code)))
             }
             let url = URL(fileURLWithPath: candidate)
             var info = stat()
@@ -45,7 +47,9 @@ enum XMLStorePath {
                 var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
                 let length = readlink(candidate, &buffer, buffer.count - 1)
                 guard length > 0 else {
-                    throw StrataError(.io, "cannot read the symbolic link \(candidate)", location: ["path": path], underlying: String(cString: strerror(errno)))
+                    throw StrataError(
+                        .io, "cannot read the symbolic link \(candidate)", location: ["path": path],
+                        underlying: String(cString: strerror(errno)))
                 }
                 let target = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 candidate = target.hasPrefix("/") ? target : url.deletingLastPathComponent().path + "/" + target
@@ -57,7 +61,9 @@ enum XMLStorePath {
             let parent = String(cString: realDirectory)
             return (parent == "/" ? "" : parent) + "/" + url.lastPathComponent
         }
-        throw StrataError(.io, "the path \(path) of the XML store goes through more than \(maximumLinks) symbolic links", location: ["path": path], underlying: String(cString: strerror(ELOOP)))
+        throw StrataError(
+            .io, "the path \(path) of the XML store goes through more than \(maximumLinks) symbolic links",
+            location: ["path": path], underlying: String(cString: strerror(ELOOP)))
     }
 
     /// Opens `path` (already resolved) with `flags`, never blocking and never following a link,
@@ -74,10 +80,14 @@ enum XMLStorePath {
         guard fd >= 0 else {
             let code = errno
             if code == ELOOP {
-                throw StrataError(.io, "the \(role) \(path) is a symbolic link, which it must not be", location: ["path": path], underlying: String(cString: strerror(code)))
+                throw StrataError(
+                    .io, "the \(role) \(path) is a symbolic link, which it must not be", location: ["path": path],
+                    underlying: String(cString: strerror(code)))
             }
             if code == ENOENT && flags & O_CREAT == 0 {
-                throw StrataError(.storeNotFound, "cannot open the \(role) \(path) for reading", location: ["path": path], underlying: String(cString: strerror(code)))
+                throw StrataError(
+                    .storeNotFound, "cannot open the \(role) \(path) for reading", location: ["path": path],
+                    underlying: String(cString: strerror(code)))
             }
             // A socket cannot be opened at all (ENXIO), a directory not for writing (EISDIR).
             var info = stat()
@@ -85,7 +95,9 @@ enum XMLStorePath {
                 throw notRegular(path, mode: info.st_mode, role: role)
             }
             if flags & O_ACCMODE == O_RDONLY {
-                throw StrataError(.io, "cannot open the \(role) \(path) for reading", location: ["path": path], underlying: String(cString: strerror(code)))
+                throw StrataError(
+                    .io, "cannot open the \(role) \(path) for reading", location: ["path": path],
+                    underlying: String(cString: strerror(code)))
             }
             throw XMLAtomicFile.ioError("cannot open the \(role) \(path)", path: path)
         }
@@ -113,7 +125,8 @@ enum XMLStorePath {
     static func notRegular(_ path: String, mode: mode_t, role: String) -> StrataError {
         let kind = kind(of: mode)
         return StrataError(
-            .io, "the \(role) \(path) is \(kind.phrase), not a regular file; an XML store and its lock file and key ledger are regular files",
+            .io,
+            "the \(role) \(path) is \(kind.phrase), not a regular file; an XML store and its lock file and key ledger are regular files",
             location: ["path": path, "fileType": kind.name])
     }
 }

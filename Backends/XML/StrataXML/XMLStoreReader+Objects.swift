@@ -84,7 +84,9 @@ extension XMLLoadState {
         } else {
             guard let found = layout.entityIndexByName[String(cString: localname)] else {
                 let name = String(cString: localname)
-                fail("unknown entity <\(name)>; the model has: \(layout.entities.map(\.entity.name).sorted().joined(separator: ", "))", entity: name)
+                fail(
+                    "unknown entity <\(name)>; the model has: \(layout.entities.map(\.entity.name).sorted().joined(separator: ", "))",
+                    entity: name)
                 return nil
             }
             e = found
@@ -93,7 +95,9 @@ extension XMLLoadState {
         if reader.rows.pointee.plannedRows == 0 {
             // The file's sequence bounds the number of objects a file Strata wrote holds (keys
             // run from 1 and are never reused), and no object takes fewer than 24 bytes of it.
-            reader.rows.pointee.reserve(rows: Int(clamping: max(1, min(sequences[e] - 1, identity.size / 24))), fileSize: Int(clamping: max(0, identity.size)))
+            reader.rows.pointee.reserve(
+                rows: Int(clamping: max(1, min(sequences[e] - 1, identity.size / 24))),
+                fileSize: Int(clamping: max(0, identity.size)))
         }
         lastEntityName = isInterned(localname) ? localname : nil
         lastEntityReader = Unmanaged.passUnretained(reader)
@@ -101,12 +105,18 @@ extension XMLLoadState {
     }
 
     /// Reads one object element into its entity's columns: the hot path of a load.
-    func startObject(_ localname: UnsafePointer<UInt8>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+    func startObject(
+        _ localname: UnsafePointer<UInt8>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
+    ) {
         guard let unretained = entityReader(localname) else { return }
         unretained._withUnsafeGuaranteedRef { reader in
             // `canonicalCount` is 0 until the order is learned: an element with no attributes
             // must not take the canonical path then.
-            if attributeCount == reader.canonicalCount, attributeCount > 0, let attributes, startCanonicalObject(reader: reader, attributes: attributes) { return }
+            if attributeCount == reader.canonicalCount, attributeCount > 0, let attributes,
+                startCanonicalObject(reader: reader, attributes: attributes)
+            {
+                return
+            }
             startObjectInAnyOrder(reader: reader, attributeCount: attributeCount, attributes: attributes)
             if reader.canonicalCount == 0, !failed, attributeCount == reader.readers.count + 2, let attributes {
                 reader.learnCanonicalOrder(attributes)
@@ -121,7 +131,8 @@ extension XMLLoadState {
     /// exactly one value). Returns `false`, having read nothing, when the names are not those;
     /// otherwise reads the object or reports what is wrong with it.
     @inline(__always)
-    func startCanonicalObject(reader: XMLEntityReader, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>) -> Bool {
+    func startCanonicalObject(reader: XMLEntityReader, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>) -> Bool
+    {
         let names = reader.canonicalNames
         let count = reader.canonicalCount
         for i in 0..<count where attributes[i * 5] != names[i] || attributes[i * 5 + 1] != nil { return false }
@@ -135,11 +146,15 @@ extension XMLLoadState {
             return UnsafeBufferPointer(start: start, count: attributes[i * 5 + 4]! - start)
         }
         guard let key = XMLFormat.parseInteger(text(0)) else {
-            reportObjectProblem(.invalidValue(slot: -1, attributeIndex: 0), reader: reader, attributeCount: count, attributes: attributes)
+            reportObjectProblem(
+                .invalidValue(slot: -1, attributeIndex: 0), reader: reader, attributeCount: count,
+                attributes: attributes)
             return true
         }
         guard let version = XMLFormat.parseInteger(text(1)), version >= 0 else {
-            reportObjectProblem(.invalidValue(slot: -2, attributeIndex: 1), reader: reader, attributeCount: count, attributes: attributes)
+            reportObjectProblem(
+                .invalidValue(slot: -2, attributeIndex: 1), reader: reader, attributeCount: count,
+                attributes: attributes)
             return true
         }
         let problem: XMLObjectProblem? = rows.pointee.columns.withUnsafeMutableBufferPointer { columnBuffer in
@@ -151,10 +166,14 @@ extension XMLLoadState {
                 let column = columns + plan.index
                 switch plan.kind {
                 case .integer:
-                    guard let v = XMLFormat.parseInteger(text), v >= plan.minimum && v <= plan.maximum else { return .invalidValue(slot: slot, attributeIndex: i) }
+                    guard let v = XMLFormat.parseInteger(text), v >= plan.minimum && v <= plan.maximum else {
+                        return .invalidValue(slot: slot, attributeIndex: i)
+                    }
                     column.pointee.integerBuffer.appendAssumingUnique(v)
                 case .double:
-                    guard let v = XMLFormat.parseDouble(text, powers: powers) else { return .invalidValue(slot: slot, attributeIndex: i) }
+                    guard let v = XMLFormat.parseDouble(text, powers: powers) else {
+                        return .invalidValue(slot: slot, attributeIndex: i)
+                    }
                     column.pointee.doubleBuffer.appendAssumingUnique(v)
                 case .string:
                     appendString(text, to: column)
@@ -177,25 +196,31 @@ extension XMLLoadState {
             reportObjectProblem(problem, reader: reader, attributeCount: count, attributes: attributes)
             return true
         }
-        let attributeColumns = rows.pointee.columns.count, relationshipColumns = rows.pointee.relationships.count
-        _ = reader.finishRow(row, attributesGiven: attributeColumns, relationshipsGiven: relationshipColumns, key: key, version: version)
+        let attributeColumns = rows.pointee.columns.count
+        let relationshipColumns = rows.pointee.relationships.count
+        _ = reader.finishRow(
+            row, attributesGiven: attributeColumns, relationshipsGiven: relationshipColumns, key: key, version: version)
         return true
     }
 
     /// Reads one object element whose attributes may come in any order, may leave properties
     /// out, and may need the general path (``startObjectGenerally(reader:attributeCount:attributes:)``).
-    func startObjectInAnyOrder(reader: XMLEntityReader, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+    func startObjectInAnyOrder(
+        reader: XMLEntityReader, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
+    ) {
         let rows = reader.rows
         let row = rows.pointee.count
         let readers = reader.readers
         let names = reader.internedNames
         let slotCount = readers.count
-        let keySlot = reader.keySlot, versionSlot = reader.versionSlot
+        let keySlot = reader.keySlot
+        let versionSlot = reader.versionSlot
         let isUnorderedToMany = reader.isUnorderedToMany
         let powers = UnsafePointer(powerTable)
         var key: Int64?
         var version: Int64?
-        var attributesGiven = 0, relationshipsGiven = 0
+        var attributesGiven = 0
+        var relationshipsGiven = 0
         let problem: XMLObjectProblem? = rows.pointee.columns.withUnsafeMutableBufferPointer { columnBuffer in
             let columns = columnBuffer.baseAddress!
             var expected = 0
@@ -209,21 +234,29 @@ extension XMLLoadState {
                 if expected < slotCount && name == names[expected] {
                     slot = expected
                 } else if name == names[keySlot] {
-                    guard let k = XMLFormat.parseInteger(text) else { return .invalidValue(slot: -1, attributeIndex: i) }
+                    guard let k = XMLFormat.parseInteger(text) else {
+                        return .invalidValue(slot: -1, attributeIndex: i)
+                    }
                     key = k
                     continue
                 } else if name == names[versionSlot] {
-                    guard let v = XMLFormat.parseInteger(text), v >= 0 else { return .invalidValue(slot: -2, attributeIndex: i) }
+                    guard let v = XMLFormat.parseInteger(text), v >= 0 else {
+                        return .invalidValue(slot: -2, attributeIndex: i)
+                    }
                     version = v
                     continue
                 } else if let found = resolveSlot(name, reader: reader) {
                     if found == -1 {
-                        guard let k = XMLFormat.parseInteger(text) else { return .invalidValue(slot: -1, attributeIndex: i) }
+                        guard let k = XMLFormat.parseInteger(text) else {
+                            return .invalidValue(slot: -1, attributeIndex: i)
+                        }
                         key = k
                         continue
                     }
                     if found == -2 {
-                        guard let v = XMLFormat.parseInteger(text), v >= 0 else { return .invalidValue(slot: -2, attributeIndex: i) }
+                        guard let v = XMLFormat.parseInteger(text), v >= 0 else {
+                            return .invalidValue(slot: -2, attributeIndex: i)
+                        }
                         version = v
                         continue
                     }
@@ -240,11 +273,15 @@ extension XMLLoadState {
                 switch plan.kind {
                 case .integer:
                     guard column.pointee.integerBuffer.count == row else { return .unresolved(attributeIndex: i) }
-                    guard let v = XMLFormat.parseInteger(text), v >= plan.minimum && v <= plan.maximum else { return .invalidValue(slot: slot, attributeIndex: i) }
+                    guard let v = XMLFormat.parseInteger(text), v >= plan.minimum && v <= plan.maximum else {
+                        return .invalidValue(slot: slot, attributeIndex: i)
+                    }
                     column.pointee.integerBuffer.appendAssumingUnique(v)
                 case .double:
                     guard column.pointee.doubleBuffer.count == row else { return .unresolved(attributeIndex: i) }
-                    guard let v = XMLFormat.parseDouble(text, powers: powers) else { return .invalidValue(slot: slot, attributeIndex: i) }
+                    guard let v = XMLFormat.parseDouble(text, powers: powers) else {
+                        return .invalidValue(slot: slot, attributeIndex: i)
+                    }
                     column.pointee.doubleBuffer.appendAssumingUnique(v)
                 case .string:
                     guard column.pointee.stringCount == row else { return .unresolved(attributeIndex: i) }
@@ -273,25 +310,37 @@ extension XMLLoadState {
             reader.discardRow(row)
             return reportObjectProblem(problem, reader: reader, attributeCount: attributeCount, attributes: attributes!)
         }
-        finishObject(reader: reader, row: row, key: key, version: version, attributesGiven: attributesGiven, relationshipsGiven: relationshipsGiven)
+        finishObject(
+            reader: reader, row: row, key: key, version: version, attributesGiven: attributesGiven,
+            relationshipsGiven: relationshipsGiven)
     }
 
     /// Checks the object just read as row `row` has its key, its version and every required
     /// value, and records it (or reports what is missing). `attributesGiven` and
     /// `relationshipsGiven` count the columns it filled (`-1`: not counted).
     @inline(__always)
-    func finishObject(reader: XMLEntityReader, row: Int, key: Int64?, version: Int64?, attributesGiven: Int = -1, relationshipsGiven: Int = -1) {
+    func finishObject(
+        reader: XMLEntityReader, row: Int, key: Int64?, version: Int64?, attributesGiven: Int = -1,
+        relationshipsGiven: Int = -1
+    ) {
         guard let key else {
             reader.discardRow(row)
-            return fail("<\(reader.entity.name)> has no _pk (primary key) attribute", entity: reader.entity.name, key: "_pk")
+            return fail(
+                "<\(reader.entity.name)> has no _pk (primary key) attribute", entity: reader.entity.name, key: "_pk")
         }
         guard let version else {
             reader.discardRow(row)
-            return fail("<\(reader.entity.name) _pk=\"\(key)\"> has no _version attribute", entity: reader.entity.name, key: "_version")
+            return fail(
+                "<\(reader.entity.name) _pk=\"\(key)\"> has no _version attribute", entity: reader.entity.name,
+                key: "_version")
         }
-        if let a = reader.finishRow(row, attributesGiven: attributesGiven, relationshipsGiven: relationshipsGiven, key: key, version: version) {
+        if let a = reader.finishRow(
+            row, attributesGiven: attributesGiven, relationshipsGiven: relationshipsGiven, key: key, version: version)
+        {
             let entity = reader.entity
-            return fail("<\(entity.name) _pk=\"\(key)\"> has no value for the required attribute '\(entity.attributes[a].name)'", entity: entity.name, key: entity.attributes[a].name)
+            return fail(
+                "<\(entity.name) _pk=\"\(key)\"> has no value for the required attribute '\(entity.attributes[a].name)'",
+                entity: entity.name, key: entity.attributes[a].name)
         }
     }
 
@@ -338,7 +387,9 @@ extension XMLLoadState {
     /// Appends a value of a type kept boxed (not an integer, double or string) to its column;
     /// `false` when the text is not a value of `type`.
     @inline(__always)
-    func appendOther(_ text: UnsafeBufferPointer<UInt8>, as type: AttributeType, to column: UnsafeMutablePointer<XMLColumn>) -> Bool {
+    func appendOther(
+        _ text: UnsafeBufferPointer<UInt8>, as type: AttributeType, to column: UnsafeMutablePointer<XMLColumn>
+    ) -> Bool {
         guard let value = XMLFormat.parseValue(type == .uri ? decodedText(text) : text, as: type) else { return false }
         column.pointee.append(value, assumingUnique: true)
         return true
@@ -354,7 +405,10 @@ extension XMLLoadState {
 
     /// Reports `problem` (or, for a base64 string, reads it and goes on with the object through
     /// the general path).
-    func reportObjectProblem(_ problem: XMLObjectProblem, reader: XMLEntityReader, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>) {
+    func reportObjectProblem(
+        _ problem: XMLObjectProblem, reader: XMLEntityReader, attributeCount: Int,
+        attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>
+    ) {
         let entity = reader.entity
         switch problem {
         case .prefixed(let i):
@@ -366,13 +420,19 @@ extension XMLLoadState {
             if slot == -1 {
                 fail("\(entity.name)._pk '\(shown)' is not a 64-bit integer", entity: entity.name, key: "_pk")
             } else if slot == -2 {
-                fail("\(entity.name)._version '\(shown)' is not a version (an integer >= 0)", entity: entity.name, key: "_version")
+                fail(
+                    "\(entity.name)._version '\(shown)' is not a version (an integer >= 0)", entity: entity.name,
+                    key: "_version")
             } else if reader.readers[slot].kind == .relationship {
                 let relationship = entity.relationships[reader.readers[slot].index]
                 let expectation = relationship.isToMany ? "space-separated primary keys" : "one primary key"
-                fail("\(entity.name).\(relationship.name) = \"\(shown)\" is not \(expectation) of \(relationship.destination)", entity: entity.name, key: relationship.name)
+                fail(
+                    "\(entity.name).\(relationship.name) = \"\(shown)\" is not \(expectation) of \(relationship.destination)",
+                    entity: entity.name, key: relationship.name)
             } else if case .attribute(let a) = reader.layout.slots[slot].kind {
-                fail("\(entity.name).\(entity.attributes[a].name) = \"\(shown)\" is not a valid \(entity.attributes[a].type.rawValue)", entity: entity.name, key: entity.attributes[a].name)
+                fail(
+                    "\(entity.name).\(entity.attributes[a].name) = \"\(shown)\" is not a valid \(entity.attributes[a].type.rawValue)",
+                    entity: entity.name, key: entity.attributes[a].name)
             }
         case .unresolved:
             // A base64 string, a value given twice or an unknown name: read the whole element
@@ -383,7 +443,9 @@ extension XMLLoadState {
 
     /// Reads one object element the general way: base64 strings (`NAME.b64`), and every problem
     /// the fast path (``startObject(_:attributeCount:attributes:)``) leaves to it, reported.
-    func startObjectGenerally(reader: XMLEntityReader, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+    func startObjectGenerally(
+        reader: XMLEntityReader, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
+    ) {
         let entityLayout = reader.layout
         // The entity itself is only needed for messages: copying it costs a dozen retains.
         var entity: Entity { entityLayout.entity }
@@ -395,19 +457,33 @@ extension XMLLoadState {
 
         for i in 0..<attributeCount {
             var (name, text, prefixed) = attribute(attributes!, i, decode: false)
-            if prefixed { return fail("attribute '\(String(cString: name))' of <\(entity.name)> has a namespace prefix", entity: entity.name) }
+            if prefixed {
+                return fail(
+                    "attribute '\(String(cString: name))' of <\(entity.name)> has a namespace prefix",
+                    entity: entity.name)
+            }
             let slotIndex: Int
             if expected < slots.count && strcmp(name, slots[expected].cName) == 0 {
                 slotIndex = expected
             } else if name[0] == UInt8(ascii: "_") {
                 if strcmp(name, "_pk") == 0 {
-                    guard let k = XMLFormat.parseInteger(text) else { return fail("\(entity.name)._pk '\(String(decoding: text, as: UTF8.self))' is not a 64-bit integer", entity: entity.name, key: "_pk") }
+                    guard let k = XMLFormat.parseInteger(text) else {
+                        return fail(
+                            "\(entity.name)._pk '\(String(decoding: text, as: UTF8.self))' is not a 64-bit integer",
+                            entity: entity.name, key: "_pk")
+                    }
                     key = k
                 } else if strcmp(name, "_version") == 0 {
-                    guard let v = XMLFormat.parseInteger(text), v >= 0 else { return fail("\(entity.name)._version '\(String(decoding: text, as: UTF8.self))' is not a version (an integer >= 0)", entity: entity.name, key: "_version") }
+                    guard let v = XMLFormat.parseInteger(text), v >= 0 else {
+                        return fail(
+                            "\(entity.name)._version '\(String(decoding: text, as: UTF8.self))' is not a version (an integer >= 0)",
+                            entity: entity.name, key: "_version")
+                    }
                     version = v
                 } else {
-                    return fail("unknown attribute '\(String(cString: name))' of <\(entity.name)>", entity: entity.name, key: String(cString: name))
+                    return fail(
+                        "unknown attribute '\(String(cString: name))' of <\(entity.name)>", entity: entity.name,
+                        key: String(cString: name))
                 }
                 continue
             } else {
@@ -415,17 +491,27 @@ extension XMLLoadState {
                 if let found = entityLayout.slotIndexByName[nameText] {
                     slotIndex = found
                 } else if nameText.hasSuffix(XMLFormat.base64Suffix),
-                          let a = entity.attributeIndex(named: String(nameText.dropLast(XMLFormat.base64Suffix.count))),
-                          entity.attributes[a].type == .string
+                    let a = entity.attributeIndex(named: String(nameText.dropLast(XMLFormat.base64Suffix.count))),
+                    entity.attributes[a].type == .string
                 {
-                    guard reader.rows.pointee.columns[a].count == row else { return fail("\(entity.name).\(entity.attributes[a].name) is given twice", entity: entity.name, key: entity.attributes[a].name) }
-                    guard let data = Data(base64Encoded: String(decoding: text, as: UTF8.self)), let string = String(data: data, encoding: .utf8) else {
-                        return fail("\(nameText) of <\(entity.name)> is not base64 of UTF-8 text", entity: entity.name, key: entity.attributes[a].name)
+                    guard reader.rows.pointee.columns[a].count == row else {
+                        return fail(
+                            "\(entity.name).\(entity.attributes[a].name) is given twice", entity: entity.name,
+                            key: entity.attributes[a].name)
+                    }
+                    guard let data = Data(base64Encoded: String(decoding: text, as: UTF8.self)),
+                        let string = String(data: data, encoding: .utf8)
+                    else {
+                        return fail(
+                            "\(nameText) of <\(entity.name)> is not base64 of UTF-8 text", entity: entity.name,
+                            key: entity.attributes[a].name)
                     }
                     reader.rows.pointee.columns[a].append(.string(string), assumingUnique: true)
                     continue
                 } else {
-                    return fail("unknown attribute '\(nameText)' of <\(entity.name)>; it has: \(slots.map { String(cString: $0.cName) }.joined(separator: ", "))", entity: entity.name, key: nameText)
+                    return fail(
+                        "unknown attribute '\(nameText)' of <\(entity.name)>; it has: \(slots.map { String(cString: $0.cName) }.joined(separator: ", "))",
+                        entity: entity.name, key: nameText)
                 }
             }
             expected = slotIndex + 1
@@ -433,19 +519,34 @@ extension XMLLoadState {
             case .attribute(let a):
                 let type = entityLayout.attributeTypes[a]
                 if type == .string || type == .uri { text = attribute(attributes!, i).value }
-                guard reader.rows.pointee.columns[a].count == row else { return fail("\(entity.name).\(entity.attributes[a].name) is given twice", entity: entity.name, key: entity.attributes[a].name) }
+                guard reader.rows.pointee.columns[a].count == row else {
+                    return fail(
+                        "\(entity.name).\(entity.attributes[a].name) is given twice", entity: entity.name,
+                        key: entity.attributes[a].name)
+                }
                 guard let value = XMLFormat.parseValue(text, as: type) else {
                     let shown = String(decoding: text.prefix(80), as: UTF8.self)
-                    return fail("\(entity.name).\(entity.attributes[a].name) = \"\(shown)\" is not a valid \(type.rawValue)", entity: entity.name, key: entity.attributes[a].name)
+                    return fail(
+                        "\(entity.name).\(entity.attributes[a].name) = \"\(shown)\" is not a valid \(type.rawValue)",
+                        entity: entity.name, key: entity.attributes[a].name)
                 }
                 reader.rows.pointee.columns[a].append(value, assumingUnique: true)
             case .relationship(let r):
                 let relationship = entity.relationships[r]
-                guard reader.rows.pointee.relationships[r].count == row else { return fail("\(entity.name).\(relationship.name) is given twice", entity: entity.name, key: relationship.name) }
-                guard reader.rows.pointee.relationships[r].append(parsing: text, sorted: entityLayout.isUnorderedToMany[r]) else {
+                guard reader.rows.pointee.relationships[r].count == row else {
+                    return fail(
+                        "\(entity.name).\(relationship.name) is given twice", entity: entity.name,
+                        key: relationship.name)
+                }
+                guard
+                    reader.rows.pointee.relationships[r].append(
+                        parsing: text, sorted: entityLayout.isUnorderedToMany[r])
+                else {
                     let shown = String(decoding: text.prefix(80), as: UTF8.self)
                     let expectation = relationship.isToMany ? "space-separated primary keys" : "one primary key"
-                    return fail("\(entity.name).\(relationship.name) = \"\(shown)\" is not \(expectation) of \(relationship.destination)", entity: entity.name, key: relationship.name)
+                    return fail(
+                        "\(entity.name).\(relationship.name) = \"\(shown)\" is not \(expectation) of \(relationship.destination)",
+                        entity: entity.name, key: relationship.name)
                 }
             }
         }

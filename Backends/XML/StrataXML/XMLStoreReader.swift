@@ -19,7 +19,9 @@ enum XMLStoreReader {
     /// checked first: a mismatch throws ``StrataError/Code/modelMismatch``).
     /// Returns the graph and the identity of the file read (taken from the open descriptor, so
     /// it is the version that was parsed even if another process replaces the file meanwhile).
-    static func load(path: String, url: StoreURL, layout: XMLModelLayout, model: Model) throws -> (XMLStoreImage, XMLFileIdentity) {
+    static func load(path: String, url: StoreURL, layout: XMLModelLayout, model: Model) throws -> (
+        XMLStoreImage, XMLFileIdentity
+    ) {
         let state = XMLLoadState(path: path, url: url, layout: layout, model: model, headerOnly: false)
         try state.run()
         return (try state.finish(), state.identity)
@@ -30,7 +32,8 @@ enum XMLStoreReader {
         let state = XMLLoadState(path: path, url: url, layout: nil, model: nil, headerOnly: true)
         try state.run()
         guard let metadata = state.metadata else {
-            throw StrataError(.storeCorrupt, "\(path) has no <\(XMLFormat.rootElement)> root element", location: ["path": path])
+            throw StrataError(
+                .storeCorrupt, "\(path) has no <\(XMLFormat.rootElement)> root element", location: ["path": path])
         }
         return metadata
     }
@@ -117,7 +120,9 @@ final class XMLLoadState {
             guard let ctx, let localname else { return }
             // The state outlives the parse (`withExtendedLifetime` below): no retain per element.
             Unmanaged<XMLLoadState>.fromOpaque(ctx)._withUnsafeGuaranteedRef {
-                $0.startElement(localname, prefix: prefix, uri: uri, namespaceCount: namespaceCount, attributeCount: Int(attributeCount), attributes: attributes)
+                $0.startElement(
+                    localname, prefix: prefix, uri: uri, namespaceCount: namespaceCount,
+                    attributeCount: Int(attributeCount), attributes: attributes)
             }
         }
         sax.endElementNs = { ctx, _, _, _ in
@@ -136,7 +141,9 @@ final class XMLLoadState {
         sax.internalSubset = { ctx, _, _, _ in
             guard let ctx else { return }
             let state = Unmanaged<XMLLoadState>.fromOpaque(ctx).takeUnretainedValue()
-            state.fail("a DOCTYPE is not allowed in a store file (DTDs and entity declarations are refused: they are how XXE and billion-laughs attacks work)")
+            state.fail(
+                "a DOCTYPE is not allowed in a store file (DTDs and entity declarations are refused: they are how XXE and billion-laughs attacks work)"
+            )
         }
         sax.entityDecl = { ctx, _, _, _, _, _ in
             guard let ctx else { return }
@@ -152,12 +159,13 @@ final class XMLLoadState {
             let state = Unmanaged<XMLLoadState>.fromOpaque(ctx).takeUnretainedValue()
             let e = errorPointer.pointee
             guard e.level.rawValue >= XML_ERR_ERROR.rawValue, state.firstParserError == nil else { return }
-            let message = e.message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "malformed XML"
+            let message =
+                e.message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "malformed XML"
             var line = Int(e.line)
             // At the end of a file that ends with a line feed (a root never closed), libxml2
             // counts the empty line after it: name the file's last line instead.
             if let input = state.context?.pointee.input?.pointee, let cur = input.cur, let base = input.base,
-               cur == input.end, cur > base, cur[-1] == 0x0A, line > 1
+                cur == input.end, cur > base, cur[-1] == 0x0A, line > 1
             {
                 line -= 1
             }
@@ -172,10 +180,16 @@ final class XMLLoadState {
         let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
         defer { readBuffer.deallocate() }
         input = XMLReadBuffer(storage: readBuffer)
-        guard let ctxt = xmlCreateIOParserCtxt(&sax, me, { ctx, out, length in
-            guard let ctx, let out, length > 0 else { return 0 }
-            return Unmanaged<XMLLoadState>.fromOpaque(ctx)._withUnsafeGuaranteedRef { $0.readInput(into: out, capacity: Int(length)) }
-        }, nil, me, XML_CHAR_ENCODING_NONE) else {
+        guard
+            let ctxt = xmlCreateIOParserCtxt(
+                &sax, me,
+                { ctx, out, length in
+                    guard let ctx, let out, length > 0 else { return 0 }
+                    return Unmanaged<XMLLoadState>.fromOpaque(ctx)._withUnsafeGuaranteedRef {
+                        $0.readInput(into: out, capacity: Int(length))
+                    }
+                }, nil, me, XML_CHAR_ENCODING_NONE)
+        else {
             throw StrataError(.io, "libxml2 could not create a parser for \(path)", location: ["path": path])
         }
         defer { xmlFreeParserCtxt(ctxt) }
@@ -187,14 +201,19 @@ final class XMLLoadState {
         if let error { throw error }
         if stoppedAfterHeader { return }
         if readErrno != 0 {
-            throw StrataError(.io, "reading \(path) failed", location: ["path": path], underlying: String(cString: strerror(readErrno)))
+            throw StrataError(
+                .io, "reading \(path) failed", location: ["path": path],
+                underlying: String(cString: strerror(readErrno)))
         }
         if status != 0 || ctxt.pointee.wellFormed == 0 {
             let (message, line) = firstParserError ?? ("malformed XML", Int(xmlSAX2GetLineNumber(ctxt)))
-            throw StrataError(.storeCorrupt, "\(path) is not well-formed XML at line \(line): \(message)", location: ["path": path, "line": String(line)])
+            throw StrataError(
+                .storeCorrupt, "\(path) is not well-formed XML at line \(line): \(message)",
+                location: ["path": path, "line": String(line)])
         }
         if metadata == nil {
-            throw StrataError(.storeCorrupt, "\(path) has no <\(XMLFormat.rootElement)> root element", location: ["path": path])
+            throw StrataError(
+                .storeCorrupt, "\(path) has no <\(XMLFormat.rootElement)> root element", location: ["path": path])
         }
     }
 
@@ -274,7 +293,9 @@ final class XMLLoadState {
         for i in 0..<length {
             let c = text[i]
             if c != 0x20 && c != 0x0A && c != 0x09 && c != 0x0D {
-                return fail("unexpected text \"\(String(decoding: UnsafeBufferPointer(start: text, count: min(length, 40)), as: UTF8.self))\"; values are written as XML attributes")
+                return fail(
+                    "unexpected text \"\(String(decoding: UnsafeBufferPointer(start: text, count: min(length, 40)), as: UTF8.self))\"; values are written as XML attributes"
+                )
             }
         }
     }
@@ -284,9 +305,12 @@ final class XMLLoadState {
     /// `decode`: turn `&#38;` back into `&` (see ``XMLFormat/saxKeepsAmpersandReferences``);
     /// only text that may hold `&` needs it (numbers, keys and base64 cannot, and fail to parse
     /// if they do).
-    func attribute(_ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>, _ index: Int, decode: Bool = true) -> (name: UnsafePointer<UInt8>, value: UnsafeBufferPointer<UInt8>, prefixed: Bool) {
+    func attribute(_ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>, _ index: Int, decode: Bool = true) -> (
+        name: UnsafePointer<UInt8>, value: UnsafeBufferPointer<UInt8>, prefixed: Bool
+    ) {
         let base = attributes + index * 5
-        let start = base[3]!, end = base[4]!
+        let start = base[3]!
+        let end = base[4]!
         var value = UnsafeBufferPointer(start: start, count: end - start)
         if decode && keepsAmpersandReferences && memchr(start, 0x26, end - start) != nil {
             value = decodeAmpersands(value)
@@ -310,9 +334,12 @@ final class XMLLoadState {
             decoded.deallocate()
             decoded = .allocate(capacity: max(value.count, 256))
         }
-        var out = 0, i = 0
+        var out = 0
+        var i = 0
         while i < value.count {
-            if value[i] == 0x26 && i + 4 < value.count && value[i + 1] == 0x23 && value[i + 2] == 0x33 && value[i + 3] == 0x38 && value[i + 4] == 0x3B {
+            if value[i] == 0x26 && i + 4 < value.count && value[i + 1] == 0x23 && value[i + 2] == 0x33
+                && value[i + 3] == 0x38 && value[i + 4] == 0x3B
+            {
                 decoded[out] = 0x26
                 i += 5
             } else {
@@ -324,15 +351,22 @@ final class XMLLoadState {
         return UnsafeBufferPointer(start: decoded.baseAddress, count: out)
     }
 
-    func startRoot(_ localname: UnsafePointer<UInt8>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+    func startRoot(
+        _ localname: UnsafePointer<UInt8>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
+    ) {
         let name = String(cString: localname)
         guard name == XMLFormat.rootElement else {
-            return fail("the root element is <\(name)>; a Strata XML store's root element is <\(XMLFormat.rootElement)>")
+            return fail(
+                "the root element is <\(name)>; a Strata XML store's root element is <\(XMLFormat.rootElement)>")
         }
-        var format: String?, hash: String?, version: String?, identifier: String?
+        var format: String?
+        var hash: String?
+        var version: String?
+        var identifier: String?
         for i in 0..<attributeCount {
             let (n, v, prefixed) = attribute(attributes!, i)
-            let key = String(cString: n), value = String(decoding: v, as: UTF8.self)
+            let key = String(cString: n)
+            let value = String(decoding: v, as: UTF8.self)
             if prefixed { return fail("root attribute '\(key)' has a namespace prefix") }
             switch key {
             case XMLFormat.formatAttribute: format = value
@@ -344,13 +378,21 @@ final class XMLLoadState {
         }
         guard let format else { return fail("the root element has no '\(XMLFormat.formatAttribute)' attribute") }
         guard format == String(XMLFormat.version) else {
-            return fail("format version '\(format)' is not supported; this version of Strata reads format \(XMLFormat.version)", code: .unsupported)
+            return fail(
+                "format version '\(format)' is not supported; this version of Strata reads format \(XMLFormat.version)",
+                code: .unsupported)
         }
-        guard let hash, hash.utf8.count == 64 else { return fail("the root element has no valid '\(XMLFormat.modelHashAttribute)' (64 hex digits)") }
+        guard let hash, hash.utf8.count == 64 else {
+            return fail("the root element has no valid '\(XMLFormat.modelHashAttribute)' (64 hex digits)")
+        }
         guard let identifier, StoreIdentifier.isValid(identifier) else {
-            return fail("the root element has no valid '\(XMLFormat.storeIdentifierAttribute)' (1 to 128 characters of A-Z a-z 0-9 - _ .)")
+            return fail(
+                "the root element has no valid '\(XMLFormat.storeIdentifierAttribute)' (1 to 128 characters of A-Z a-z 0-9 - _ .)"
+            )
         }
-        let found = StoreMetadata(storeIdentifier: identifier, storeType: XMLBackend.schemeName, modelVersionHash: hash, modelVersionIdentifier: version ?? "")
+        let found = StoreMetadata(
+            storeIdentifier: identifier, storeType: XMLBackend.schemeName, modelVersionHash: hash,
+            modelVersionIdentifier: version ?? "")
         metadata = found
         if let model {
             do { try found.checkCompatible(with: model, at: url) } catch let mismatch as StrataError {
@@ -360,7 +402,9 @@ final class XMLLoadState {
         }
     }
 
-    func startInternal(_ localname: UnsafePointer<UInt8>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) {
+    func startInternal(
+        _ localname: UnsafePointer<UInt8>, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
+    ) {
         let name = String(cString: localname)
         var values: [String: String] = [:]
         for i in 0..<attributeCount {
@@ -384,11 +428,14 @@ final class XMLLoadState {
                 return fail("<\(name)> names entity '\(entityName)', which the model does not have", entity: entityName)
             }
             guard let next = Int64(nextText), next >= 1 else {
-                return fail("<\(name)> for '\(entityName)' has next='\(nextText)', which is not a key >= 1", entity: entityName)
+                return fail(
+                    "<\(name)> for '\(entityName)' has next='\(nextText)', which is not a key >= 1", entity: entityName)
             }
             sequences[e] = next
         default:
-            fail("unknown element <\(name)>; names starting with '_' are reserved for the store (\(XMLFormat.metaElement), \(XMLFormat.sequenceElement))")
+            fail(
+                "unknown element <\(name)>; names starting with '_' are reserved for the store (\(XMLFormat.metaElement), \(XMLFormat.sequenceElement))"
+            )
         }
     }
 
@@ -399,7 +446,8 @@ final class XMLLoadState {
     /// inverses (``XMLRelationshipCheck``), and builds the image.
     func finish() throws -> XMLStoreImage {
         guard let layout, let model, var metadata else {
-            throw StrataError(.storeCorrupt, "\(path) has no <\(XMLFormat.rootElement)> root element", location: ["path": path])
+            throw StrataError(
+                .storeCorrupt, "\(path) has no <\(XMLFormat.rootElement)> root element", location: ["path": path])
         }
         metadata.userInfo = userInfo
         var image = XMLStoreImage(metadata: metadata, model: model)
@@ -414,8 +462,12 @@ final class XMLLoadState {
                 for i in order.indices.dropFirst() where keys[order[i]] == keys[order[i - 1]] {
                     let entityName = layout.entities[e].entity.name
                     // `order[i - 1]` comes first in the file (equal keys keep their file order).
-                    let line = lineOfObject(e, row: order[i]), earlier = lineOfObject(e, row: order[i - 1])
-                    throw StrataError(.storeCorrupt, "\(path), line \(line): <\(entityName) _pk=\"\(keys[order[i]])\"> appears twice (also at line \(earlier))", location: ["path": path, "line": String(line), "entity": entityName])
+                    let line = lineOfObject(e, row: order[i])
+                    let earlier = lineOfObject(e, row: order[i - 1])
+                    throw StrataError(
+                        .storeCorrupt,
+                        "\(path), line \(line): <\(entityName) _pk=\"\(keys[order[i]])\"> appears twice (also at line \(earlier))",
+                        location: ["path": path, "line": String(line), "entity": entityName])
                 }
                 table = table.permuted(order)
                 fileOrders[e] = order
@@ -430,8 +482,11 @@ final class XMLLoadState {
             let line = lineOfObject(problem.entity, row: fileOrders[problem.entity]?[problem.row] ?? problem.row)
             throw StrataError(
                 .storeCorrupt, "\(path), line \(line): \(problem.message)",
-                location: ["path": path, "line": String(line), "entity": entity.name, "key": String(image.tables[problem.entity].keys[problem.row]),
-                           "relationship": entity.relationships[problem.relationship].name])
+                location: [
+                    "path": path, "line": String(line), "entity": entity.name,
+                    "key": String(image.tables[problem.entity].keys[problem.row]),
+                    "relationship": entity.relationships[problem.relationship].name,
+                ])
         }
         return image
     }
@@ -448,8 +503,11 @@ extension XMLFormat {
         var sax = xmlSAXHandler()
         sax.initialized = XML_SAX2_MAGIC
         sax.startElementNs = { ctx, _, _, _, _, _, attributeCount, _, attributes in
-            guard let ctx, let attributes, attributeCount > 0, let start = attributes[3], let end = attributes[4] else { return }
-            Unmanaged<Probe>.fromOpaque(ctx).takeUnretainedValue().value = Array(UnsafeBufferPointer(start: start, count: end - start))
+            guard let ctx, let attributes, attributeCount > 0, let start = attributes[3], let end = attributes[4] else {
+                return
+            }
+            Unmanaged<Probe>.fromOpaque(ctx).takeUnretainedValue().value = Array(
+                UnsafeBufferPointer(start: start, count: end - start))
         }
         sax.serror = { _, _ in }
         let document = Array("<a b=\"&amp;\"/>".utf8CString)

@@ -22,11 +22,15 @@ struct XMLStoreWriter {
         let output = XMLFileOutput(fd: fd, path: path)
         try withExtendedLifetime(output) {
             let context = Unmanaged.passUnretained(output).toOpaque()
-            guard let buffer = xmlOutputBufferCreateIO({ ctx, bytes, length in
-                guard let ctx, let bytes else { return -1 }
-                return Unmanaged<XMLFileOutput>.fromOpaque(ctx).takeUnretainedValue().write(bytes, Int(length))
-            }, nil, context, nil) else {
-                throw StrataError(.io, "libxml2 could not create an output buffer for \(path)", location: ["path": path])
+            guard
+                let buffer = xmlOutputBufferCreateIO(
+                    { ctx, bytes, length in
+                        guard let ctx, let bytes else { return -1 }
+                        return Unmanaged<XMLFileOutput>.fromOpaque(ctx).takeUnretainedValue().write(bytes, Int(length))
+                    }, nil, context, nil)
+            else {
+                throw StrataError(
+                    .io, "libxml2 could not create an output buffer for \(path)", location: ["path": path])
             }
             guard let writer = xmlNewTextWriter(buffer) else {
                 xmlOutputBufferClose(buffer)
@@ -37,7 +41,10 @@ struct XMLStoreWriter {
             xmlFreeTextWriter(writer)
             let flushed = output.flush()
             guard ok, flushed, output.errorNumber == 0 else {
-                throw StrataError(.io, "writing \(path) failed", location: ["path": path], underlying: output.errorNumber != 0 ? String(cString: strerror(output.errorNumber)) : "xmlTextWriter reported an error")
+                throw StrataError(
+                    .io, "writing \(path) failed", location: ["path": path],
+                    underlying: output.errorNumber != 0
+                        ? String(cString: strerror(output.errorNumber)) : "xmlTextWriter reported an error")
             }
         }
     }
@@ -127,24 +134,24 @@ private struct XMLWriterSession {
 
     mutating func document(_ image: XMLStoreImage, layout: XMLModelLayout) -> Bool {
         guard xmlTextWriterStartDocument(writer, "1.0", "UTF-8", nil) >= 0,
-              xmlTextWriterStartElement(writer, Names.root.utf8Start) >= 0,
-              attribute(XMLFormat.formatAttribute, String(XMLFormat.version)),
-              attribute(XMLFormat.modelHashAttribute, image.metadata.modelVersionHash),
-              attribute(XMLFormat.modelVersionAttribute, image.metadata.modelVersionIdentifier),
-              attribute(XMLFormat.storeIdentifierAttribute, image.metadata.storeIdentifier),
-              newline()
+            xmlTextWriterStartElement(writer, Names.root.utf8Start) >= 0,
+            attribute(XMLFormat.formatAttribute, String(XMLFormat.version)),
+            attribute(XMLFormat.modelHashAttribute, image.metadata.modelVersionHash),
+            attribute(XMLFormat.modelVersionAttribute, image.metadata.modelVersionIdentifier),
+            attribute(XMLFormat.storeIdentifierAttribute, image.metadata.storeIdentifier),
+            newline()
         else { return false }
 
         for key in image.metadata.userInfo.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
             guard xmlTextWriterStartElement(writer, Names.meta.utf8Start) >= 0,
-                  attribute("key", key), attribute("value", image.metadata.userInfo[key]!),
-                  xmlTextWriterEndElement(writer) >= 0, newline()
+                attribute("key", key), attribute("value", image.metadata.userInfo[key]!),
+                xmlTextWriterEndElement(writer) >= 0, newline()
             else { return false }
         }
         for e in layout.entityWriteOrder {
             guard xmlTextWriterStartElement(writer, Names.sequence.utf8Start) >= 0,
-                  attribute("entity", layout.entities[e].entity.name), attribute("next", String(image.nextKeys[e])),
-                  xmlTextWriterEndElement(writer) >= 0, newline()
+                attribute("entity", layout.entities[e].entity.name), attribute("next", String(image.nextKeys[e])),
+                xmlTextWriterEndElement(writer) >= 0, newline()
             else { return false }
         }
         for e in layout.entityWriteOrder {
@@ -159,7 +166,11 @@ private struct XMLWriterSession {
                 let written = columns.columns.withUnsafeBufferPointer { attributeColumns in
                     columns.relationships.withUnsafeBufferPointer { relationships in
                         for i in 0..<table.count {
-                            guard object(key: table.keys[i], version: columns.versions[i], i, columns: attributeColumns, relationships: relationships, layout: entityLayout) else { return false }
+                            guard
+                                object(
+                                    key: table.keys[i], version: columns.versions[i], i, columns: attributeColumns,
+                                    relationships: relationships, layout: entityLayout)
+                            else { return false }
                         }
                         return true
                     }
@@ -174,12 +185,14 @@ private struct XMLWriterSession {
     /// Writes an object kept as a row.
     mutating func object(key: Int64, row: StoredRow, layout: XMLEntityLayout) -> Bool {
         guard xmlTextWriterStartElement(writer, layout.cName) >= 0,
-              integerAttribute(Names.primaryKey.utf8Start, key), integerAttribute(Names.version.utf8Start, row.version)
+            integerAttribute(Names.primaryKey.utf8Start, key), integerAttribute(Names.version.utf8Start, row.version)
         else { return false }
         for slot in layout.slots {
             switch slot.kind {
             case .attribute(let a):
-                guard value(row.attributes[a], name: slot.cName, base64Name: layout.base64Names[a]) else { return false }
+                guard value(row.attributes[a], name: slot.cName, base64Name: layout.base64Names[a]) else {
+                    return false
+                }
             case .relationship(let r):
                 switch row.relationships[r] {
                 case .toOne(nil):
@@ -196,11 +209,12 @@ private struct XMLWriterSession {
 
     /// Writes row `i` of columns `columns` and `relationships` (key `key`, version `version`).
     mutating func object(
-        key: Int64, version: Int64, _ i: Int, columns: UnsafeBufferPointer<XMLColumn>, relationships: UnsafeBufferPointer<XMLRelationshipColumn>,
+        key: Int64, version: Int64, _ i: Int, columns: UnsafeBufferPointer<XMLColumn>,
+        relationships: UnsafeBufferPointer<XMLRelationshipColumn>,
         layout: XMLEntityLayout
     ) -> Bool {
         guard xmlTextWriterStartElement(writer, layout.cName) >= 0,
-              integerAttribute(Names.primaryKey.utf8Start, key), integerAttribute(Names.version.utf8Start, version)
+            integerAttribute(Names.primaryKey.utf8Start, key), integerAttribute(Names.version.utf8Start, version)
         else { return false }
         for slot in layout.slots {
             switch slot.kind {
@@ -213,9 +227,14 @@ private struct XMLWriterSession {
                 case .doubles:
                     guard raw(slot.cName, column.pointee.doubles[i].description) else { return false }
                 case .strings:
-                    guard column.pointee.withUTF8(at: i, { string(name: slot.cName, base64Name: layout.base64Names[a], $0) }) else { return false }
+                    guard
+                        column.pointee.withUTF8(
+                            at: i, { string(name: slot.cName, base64Name: layout.base64Names[a], $0) })
+                    else { return false }
                 case .values:
-                    guard value(column.pointee.values[i], name: slot.cName, base64Name: layout.base64Names[a]) else { return false }
+                    guard value(column.pointee.values[i], name: slot.cName, base64Name: layout.base64Names[a]) else {
+                        return false
+                    }
                 }
             case .relationship(let r):
                 let column = relationships.baseAddress! + r
@@ -244,7 +263,9 @@ private struct XMLWriterSession {
 
     /// A string attribute from its UTF-8 bytes: escaped, or in base64 under `base64Name` when XML
     /// cannot carry it.
-    mutating func string(name: UnsafePointer<UInt8>, base64Name: UnsafePointer<UInt8>?, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    mutating func string(
+        name: UnsafePointer<UInt8>, base64Name: UnsafePointer<UInt8>?, _ bytes: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
         if let base64Name, !XMLFormat.isXMLSafe(bytes) {
             return raw(base64Name, Data(bytes).base64EncodedString())
         }
@@ -274,7 +295,9 @@ private struct XMLWriterSession {
         var text = text
         return text.withUTF8 { bytes in
             guard xmlTextWriterStartAttribute(writer, name) >= 0 else { return false }
-            if bytes.count > 0, xmlTextWriterWriteRawLen(writer, bytes.baseAddress, Int32(bytes.count)) < 0 { return false }
+            if bytes.count > 0, xmlTextWriterWriteRawLen(writer, bytes.baseAddress, Int32(bytes.count)) < 0 {
+                return false
+            }
             return xmlTextWriterEndAttribute(writer) >= 0
         }
     }
@@ -309,11 +332,19 @@ private struct XMLWriterSession {
             case 0x0D: replacement = "&#13;"
             default: continue
             }
-            if i > runStart, xmlTextWriterWriteRawLen(writer, bytes.baseAddress! + runStart, Int32(i - runStart)) < 0 { return false }
-            if xmlTextWriterWriteRawLen(writer, replacement.utf8Start, Int32(replacement.utf8CodeUnitCount)) < 0 { return false }
+            if i > runStart, xmlTextWriterWriteRawLen(writer, bytes.baseAddress! + runStart, Int32(i - runStart)) < 0 {
+                return false
+            }
+            if xmlTextWriterWriteRawLen(writer, replacement.utf8Start, Int32(replacement.utf8CodeUnitCount)) < 0 {
+                return false
+            }
             runStart = i + 1
         }
-        if bytes.count > runStart, xmlTextWriterWriteRawLen(writer, bytes.baseAddress! + runStart, Int32(bytes.count - runStart)) < 0 { return false }
+        if bytes.count > runStart,
+            xmlTextWriterWriteRawLen(writer, bytes.baseAddress! + runStart, Int32(bytes.count - runStart)) < 0
+        {
+            return false
+        }
         return xmlTextWriterEndAttribute(writer) >= 0
     }
 }

@@ -29,9 +29,12 @@ enum XMLText {
     /// checking it as ``isPlainASCII(_:)`` does; returns whether it is plain ASCII (when it is
     /// not, `destination` holds some of the bytes and must be ignored).
     @inline(__always)
-    static func copyIfPlainASCII(_ text: UnsafeBufferPointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>) -> Bool {
+    static func copyIfPlainASCII(_ text: UnsafeBufferPointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>)
+        -> Bool
+    {
         guard let base = text.baseAddress else { return true }
-        let raw = UnsafeRawPointer(base), out = UnsafeMutableRawPointer(destination)
+        let raw = UnsafeRawPointer(base)
+        let out = UnsafeMutableRawPointer(destination)
         let high: UInt64 = 0x8080_8080_8080_8080
         let ones: UInt64 = 0x0101_0101_0101_0101
         let ampersands: UInt64 = 0x2626_2626_2626_2626

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Monotonic time in nanoseconds.
@@ -28,7 +28,8 @@ public func threadCPUNanoseconds() -> UInt64 {
 
 /// Wall-clock and CPU milliseconds taken by `body` on the calling thread.
 public func wallAndCPUMilliseconds(_ body: () throws -> Void) rethrows -> (wall: Double, cpu: Double) {
-    let start = monotonicNanoseconds(), cpuStart = threadCPUNanoseconds()
+    let start = monotonicNanoseconds()
+    let cpuStart = threadCPUNanoseconds()
     try body()
     return (Double(monotonicNanoseconds() - start) / 1e6, Double(threadCPUNanoseconds() - cpuStart) / 1e6)
 }
@@ -45,14 +46,14 @@ public func median(_ values: [Double]) -> Double {
 public func peakResidentMiB() -> Double {
     var usage = rusage()
     #if canImport(Darwin)
-    getrusage(RUSAGE_SELF, &usage)
+        getrusage(RUSAGE_SELF, &usage)
     #else
-    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
     #endif
     #if canImport(Darwin)
-    return Double(usage.ru_maxrss) / 1_048_576
+        return Double(usage.ru_maxrss) / 1_048_576
     #else
-    return Double(usage.ru_maxrss) / 1024
+        return Double(usage.ru_maxrss) / 1024
     #endif
 }
 
@@ -79,13 +80,17 @@ public struct ComparisonRow: Sendable {
 
 /// Prints a Markdown table of `rows`, ready for `Benchmarks/README.md`; `subjectName` heads
 /// the column of the measured side (Strata unless a table measures something else).
-public func printTable(title: String, rawName: String, rows: [ComparisonRow], runs: Int, subjectName: String = "Strata") {
+public func printTable(title: String, rawName: String, rows: [ComparisonRow], runs: Int, subjectName: String = "Strata")
+{
     print("\n### \(title) (median of \(runs) runs, ms)\n")
     print("| workload | \(subjectName) | \(rawName) | ratio | target | met |")
     print("|---|---:|---:|---:|---:|---|")
     for row in rows {
-        let s = median(row.strata), r = median(row.raw)
-        print("| \(row.workload) | \(format(s)) | \(format(r)) | \(format(row.ratio))x | <= \(format(row.target))x | \(row.ratio <= row.target ? "yes" : "NO") |")
+        let s = median(row.strata)
+        let r = median(row.raw)
+        print(
+            "| \(row.workload) | \(format(s)) | \(format(r)) | \(format(row.ratio))x | <= \(format(row.target))x | \(row.ratio <= row.target ? "yes" : "NO") |"
+        )
     }
 }
 

@@ -36,11 +36,12 @@ public struct Workload: Sendable {
         var records = [WorkloadRecord]()
         records.reserveCapacity(count)
         for i in 1...count {
-            records.append(WorkloadRecord(
-                id: Int64(i),
-                i1: Int64(bitPattern: rng.next()) % 1_000_000, i2: Int64(rng.next() % 1000), i3: Int64(i % 97),
-                d1: double(), d2: double(), d3: double(),
-                s1: string(), s2: string(), s3: string()))
+            records.append(
+                WorkloadRecord(
+                    id: Int64(i),
+                    i1: Int64(bitPattern: rng.next()) % 1_000_000, i2: Int64(rng.next() % 1000), i3: Int64(i % 97),
+                    d1: double(), d2: double(), d3: double(),
+                    s1: string(), s2: string(), s3: string()))
         }
         self.records = records
         lookupKeys = (0..<100_000).map { _ in Int64(1 + rng.next() % UInt64(count)) }

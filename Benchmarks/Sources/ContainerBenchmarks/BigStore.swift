@@ -8,14 +8,26 @@ enum BigStore {
     static let names = ["i1", "i2", "i3", "d1", "d2", "d3", "s1", "s2", "s3"]
 
     /// The model the store is written with.
-    static let v1: Model = try! Model(versionIdentifier: "v1", entities: [Entity("Record", attributes: names.map {
-        Attribute($0, $0.hasPrefix("i") ? .integer64 : $0.hasPrefix("d") ? .double : .string)
-    })])
+    static let v1: Model = try! Model(
+        versionIdentifier: "v1",
+        entities: [
+            Entity(
+                "Record",
+                attributes: names.map {
+                    Attribute($0, $0.hasPrefix("i") ? .integer64 : $0.hasPrefix("d") ? .double : .string)
+                })
+        ])
 
     /// The next version: one more optional attribute, so a v1 store needs migrating.
-    static let v2: Model = try! Model(versionIdentifier: "v2", entities: [Entity("Record", attributes: names.map {
-        Attribute($0, $0.hasPrefix("i") ? .integer64 : $0.hasPrefix("d") ? .double : .string)
-    } + [Attribute("note", .string, isOptional: true)])])
+    static let v2: Model = try! Model(
+        versionIdentifier: "v2",
+        entities: [
+            Entity(
+                "Record",
+                attributes: names.map {
+                    Attribute($0, $0.hasPrefix("i") ? .integer64 : $0.hasPrefix("d") ? .double : .string)
+                } + [Attribute("note", .string, isOptional: true)])
+        ])
 
     /// Creates the store at `url` with `count` records unless it already holds them.
     static func ensure(at url: StoreURL, count: Int) throws {
@@ -40,13 +52,19 @@ enum BigStore {
         while written < count {
             let batch = min(50_000, count - written)
             let ids = try store.obtainPermanentIDs(for: "Record", count: batch)
-            try store.save(SaveRequest(inserts: ids.map { id in
-                var snapshot = Snapshot(objectID: id, entity: entity)
-                snapshot.attributes = [.integer(Int64(bitPattern: rng.next() % 1_000_000)), .integer(Int64(bitPattern: rng.next() % 1_000_000)),
-                                       .integer(Int64(bitPattern: rng.next() % 1_000_000)), .double(double()), .double(double()), .double(double()),
-                                       .string(string()), .string(string()), .string(string())]
-                return snapshot
-            }))
+            try store.save(
+                SaveRequest(
+                    inserts: ids.map { id in
+                        var snapshot = Snapshot(objectID: id, entity: entity)
+                        snapshot.attributes = [
+                            .integer(Int64(bitPattern: rng.next() % 1_000_000)),
+                            .integer(Int64(bitPattern: rng.next() % 1_000_000)),
+                            .integer(Int64(bitPattern: rng.next() % 1_000_000)), .double(double()), .double(double()),
+                            .double(double()),
+                            .string(string()), .string(string()), .string(string()),
+                        ]
+                        return snapshot
+                    }))
             written += batch
         }
         try store.close()

@@ -22,7 +22,9 @@ struct CallerObservation: Sendable {
 /// Runs `start` on a new thread, the "caller", which then ticks until `start`'s completion
 /// has been called; returns what the caller saw. `start` must return at once and call its
 /// argument when the work ends.
-func observeCaller(_ start: @escaping @Sendable (_ done: @escaping @Sendable (Error?) -> Void) -> Void) -> (CallerObservation, Error?) {
+func observeCaller(_ start: @escaping @Sendable (_ done: @escaping @Sendable (Error?) -> Void) -> Void) -> (
+    CallerObservation, Error?
+) {
     let result = Locked<(CallerObservation, Error?)?>(nil)
     let finished = DispatchSemaphore(value: 0)
     let thread = Thread {
@@ -32,7 +34,9 @@ func observeCaller(_ start: @escaping @Sendable (_ done: @escaping @Sendable (Er
         start { error in end.withLock { $0 = (true, monotonicNanoseconds(), error) } }
         let callEnd = monotonicNanoseconds()
         let callCPU = threadCPUMicroseconds() - cpuStart
-        var last = callEnd, longest: UInt64 = 0, ticks = 0
+        var last = callEnd
+        var longest: UInt64 = 0
+        var ticks = 0
         while !end.withLock({ $0.done }) {
             usleep(100)
             let now = monotonicNanoseconds()
@@ -42,8 +46,12 @@ func observeCaller(_ start: @escaping @Sendable (_ done: @escaping @Sendable (Er
         }
         let (_, at, error) = end.withLock { $0 }
         result.withLock {
-            $0 = (CallerObservation(startCallMicroseconds: Double(callEnd - callStart) / 1e3, startCallCPUMicroseconds: callCPU, longestGapMilliseconds: Double(longest) / 1e6,
-                                    ticks: ticks, loadMilliseconds: Double(at - callStart) / 1e6), error)
+            $0 = (
+                CallerObservation(
+                    startCallMicroseconds: Double(callEnd - callStart) / 1e3, startCallCPUMicroseconds: callCPU,
+                    longestGapMilliseconds: Double(longest) / 1e6,
+                    ticks: ticks, loadMilliseconds: Double(at - callStart) / 1e6), error
+            )
         }
         finished.signal()
     }

@@ -15,10 +15,13 @@ let url = StoreURL(scheme: "sqlite", location: directory.appendingPathComponent(
 /// Loads the store through a new container (`migrating`: a v2 container, which migrates the v1
 /// store with its default migrator, StrataMigrations' `StoreMigrator`).
 func containerLoad(migrating: Bool) -> (CallerObservation, Error?) {
-    let container = migrating
-        ? PersistentContainer(name: "bench", versionedModel: try! VersionedModel(name: "bench", versions: [BigStore.v1, BigStore.v2]),
-                              storeDescriptions: [StoreDescription(url: url)], environment: [:])
-        : PersistentContainer(name: "bench", model: BigStore.v1, storeDescriptions: [StoreDescription(url: url)], environment: [:])
+    let container =
+        migrating
+        ? PersistentContainer(
+            name: "bench", versionedModel: try! VersionedModel(name: "bench", versions: [BigStore.v1, BigStore.v2]),
+            storeDescriptions: [StoreDescription(url: url)], environment: [:])
+        : PersistentContainer(
+            name: "bench", model: BigStore.v1, storeDescriptions: [StoreDescription(url: url)], environment: [:])
     let observed = observeCaller { done in container.loadPersistentStores { error in done(error) } }
     try? container.closeStores()
     return observed
@@ -28,7 +31,8 @@ func containerLoad(migrating: Bool) -> (CallerObservation, Error?) {
 func openOnCaller() -> (CallerObservation, Error?) {
     observeCaller { done in
         do {
-            let store = try BuiltInBackends.registry.open(url, model: BigStore.v1, options: StoreOptions(createsIfMissing: false))
+            let store = try BuiltInBackends.registry.open(
+                url, model: BigStore.v1, options: StoreOptions(createsIfMissing: false))
             _ = try store.fetch(FetchRequest(entityName: "Record", resultType: .count)).count()
             try store.close()
             done(nil)
@@ -65,13 +69,19 @@ print("\n### Container load (B): \(records) records, median of \(runs) runs\n")
 print("| run | call returns (µs) | caller CPU in the call (µs) | longest caller gap (ms) | caller ticks | load (ms) |")
 print("|---|---:|---:|---:|---:|---:|")
 for row in table {
-    let call = median(row.observations.map(\.startCallMicroseconds)), cpu = median(row.observations.map(\.startCallCPUMicroseconds))
+    let call = median(row.observations.map(\.startCallMicroseconds))
+    let cpu = median(row.observations.map(\.startCallCPUMicroseconds))
     let gap = median(row.observations.map(\.longestGapMilliseconds))
-    let load = median(row.observations.map(\.loadMilliseconds)), ticks = median(row.observations.map { Double($0.ticks) })
+    let load = median(row.observations.map(\.loadMilliseconds))
+    let ticks = median(row.observations.map { Double($0.ticks) })
     print("| \(row.name) | \(format(call)) | \(format(cpu)) | \(format(gap)) | \(Int(ticks)) | \(format(load)) |")
 }
 print("\nevery run (call µs / caller CPU µs / longest gap ms / load ms), the first run first:")
 for row in table {
-    print("  \(row.name): " + row.observations.map { "\(format($0.startCallMicroseconds))/\(format($0.startCallCPUMicroseconds))/\(format($0.longestGapMilliseconds))/\(format($0.loadMilliseconds))" }.joined(separator: ", "))
+    print(
+        "  \(row.name): "
+            + row.observations.map {
+                "\(format($0.startCallMicroseconds))/\(format($0.startCallCPUMicroseconds))/\(format($0.longestGapMilliseconds))/\(format($0.loadMilliseconds))"
+            }.joined(separator: ", "))
 }
 print("peak RSS \(format(peakResidentMiB())) MiB")

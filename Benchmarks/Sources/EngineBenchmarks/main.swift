@@ -7,7 +7,9 @@ import Strata
 let arguments = Array(CommandLine.arguments.dropFirst())
 /// `EngineBenchmarks profile W2 [repeats]` runs the Strata side of one workload only (after
 /// whatever earlier workloads it needs), for `perf record` and `valgrind --tool=callgrind`.
-let profiled: Int? = arguments.first == "profile" ? ["W1", "W2", "W3", "W4", "W5"].firstIndex(of: arguments.count > 1 ? arguments[1] : "") : nil
+let profiled: Int? =
+    arguments.first == "profile"
+    ? ["W1", "W2", "W3", "W4", "W5"].firstIndex(of: arguments.count > 1 ? arguments[1] : "") : nil
 if arguments.first == "profile" && profiled == nil {
     print("usage: EngineBenchmarks [runs] | EngineBenchmarks profile W1|W2|W3|W4|W5 [repeats]")
     exit(2)
@@ -15,14 +17,27 @@ if arguments.first == "profile" && profiled == nil {
 let runs = profiled != nil ? (arguments.count > 2 ? Int(arguments[2]) ?? 5 : 5) : Int(arguments.first ?? "") ?? 5
 let workload = Workload()
 let names = ["i1", "i2", "i3", "d1", "d2", "d3", "s1", "s2", "s3"]
-let model = try! Model(versionIdentifier: "bench", entities: [Entity("Record", attributes:
-    names.map { Attribute($0, $0.hasPrefix("i") ? .integer64 : $0.hasPrefix("d") ? .double : .string) })])
+let model = try! Model(
+    versionIdentifier: "bench",
+    entities: [
+        Entity(
+            "Record",
+            attributes:
+                names.map { Attribute($0, $0.hasPrefix("i") ? .integer64 : $0.hasPrefix("d") ? .double : .string) })
+    ])
 
 /// The raw baseline: the records in a dictionary by key.
-struct RawRecord { var i1, i2, i3: Int64; var d1, d2, d3: Double; var s1, s2, s3: String }
+struct RawRecord {
+    var i1, i2, i3: Int64
+    var d1, d2, d3: Double
+    var s1, s2, s3: String
+}
 
 func values(_ r: WorkloadRecord) -> [Value] {
-    [.integer(r.i1), .integer(r.i2), .integer(r.i3), .double(r.d1), .double(r.d2), .double(r.d3), .string(r.s1), .string(r.s2), .string(r.s3)]
+    [
+        .integer(r.i1), .integer(r.i2), .integer(r.i3), .double(r.d1), .double(r.d2), .double(r.d3), .string(r.s1),
+        .string(r.s2), .string(r.s3),
+    ]
 }
 
 /// The floor of any object graph, with no engine at all: one class instance per record,
@@ -38,7 +53,9 @@ final class FloorObject {
         self.values = values
     }
 }
-var floorRows = ["W1", "W2", "W3", "W4", "W5", "W2, objects only (no registry)"].map { ComparisonRow(workload: $0, target: 3.0) }
+var floorRows = ["W1", "W2", "W3", "W4", "W5", "W2, objects only (no registry)"].map {
+    ComparisonRow(workload: $0, target: 3.0)
+}
 /// The floor's store, made by its W1 and used by the later workloads of the same run.
 var floorStore: [Int64: [Value]] = [:]
 /// What a floor workload made, released outside its timed region like the other sides' state.
@@ -62,7 +79,9 @@ var floorRegistry: [Int64: FloorObject] = [:]
 }
 
 var rows = ["W1", "W2", "W3", "W4", "W5"].map { ComparisonRow(workload: $0, target: 3.0) }
-var cpuRows = ["W1 (CPU)", "W2 (CPU)", "W3 (CPU)", "W4 (CPU)", "W5 (CPU)"].map { ComparisonRow(workload: $0, target: 3.0) }
+var cpuRows = ["W1 (CPU)", "W2 (CPU)", "W3 (CPU)", "W4 (CPU)", "W5 (CPU)"].map {
+    ComparisonRow(workload: $0, target: 3.0)
+}
 var sink = 0
 
 /// What a Strata workload made (its context, objects and results), kept alive until its time is
@@ -83,7 +102,13 @@ var inserted: [ManagedObject] = []
         return
     }
     let (wall, cpu) = wallAndCPUMilliseconds(body)
-    if strata { rows[index].strata.append(wall); cpuRows[index].strata.append(cpu) } else { rows[index].raw.append(wall); cpuRows[index].raw.append(cpu) }
+    if strata {
+        rows[index].strata.append(wall)
+        cpuRows[index].strata.append(cpu)
+    } else {
+        rows[index].raw.append(wall)
+        cpuRows[index].raw.append(cpu)
+    }
 }
 
 var run = 0
@@ -95,7 +120,10 @@ for _ in 0..<runs {
     var dictionary: [Int64: RawRecord] = [:]
     measure(0, strata: false) {
         dictionary.reserveCapacity(workload.records.count)
-        for r in workload.records { dictionary[r.id] = RawRecord(i1: r.i1, i2: r.i2, i3: r.i3, d1: r.d1, d2: r.d2, d3: r.d3, s1: r.s1, s2: r.s2, s3: r.s3) }
+        for r in workload.records {
+            dictionary[r.id] = RawRecord(
+                i1: r.i1, i2: r.i2, i3: r.i3, d1: r.d1, d2: r.d2, d3: r.d3, s1: r.s1, s2: r.s2, s3: r.s3)
+        }
     }
     measure(1, strata: false) { for (_, r) in dictionary { sink &+= Int(r.i1) &+ r.s1.utf8.count } }
     measure(2, strata: false) { for k in workload.lookupKeys { sink &+= Int(dictionary[k]!.i2) } }
@@ -129,7 +157,9 @@ for _ in 0..<runs {
                 objects.append(object)
             }
             for object in objects {
-                if case .integer(let v) = object.values[0], case .string(let s) = object.values[6] { sink &+= Int(v) &+ s.utf8.count }
+                if case .integer(let v) = object.values[0], case .string(let s) = object.values[6] {
+                    sink &+= Int(v) &+ s.utf8.count
+                }
             }
             floorKept = objects
             floorRegistry = registry
@@ -141,7 +171,9 @@ for _ in 0..<runs {
             objects.reserveCapacity(floorStore.count)
             for (key, values) in floorStore { objects.append(FloorObject(key: key, values: values)) }
             for object in objects {
-                if case .integer(let v) = object.values[0], case .string(let s) = object.values[6] { sink &+= Int(v) &+ s.utf8.count }
+                if case .integer(let v) = object.values[0], case .string(let s) = object.values[6] {
+                    sink &+= Int(v) &+ s.utf8.count
+                }
             }
             floorKept = objects
         }
@@ -204,9 +236,12 @@ for _ in 0..<runs {
     inserted = []
     measure(1, strata: true) {
         let context = ObjectContext(coordinator: coordinator)
-        let all = try! context.fetch(FetchRequest(entityName: "Record"), options: FetchOptions(returnsObjectsAsFaults: false))
+        let all = try! context.fetch(
+            FetchRequest(entityName: "Record"), options: FetchOptions(returnsObjectsAsFaults: false))
         for object in all {
-            if case .integer(let v) = object["i1"], case .string(let s) = object["s1"] { sink &+= Int(v) &+ s.utf8.count }
+            if case .integer(let v) = object["i1"], case .string(let s) = object["s1"] {
+                sink &+= Int(v) &+ s.utf8.count
+            }
         }
         kept = [context, all]
     }
@@ -237,7 +272,12 @@ if let profiled {
     print("profiled W\(profiled + 1), \(runs) runs (checksum \(sink & 0xff))")
     exit(0)
 }
-printTable(title: "Engine (ObjectContext on the in-memory store) vs Swift Dictionary, N = \(workload.records.count)", rawName: "Dictionary", rows: rows, runs: runs)
+printTable(
+    title: "Engine (ObjectContext on the in-memory store) vs Swift Dictionary, N = \(workload.records.count)",
+    rawName: "Dictionary", rows: rows, runs: runs)
 printTable(title: "The same runs, CPU time of the measuring thread", rawName: "Dictionary", rows: cpuRows, runs: runs)
-printTable(title: "The floor with no engine (an object per record, registered by key; a save writes value arrays into a dictionary) vs the same Dictionary runs", rawName: "Dictionary", rows: floorRows, runs: runs, subjectName: "floor")
+printTable(
+    title:
+        "The floor with no engine (an object per record, registered by key; a save writes value arrays into a dictionary) vs the same Dictionary runs",
+    rawName: "Dictionary", rows: floorRows, runs: runs, subjectName: "floor")
 print("peak RSS \(format(peakResidentMiB())) MiB (checksum \(sink & 0xff))")

@@ -14,7 +14,9 @@ func runOpenCheckBenchmark(runs: Int) throws {
     print("| objects | data.mdb | pages | open + close, pageCheck=full | pageCheck=off | check cost | ratio |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
     for count in [100_000, 1_000_000] {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-lmdb-open-check-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "strata-lmdb-open-check-\(UUID().uuidString)"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let url = StoreURL(scheme: "lmdb", location: path)
         let options = ["mapSize": String(1 << 32)]
@@ -24,11 +26,14 @@ func runOpenCheckBenchmark(runs: Int) throws {
         }
         func openAndClose(_ check: String) throws -> Double {
             try milliseconds {
-                let store = try LMDBBackend().open(url, model: StrataLMDBRuns.model, options: StoreOptions(options: options.merging(["pageCheck": check]) { $1 }))
+                let store = try LMDBBackend().open(
+                    url, model: StrataLMDBRuns.model,
+                    options: StoreOptions(options: options.merging(["pageCheck": check]) { $1 }))
                 try store.close()
             }
         }
-        var full: [Double] = [], off: [Double] = []
+        var full: [Double] = []
+        var off: [Double] = []
         _ = try openAndClose("full")
         for run in 0..<runs {
             if run % 2 == 0 {
@@ -40,8 +45,11 @@ func runOpenCheckBenchmark(runs: Int) throws {
             }
         }
         let bytes = (try FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as? Int) ?? 0
-        let checked = median(full), plain = median(off)
-        print("| \(count) | \(format(Double(bytes) / 1_048_576)) MiB | \(bytes / 4096) | \(format(checked)) ms | \(format(plain)) ms | \(format(checked - plain)) ms | \(format(checked / plain))x |")
+        let checked = median(full)
+        let plain = median(off)
+        print(
+            "| \(count) | \(format(Double(bytes) / 1_048_576)) MiB | \(bytes / 4096) | \(format(checked)) ms | \(format(plain)) ms | \(format(checked - plain)) ms | \(format(checked / plain))x |"
+        )
     }
     print("\nmedians of \(runs) runs; peak RSS: \(format(peakResidentMiB())) MiB")
 }

@@ -12,15 +12,25 @@ final class RawLMDB {
         var d1: Double, d2: Double, d3: Double
         var s1: String, s2: String, s3: String
 
-        init(id: Int64, i1: Int64, i2: Int64, i3: Int64, d1: Double, d2: Double, d3: Double, s1: String, s2: String, s3: String) {
+        init(
+            id: Int64, i1: Int64, i2: Int64, i3: Int64, d1: Double, d2: Double, d3: Double, s1: String, s2: String,
+            s3: String
+        ) {
             self.id = id
-            self.i1 = i1; self.i2 = i2; self.i3 = i3
-            self.d1 = d1; self.d2 = d2; self.d3 = d3
-            self.s1 = s1; self.s2 = s2; self.s3 = s3
+            self.i1 = i1
+            self.i2 = i2
+            self.i3 = i3
+            self.d1 = d1
+            self.d2 = d2
+            self.d3 = d3
+            self.s1 = s1
+            self.s2 = s2
+            self.s3 = s3
         }
 
         init(_ r: WorkloadRecord) {
-            self.init(id: r.id, i1: r.i1, i2: r.i2, i3: r.i3, d1: r.d1, d2: r.d2, d3: r.d3, s1: r.s1, s2: r.s2, s3: r.s3)
+            self.init(
+                id: r.id, i1: r.i1, i2: r.i2, i3: r.i3, d1: r.d1, d2: r.d2, d3: r.d3, s1: r.s1, s2: r.s2, s3: r.s3)
         }
     }
 
@@ -53,16 +63,26 @@ final class RawLMDB {
                 buffer.append(contentsOf: utf8)
             }
         }
-        int(r.i1); int(r.i2); int(r.i3)
-        double(r.d1); double(r.d2); double(r.d3)
-        string(r.s1); string(r.s2); string(r.s3)
+        int(r.i1)
+        int(r.i2)
+        int(r.i3)
+        double(r.d1)
+        double(r.d2)
+        double(r.d3)
+        string(r.s1)
+        string(r.s2)
+        string(r.s3)
     }
 
     @inline(__always)
     private func decode(_ id: Int64, _ bytes: UnsafeRawBufferPointer) -> Record {
         let base = bytes.baseAddress!
-        @inline(__always) func int(_ at: Int) -> Int64 { Int64(littleEndian: base.loadUnaligned(fromByteOffset: at, as: Int64.self)) }
-        @inline(__always) func double(_ at: Int) -> Double { Double(bitPattern: UInt64(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt64.self))) }
+        @inline(__always) func int(_ at: Int) -> Int64 {
+            Int64(littleEndian: base.loadUnaligned(fromByteOffset: at, as: Int64.self))
+        }
+        @inline(__always) func double(_ at: Int) -> Double {
+            Double(bitPattern: UInt64(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt64.self)))
+        }
         let c1 = Int(base.load(fromByteOffset: 48, as: UInt8.self))
         let s1 = String(decoding: UnsafeRawBufferPointer(start: base + 49, count: c1), as: UTF8.self)
         let o2 = 49 + c1
@@ -71,7 +91,9 @@ final class RawLMDB {
         let o3 = o2 + 1 + c2
         let c3 = Int(base.load(fromByteOffset: o3, as: UInt8.self))
         let s3 = String(decoding: UnsafeRawBufferPointer(start: base + o3 + 1, count: c3), as: UTF8.self)
-        return Record(id: id, i1: int(0), i2: int(8), i3: int(16), d1: double(24), d2: double(32), d3: double(40), s1: s1, s2: s2, s3: s3)
+        return Record(
+            id: id, i1: int(0), i2: int(8), i3: int(16), d1: double(24), d2: double(32), d3: double(40), s1: s1, s2: s2,
+            s3: s3)
     }
 
     private func withKey<R>(_ id: Int64, _ body: (inout MDB_val) -> R) -> R {
@@ -121,7 +143,8 @@ final class RawLMDB {
             var cursor: OpaquePointer?
             mdb_cursor_open(txn, dbi, &cursor)
             defer { mdb_cursor_close(cursor) }
-            var k = MDB_val(), v = MDB_val()
+            var k = MDB_val()
+            var v = MDB_val()
             var op = MDB_FIRST
             while mdb_cursor_get(cursor, &k, &v, op) == 0 {
                 let id = Int64(bitPattern: UInt64(bigEndian: k.mv_data.loadUnaligned(as: UInt64.self)))

@@ -6,7 +6,8 @@ import StrataLMDB
 /// W1–W5 through Strata's store protocol (`PersistentStore`) on an `LMDBStore`.
 final class StrataLMDBRuns {
     static let model: Model = {
-        let attributes = ["i1", "i2", "i3"].map { Attribute($0, .integer64) }
+        let attributes =
+            ["i1", "i2", "i3"].map { Attribute($0, .integer64) }
             + ["d1", "d2", "d3"].map { Attribute($0, .double) }
             + ["s1", "s2", "s3"].map { Attribute($0, .string) }
         return try! Model(versionIdentifier: "bench", entities: [Entity("Record", attributes: attributes)])
@@ -17,7 +18,8 @@ final class StrataLMDBRuns {
     private var ids: [ObjectID] = []
 
     init(path: String, options: [String: String] = ["mapSize": String(1 << 30)]) throws {
-        store = try LMDBBackend().open(StoreURL(scheme: "lmdb", location: path), model: Self.model, options: StoreOptions(options: options))
+        store = try LMDBBackend().open(
+            StoreURL(scheme: "lmdb", location: path), model: Self.model, options: StoreOptions(options: options))
     }
 
     deinit { try? store.close() }
@@ -28,10 +30,14 @@ final class StrataLMDBRuns {
         var inserts: [Snapshot] = []
         inserts.reserveCapacity(records.count)
         for (r, id) in zip(records, ids) {
-            inserts.append(Snapshot(
-                objectID: id, version: 0,
-                attributes: [.integer(r.i1), .integer(r.i2), .integer(r.i3), .double(r.d1), .double(r.d2), .double(r.d3), .string(r.s1), .string(r.s2), .string(r.s3)],
-                relationships: []))
+            inserts.append(
+                Snapshot(
+                    objectID: id, version: 0,
+                    attributes: [
+                        .integer(r.i1), .integer(r.i2), .integer(r.i3), .double(r.d1), .double(r.d2), .double(r.d3),
+                        .string(r.s1), .string(r.s2), .string(r.s3),
+                    ],
+                    relationships: []))
         }
         try store.save(SaveRequest(inserts: inserts))
         self.ids = ids
@@ -73,7 +79,10 @@ final class StrataLMDBRuns {
 
     /// W5: delete `keys` (disjoint from W4's, so still at version 1) and save once.
     func delete(_ keys: [Int64]) throws {
-        let deletes = keys.map { SaveRequest.Delete(ObjectID(entityName: "Record", storeIdentifier: store.identifier, primaryKey: $0), expectedVersion: 1) }
+        let deletes = keys.map {
+            SaveRequest.Delete(
+                ObjectID(entityName: "Record", storeIdentifier: store.identifier, primaryKey: $0), expectedVersion: 1)
+        }
         try store.save(SaveRequest(deletes: deletes))
     }
 }

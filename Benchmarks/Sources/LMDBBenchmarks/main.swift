@@ -20,13 +20,16 @@ let keys = workload.lookupKeys
 var rows = ["W1", "W2", "W3", "W4", "W5"].map { ComparisonRow(workload: $0, target: 2.5) }
 
 func scratch(_ name: String) -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-lmdb-bench-\(UUID().uuidString)-\(name)").path
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "strata-lmdb-bench-\(UUID().uuidString)-\(name)"
+    ).path
     try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }
 
 for run in 0..<runs {
-    let strataPath = scratch("strata"), rawPath = scratch("raw")
+    let strataPath = scratch("strata")
+    let rawPath = scratch("raw")
     defer {
         try? FileManager.default.removeItem(atPath: strataPath)
         try? FileManager.default.removeItem(atPath: rawPath)
@@ -53,7 +56,9 @@ for run in 0..<runs {
     precondition(sums.0 == sums.1, "W3 sums differ: \(sums)")
     try measure(3, strataBody: { try strata.update(workload.updateKeys) }, rawBody: { raw.update(workload.updateKeys) })
     try measure(4, strataBody: { try strata.delete(workload.deleteKeys) }, rawBody: { raw.delete(workload.deleteKeys) })
-    print("run \(run + 1)/\(runs): " + rows.map { "\($0.workload) \(format($0.strata.last!))/\(format($0.raw.last!))" }.joined(separator: "  "))
+    print(
+        "run \(run + 1)/\(runs): "
+            + rows.map { "\($0.workload) \(format($0.strata.last!))/\(format($0.raw.last!))" }.joined(separator: "  "))
 }
 
 printTable(title: "LMDB store vs raw LMDB C API, N = \(n)", rawName: "raw LMDB", rows: rows, runs: runs)

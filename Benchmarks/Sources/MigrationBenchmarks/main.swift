@@ -22,33 +22,47 @@ let attributes = [
 ]
 let v1 = try Model(versionIdentifier: "v1", entities: [Entity("Record", attributes: attributes)])
 /// M: `level` added with a default, `s1` renamed to `label`.
-let v2 = try Model(versionIdentifier: "v2", entities: [Entity("Record", attributes: attributes.map { a in
-    a.name == "s1" ? Attribute("label", .string, renamingIdentifier: "s1") : a
-} + [Attribute("level", .integer16, defaultValue: .integer(1))])])
+let v2 = try Model(
+    versionIdentifier: "v2",
+    entities: [
+        Entity(
+            "Record",
+            attributes: attributes.map { a in
+                a.name == "s1" ? Attribute("label", .string, renamingIdentifier: "s1") : a
+            } + [Attribute("level", .integer16, defaultValue: .integer(1))])
+    ])
 /// M-drop: `s3` removed.
-let v2drop = try Model(versionIdentifier: "v2", entities: [Entity("Record", attributes: attributes.filter { $0.name != "s3" })])
+let v2drop = try Model(
+    versionIdentifier: "v2", entities: [Entity("Record", attributes: attributes.filter { $0.name != "s3" })])
 
 func migrateWithStrata(_ path: String, to target: Model) throws {
     let registry = StoreRegistry()
     registry.register(SQLiteBackend())
     let versions = try VersionedModel(name: "Bench", versions: [v1, target])
-    try StoreMigrator(versions: versions, registry: registry).migrate(storeAt: StoreURL(scheme: "sqlite", location: path))
+    try StoreMigrator(versions: versions, registry: registry).migrate(
+        storeAt: StoreURL(scheme: "sqlite", location: path))
 }
 
 /// What a careful programmer writes by hand: one connection, one transaction, the same metadata.
 func migrateWithSQL(_ path: String, _ statements: [String], to target: Model) {
     var db: OpaquePointer?
-    guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let db else { fatalError("open \(path)") }
+    guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let db else {
+        fatalError("open \(path)")
+    }
     defer { sqlite3_close_v2(db) }
     func exec(_ sql: String) {
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { fatalError("\(sql): \(String(cString: sqlite3_errmsg(db)))") }
+        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+            fatalError("\(sql): \(String(cString: sqlite3_errmsg(db)))")
+        }
     }
     exec("PRAGMA journal_mode = WAL")
     exec("PRAGMA synchronous = NORMAL")
     exec("BEGIN IMMEDIATE")
     for statement in statements { exec(statement) }
     exec("UPDATE \"_strata_metadata\" SET \"value\" = '\(target.versionHash)' WHERE \"key\" = 'modelVersionHash'")
-    exec("UPDATE \"_strata_metadata\" SET \"value\" = '\(target.versionIdentifier)' WHERE \"key\" = 'modelVersionIdentifier'")
+    exec(
+        "UPDATE \"_strata_metadata\" SET \"value\" = '\(target.versionIdentifier)' WHERE \"key\" = 'modelVersionIdentifier'"
+    )
     exec("COMMIT")
 }
 
@@ -64,7 +78,10 @@ func makeStore(_ path: String, count: Int) throws {
         let inserts = (start..<end).map { i -> Snapshot in
             let r = workload.records[i]
             var s = Snapshot(objectID: ids[i - start], entity: entity)
-            s.attributes = [.integer(r.i1), .integer(r.i2), .integer(r.i3), .double(r.d1), .double(r.d2), .double(r.d3), .string(r.s1), .string(r.s2), .string(r.s3)]
+            s.attributes = [
+                .integer(r.i1), .integer(r.i2), .integer(r.i3), .double(r.d1), .double(r.d2), .double(r.d3),
+                .string(r.s1), .string(r.s2), .string(r.s3),
+            ]
             return s
         }
         try store.save(SaveRequest(inserts: inserts))
@@ -82,8 +99,9 @@ func copyStore(_ from: String, _ to: String) throws {
 /// `getrusage`, it starts afresh at `exec`, so a child does not inherit its parent's peak.
 func highWaterMiB() -> Double {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-          let kb = Double(line.split(separator: " ").dropFirst().first ?? "") else { return peakResidentMiB() }
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+        let kb = Double(line.split(separator: " ").dropFirst().first ?? "")
+    else { return peakResidentMiB() }
     return kb / 1024
 }
 
@@ -106,29 +124,42 @@ let size = (try FileManager.default.attributesOfItem(atPath: template)[.size] as
 print("built a v1 store of \(count) records (\(size / 1_048_576) MiB) in \(Int(made)) ms")
 
 let work = directory + "/work.sqlite"
-var rows = [ComparisonRow(workload: "M (add with default + rename)", target: 1.5), ComparisonRow(workload: "M-drop (remove an attribute)", target: 1.5)]
+var rows = [
+    ComparisonRow(workload: "M (add with default + rename)", target: 1.5),
+    ComparisonRow(workload: "M-drop (remove an attribute)", target: 1.5),
+]
 for run in 0..<runs {
     for strataFirst in run % 2 == 0 ? [true, false] : [false, true] {
         try copyStore(template, work)
         if strataFirst {
             rows[0].strata.append(try milliseconds { try migrateWithStrata(work, to: v2) })
             if run == 0 {
-                let store = try SQLiteBackend().open(StoreURL(scheme: "sqlite", location: work), model: v2, options: StoreOptions())
+                let store = try SQLiteBackend().open(
+                    StoreURL(scheme: "sqlite", location: work), model: v2, options: StoreOptions())
                 let records = try store.fetch(FetchRequest(entityName: "Record", limit: 2)).snapshots()
                 let total = try store.fetch(FetchRequest(entityName: "Record", resultType: .count)).count()
-                precondition(total == count && records[0].value(of: "level", in: v2.entities[0]) == .integer(1), "the migrated store is wrong")
+                precondition(
+                    total == count && records[0].value(of: "level", in: v2.entities[0]) == .integer(1),
+                    "the migrated store is wrong")
                 try store.close()
             }
         } else {
-            rows[0].raw.append(milliseconds {
-                migrateWithSQL(work, ["ALTER TABLE \"Record\" ADD COLUMN \"level\" INTEGER DEFAULT 1", "ALTER TABLE \"Record\" RENAME COLUMN \"s1\" TO \"label\""], to: v2)
-            })
+            rows[0].raw.append(
+                milliseconds {
+                    migrateWithSQL(
+                        work,
+                        [
+                            "ALTER TABLE \"Record\" ADD COLUMN \"level\" INTEGER DEFAULT 1",
+                            "ALTER TABLE \"Record\" RENAME COLUMN \"s1\" TO \"label\"",
+                        ], to: v2)
+                })
         }
         try copyStore(template, work)
         if strataFirst {
             rows[1].strata.append(try milliseconds { try migrateWithStrata(work, to: v2drop) })
         } else {
-            rows[1].raw.append(milliseconds { migrateWithSQL(work, ["ALTER TABLE \"Record\" DROP COLUMN \"s3\""], to: v2drop) })
+            rows[1].raw.append(
+                milliseconds { migrateWithSQL(work, ["ALTER TABLE \"Record\" DROP COLUMN \"s3\""], to: v2drop) })
         }
     }
 }
@@ -149,6 +180,8 @@ for objects in [100_000, 1_000_000] {
     let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     child.waitUntilExit()
     let parts = text.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-    if parts.count == 2 { print("| \(objects) | \(format(parts[0])) | \(format(parts[1])) | \(format(parts[1] - parts[0])) |") }
+    if parts.count == 2 {
+        print("| \(objects) | \(format(parts[0])) | \(format(parts[1])) | \(format(parts[1] - parts[0])) |")
+    }
     try? FileManager.default.removeItem(atPath: path)
 }

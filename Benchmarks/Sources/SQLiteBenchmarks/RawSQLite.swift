@@ -19,13 +19,18 @@ final class RawSQLite {
 
     init(path: String) {
         var handle: OpaquePointer?
-        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let handle else {
+        guard
+            sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+                == SQLITE_OK, let handle
+        else {
             fatalError("cannot open \(path)")
         }
         db = handle
         exec("PRAGMA journal_mode = WAL")
         exec("PRAGMA synchronous = NORMAL")
-        exec("CREATE TABLE record (id INTEGER PRIMARY KEY, i1 INTEGER, i2 INTEGER, i3 INTEGER, d1 REAL, d2 REAL, d3 REAL, s1 TEXT, s2 TEXT, s3 TEXT)")
+        exec(
+            "CREATE TABLE record (id INTEGER PRIMARY KEY, i1 INTEGER, i2 INTEGER, i3 INTEGER, d1 REAL, d2 REAL, d3 REAL, s1 TEXT, s2 TEXT, s3 TEXT)"
+        )
     }
 
     deinit {
@@ -34,7 +39,9 @@ final class RawSQLite {
     }
 
     func exec(_ sql: String) {
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { fatalError("\(sql): \(String(cString: sqlite3_errmsg(db)))") }
+        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+            fatalError("\(sql): \(String(cString: sqlite3_errmsg(db)))")
+        }
     }
 
     func prepare(_ sql: String) -> OpaquePointer {
@@ -55,7 +62,10 @@ final class RawSQLite {
     }
 
     func text(_ statement: OpaquePointer, _ index: Int32) -> String {
-        String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(statement, index), count: Int(sqlite3_column_bytes(statement, index))), as: UTF8.self)
+        String(
+            decoding: UnsafeBufferPointer(
+                start: sqlite3_column_text(statement, index), count: Int(sqlite3_column_bytes(statement, index))),
+            as: UTF8.self)
     }
 
     func step(_ statement: OpaquePointer) {
@@ -78,15 +88,18 @@ final class RawSQLite {
     func readRecord(_ statement: OpaquePointer) -> RawRecord {
         RawRecord(
             id: sqlite3_column_int64(statement, 0),
-            i1: sqlite3_column_int64(statement, 1), i2: sqlite3_column_int64(statement, 2), i3: sqlite3_column_int64(statement, 3),
-            d1: sqlite3_column_double(statement, 4), d2: sqlite3_column_double(statement, 5), d3: sqlite3_column_double(statement, 6),
+            i1: sqlite3_column_int64(statement, 1), i2: sqlite3_column_int64(statement, 2),
+            i3: sqlite3_column_int64(statement, 3),
+            d1: sqlite3_column_double(statement, 4), d2: sqlite3_column_double(statement, 5),
+            d3: sqlite3_column_double(statement, 6),
             s1: text(statement, 7), s2: text(statement, 8), s3: text(statement, 9))
     }
 
     /// W1: insert every record in one transaction.
     func insert(_ records: [WorkloadRecord]) {
         exec("BEGIN IMMEDIATE")
-        let insert = prepare("INSERT INTO record (id, i1, i2, i3, d1, d2, d3, s1, s2, s3) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        let insert = prepare(
+            "INSERT INTO record (id, i1, i2, i3, d1, d2, d3, s1, s2, s3) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         for r in records {
             sqlite3_bind_int64(insert, 1, r.id)
             bindRecord(insert, r, from: 2)
@@ -115,7 +128,8 @@ final class RawSQLite {
     /// W4: rewrite the records (every column, as an object store writes an object) in one transaction.
     func update(_ records: [WorkloadRecord]) {
         exec("BEGIN IMMEDIATE")
-        let update = prepare("UPDATE record SET i1 = ?, i2 = ?, i3 = ?, d1 = ?, d2 = ?, d3 = ?, s1 = ?, s2 = ?, s3 = ? WHERE id = ?")
+        let update = prepare(
+            "UPDATE record SET i1 = ?, i2 = ?, i3 = ?, d1 = ?, d2 = ?, d3 = ?, s1 = ?, s2 = ?, s3 = ? WHERE id = ?")
         for r in records {
             bindRecord(update, r, from: 1)
             sqlite3_bind_int64(update, 10, r.id)

@@ -9,18 +9,28 @@ enum RawImports {
     /// statement reused), as SQLiteBenchmarks' raw side does.
     static func sqlite(_ records: [WorkloadRecord], chunk: Int, path: String) {
         var handle: OpaquePointer?
-        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let db = handle else {
+        guard
+            sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+                == SQLITE_OK, let db = handle
+        else {
             fatalError("cannot open \(path)")
         }
         defer { sqlite3_close_v2(db) }
         func exec(_ sql: String) {
-            guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { fatalError("\(sql): \(String(cString: sqlite3_errmsg(db)))") }
+            guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+                fatalError("\(sql): \(String(cString: sqlite3_errmsg(db)))")
+            }
         }
         exec("PRAGMA journal_mode = WAL")
         exec("PRAGMA synchronous = NORMAL")
-        exec("CREATE TABLE record (id INTEGER PRIMARY KEY, i1 INTEGER, i2 INTEGER, i3 INTEGER, d1 REAL, d2 REAL, d3 REAL, s1 TEXT, s2 TEXT, s3 TEXT)")
+        exec(
+            "CREATE TABLE record (id INTEGER PRIMARY KEY, i1 INTEGER, i2 INTEGER, i3 INTEGER, d1 REAL, d2 REAL, d3 REAL, s1 TEXT, s2 TEXT, s3 TEXT)"
+        )
         var prepared: OpaquePointer?
-        guard sqlite3_prepare_v2(db, "INSERT INTO record VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &prepared, nil) == SQLITE_OK, let insert = prepared else { fatalError("prepare") }
+        guard
+            sqlite3_prepare_v2(db, "INSERT INTO record VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &prepared, nil)
+                == SQLITE_OK, let insert = prepared
+        else { fatalError("prepare") }
         defer { sqlite3_finalize(insert) }
         func bind(_ index: Int32, _ text: String) {
             var text = text

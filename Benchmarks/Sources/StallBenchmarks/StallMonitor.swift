@@ -30,12 +30,20 @@ final class StallMonitor: @unchecked Sendable {
         timer.schedule(deadline: .now(), repeating: .nanoseconds(Int(period)), leeway: .nanoseconds(0))
         timer.setEventHandler { [self] in
             let now = monotonicNanoseconds()
-            let cpu = threadCPUNanoseconds(), thread = pthread_self()
+            let cpu = threadCPUNanoseconds()
+            let thread = pthread_self()
             let isFirst = lock.withLock { () -> Bool in
-                defer { last = now; lastCPU = cpu; lastThread = thread; ticks += 1 }
+                defer {
+                    last = now
+                    lastCPU = cpu
+                    lastThread = thread
+                    ticks += 1
+                }
                 if last == 0 { return true }
                 longestGap = max(longestGap, now - last)
-                if let lastThread, pthread_equal(lastThread, thread) != 0, cpu > lastCPU { longestWork = max(longestWork, cpu - lastCPU) }
+                if let lastThread, pthread_equal(lastThread, thread) != 0, cpu > lastCPU {
+                    longestWork = max(longestWork, cpu - lastCPU)
+                }
                 return false
             }
             if isFirst { first.signal() }
@@ -52,7 +60,9 @@ final class StallMonitor: @unchecked Sendable {
         DispatchQueue.main.sync {}
         timer?.cancel()
         timer = nil
-        return lock.withLock { (Double(longestGap > period ? longestGap - period : 0) / 1e6, Double(longestWork) / 1e6, ticks) }
+        return lock.withLock {
+            (Double(longestGap > period ? longestGap - period : 0) / 1e6, Double(longestWork) / 1e6, ticks)
+        }
     }
 }
 

@@ -37,12 +37,23 @@ func onQueue(_ context: ObjectContext, _ body: @escaping @Sendable () throws -> 
 
 /// The model of the workload record.
 let recordNames = ["i1", "i2", "i3", "d1", "d2", "d3", "s1", "s2", "s3"]
-let recordModel = try! Model(versionIdentifier: "bench", entities: [Entity("Record", attributes:
-    recordNames.map { Attribute($0, $0.hasPrefix("i") ? .integer64 : $0.hasPrefix("d") ? .double : .string) })])
+let recordModel = try! Model(
+    versionIdentifier: "bench",
+    entities: [
+        Entity(
+            "Record",
+            attributes:
+                recordNames.map {
+                    Attribute($0, $0.hasPrefix("i") ? .integer64 : $0.hasPrefix("d") ? .double : .string)
+                })
+    ])
 
 /// The record's values, in `recordNames` order.
 func values(_ r: WorkloadRecord) -> [Value] {
-    [.integer(r.i1), .integer(r.i2), .integer(r.i3), .double(r.d1), .double(r.d2), .double(r.d3), .string(r.s1), .string(r.s2), .string(r.s3)]
+    [
+        .integer(r.i1), .integer(r.i2), .integer(r.i3), .double(r.d1), .double(r.d2), .double(r.d3), .string(r.s1),
+        .string(r.s2), .string(r.s3),
+    ]
 }
 
 /// Imports `records` through a three-tier stack on `storeURL`, `chunk` records per save.
@@ -51,7 +62,8 @@ func strataImport(_ records: [WorkloadRecord], chunk: Int, storeURL: String, sha
     let coordinator = StoreCoordinator(model: recordModel)
     try! coordinator.addStore(BuiltInBackends.registry.open(storeURL, model: recordModel))
     let stack = ContextStack.threeTier(coordinator: coordinator)
-    let view = stack.viewContext, writer = stack.root
+    let view = stack.viewContext
+    let writer = stack.root
     let worker: ObjectContext
     switch shape {
     case .directRoot:

@@ -48,25 +48,37 @@ Thread.detachNewThread {
         record(measureStall { Thread.sleep(forTimeInterval: idle / 1_000) })
         for shape in ImportShape.allCases {
             var coordinator: StoreCoordinator?
-            record(measureStall { coordinator = strataImport(records, chunk: chunk, storeURL: "sqlite:\(directory)/strata-\(run)-\(shape).sqlite", shape: shape) })
+            record(
+                measureStall {
+                    coordinator = strataImport(
+                        records, chunk: chunk, storeURL: "sqlite:\(directory)/strata-\(run)-\(shape).sqlite",
+                        shape: shape)
+                })
             precondition(storedCount(coordinator!) == records.count, "the import stored every record")
         }
         record(measureStall { RawImports.sqlite(records, chunk: chunk, path: "\(directory)/raw-\(run).sqlite") })
         for shape in ImportShape.allCases {
             var coordinator: StoreCoordinator?
-            record(measureStall { coordinator = strataImport(records, chunk: chunk, storeURL: "memory:", shape: shape) })
+            record(
+                measureStall { coordinator = strataImport(records, chunk: chunk, storeURL: "memory:", shape: shape) })
             precondition(storedCount(coordinator!) == records.count, "the import stored every record")
         }
         record(measureStall { sink &+= RawImports.dictionary(records, chunk: chunk) })
-        print("run \(run + 1)/\(runs): " + rows.map { "\($0.name) \(format($0.stalls.last ?? 0)) ms" }.joined(separator: "; "))
+        print(
+            "run \(run + 1)/\(runs): "
+                + rows.map { "\($0.name) \(format($0.stalls.last ?? 0)) ms" }.joined(separator: "; "))
     }
     print("\n### Main-queue stall (N = \(count), chunks of \(chunk), median of \(runs) runs, ms)\n")
-    print("| import | longest stall (median) | longest stall (max) | longest main-queue work (median) | import time | target | met |")
+    print(
+        "| import | longest stall (median) | longest stall (max) | longest main-queue work (median) | import time | target | met |"
+    )
     print("|---|---:|---:|---:|---:|---:|---|")
     for row in rows {
         let stall = median(row.stalls)
         let isStrata = row.name.hasPrefix("Strata")
-        print("| \(row.name) | \(format(stall)) | \(format(row.stalls.max() ?? 0)) | \(format(median(row.works))) | \(format(median(row.times))) | \(isStrata ? "< 16.00" : "") | \(isStrata ? (stall < 16 ? "yes" : "NO") : "") |")
+        print(
+            "| \(row.name) | \(format(stall)) | \(format(row.stalls.max() ?? 0)) | \(format(median(row.works))) | \(format(median(row.times))) | \(isStrata ? "< 16.00" : "") | \(isStrata ? (stall < 16 ? "yes" : "NO") : "") |"
+        )
     }
     print("peak RSS \(format(peakResidentMiB())) MiB (checksum \(sink & 0xff))")
     exit(0)

@@ -32,7 +32,10 @@ func runProfilingMode(_ arguments: [String]) throws -> Bool {
 func profileSave(directory: String, count: Int) throws {
     let records = Workload().records
     let url = StoreURL(scheme: "xml", location: directory + "/profile-save.xml")
-    var wall: [Double] = [], cpu: [Double] = [], rawWall: [Double] = [], rawCPU: [Double] = []
+    var wall: [Double] = []
+    var cpu: [Double] = []
+    var rawWall: [Double] = []
+    var rawCPU: [Double] = []
     for _ in 0..<count {
         try? XMLBackend().destroyStore(at: url)
         let store = try XMLBackend().openStore(url, model: benchmarkModel)
@@ -49,11 +52,16 @@ func profileSave(directory: String, count: Int) throws {
 /// (one side only when `strata` or `raw` is `false`).
 func profileOpen(path: String, count: Int, strata: Bool = true, raw: Bool = true) throws {
     let url = StoreURL(scheme: "xml", location: path)
-    var wall: [Double] = [], cpu: [Double] = [], rawWall: [Double] = [], rawCPU: [Double] = []
+    var wall: [Double] = []
+    var cpu: [Double] = []
+    var rawWall: [Double] = []
+    var rawCPU: [Double] = []
     for _ in 0..<count {
         if strata {
             var opened: XMLStore?
-            try timed(&wall, &cpu) { opened = try XMLBackend().openStore(url, model: benchmarkModel, options: StoreOptions(isReadOnly: true)) }
+            try timed(&wall, &cpu) {
+                opened = try XMLBackend().openStore(url, model: benchmarkModel, options: StoreOptions(isReadOnly: true))
+            }
             withExtendedLifetime(opened) { opened = nil }
         }
         if raw { timed(&rawWall, &rawCPU) { _ = RawXML.parse(path) } }
@@ -68,5 +76,7 @@ func profileOpen(path: String, count: Int, strata: Bool = true, raw: Bool = true
 
 /// One line of medians: Strata and raw, wall and CPU, and the CPU ratio.
 func printMedians(_ what: String, _ wall: [Double], _ cpu: [Double], _ rawWall: [Double], _ rawCPU: [Double]) {
-    print("\(what): Strata \(format(median(wall))) ms (CPU \(format(median(cpu)))), raw \(format(median(rawWall))) ms (CPU \(format(median(rawCPU)))), CPU ratio \(format(median(cpu) / median(rawCPU)))x")
+    print(
+        "\(what): Strata \(format(median(wall))) ms (CPU \(format(median(cpu)))), raw \(format(median(rawWall))) ms (CPU \(format(median(rawCPU)))), CPU ratio \(format(median(cpu) / median(rawCPU)))x"
+    )
 }

@@ -4,31 +4,39 @@ import StrataCore
 import StrataXML
 
 /// The workload record as an entity: 3 integers, 3 doubles, 3 strings (the key is the primary key).
-let benchmarkModel: Model = try! Model(versionIdentifier: "bench", entities: [
-    Entity("Record", attributes: [
-        Attribute("i1", .integer64), Attribute("i2", .integer64), Attribute("i3", .integer64),
-        Attribute("d1", .double), Attribute("d2", .double), Attribute("d3", .double),
-        Attribute("s1", .string), Attribute("s2", .string), Attribute("s3", .string),
-    ]),
-])
+let benchmarkModel: Model = try! Model(
+    versionIdentifier: "bench",
+    entities: [
+        Entity(
+            "Record",
+            attributes: [
+                Attribute("i1", .integer64), Attribute("i2", .integer64), Attribute("i3", .integer64),
+                Attribute("d1", .double), Attribute("d2", .double), Attribute("d3", .double),
+                Attribute("s1", .string), Attribute("s2", .string), Attribute("s3", .string),
+            ])
+    ])
 
 /// One save request inserting every record under its own key.
 func insertRequest(_ records: [WorkloadRecord], store: XMLStore) throws -> SaveRequest {
     let ids = try store.obtainPermanentIDs(for: "Record", count: records.count)
-    return SaveRequest(inserts: zip(ids, records).map { id, r in
-        precondition(id.primaryKey == r.id)
-        return Snapshot(objectID: id, version: 0, attributes: [
-            .integer(r.i1), .integer(r.i2), .integer(r.i3), .double(r.d1), .double(r.d2), .double(r.d3),
-            .string(r.s1), .string(r.s2), .string(r.s3),
-        ], relationships: [])
-    })
+    return SaveRequest(
+        inserts: zip(ids, records).map { id, r in
+            precondition(id.primaryKey == r.id)
+            return Snapshot(
+                objectID: id, version: 0,
+                attributes: [
+                    .integer(r.i1), .integer(r.i2), .integer(r.i3), .double(r.d1), .double(r.d2), .double(r.d3),
+                    .string(r.s1), .string(r.s2), .string(r.s3),
+                ], relationships: [])
+        })
 }
 
 /// A line of /proc/self/status in MiB (`VmRSS`, `VmHWM`).
 func procStatusMiB(_ field: String) -> Double {
     guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
     for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
-        let kB = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Double($0) } ?? 0
+        let kB =
+            line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Double($0) } ?? 0
         return kB / 1024
     }
     return 0
@@ -60,10 +68,15 @@ func runMemoryChild(_ arguments: [String]) {
             let store = try XMLBackend().openStore(url, model: benchmarkModel)
             try store.save(try insertRequest(Workload().records, store: store))
             try store.close()
-            var times: [Double] = [], raw: [Double] = []
+            var times: [Double] = []
+            var raw: [Double] = []
             for _ in 0..<10 {
                 var opened: XMLStore?
-                times.append(try milliseconds { opened = try XMLBackend().openStore(url, model: benchmarkModel, options: StoreOptions(isReadOnly: true)) })
+                times.append(
+                    try milliseconds {
+                        opened = try XMLBackend().openStore(
+                            url, model: benchmarkModel, options: StoreOptions(isReadOnly: true))
+                    })
                 withExtendedLifetime(opened) { opened = nil }
                 raw.append(milliseconds { _ = RawXML.parse(arguments[2]) })
             }

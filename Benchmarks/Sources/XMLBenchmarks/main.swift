@@ -55,7 +55,8 @@ for run in 1...runs {
     if run == 1 { identical = FileManager.default.contentsEqual(atPath: storePath, andPath: rawPath) }
 
     // Load: the same file, through XMLStore and through a plain SAX2 parse.
-    var loaded = 0, parsed = 0
+    var loaded = 0
+    var parsed = 0
     func rawLoad() { timed(&load.raw, &loadCPU.raw) { parsed = RawXML.parse(storePath) } }
     if !strataFirst { rawLoad() }
     var opened: XMLStore?
@@ -64,7 +65,8 @@ for run in 1...runs {
     }
     loaded = try opened!.fetch(FetchRequest(entityName: "Record", resultType: .count)).count()
     var fetched = 0
-    fetchAll.append(try milliseconds { fetched = try opened!.fetch(FetchRequest(entityName: "Record")).snapshots().count })
+    fetchAll.append(
+        try milliseconds { fetched = try opened!.fetch(FetchRequest(entityName: "Record")).snapshots().count })
     precondition(fetched == loaded)
     try opened!.close()
     opened = nil
@@ -73,10 +75,17 @@ for run in 1...runs {
 }
 
 let fileBytes = (try FileManager.default.attributesOfItem(atPath: storePath)[.size] as? Int) ?? 0
-printTable(title: "XML: X, \(workload.records.count) records, \(String(format: "%.1f", Double(fileBytes) / 1_048_576)) MiB file", rawName: "libxml2 (xmlTextWriter / SAX2)", rows: [save, load], runs: runs)
-printTable(title: "The same runs, CPU time of the measuring thread", rawName: "libxml2 (xmlTextWriter / SAX2)", rows: [saveCPU, loadCPU], runs: runs)
+printTable(
+    title:
+        "XML: X, \(workload.records.count) records, \(String(format: "%.1f", Double(fileBytes) / 1_048_576)) MiB file",
+    rawName: "libxml2 (xmlTextWriter / SAX2)", rows: [save, load], runs: runs)
+printTable(
+    title: "The same runs, CPU time of the measuring thread", rawName: "libxml2 (xmlTextWriter / SAX2)",
+    rows: [saveCPU, loadCPU], runs: runs)
 print("\nThe file XMLStore wrote is byte-identical to the raw xmlTextWriter one: \(identical ? "yes" : "NO")")
-print("Fetching all \(workload.records.count) records as snapshots from the loaded store: \(format(median(fetchAll))) ms (median)")
+print(
+    "Fetching all \(workload.records.count) records as snapshots from the loaded store: \(format(median(fetchAll))) ms (median)"
+)
 
 let loadMemory = measureInChild(["memory-load", storePath])
 let saveMemory = measureInChild(["memory-save", directory + "/memory-save.xml"])

@@ -38,16 +38,22 @@ final class MigrationLock {
             return
         }
         let file = URL(fileURLWithPath: url.location)
-        let lockPath = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).strata-migration.lock").path
+        let lockPath = file.deletingLastPathComponent().appendingPathComponent(
+            ".\(file.lastPathComponent).strata-migration.lock"
+        ).path
         path = lockPath
         memoryName = nil
         while true {
             let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
-            guard fd >= 0 else { throw Self.ioError("cannot open the migration lock \(lockPath)", url: url, lock: lockPath) }
+            guard fd >= 0 else {
+                throw Self.ioError("cannot open the migration lock \(lockPath)", url: url, lock: lockPath)
+            }
             var info = stat()
             guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
                 close(fd)
-                throw StrataError(.io, "the migration lock \(lockPath) is not a regular file", location: ["url": url.description, "lock": lockPath])
+                throw StrataError(
+                    .io, "the migration lock \(lockPath) is not a regular file",
+                    location: ["url": url.description, "lock": lockPath])
             }
             var result: Int32
             repeat { result = flock(fd, LOCK_EX | LOCK_NB) } while result != 0 && errno == EINTR
@@ -88,11 +94,15 @@ final class MigrationLock {
     private static func busy(_ url: StoreURL, lock: String?) -> StrataError {
         var location = ["url": url.description]
         if let lock { location["lock"] = lock }
-        return StrataError(.storeBusy, "another migration of \(url) is running" + (lock.map { " (it holds \($0))" } ?? "") + "; nothing was changed: run the migration again once it has finished", location: location)
+        return StrataError(
+            .storeBusy,
+            "another migration of \(url) is running" + (lock.map { " (it holds \($0))" } ?? "")
+                + "; nothing was changed: run the migration again once it has finished", location: location)
     }
 
     private static func ioError(_ message: String, url: StoreURL, lock: String) -> StrataError {
         let code = errno
-        return StrataError(.io, message, location: ["url": url.description, "lock": lock], underlying: String(cString: strerror(code)))
+        return StrataError(
+            .io, message, location: ["url": url.description, "lock": lock], underlying: String(cString: strerror(code)))
     }
 }

@@ -57,8 +57,14 @@ public struct StreamingMigrationExecutor: Sendable {
         try removeStaging(staging, backend: backend)
         let staged: FileIdentity?
         do {
-            try copy(step, from: url, to: staging, backend: backend, options: options, metadataChanges: metadataChanges, progress: progress, isCancelled: isCancelled)
-            if isCancelled() { throw StrataError(.cancelled, "the migration \(step.name) of \(url) was cancelled; the store is unchanged", location: ["url": url.description]) }
+            try copy(
+                step, from: url, to: staging, backend: backend, options: options, metadataChanges: metadataChanges,
+                progress: progress, isCancelled: isCancelled)
+            if isCancelled() {
+                throw StrataError(
+                    .cancelled, "the migration \(step.name) of \(url) was cancelled; the store is unchanged",
+                    location: ["url": url.description])
+            }
             staged = source == nil ? nil : FileIdentity(path: staging.location)
         } catch {
             try? removeStaging(staging, backend: backend)
@@ -66,7 +72,9 @@ public struct StreamingMigrationExecutor: Sendable {
         }
         // From here on the staged store is the only complete copy of the migrated data until the
         // replacement finishes: it is never removed on failure.
-        try replace(url, with: staging, backend: backend, destination: step.destination, options: options, expected: (source, staged), progress: progress)
+        try replace(
+            url, with: staging, backend: backend, destination: step.destination, options: options,
+            expected: (source, staged), progress: progress)
     }
 
     /// What identifies one version of a file: a save or a rebuild replaces it (a new inode) or
@@ -88,7 +96,8 @@ public struct StreamingMigrationExecutor: Sendable {
         }
 
         static func == (a: FileIdentity, b: FileIdentity) -> Bool {
-            a.device == b.device && a.inode == b.inode && a.size == b.size && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
+            a.device == b.device && a.inode == b.inode && a.size == b.size && a.modified.tv_sec == b.modified.tv_sec
+                && a.modified.tv_nsec == b.modified.tv_nsec
         }
     }
 
@@ -151,7 +160,11 @@ public struct StreamingMigrationExecutor: Sendable {
                 }
                 var start = 0
                 while start < ids.count {
-                    if isCancelled() { throw StrataError(.cancelled, "the migration \(step.name) of \(from) was cancelled; the store is unchanged", location: ["url": from.description]) }
+                    if isCancelled() {
+                        throw StrataError(
+                            .cancelled, "the migration \(step.name) of \(from) was cancelled; the store is unchanged",
+                            location: ["url": from.description])
+                    }
                     let batch = Array(ids[start..<min(ids.count, start + batchSize)])
                     start += batch.count
                     let snapshots = try source.snapshots(of: mapping.sourceEntity!, among: batch)
@@ -159,11 +172,16 @@ public struct StreamingMigrationExecutor: Sendable {
                     if pass == 0 {
                         try checkRules(transformed, of: entity, step: step, url: from)
                         if !entity.relationships.isEmpty {
-                            for i in transformed.indices { transformed[i].relationships = entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) } }
+                            for i in transformed.indices {
+                                transformed[i].relationships = entity.relationships.map {
+                                    $0.isToMany ? .toMany([]) : .toOne(nil)
+                                }
+                            }
                         }
                         try destination.save(SaveRequest(inserts: transformed))
                     } else {
-                        try destination.save(SaveRequest(updates: transformed.map { SaveRequest.Update($0, expectedVersion: 1) }))
+                        try destination.save(
+                            SaveRequest(updates: transformed.map { SaveRequest.Update($0, expectedVersion: 1) }))
                     }
                     done += batch.count
                     progress(StoreProgress(phase: phase, completed: done, total: 2 * total))
@@ -182,8 +200,11 @@ public struct StreamingMigrationExecutor: Sendable {
         var failures: [ValidationFailure] = []
         for snapshot in snapshots { failures += try PropertyRules.failures(of: snapshot, entity: entity) }
         guard let first = failures.first else { return }
-        throw StrataError(.validationFailed, "migrating \(step.name): \(failures.count) value\(failures.count == 1 ? "" : "s") of \(entity.name) objects break the rules of model version \(step.destination.versionIdentifier), first \(first); fix them and migrate again; the store is unchanged",
-                          location: ["url": url.description, "entity": entity.name, "object": first.objectID.uriRepresentation], validationFailures: failures)
+        throw StrataError(
+            .validationFailed,
+            "migrating \(step.name): \(failures.count) value\(failures.count == 1 ? "" : "s") of \(entity.name) objects break the rules of model version \(step.destination.versionIdentifier), first \(first); fix them and migrate again; the store is unchanged",
+            location: ["url": url.description, "entity": entity.name, "object": first.objectID.uriRepresentation],
+            validationFailures: failures)
     }
 
     /// Makes keys up to `maxKey` of `entity` insertable in the fresh store.
@@ -198,8 +219,10 @@ public struct StreamingMigrationExecutor: Sendable {
             let ids = try store.obtainPermanentIDs(for: entity, count: count)
             for id in ids {
                 guard id.primaryKey == next else {
-                    throw StrataError(.unsupported, "the new \(store.url.scheme) store handed out \(id) where key \(next) was expected, so keys cannot be preserved; the backend should adopt KeyPreservingStore. Nothing was replaced",
-                                      location: ["url": store.url.description, "entity": entity])
+                    throw StrataError(
+                        .unsupported,
+                        "the new \(store.url.scheme) store handed out \(id) where key \(next) was expected, so keys cannot be preserved; the backend should adopt KeyPreservingStore. Nothing was replaced",
+                        location: ["url": store.url.description, "entity": entity])
                 }
                 next += 1
             }
@@ -210,16 +233,25 @@ public struct StreamingMigrationExecutor: Sendable {
         if let replacing = backend as? any StoreReplacing { return try replacing.stagingURL(for: url) }
         if url.scheme == "memory" {
             guard !url.location.isEmpty else {
-                throw StrataError(.unsupported, "a private memory: store has no name, so it cannot be reopened to migrate; name it (memory:NAME)", location: ["url": url.description])
+                throw StrataError(
+                    .unsupported,
+                    "a private memory: store has no name, so it cannot be reopened to migrate; name it (memory:NAME)",
+                    location: ["url": url.description])
             }
             return StoreURL(scheme: url.scheme, location: url.location + ".strata-migrating")
         }
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.location, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw StrataError(.unsupported, "the store at \(url) is not one regular file, and its backend does not adopt StoreReplacing, so it cannot be replaced atomically; nothing was changed", location: ["url": url.description])
+        guard FileManager.default.fileExists(atPath: url.location, isDirectory: &isDirectory), !isDirectory.boolValue
+        else {
+            throw StrataError(
+                .unsupported,
+                "the store at \(url) is not one regular file, and its backend does not adopt StoreReplacing, so it cannot be replaced atomically; nothing was changed",
+                location: ["url": url.description])
         }
         let file = URL(fileURLWithPath: url.location)
-        let staging = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).strata-migrating").path
+        let staging = file.deletingLastPathComponent().appendingPathComponent(
+            ".\(file.lastPathComponent).strata-migrating"
+        ).path
         return StoreURL(scheme: url.scheme, location: staging)
     }
 
@@ -233,7 +265,8 @@ public struct StreamingMigrationExecutor: Sendable {
         let file = URL(fileURLWithPath: path)
         let directory = file.deletingLastPathComponent()
         let prefix = file.lastPathComponent
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where name.hasPrefix(prefix) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        where name.hasPrefix(prefix) {
             unlink(directory.appendingPathComponent(name).path)
         }
     }
@@ -241,8 +274,10 @@ public struct StreamingMigrationExecutor: Sendable {
     /// Puts the store at `staging` in place of the one at `url`. For a store replaced by
     /// `rename`, `expected` holds the identities of the store file as the migration found it and
     /// of the staged file as it built it: if either changed since, nothing is replaced.
-    private func replace(_ url: StoreURL, with staging: StoreURL, backend: any StoreBackend, destination: Model, options: StoreOptions,
-                         expected: (source: FileIdentity?, staged: FileIdentity?), progress: (StoreProgress) -> Void) throws {
+    private func replace(
+        _ url: StoreURL, with staging: StoreURL, backend: any StoreBackend, destination: Model, options: StoreOptions,
+        expected: (source: FileIdentity?, staged: FileIdentity?), progress: (StoreProgress) -> Void
+    ) throws {
         progress(StoreProgress(phase: "replacing the store", completed: 0, total: 1))
         if let replacing = backend as? any StoreReplacing {
             try replacing.replaceStore(at: url, withStoreAt: staging)
@@ -253,10 +288,13 @@ public struct StreamingMigrationExecutor: Sendable {
             try backend.destroyStore(at: url)
             do {
                 let identity = try MigrationStep.infer(from: destination, to: destination)
-                try copy(identity, from: staging, to: url, backend: backend, options: options, metadataChanges: [:], progress: { _ in }, isCancelled: { false })
+                try copy(
+                    identity, from: staging, to: url, backend: backend, options: options, metadataChanges: [:],
+                    progress: { _ in }, isCancelled: { false })
             } catch let error as StrataError {
                 var error = error
-                error.message = "copying the migrated store \(staging) back to \(url) failed (the migrated data is in \(staging)): \(error.message)"
+                error.message =
+                    "copying the migrated store \(staging) back to \(url) failed (the migrated data is in \(staging)): \(error.message)"
                 error.location["staging"] = staging.description
                 throw error
             }
@@ -264,24 +302,37 @@ public struct StreamingMigrationExecutor: Sendable {
         } else {
             for journal in [url.location + "-wal", url.location + "-journal"] {
                 if let size = (try? FileManager.default.attributesOfItem(atPath: journal))?[.size] as? Int, size > 0 {
-                    throw StrataError(.unsupported, "\(journal) holds a journal of the store at \(url), which would not match a replaced file; the migrated copy is at \(staging) and the store is unchanged",
-                                      location: ["url": url.description, "staging": staging.description])
+                    throw StrataError(
+                        .unsupported,
+                        "\(journal) holds a journal of the store at \(url), which would not match a replaced file; the migrated copy is at \(staging) and the store is unchanged",
+                        location: ["url": url.description, "staging": staging.description])
                 }
             }
             if let staged = expected.staged, FileIdentity(path: staging.location) != staged {
-                throw StrataError(.storeBusy, "the migrated copy \(staging.location) of \(url) was replaced by another process before it was put in place; the store is unchanged: run the migration again", location: ["url": url.description, "staging": staging.description])
+                throw StrataError(
+                    .storeBusy,
+                    "the migrated copy \(staging.location) of \(url) was replaced by another process before it was put in place; the store is unchanged: run the migration again",
+                    location: ["url": url.description, "staging": staging.description])
             }
             if let source = expected.source, FileIdentity(path: url.location) != source {
                 try? removeStaging(staging, backend: backend)
-                throw StrataError(.storeBusy, "the store at \(url) was changed by another process while it was being migrated; it is unchanged by the migration, so that change is not lost: run the migration again", location: ["url": url.description])
+                throw StrataError(
+                    .storeBusy,
+                    "the store at \(url) was changed by another process while it was being migrated; it is unchanged by the migration, so that change is not lost: run the migration again",
+                    location: ["url": url.description])
             }
             guard rename(staging.location, url.location) == 0 else {
                 let code = errno
-                throw StrataError(.io, "cannot rename \(staging.location) to \(url.location): \(String(cString: strerror(code)))", location: ["path": url.location])
+                throw StrataError(
+                    .io, "cannot rename \(staging.location) to \(url.location): \(String(cString: strerror(code)))",
+                    location: ["path": url.location])
             }
             let directory = URL(fileURLWithPath: url.location).deletingLastPathComponent().path
             let fd = open(directory, O_RDONLY)
-            if fd >= 0 { _ = fsync(fd); close(fd) }
+            if fd >= 0 {
+                _ = fsync(fd)
+                close(fd)
+            }
             removeSidecars(of: staging.location)
         }
         progress(StoreProgress(phase: "replacing the store", completed: 1, total: 1))

@@ -34,14 +34,23 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
     ///   target; ``StrataError/Code/invalidRequest`` for an unknown target;
     ///   ``StrataError/Code/migrationNotInferable`` for a step inference cannot map (see
     ///   ``MigrationStep/infer(from:to:stage:)``).
-    public static func make(versions: VersionedModel, storeMetadata: StoreMetadata, target: String? = nil, stages: [MigrationStage] = [], url: StoreURL? = nil) throws -> MigrationPlan {
+    public static func make(
+        versions: VersionedModel, storeMetadata: StoreMetadata, target: String? = nil, stages: [MigrationStage] = [],
+        url: StoreURL? = nil
+    ) throws -> MigrationPlan {
         let subject = url.map { "the store at \($0)" } ?? "the store"
-        var location = ["storeHash": storeMetadata.modelVersionHash, "storeVersion": storeMetadata.modelVersionIdentifier, "model": versions.name]
+        var location = [
+            "storeHash": storeMetadata.modelVersionHash, "storeVersion": storeMetadata.modelVersionIdentifier,
+            "model": versions.name,
+        ]
         if let url { location["url"] = url.description }
         let targetModel: Model
         if let target {
             guard let model = versions.version(named: target) else {
-                throw StrataError(.invalidRequest, "model '\(versions.name)' has no version '\(target)' (it has: \(versions.versions.map(\.versionIdentifier).joined(separator: ", ")))", location: ["version": target, "model": versions.name])
+                throw StrataError(
+                    .invalidRequest,
+                    "model '\(versions.name)' has no version '\(target)' (it has: \(versions.versions.map(\.versionIdentifier).joined(separator: ", ")))",
+                    location: ["version": target, "model": versions.name])
             }
             targetModel = model
         } else {
@@ -51,7 +60,9 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
         if storeMetadata.modelVersionHash == targetModel.versionHash {
             return MigrationPlan(storeVersion: targetModel, targetVersion: targetModel, steps: [])
         }
-        let candidates = versions.versions.indices.filter { versions.versions[$0].versionHash == storeMetadata.modelVersionHash }
+        let candidates = versions.versions.indices.filter {
+            versions.versions[$0].versionHash == storeMetadata.modelVersionHash
+        }
         guard let storeIndex = candidates.last(where: { $0 < targetIndex }) ?? candidates.last else {
             let newest = versions.versions.last!.versionIdentifier
             throw StrataError(
@@ -67,15 +78,23 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
         }
         var steps: [MigrationStep] = []
         for i in storeIndex..<targetIndex {
-            let from = versions.versions[i], to = versions.versions[i + 1]
+            let from = versions.versions[i]
+            let to = versions.versions[i + 1]
             let stage = stages.first { $0.from == from.versionIdentifier && $0.to == to.versionIdentifier }
             steps.append(try MigrationStep.infer(from: from, to: to, stage: stage))
         }
-        for stage in stages where !steps.contains(where: { $0.source.versionIdentifier == stage.from && $0.destination.versionIdentifier == stage.to }) {
+        for stage in stages
+        where !steps.contains(where: {
+            $0.source.versionIdentifier == stage.from && $0.destination.versionIdentifier == stage.to
+        }) {
             let known = versions.versions.map(\.versionIdentifier)
             guard known.contains(stage.from), known.contains(stage.to),
-                  let a = known.firstIndex(of: stage.from), let b = known.firstIndex(of: stage.to), b == a + 1 else {
-                throw StrataError(.invalidRequest, "the custom stage \(stage.from) -> \(stage.to) does not join two consecutive versions of '\(versions.name)' (\(known.joined(separator: ", ")))", location: ["stage": "\(stage.from)->\(stage.to)"])
+                let a = known.firstIndex(of: stage.from), let b = known.firstIndex(of: stage.to), b == a + 1
+            else {
+                throw StrataError(
+                    .invalidRequest,
+                    "the custom stage \(stage.from) -> \(stage.to) does not join two consecutive versions of '\(versions.name)' (\(known.joined(separator: ", ")))",
+                    location: ["stage": "\(stage.from)->\(stage.to)"])
             }
         }
         return MigrationPlan(storeVersion: versions.versions[storeIndex], targetVersion: targetModel, steps: steps)
@@ -91,7 +110,9 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
     /// ```
     public var description: String {
         guard !steps.isEmpty else { return "nothing to do: the store is at version \(targetVersion.versionIdentifier)" }
-        var lines = ["migrate from \(storeVersion.versionIdentifier) to \(targetVersion.versionIdentifier) in \(steps.count) step\(steps.count == 1 ? "" : "s")"]
+        var lines = [
+            "migrate from \(storeVersion.versionIdentifier) to \(targetVersion.versionIdentifier) in \(steps.count) step\(steps.count == 1 ? "" : "s")"
+        ]
         for step in steps {
             let kind = step.stage == nil ? "inferred" : "inferred, with a custom stage"
             lines.append("step \(step.name) (\(kind))")
@@ -112,19 +133,29 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
         .object([
             ("from", .string(storeVersion.versionIdentifier)),
             ("to", .string(targetVersion.versionIdentifier)),
-            ("steps", .array(steps.map { step in
-                .object([
-                    ("from", .string(step.source.versionIdentifier)),
-                    ("to", .string(step.destination.versionIdentifier)),
-                    ("stage", .bool(step.stage != nil)),
-                    ("changes", .array(step.changes.map { change in
-                        var members: [(String, JSONNode)] = [("kind", .string(change.kind.rawValue)), ("entity", .string(change.entity))]
-                        if let p = change.property { members.append(("property", .string(p))) }
-                        members.append(("detail", .string(change.detail)))
-                        return .object(members)
-                    })),
-                ])
-            })),
+            (
+                "steps",
+                .array(
+                    steps.map { step in
+                        .object([
+                            ("from", .string(step.source.versionIdentifier)),
+                            ("to", .string(step.destination.versionIdentifier)),
+                            ("stage", .bool(step.stage != nil)),
+                            (
+                                "changes",
+                                .array(
+                                    step.changes.map { change in
+                                        var members: [(String, JSONNode)] = [
+                                            ("kind", .string(change.kind.rawValue)), ("entity", .string(change.entity)),
+                                        ]
+                                        if let p = change.property { members.append(("property", .string(p))) }
+                                        members.append(("detail", .string(change.detail)))
+                                        return .object(members)
+                                    })
+                            ),
+                        ])
+                    })
+            ),
         ])
     }
 }

@@ -7,9 +7,13 @@ extension ConformanceKit {
             let seeded = try run.seed(store)
             for entity in ["Company", "Department", "Employee", "Project"] {
                 let fetched = try run.all(store, entity)
-                let expected = seeded.snapshots.values.filter { $0.objectID.entityName == entity }.sorted { $0.objectID < $1.objectID }
+                let expected = seeded.snapshots.values.filter { $0.objectID.entityName == entity }.sorted {
+                    $0.objectID < $1.objectID
+                }
                 try run.expectEqual(fetched.count, expected.count, "\(entity) count")
-                for (got, want) in zip(fetched, expected) { try run.expectEqual(got, want, "\(entity) \(want.objectID)") }
+                for (got, want) in zip(fetched, expected) {
+                    try run.expectEqual(got, want, "\(entity) \(want.objectID)")
+                }
             }
         },
         ConformanceCheck("permanentIDsAreUniqueAndOfTheStore") { run in
@@ -50,10 +54,13 @@ extension ConformanceKit {
             let store = try run.open()
             let seeded = try run.seed(store)
             let wanted = [seeded.employees["bob"]!, seeded.employees["lxz"]!]
-            let foreign = ObjectID(entityName: "Employee", storeIdentifier: "another-store", primaryKey: wanted[0].primaryKey!)
+            let foreign = ObjectID(
+                entityName: "Employee", storeIdentifier: "another-store", primaryKey: wanted[0].primaryKey!)
             let missing = ObjectID(entityName: "Employee", storeIdentifier: store.identifier, primaryKey: 999_999)
             let otherEntity = seeded.companies["Acme"]!
-            let fetched = try store.fetch(FetchRequest(entityName: "Employee", objectIDs: [wanted[0], foreign, missing, otherEntity, wanted[1]])).objectIDs()
+            let fetched = try store.fetch(
+                FetchRequest(entityName: "Employee", objectIDs: [wanted[0], foreign, missing, otherEntity, wanted[1]])
+            ).objectIDs()
             try run.expectEqual(fetched, wanted.sorted(), "objects fetched by ID")
         },
         ConformanceCheck("theReadPrimitiveAgreesWithFetch") { run in

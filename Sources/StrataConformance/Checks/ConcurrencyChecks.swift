@@ -22,7 +22,11 @@ extension ConformanceKit {
                             let values = Set(snapshots.map { $0.attributes[2] })
                             let versions = Set(snapshots.map(\.version))
                             if snapshots.count != count || values.count != 1 || versions.count != 1 {
-                                failures.withLock { $0.append("a reader saw \(snapshots.count) objects with values \(values.sorted { $0.description < $1.description }) and versions \(versions.sorted())") }
+                                failures.withLock {
+                                    $0.append(
+                                        "a reader saw \(snapshots.count) objects with values \(values.sorted { $0.description < $1.description }) and versions \(versions.sorted())"
+                                    )
+                                }
                                 return
                             }
                         } catch {
@@ -40,12 +44,18 @@ extension ConformanceKit {
                     return s
                 }
                 try store.save(SaveRequest(updates: zip(next, current).map { .init($0, expectedVersion: $1.version) }))
-                current = next.map { var s = $0; s.version += 1; return s }
+                current = next.map {
+                    var s = $0
+                    s.version += 1
+                    return s
+                }
             }
             done.withLock { $0 = true }
             group.wait()
             if let first = failures.withLock({ $0.first }) { throw run.fail(first) }
-            try run.expectEqual(try run.all(store, "AllTypes").map(\.version), Array(repeating: Int64(generations + 1), count: count), "versions after all saves")
+            try run.expectEqual(
+                try run.all(store, "AllTypes").map(\.version), Array(repeating: Int64(generations + 1), count: count),
+                "versions after all saves")
         },
         ConformanceCheck("concurrentIDRequestsNeverCollide") { run in
             let store = try run.open()
@@ -61,7 +71,9 @@ extension ConformanceKit {
                     }
                 }
             }
-            if let first = errors.withLock({ $0.first }) { throw run.fail("obtainPermanentIDs failed under concurrency: \(first)") }
+            if let first = errors.withLock({ $0.first }) {
+                throw run.fail("obtainPermanentIDs failed under concurrency: \(first)")
+            }
             let all = collected.withLock { $0 }
             try run.expectEqual(Set(all).count, all.count, "distinct IDs handed out concurrently")
         },

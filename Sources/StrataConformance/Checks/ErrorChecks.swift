@@ -20,31 +20,47 @@ extension ConformanceKit {
         ConformanceCheck("wrongValueTypeIsATypeMismatch") { run in
             let store = try run.open()
             let id = try run.ids(store, "AllTypes", 1)[0]
-            for (name, value) in [("i16", Value.integer(40_000)), ("i32", .string("1")), ("dbl", .float(1)), ("flt", .double(1)), ("date", .double(0)), ("uuid", .string("E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))] {
-                let error = try run.expectError(.typeMismatch, "saving \(value) into AllTypes.\(name)") { try store.save(SaveRequest(inserts: [try run.snapshot(id, [name: value])])) }
-                try run.expect(error.message.contains(name), "the type mismatch error must name the attribute: \(error.message)")
+            for (name, value) in [
+                ("i16", Value.integer(40_000)), ("i32", .string("1")), ("dbl", .float(1)), ("flt", .double(1)),
+                ("date", .double(0)), ("uuid", .string("E621E1F8-C36C-495A-93FC-0C247A3E6E5F")),
+            ] {
+                let error = try run.expectError(.typeMismatch, "saving \(value) into AllTypes.\(name)") {
+                    try store.save(SaveRequest(inserts: [try run.snapshot(id, [name: value])]))
+                }
+                try run.expect(
+                    error.message.contains(name), "the type mismatch error must name the attribute: \(error.message)")
             }
             try run.expectEqual(try run.all(store, "AllTypes").count, 0, "AllTypes after rejected saves")
         },
         ConformanceCheck("missingRequiredValueIsRejected") { run in
             let store = try run.open()
             let id = try run.ids(store, "Company", 1)[0]
-            let error = try run.expectError(.missingValue, "a company without a name") { try store.save(SaveRequest(inserts: [try run.snapshot(id, ["name": nil])])) }
+            let error = try run.expectError(.missingValue, "a company without a name") {
+                try store.save(SaveRequest(inserts: [try run.snapshot(id, ["name": nil])]))
+            }
             try run.expect(error.message.contains("name"), "the error must name the attribute: \(error.message)")
         },
         ConformanceCheck("unknownEntityIsRejected") { run in
             let store = try run.open()
-            try run.expectError(.unknownEntity, "fetching an unknown entity") { _ = try store.fetch(FetchRequest(entityName: "Spaceship")) }
-            try run.expectError(.unknownEntity, "obtaining IDs for an unknown entity") { _ = try store.obtainPermanentIDs(for: "Spaceship", count: 1) }
+            try run.expectError(.unknownEntity, "fetching an unknown entity") {
+                _ = try store.fetch(FetchRequest(entityName: "Spaceship"))
+            }
+            try run.expectError(.unknownEntity, "obtaining IDs for an unknown entity") {
+                _ = try store.obtainPermanentIDs(for: "Spaceship", count: 1)
+            }
             let ghost = ObjectID(entityName: "Spaceship", storeIdentifier: store.identifier, primaryKey: 1)
             try run.expectError(.unknownEntity, "saving an unknown entity") {
-                try store.save(SaveRequest(inserts: [Snapshot(objectID: ghost, version: 0, attributes: [], relationships: [])]))
+                try store.save(
+                    SaveRequest(inserts: [Snapshot(objectID: ghost, version: 0, attributes: [], relationships: [])]))
             }
         },
         ConformanceCheck("unknownKeyPathIsAnErrorNamingEntityAndKey") { run in
             let store = try run.open()
             let error = try run.expectError(.unknownKey, "a predicate on an unknown key") {
-                _ = try store.fetch(FetchRequest(entityName: "Employee", predicate: .comparison(.init(.keyPath("salary"), .greater, .constant(1)))))
+                _ = try store.fetch(
+                    FetchRequest(
+                        entityName: "Employee",
+                        predicate: .comparison(.init(.keyPath("salary"), .greater, .constant(1)))))
             }
             try run.expectEqual(error.location["entity"], "Employee", "entity named by the error")
             try run.expectEqual(error.location["key"], "salary", "key named by the error")
@@ -55,7 +71,8 @@ extension ConformanceKit {
         ConformanceCheck("temporaryIDsAreRejected") { run in
             let store = try run.open()
             try run.expectError(.invalidObjectID, "inserting with a temporary ID") {
-                try store.save(SaveRequest(inserts: [try run.snapshot(.temporary(entityName: "Company"), ["name": "Temp"])]))
+                try store.save(
+                    SaveRequest(inserts: [try run.snapshot(.temporary(entityName: "Company"), ["name": "Temp"])]))
             }
             try run.expectEqual(try run.all(store, "Company").count, 0, "companies after a rejected save")
         },

@@ -17,9 +17,12 @@ extension ConformanceRun {
     }
 
     /// An employee under `key`, with `name`.
-    func employee(_ store: any PersistentStore, key: Int64, _ name: String, department: ObjectID? = nil) throws -> Snapshot {
-        try snapshot(ObjectID(entityName: "Employee", storeIdentifier: store.identifier, primaryKey: key),
-                     ["name": .string(name)], relationships: ["department": .toOne(department)])
+    func employee(_ store: any PersistentStore, key: Int64, _ name: String, department: ObjectID? = nil) throws
+        -> Snapshot
+    {
+        try snapshot(
+            ObjectID(entityName: "Employee", storeIdentifier: store.identifier, primaryKey: key),
+            ["name": .string(name)], relationships: ["department": .toOne(department)])
     }
 }
 
@@ -30,21 +33,30 @@ extension ConformanceKit {
             let store = try run.openKeyPreserving()
             try store.reserveKeys(through: 100, for: "Employee")
             try store.reserveKeys(through: 40, for: "Department")
-            let department = try run.snapshot(ObjectID(entityName: "Department", storeIdentifier: store.identifier, primaryKey: 40),
-                                              ["name": .string("Research")])
+            let department = try run.snapshot(
+                ObjectID(entityName: "Department", storeIdentifier: store.identifier, primaryKey: 40),
+                ["name": .string("Research")])
             let a = try run.employee(store, key: 7, "Ада", department: department.objectID)
             let b = try run.employee(store, key: 100, "Zoë", department: department.objectID)
             var withEmployees = department
-            withEmployees.relationships[run.entity("Department").relationshipIndex(named: "employees")!] = .toMany([a.objectID, b.objectID])
+            withEmployees.relationships[run.entity("Department").relationshipIndex(named: "employees")!] = .toMany([
+                a.objectID, b.objectID,
+            ])
             try store.save(SaveRequest(inserts: [withEmployees, b, a]))
             let employees = try run.all(store, "Employee")
-            try run.expectEqual(employees.map(\.objectID.primaryKey), [7, 100], "keys of the employees inserted under reserved keys")
-            try run.expectEqual(employees.map { run.value($0, "name") }, [.string("Ада"), .string("Zoë")], "names of the employees")
-            try run.expectEqual(employees.map { run.relationship($0, "department") }, [.toOne(department.objectID), .toOne(department.objectID)],
-                                "departments of the employees")
+            try run.expectEqual(
+                employees.map(\.objectID.primaryKey), [7, 100], "keys of the employees inserted under reserved keys")
+            try run.expectEqual(
+                employees.map { run.value($0, "name") }, [.string("Ада"), .string("Zoë")], "names of the employees")
+            try run.expectEqual(
+                employees.map { run.relationship($0, "department") },
+                [.toOne(department.objectID), .toOne(department.objectID)],
+                "departments of the employees")
             let stored = try run.one(store, department.objectID)
             try run.expect(stored != nil, "the department inserted under reserved key 40 is missing")
-            try run.expectEqual(Set(run.relationship(stored!, "employees")?.targets ?? []), [a.objectID, b.objectID], "the department's employees")
+            try run.expectEqual(
+                Set(run.relationship(stored!, "employees")?.targets ?? []), [a.objectID, b.objectID],
+                "the department's employees")
         },
         ConformanceCheck("obtainPermanentIDsHandsOutKeysAboveReservations") { run in
             let store = try run.openKeyPreserving()
@@ -53,29 +65,47 @@ extension ConformanceKit {
             try store.reserveKeys(through: 20, for: "Employee")
             try store.reserveKeys(through: early.max()!, for: "Employee")
             let fresh = try run.ids(store, "Employee", 3).compactMap(\.primaryKey)
-            try run.expect(fresh.allSatisfy { $0 > 500 }, "after reserving keys through 500 (then 20), obtainPermanentIDs handed out \(fresh)")
+            try run.expect(
+                fresh.allSatisfy { $0 > 500 },
+                "after reserving keys through 500 (then 20), obtainPermanentIDs handed out \(fresh)")
             try run.expectEqual(Set(fresh).count, 3, "distinct fresh keys")
             let other = try run.ids(store, "Department", 1).compactMap(\.primaryKey)
-            try run.expect(other.allSatisfy { $0 <= 500 }, "a reservation for Employee must not move Department's keys: got \(other)")
+            try run.expect(
+                other.allSatisfy { $0 <= 500 },
+                "a reservation for Employee must not move Department's keys: got \(other)")
         },
         ConformanceCheck("reservationsHoldAfterReopening", requires: .persistent) { run in
             let store = try run.openKeyPreserving()
             try store.reserveKeys(through: 1_000, for: "Employee")
             try store.reserveKeys(through: 300, for: "Project")
-            try store.save(SaveRequest(inserts: [try run.employee(store, key: 1_000, "last"), try run.employee(store, key: 3, "first")]))
+            try store.save(
+                SaveRequest(inserts: [
+                    try run.employee(store, key: 1_000, "last"), try run.employee(store, key: 3, "first"),
+                ]))
             try store.close()
             let reopened = try run.openKeyPreserving()
-            try run.expectEqual(try run.all(reopened, "Employee").map(\.objectID.primaryKey), [3, 1_000], "employees after reopening")
+            try run.expectEqual(
+                try run.all(reopened, "Employee").map(\.objectID.primaryKey), [3, 1_000], "employees after reopening")
             let employees = try run.ids(reopened, "Employee", 2).compactMap(\.primaryKey)
-            try run.expect(employees.allSatisfy { $0 > 1_000 }, "after reopening, Employee keys reserved through 1000 were handed out again: \(employees)")
+            try run.expect(
+                employees.allSatisfy { $0 > 1_000 },
+                "after reopening, Employee keys reserved through 1000 were handed out again: \(employees)")
             let projects = try run.ids(reopened, "Project", 2).compactMap(\.primaryKey)
-            try run.expect(projects.allSatisfy { $0 > 300 }, "after a save and reopening, Project keys reserved through 300 were handed out again: \(projects)")
+            try run.expect(
+                projects.allSatisfy { $0 > 300 },
+                "after a save and reopening, Project keys reserved through 300 were handed out again: \(projects)")
         },
         ConformanceCheck("reserveKeysRejectsBadInput") { run in
             let store = try run.openKeyPreserving()
-            try run.expectError(.unknownEntity, "reserving keys of an unknown entity") { try store.reserveKeys(through: 5, for: "Nobody") }
-            try run.expectError(.invalidRequest, "reserving keys through 0") { try store.reserveKeys(through: 0, for: "Employee") }
-            try run.expectError(.invalidRequest, "reserving keys through -7") { try store.reserveKeys(through: -7, for: "Employee") }
+            try run.expectError(.unknownEntity, "reserving keys of an unknown entity") {
+                try store.reserveKeys(through: 5, for: "Nobody")
+            }
+            try run.expectError(.invalidRequest, "reserving keys through 0") {
+                try store.reserveKeys(through: 0, for: "Employee")
+            }
+            try run.expectError(.invalidRequest, "reserving keys through -7") {
+                try store.reserveKeys(through: -7, for: "Employee")
+            }
             let fresh = try run.ids(store, "Employee", 1).compactMap(\.primaryKey)
             try run.expectEqual(fresh, [1], "the first key after refused reservations")
         },
@@ -84,7 +114,9 @@ extension ConformanceKit {
             var options = run.subject.options
             options.isReadOnly = true
             let readOnly = try run.openKeyPreserving(options: options)
-            try run.expectError(.readOnly, "reserving keys in a read-only store") { try readOnly.reserveKeys(through: 10, for: "Employee") }
+            try run.expectError(.readOnly, "reserving keys in a read-only store") {
+                try readOnly.reserveKeys(through: 10, for: "Employee")
+            }
         },
     ]
 }

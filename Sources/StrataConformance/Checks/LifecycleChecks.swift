@@ -8,14 +8,18 @@ extension ConformanceKit {
             try run.expectEqual(metadata.storeType, run.subject.backend.scheme, "metadata store type")
             try run.expectEqual(metadata.modelVersionHash, run.model.versionHash, "metadata model hash")
             try run.expectEqual(metadata.storeIdentifier, store.identifier, "metadata identifier vs store.identifier")
-            try run.expect(StoreIdentifier.isValid(metadata.storeIdentifier), "store identifier '\(metadata.storeIdentifier)' is not a valid identifier")
+            try run.expect(
+                StoreIdentifier.isValid(metadata.storeIdentifier),
+                "store identifier '\(metadata.storeIdentifier)' is not a valid identifier")
         },
         ConformanceCheck("userMetadataIsSavedAndRemoved") { run in
             let store = try run.open()
             try store.save(SaveRequest(metadataChanges: ["owner": "lxz", "note": "数据 данные"]))
-            try run.expectEqual(try store.metadata().userInfo, ["owner": "lxz", "note": "数据 данные"], "user metadata after save")
+            try run.expectEqual(
+                try store.metadata().userInfo, ["owner": "lxz", "note": "数据 данные"], "user metadata after save")
             try store.save(SaveRequest(metadataChanges: ["owner": nil]))
-            try run.expectEqual(try store.metadata().userInfo, ["note": "数据 данные"], "user metadata after removing a key")
+            try run.expectEqual(
+                try store.metadata().userInfo, ["note": "数据 данные"], "user metadata after removing a key")
         },
         ConformanceCheck("dataPersistsAcrossCloseAndReopen", requires: .persistent) { run in
             let store = try run.open()
@@ -30,7 +34,9 @@ extension ConformanceKit {
             try run.expectEqual(try run.all(reopened, "Employee"), before, "employees after reopen")
             try run.expectEqual(try reopened.metadata().userInfo["k"], "v", "user metadata after reopen")
             let fresh = try reopened.obtainPermanentIDs(for: "Employee", count: 5).compactMap(\.primaryKey)
-            try run.expect(usedKeys.isDisjoint(with: fresh), "keys handed out after reopen \(fresh) repeat earlier keys \(usedKeys.sorted())")
+            try run.expect(
+                usedKeys.isDisjoint(with: fresh),
+                "keys handed out after reopen \(fresh) repeat earlier keys \(usedKeys.sorted())")
         },
         ConformanceCheck("reopeningWithAnotherModelIsAMismatchAndTouchesNothing", requires: .persistent) { run in
             let store = try run.open()
@@ -38,17 +44,23 @@ extension ConformanceKit {
             let before = try run.all(store, "Employee")
             try store.close()
             let other = try Model(versionIdentifier: "other", entities: ConformanceFixtures.companyEntities)
-            let error = try run.expectError(.modelMismatch, "opening with a different model") { _ = try run.open(model: other) }
-            try run.expect(error.message.contains(run.model.versionHash) && error.message.contains(other.versionHash),
-                           "the mismatch error must name both hashes: \(error.message)")
+            let error = try run.expectError(.modelMismatch, "opening with a different model") {
+                _ = try run.open(model: other)
+            }
+            try run.expect(
+                error.message.contains(run.model.versionHash) && error.message.contains(other.versionHash),
+                "the mismatch error must name both hashes: \(error.message)")
             let again = try run.open()
             try run.expectEqual(try run.all(again, "Employee"), before, "employees after a refused open")
         },
         ConformanceCheck("missingStoreIsNotCreatedWhenCreationIsOff") { run in
             var options = run.subject.options
             options.createsIfMissing = false
-            try run.expectError(.storeNotFound, "opening a missing store with createsIfMissing = false") { _ = try run.open(options: options) }
-            try run.expect(try run.subject.backend.metadata(at: run.url) == nil, "metadata(at:) must be nil where no store exists")
+            try run.expectError(.storeNotFound, "opening a missing store with createsIfMissing = false") {
+                _ = try run.open(options: options)
+            }
+            try run.expect(
+                try run.subject.backend.metadata(at: run.url) == nil, "metadata(at:) must be nil where no store exists")
         },
         ConformanceCheck("metadataCanBeReadWithoutOpening", requires: .persistent) { run in
             let store = try run.open()
@@ -63,14 +75,20 @@ extension ConformanceKit {
             var options = run.subject.options
             options.isReadOnly = true
             let readOnly = try run.open(options: options)
-            try run.expectEqual(try run.all(readOnly, "Employee").count, ConformanceFixtures.employeeRows.count, "employees in a read-only store")
+            try run.expectEqual(
+                try run.all(readOnly, "Employee").count, ConformanceFixtures.employeeRows.count,
+                "employees in a read-only store")
             let id = try run.all(readOnly, "Company")[0].objectID
-            try run.expectError(.readOnly, "saving to a read-only store") { try readOnly.save(SaveRequest(deletes: [.init(id, expectedVersion: 1)])) }
+            try run.expectError(.readOnly, "saving to a read-only store") {
+                try readOnly.save(SaveRequest(deletes: [.init(id, expectedVersion: 1)]))
+            }
         },
         ConformanceCheck("closedStoreThrowsStoreClosed") { run in
             let store = try run.open()
             try store.close()
-            try run.expectError(.storeClosed, "fetching from a closed store") { _ = try store.fetch(FetchRequest(entityName: "Employee")) }
+            try run.expectError(.storeClosed, "fetching from a closed store") {
+                _ = try store.fetch(FetchRequest(entityName: "Employee"))
+            }
             try run.expectError(.storeClosed, "reading from a closed store") {
                 _ = try store.snapshots(of: "Employee", among: nil)
             }

@@ -12,7 +12,9 @@ public struct SaveConflict: Sendable, Hashable, CustomStringConvertible {
     public var properties: [PropertyConflict]
 
     /// Creates a conflict record.
-    public init(objectID: ObjectID, expectedVersion: Int64, storedSnapshot: Snapshot?, properties: [PropertyConflict] = []) {
+    public init(
+        objectID: ObjectID, expectedVersion: Int64, storedSnapshot: Snapshot?, properties: [PropertyConflict] = []
+    ) {
         self.objectID = objectID
         self.expectedVersion = expectedVersion
         self.storedSnapshot = storedSnapshot

@@ -134,7 +134,9 @@ extension StrataError: CustomStringConvertible {
     public var description: String {
         var text = "\(code): \(message)"
         if !location.isEmpty {
-            text += " (" + location.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")"
+            text +=
+                " (" + location.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+                + ")"
         }
         if let underlying { text += " [\(underlying)]" }
         text += Self.listing(conflicts, noun: "conflict") { $0.objectID.entityName }
@@ -147,7 +149,9 @@ extension StrataError: CustomStringConvertible {
 
     /// One line per item for the first ``itemsListedInDescription`` of `items`, then one line
     /// counting the others by entity, the most frequent first.
-    private static func listing<Item: CustomStringConvertible>(_ items: [Item], noun: String, entity: (Item) -> String) -> String {
+    private static func listing<Item: CustomStringConvertible>(_ items: [Item], noun: String, entity: (Item) -> String)
+        -> String
+    {
         var text = ""
         for item in items.prefix(itemsListedInDescription) { text += "\n  - \(item)" }
         let others = items.dropFirst(itemsListedInDescription)

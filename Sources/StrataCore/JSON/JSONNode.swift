@@ -75,10 +75,17 @@ package indirect enum JSONNode: Sendable, Hashable {
         case .bool(let b): out += b ? "true" : "false"
         case .integer(let i): out += String(i)
         case .double(let d):
-            if d.isFinite && d == d.rounded() && abs(d) < 1e15 { out += String(format: "%.1f", d) } else { out += "\(d)" }
+            if d.isFinite && d == d.rounded() && abs(d) < 1e15 {
+                out += String(format: "%.1f", d)
+            } else {
+                out += "\(d)"
+            }
         case .string(let s): JSONNode.appendQuoted(s, to: &out)
         case .array(let items):
-            if items.isEmpty { out += "[]"; return }
+            if items.isEmpty {
+                out += "[]"
+                return
+            }
             out += "[" + newline
             for (i, item) in items.enumerated() {
                 out += pad(level + 1)
@@ -87,7 +94,10 @@ package indirect enum JSONNode: Sendable, Hashable {
             }
             out += pad(level) + "]"
         case .object(let members):
-            if members.isEmpty { out += "{}"; return }
+            if members.isEmpty {
+                out += "{}"
+                return
+            }
             out += "{" + newline
             for (i, (key, value)) in members.enumerated() {
                 out += pad(level + 1)
@@ -138,7 +148,8 @@ package indirect enum JSONNode: Sendable, Hashable {
         case (.double(let a), .double(let b)): return a == b
         case (.string(let a), .string(let b)): return a == b
         case (.array(let a), .array(let b)): return a == b
-        case (.object(let a), .object(let b)): return a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        case (.object(let a), .object(let b)):
+            return a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
         default: return false
         }
     }
@@ -172,16 +183,24 @@ private struct JSONParser {
 
     func error(_ message: String, at position: Int? = nil) -> JSONSyntaxError {
         let offset = min(position ?? index, bytes.count)
-        var line = 1, column = 1
+        var line = 1
+        var column = 1
         for byte in bytes[..<offset] {
-            if byte == 0x0A { line += 1; column = 1 } else { column += 1 }
+            if byte == 0x0A {
+                line += 1
+                column = 1
+            } else {
+                column += 1
+            }
         }
         return JSONSyntaxError(message: message, offset: offset, line: line, column: column)
     }
 
     mutating func parseDocument() throws(JSONSyntaxError) -> JSONNode {
         if let invalid = UTF8Validation.firstInvalidOffset(in: bytes) {
-            throw error("invalid UTF-8: the byte 0x\(String(bytes[invalid], radix: 16, uppercase: true)) does not start a valid sequence", at: invalid)
+            throw error(
+                "invalid UTF-8: the byte 0x\(String(bytes[invalid], radix: 16, uppercase: true)) does not start a valid sequence",
+                at: invalid)
         }
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
         skipSpace()
@@ -201,9 +220,15 @@ private struct JSONParser {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw error("unexpected character '\(Character(Unicode.Scalar(bytes[index])))', expected a value")
         }
@@ -211,7 +236,9 @@ private struct JSONParser {
 
     mutating func literal(_ word: String) throws(JSONSyntaxError) {
         let w = Array(word.utf8)
-        guard index + w.count <= bytes.count, Array(bytes[index..<(index + w.count)]) == w else { throw error("invalid literal, expected '\(word)'") }
+        guard index + w.count <= bytes.count, Array(bytes[index..<(index + w.count)]) == w else {
+            throw error("invalid literal, expected '\(word)'")
+        }
         index += w.count
     }
 
@@ -226,22 +253,35 @@ private struct JSONParser {
         index += 1
         var members: [(String, JSONNode)] = []
         skipSpace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
         while true {
             skipSpace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key in quotes") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                throw error("expected a key in quotes")
+            }
             let keyStart = index
             let key = try parseString()
             if members.contains(where: { $0.0 == key }) { throw error("duplicate key '\(key)'", at: keyStart) }
             skipSpace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after key '\(key)'") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw error("expected ':' after key '\(key)'")
+            }
             index += 1
             skipSpace()
             members.append((key, try parseValue()))
             skipSpace()
             guard index < bytes.count else { throw error("unexpected end of input in an object") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            }
             throw error("expected ',' or '}' in an object")
         }
     }
@@ -252,14 +292,23 @@ private struct JSONParser {
         index += 1
         var items: [JSONNode] = []
         skipSpace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(items)
+        }
         while true {
             skipSpace()
             items.append(try parseValue())
             skipSpace()
             guard index < bytes.count else { throw error("unexpected end of input in an array") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(items)
+            }
             throw error("expected ',' or ']' in an array")
         }
     }
@@ -269,7 +318,11 @@ private struct JSONParser {
         index += 1
         var scalars = String.UnicodeScalarView()
         var run = index
-        func flush(_ end: Int) { if end > run { scalars.append(contentsOf: String(decoding: bytes[run..<end], as: UTF8.self).unicodeScalars) } }
+        func flush(_ end: Int) {
+            if end > run {
+                scalars.append(contentsOf: String(decoding: bytes[run..<end], as: UTF8.self).unicodeScalars)
+            }
+        }
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
@@ -295,12 +348,16 @@ private struct JSONParser {
                 case UInt8(ascii: "u"):
                     var code = try hex4()
                     if (0xD800...0xDBFF).contains(code) {
-                        guard index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "\\"), bytes[index + 2] == UInt8(ascii: "u") else {
+                        guard index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "\\"),
+                            bytes[index + 2] == UInt8(ascii: "u")
+                        else {
                             throw error("unpaired surrogate in \\u escape")
                         }
                         index += 2
                         let low = try hex4()
-                        guard (0xDC00...0xDFFF).contains(low) else { throw error("invalid low surrogate in \\u escape") }
+                        guard (0xDC00...0xDFFF).contains(low) else {
+                            throw error("invalid low surrogate in \\u escape")
+                        }
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     }
                     guard let scalar = Unicode.Scalar(code) else { throw error("invalid \\u escape") }
@@ -339,12 +396,16 @@ private struct JSONParser {
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
         func digits() -> Int {
             let s = index
-            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
+            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+                index += 1
+            }
             return index - s
         }
         let intStart = index
         guard digits() > 0 else { throw error("invalid number", at: start) }
-        if bytes[intStart] == UInt8(ascii: "0") && index - intStart > 1 { throw error("leading zeros are not allowed", at: start) }
+        if bytes[intStart] == UInt8(ascii: "0") && index - intStart > 1 {
+            throw error("leading zeros are not allowed", at: start)
+        }
         var isInteger = true
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             isInteger = false
@@ -354,12 +415,18 @@ private struct JSONParser {
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             isInteger = false
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard digits() > 0 else { throw error("expected digits in the exponent", at: start) }
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isInteger, let i = Int64(text) { return .integer(i) }
-        guard let d = Double(text), d.isFinite else { throw error("the number \(text.count > 40 ? String(text.prefix(40)) + "..." : text) is out of the range of a 64-bit floating-point number", at: start) }
+        guard let d = Double(text), d.isFinite else {
+            throw error(
+                "the number \(text.count > 40 ? String(text.prefix(40)) + "..." : text) is out of the range of a 64-bit floating-point number",
+                at: start)
+        }
         return .double(d)
     }
 }

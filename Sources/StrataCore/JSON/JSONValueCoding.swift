@@ -20,9 +20,13 @@ package enum JSONValueCoding {
     /// Decodes `node` as a value of `type`; `what` names the place for the error message.
     ///
     /// - Throws: ``StrataError/Code/typeMismatch`` saying what was expected and what was found.
-    package static func decode(_ node: JSONNode, as type: AttributeType, what: @autoclosure () -> String) throws -> Value {
+    package static func decode(_ node: JSONNode, as type: AttributeType, what: @autoclosure () -> String) throws
+        -> Value
+    {
         func mismatch(_ expected: String) -> StrataError {
-            StrataError(.typeMismatch, "\(what()) must be \(expected) for a \(type.rawValue), found \(node.kindName)\(preview(node))")
+            StrataError(
+                .typeMismatch,
+                "\(what()) must be \(expected) for a \(type.rawValue), found \(node.kindName)\(preview(node))")
         }
         if case .null = node { return .null }
         switch type {
@@ -54,7 +58,9 @@ package enum JSONValueCoding {
         case .decimal:
             switch node {
             case .string(let s):
-                guard let d = Decimal(string: s, locale: Locale(identifier: "en_US_POSIX")), !s.isEmpty else { throw mismatch("a decimal number in a string") }
+                guard let d = Decimal(string: s, locale: Locale(identifier: "en_US_POSIX")), !s.isEmpty else {
+                    throw mismatch("a decimal number in a string")
+                }
                 return .decimal(d)
             case .integer(let i): return .decimal(Decimal(i))
             case .double(let x): return .decimal(Decimal(x))
@@ -69,7 +75,9 @@ package enum JSONValueCoding {
         case .date:
             switch node {
             case .string(let s):
-                guard let date = parseDate(s) else { throw mismatch("an ISO 8601 date such as \"1990-05-01T08:30:00.000Z\"") }
+                guard let date = parseDate(s) else {
+                    throw mismatch("an ISO 8601 date such as \"1990-05-01T08:30:00.000Z\"")
+                }
                 return .date(date)
             case .integer(let i): return .date(Date(timeIntervalSince1970: Double(i)))
             case .double(let d): return .date(Date(timeIntervalSince1970: d))
@@ -122,7 +130,8 @@ package enum JSONValueCoding {
     /// alone truncates, so a date read from `.999Z` would be written as `.998Z`).
     package static func formatDate(_ date: Date) -> String {
         let rounded = Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
-        return rounded.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: TimeZone(identifier: "UTC")!))
+        return rounded.formatted(
+            Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: TimeZone(identifier: "UTC")!))
     }
 
     /// Parses ISO 8601 with or without fractional seconds.

@@ -14,7 +14,10 @@ public struct EntityMapping: Sendable, Hashable {
     public var relationships: [RelationshipMapping]
 
     /// Creates a mapping.
-    public init(destinationEntity: String, sourceEntity: String?, attributes: [AttributeMapping], relationships: [RelationshipMapping]) {
+    public init(
+        destinationEntity: String, sourceEntity: String?, attributes: [AttributeMapping],
+        relationships: [RelationshipMapping]
+    ) {
         self.destinationEntity = destinationEntity
         self.sourceEntity = sourceEntity
         self.attributes = attributes

@@ -41,7 +41,9 @@ public final class MigrationContext {
 
     /// Calls `body` on every object of `entityName` matching `predicate`, a batch at a time, and
     /// saves each batch's changed objects before reading the next.
-    public func updateEach(_ entityName: String, where predicate: ObjectPredicate? = nil, _ body: (inout MigrationObject) throws -> Void) throws {
+    public func updateEach(
+        _ entityName: String, where predicate: ObjectPredicate? = nil, _ body: (inout MigrationObject) throws -> Void
+    ) throws {
         let ids = try objectIDs(entityName, where: predicate)
         var start = 0
         while start < ids.count {
@@ -51,7 +53,9 @@ public final class MigrationContext {
             for var object in try objects(batch) {
                 let before = object.snapshot
                 try body(&object)
-                if object.snapshot != before { updates.append(SaveRequest.Update(object.snapshot, expectedVersion: before.version)) }
+                if object.snapshot != before {
+                    updates.append(SaveRequest.Update(object.snapshot, expectedVersion: before.version))
+                }
             }
             if !updates.isEmpty { try store.save(SaveRequest(updates: updates)) }
         }
@@ -63,7 +67,8 @@ public final class MigrationContext {
         guard !ids.isEmpty else { return }
         let entity = ids[0].entityName
         let stored = try store.snapshots(of: entity, among: ids)
-        try store.save(SaveRequest(deletes: stored.map { SaveRequest.Delete($0.objectID, expectedVersion: $0.version) }))
+        try store.save(
+            SaveRequest(deletes: stored.map { SaveRequest.Delete($0.objectID, expectedVersion: $0.version) }))
     }
 }
 
@@ -91,7 +96,9 @@ public struct MigrationObject: Sendable, Hashable {
     }
 
     /// The targets of a relationship (`nil` for an unknown name).
-    public func targets(of relationship: String) -> RelationshipValue? { snapshot.relationship(relationship, in: entity) }
+    public func targets(of relationship: String) -> RelationshipValue? {
+        snapshot.relationship(relationship, in: entity)
+    }
 
     /// Sets the targets of a relationship; the stage keeps the inverse side consistent itself.
     public mutating func setTargets(_ value: RelationshipValue, of relationship: String) {

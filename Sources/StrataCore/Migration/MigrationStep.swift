@@ -22,13 +22,18 @@ public struct MigrationStep: Sendable {
     /// to fill or check. Backends that rewrite records skip such entities.
     public func keepsRecordsUnchanged(_ mapping: EntityMapping) -> Bool {
         guard let sourceName = mapping.sourceEntity, sourceName == mapping.destinationEntity,
-              let old = source.entity(named: sourceName), let new = destination.entity(named: mapping.destinationEntity),
-              old.attributes.count == new.attributes.count, old.relationships.count == new.relationships.count else { return false }
+            let old = source.entity(named: sourceName), let new = destination.entity(named: mapping.destinationEntity),
+            old.attributes.count == new.attributes.count, old.relationships.count == new.relationships.count
+        else { return false }
         for (i, a) in mapping.attributes.enumerated() {
-            guard a.sourceIndex == i, a.source == a.name, a.fillNulls == nil, !old.attributes[i].isOptional || new.attributes[i].isOptional else { return false }
+            guard a.sourceIndex == i, a.source == a.name, a.fillNulls == nil,
+                !old.attributes[i].isOptional || new.attributes[i].isOptional
+            else { return false }
         }
         for (i, r) in mapping.relationships.enumerated() {
-            guard r.sourceIndex == i, r.source == r.name, r.conversion == .none, old.relationships[i].isOrdered == new.relationships[i].isOrdered else { return false }
+            guard r.sourceIndex == i, r.source == r.name, r.conversion == .none,
+                old.relationships[i].isOrdered == new.relationships[i].isOrdered
+            else { return false }
         }
         return true
     }

@@ -27,7 +27,9 @@ public struct SnapshotTransformer: Sendable {
         var renamed: [String: String] = [:]
         var plans: [String: EntityPlan] = [:]
         for mapping in step.entityMappings {
-            guard let source = mapping.sourceEntity, let entity = step.destination.entity(named: mapping.destinationEntity) else { continue }
+            guard let source = mapping.sourceEntity,
+                let entity = step.destination.entity(named: mapping.destinationEntity)
+            else { continue }
             renamed[source] = mapping.destinationEntity
             let old = step.source.entity(named: source)
             let keepsOrder = zip(entity.relationships, mapping.relationships).map { relationship, m in
@@ -46,7 +48,9 @@ public struct SnapshotTransformer: Sendable {
     /// The ID an object of the source version has in the destination.
     @inline(__always)
     public func transform(_ id: ObjectID) -> ObjectID {
-        ObjectID(entityName: renamedEntities[id.entityName] ?? id.entityName, storeIdentifier: storeIdentifier, primaryKey: id.primaryKey ?? 0)
+        ObjectID(
+            entityName: renamedEntities[id.entityName] ?? id.entityName, storeIdentifier: storeIdentifier,
+            primaryKey: id.primaryKey ?? 0)
     }
 
     /// The destination snapshot of `snapshot` (of a source entity that has a destination), at
@@ -57,16 +61,24 @@ public struct SnapshotTransformer: Sendable {
     ///   several targets in a to-many that becomes to-one (what the stage should have fixed).
     public func transform(_ snapshot: Snapshot) throws -> Snapshot {
         guard let plan = plans[snapshot.objectID.entityName] else {
-            throw StrataError(.unknownEntity, "the migration \(step.name) has no destination for \(snapshot.objectID)", location: ["entity": snapshot.objectID.entityName])
+            throw StrataError(
+                .unknownEntity, "the migration \(step.name) has no destination for \(snapshot.objectID)",
+                location: ["entity": snapshot.objectID.entityName])
         }
         var attributes: [Value] = []
         attributes.reserveCapacity(plan.mapping.attributes.count)
         for (i, a) in plan.mapping.attributes.enumerated() {
             var value = a.sourceIndex.map { snapshot.attributes[$0] } ?? a.initialValue
             if value.isNull {
-                if let fill = a.fillNulls { value = fill } else if !plan.entity.attributes[i].isOptional {
-                    throw StrataError(.missingValue, "migrating \(step.name): \(snapshot.objectID) has no value for '\(plan.entity.name).\(a.name)', which becomes required; the custom stage must fill it",
-                                      location: ["object": snapshot.objectID.uriRepresentation, "entity": plan.entity.name, "key": a.name])
+                if let fill = a.fillNulls {
+                    value = fill
+                } else if !plan.entity.attributes[i].isOptional {
+                    throw StrataError(
+                        .missingValue,
+                        "migrating \(step.name): \(snapshot.objectID) has no value for '\(plan.entity.name).\(a.name)', which becomes required; the custom stage must fill it",
+                        location: [
+                            "object": snapshot.objectID.uriRepresentation, "entity": plan.entity.name, "key": a.name,
+                        ])
                 }
             }
             attributes.append(value)
@@ -85,8 +97,13 @@ public struct SnapshotTransformer: Sendable {
                 relationships.append(.toMany(target.map { [transform($0)] } ?? []))
             case (.toMany(let targets), .toManyToOne):
                 guard targets.count <= 1 else {
-                    throw StrataError(.migrationNotInferable, "migrating \(step.name): \(snapshot.objectID) has \(targets.count) targets in '\(plan.entity.name).\(r.name)', which becomes to-one; the custom stage must leave at most one",
-                                      location: ["object": snapshot.objectID.uriRepresentation, "entity": plan.entity.name, "property": r.name])
+                    throw StrataError(
+                        .migrationNotInferable,
+                        "migrating \(step.name): \(snapshot.objectID) has \(targets.count) targets in '\(plan.entity.name).\(r.name)', which becomes to-one; the custom stage must leave at most one",
+                        location: [
+                            "object": snapshot.objectID.uriRepresentation, "entity": plan.entity.name,
+                            "property": r.name,
+                        ])
                 }
                 relationships.append(.toOne(targets.first.map(transform)))
             case (.toMany(let targets), _):
@@ -97,6 +114,8 @@ public struct SnapshotTransformer: Sendable {
                 relationships.append(.toOne(target.map(transform)))
             }
         }
-        return Snapshot(objectID: transform(snapshot.objectID), version: snapshot.version, attributes: attributes, relationships: relationships)
+        return Snapshot(
+            objectID: transform(snapshot.objectID), version: snapshot.version, attributes: attributes,
+            relationships: relationships)
     }
 }

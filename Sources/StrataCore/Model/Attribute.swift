@@ -48,7 +48,10 @@ public struct AttributeValidation: Sendable, Hashable {
     public var pattern: String?
 
     /// Creates a rule set; every rule is optional.
-    public init(minimum: Value? = nil, maximum: Value? = nil, minimumLength: Int? = nil, maximumLength: Int? = nil, pattern: String? = nil) {
+    public init(
+        minimum: Value? = nil, maximum: Value? = nil, minimumLength: Int? = nil, maximumLength: Int? = nil,
+        pattern: String? = nil
+    ) {
         self.minimum = minimum
         self.maximum = maximum
         self.minimumLength = minimumLength

@@ -30,7 +30,10 @@ public struct Entity: Sendable {
         let attributeIndexes: PropertyNameTable
         let relationshipIndexes: PropertyNameTable
 
-        init(name: String, attributes: [Attribute], relationships: [Relationship], uniqueConstraints: [[String]], indexes: [Index], renamingIdentifier: String?) {
+        init(
+            name: String, attributes: [Attribute], relationships: [Relationship], uniqueConstraints: [[String]],
+            indexes: [Index], renamingIdentifier: String?
+        ) {
             self.name = name
             self.attributes = attributes
             self.relationships = relationships
@@ -64,7 +67,9 @@ public struct Entity: Sendable {
         indexes: [Index] = [],
         renamingIdentifier: String? = nil
     ) {
-        declaration = Declaration(name: name, attributes: attributes, relationships: relationships, uniqueConstraints: uniqueConstraints, indexes: indexes, renamingIdentifier: renamingIdentifier)
+        declaration = Declaration(
+            name: name, attributes: attributes, relationships: relationships, uniqueConstraints: uniqueConstraints,
+            indexes: indexes, renamingIdentifier: renamingIdentifier)
     }
 
     /// Whether `other` is a copy of this very entity value (the same entity of the same model
@@ -81,9 +86,13 @@ public struct Entity: Sendable {
     /// The position of the relationship named `name` in ``relationships``. O(1).
     public func relationshipIndex(named name: String) -> Int? { declaration.relationshipIndexes.index(of: name) }
     /// The attribute named `name`. O(1).
-    public func attribute(named name: String) -> Attribute? { attributeIndex(named: name).map { declaration.attributes[$0] } }
+    public func attribute(named name: String) -> Attribute? {
+        attributeIndex(named: name).map { declaration.attributes[$0] }
+    }
     /// The relationship named `name`. O(1).
-    public func relationship(named name: String) -> Relationship? { relationshipIndex(named: name).map { declaration.relationships[$0] } }
+    public func relationship(named name: String) -> Relationship? {
+        relationshipIndex(named: name).map { declaration.relationships[$0] }
+    }
 }
 
 extension Entity: Hashable {
@@ -91,8 +100,8 @@ extension Entity: Hashable {
     public static func == (lhs: Entity, rhs: Entity) -> Bool {
         lhs.declaration === rhs.declaration
             || lhs.name == rhs.name && lhs.attributes == rhs.attributes && lhs.relationships == rhs.relationships
-            && lhs.uniqueConstraints == rhs.uniqueConstraints && lhs.indexes == rhs.indexes
-            && lhs.renamingIdentifier == rhs.renamingIdentifier
+                && lhs.uniqueConstraints == rhs.uniqueConstraints && lhs.indexes == rhs.indexes
+                && lhs.renamingIdentifier == rhs.renamingIdentifier
     }
 
     /// Hashes the declaration.

@@ -65,6 +65,7 @@ public struct Model: Sendable {
 extension Model: Equatable {
     /// Models are equal when their declarations, configurations and version identifiers are equal.
     public static func == (lhs: Model, rhs: Model) -> Bool {
-        lhs.versionIdentifier == rhs.versionIdentifier && lhs.entities == rhs.entities && lhs.configurations == rhs.configurations
+        lhs.versionIdentifier == rhs.versionIdentifier && lhs.entities == rhs.entities
+            && lhs.configurations == rhs.configurations
     }
 }

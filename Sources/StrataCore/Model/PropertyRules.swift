@@ -6,19 +6,29 @@ package enum PropertyRules {
     /// The violations of `attribute`'s rules by `value` (required, minimum, maximum, length,
     /// pattern), each as a failure of `objectID`. NaN breaks any minimum or maximum: it lies in
     /// no range.
-    package static func failures(of value: Value, for attribute: Attribute, objectID: ObjectID) throws -> [ValidationFailure] {
+    package static func failures(of value: Value, for attribute: Attribute, objectID: ObjectID) throws
+        -> [ValidationFailure]
+    {
         var failures: [ValidationFailure] = []
-        func fail(_ reason: String) { failures.append(ValidationFailure(objectID: objectID, property: attribute.name, reason: reason)) }
+        func fail(_ reason: String) {
+            failures.append(ValidationFailure(objectID: objectID, property: attribute.name, reason: reason))
+        }
         if value.isNull {
             if !attribute.isOptional { fail("is required but has no value") }
             return failures
         }
         let rules = attribute.validation
         if rules.minimum != nil || rules.maximum != nil, let number = ValueComparison.double(value), number.isNaN {
-            fail("NaN is not a number within \(rules.minimum?.description ?? "-∞")...\(rules.maximum?.description ?? "∞")")
+            fail(
+                "NaN is not a number within \(rules.minimum?.description ?? "-∞")...\(rules.maximum?.description ?? "∞")"
+            )
         }
-        if let minimum = rules.minimum, let order = ValueComparison.order(value, minimum), order < 0 { fail("\(value) is less than the minimum \(minimum)") }
-        if let maximum = rules.maximum, let order = ValueComparison.order(value, maximum), order > 0 { fail("\(value) is more than the maximum \(maximum)") }
+        if let minimum = rules.minimum, let order = ValueComparison.order(value, minimum), order < 0 {
+            fail("\(value) is less than the minimum \(minimum)")
+        }
+        if let maximum = rules.maximum, let order = ValueComparison.order(value, maximum), order > 0 {
+            fail("\(value) is more than the maximum \(maximum)")
+        }
         let length: Int? = {
             switch value {
             case .string(let s): return s.count
@@ -28,8 +38,12 @@ package enum PropertyRules {
         }()
         if let length {
             let unit = attribute.type == .string ? "characters" : "bytes"
-            if let minimum = rules.minimumLength, length < minimum { fail("is \(length) \(unit) long, shorter than \(minimum) (\(value))") }
-            if let maximum = rules.maximumLength, length > maximum { fail("is \(length) \(unit) long, longer than \(maximum)") }
+            if let minimum = rules.minimumLength, length < minimum {
+                fail("is \(length) \(unit) long, shorter than \(minimum) (\(value))")
+            }
+            if let maximum = rules.maximumLength, length > maximum {
+                fail("is \(length) \(unit) long, longer than \(maximum)")
+            }
         }
         if let pattern = rules.pattern, case .string(let text) = value, !(try StringMatching.matches(text, pattern)) {
             fail("\(value) does not match the pattern \(pattern)")
@@ -39,18 +53,28 @@ package enum PropertyRules {
 
     /// The violations of `relationship`'s rules (required to-one, minimum and maximum count) by
     /// an object with `count` targets.
-    package static func failures(ofTargetCount count: Int, for relationship: Relationship, objectID: ObjectID) -> [ValidationFailure] {
-        func failure(_ reason: String) -> [ValidationFailure] { [ValidationFailure(objectID: objectID, property: relationship.name, reason: reason)] }
+    package static func failures(ofTargetCount count: Int, for relationship: Relationship, objectID: ObjectID)
+        -> [ValidationFailure]
+    {
+        func failure(_ reason: String) -> [ValidationFailure] {
+            [ValidationFailure(objectID: objectID, property: relationship.name, reason: reason)]
+        }
         if !relationship.isToMany {
             return !relationship.isOptional && count == 0 ? failure("is a required relationship but has no target") : []
         }
-        if relationship.minimumCount > 0 && count < relationship.minimumCount { return failure("has \(count) targets, fewer than the minimum \(relationship.minimumCount)") }
-        if relationship.maximumCount > 0 && count > relationship.maximumCount { return failure("has \(count) targets, more than the maximum \(relationship.maximumCount)") }
+        if relationship.minimumCount > 0 && count < relationship.minimumCount {
+            return failure("has \(count) targets, fewer than the minimum \(relationship.minimumCount)")
+        }
+        if relationship.maximumCount > 0 && count > relationship.maximumCount {
+            return failure("has \(count) targets, more than the maximum \(relationship.maximumCount)")
+        }
         return []
     }
 
     /// The violations of `entity`'s attribute rules by `attributes` (in model order), as failures of `objectID`.
-    package static func failures(ofAttributes attributes: [Value], of entity: Entity, objectID: ObjectID) throws -> [ValidationFailure] {
+    package static func failures(ofAttributes attributes: [Value], of entity: Entity, objectID: ObjectID) throws
+        -> [ValidationFailure]
+    {
         var failures: [ValidationFailure] = []
         for (attribute, value) in zip(entity.attributes, attributes) {
             // Most attributes have no rule: only a missing required value can break them.
@@ -65,7 +89,8 @@ package enum PropertyRules {
     package static func failures(of snapshot: Snapshot, entity: Entity) throws -> [ValidationFailure] {
         var failures = try Self.failures(ofAttributes: snapshot.attributes, of: entity, objectID: snapshot.objectID)
         for (relationship, value) in zip(entity.relationships, snapshot.relationships) {
-            failures += Self.failures(ofTargetCount: value.targets.count, for: relationship, objectID: snapshot.objectID)
+            failures += Self.failures(
+                ofTargetCount: value.targets.count, for: relationship, objectID: snapshot.objectID)
         }
         return failures
     }

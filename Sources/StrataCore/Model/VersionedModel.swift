@@ -28,19 +28,27 @@ public struct VersionedModel: Sendable {
     /// - Throws: ``StrataError/Code/invalidModel`` when a version identifier is empty or repeated,
     ///   or `current` names no version.
     public init(name: String, versions: [Model], current: String? = nil) throws {
-        guard !versions.isEmpty else { throw StrataError(.invalidModel, "model '\(name)' has no version", location: ["model": name]) }
+        guard !versions.isEmpty else {
+            throw StrataError(.invalidModel, "model '\(name)' has no version", location: ["model": name])
+        }
         var seen: Set<String> = []
         for model in versions {
             guard !model.versionIdentifier.isEmpty else {
-                throw StrataError(.invalidModel, "a version of model '\(name)' has no version identifier", location: ["model": name])
+                throw StrataError(
+                    .invalidModel, "a version of model '\(name)' has no version identifier", location: ["model": name])
             }
             guard seen.insert(model.versionIdentifier).inserted else {
-                throw StrataError(.invalidModel, "model '\(name)' declares version '\(model.versionIdentifier)' twice", location: ["model": name, "version": model.versionIdentifier])
+                throw StrataError(
+                    .invalidModel, "model '\(name)' declares version '\(model.versionIdentifier)' twice",
+                    location: ["model": name, "version": model.versionIdentifier])
             }
         }
         let currentID = current ?? versions.last!.versionIdentifier
         guard let currentModel = versions.first(where: { $0.versionIdentifier == currentID }) else {
-            throw StrataError(.invalidModel, "model '\(name)' names '\(currentID)' as current, but has no such version (it has: \(versions.map(\.versionIdentifier).joined(separator: ", ")))", location: ["model": name, "version": currentID])
+            throw StrataError(
+                .invalidModel,
+                "model '\(name)' names '\(currentID)' as current, but has no such version (it has: \(versions.map(\.versionIdentifier).joined(separator: ", ")))",
+                location: ["model": name, "version": currentID])
         }
         self.name = name
         self.versions = versions
@@ -61,22 +69,31 @@ public struct VersionedModel: Sendable {
         }
         let data: Data
         do { data = try Data(contentsOf: manifestURL) } catch {
-            throw StrataError(.invalidModel, "\(url.path) has no readable versions.json manifest", location: ["file": manifestURL.path], underlying: "\(error)")
+            throw StrataError(
+                .invalidModel, "\(url.path) has no readable versions.json manifest",
+                location: ["file": manifestURL.path], underlying: "\(error)")
         }
         let manifest: JSONNode
         do { manifest = try JSONNode.parse(data) } catch {
-            throw StrataError(.invalidModel, "\(manifestURL.path) is not valid JSON: \(error)", location: ["file": manifestURL.path, "line": String(error.line)])
+            throw StrataError(
+                .invalidModel, "\(manifestURL.path) is not valid JSON: \(error)",
+                location: ["file": manifestURL.path, "line": String(error.line)])
         }
         func fail(_ message: String, _ path: String) -> StrataError {
-            StrataError(.invalidModel, "\(manifestURL.path): \(message)", location: ["file": manifestURL.path, "path": path])
+            StrataError(
+                .invalidModel, "\(manifestURL.path): \(message)", location: ["file": manifestURL.path, "path": path])
         }
-        guard case .array(let list)? = manifest["versions"] else { throw fail("expected an array of version names", "$.versions") }
+        guard case .array(let list)? = manifest["versions"] else {
+            throw fail("expected an array of version names", "$.versions")
+        }
         var names: [String] = []
         for (i, item) in list.enumerated() {
             guard case .string(let version) = item, ModelFileName.isValid(version) else {
                 throw fail("expected a version name (letters, digits, '.', '-', '_')", "$.versions[\(i)]")
             }
-            guard !names.contains(version) else { throw fail("version '\(version)' is listed twice", "$.versions[\(i)]") }
+            guard !names.contains(version) else {
+                throw fail("version '\(version)' is listed twice", "$.versions[\(i)]")
+            }
             names.append(version)
         }
         guard !names.isEmpty else { throw fail("the list of versions is empty", "$.versions") }
@@ -89,18 +106,26 @@ public struct VersionedModel: Sendable {
         for file in files where file.hasSuffix(".json") && file != "versions.json" {
             let version = String(file.dropLast(5))
             guard names.contains(version) else {
-                throw StrataError(.invalidModel, "\(url.appendingPathComponent(file).path) is not listed in versions.json; add '\(version)' to the list or remove the file", location: ["file": url.appendingPathComponent(file).path])
+                throw StrataError(
+                    .invalidModel,
+                    "\(url.appendingPathComponent(file).path) is not listed in versions.json; add '\(version)' to the list or remove the file",
+                    location: ["file": url.appendingPathComponent(file).path])
             }
         }
         var models: [Model] = []
         for version in names {
             let fileURL = url.appendingPathComponent(version + ".json")
             guard FileManager.default.fileExists(atPath: fileURL.path) else {
-                throw StrataError(.invalidModel, "version '\(version)' is listed in versions.json but \(fileURL.path) is missing", location: ["file": fileURL.path, "version": version])
+                throw StrataError(
+                    .invalidModel, "version '\(version)' is listed in versions.json but \(fileURL.path) is missing",
+                    location: ["file": fileURL.path, "version": version])
             }
             let model = try Model(contentsOf: fileURL)
             guard model.versionIdentifier == version else {
-                throw StrataError(.invalidModel, "\(fileURL.path) declares version '\(model.versionIdentifier)', but its file name says '\(version)'", location: ["file": fileURL.path, "path": "$.version"])
+                throw StrataError(
+                    .invalidModel,
+                    "\(fileURL.path) declares version '\(model.versionIdentifier)', but its file name says '\(version)'",
+                    location: ["file": fileURL.path, "path": "$.version"])
             }
             models.append(model)
         }
@@ -114,15 +139,22 @@ public struct VersionedModel: Sendable {
     public func write(to url: URL) throws {
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-            let manifest = JSONNode.object([("current", .string(current.versionIdentifier)), ("versions", .array(versions.map { .string($0.versionIdentifier) }))])
-            try Data(manifest.prettyText().utf8).write(to: url.appendingPathComponent("versions.json"), options: .atomic)
+            let manifest = JSONNode.object([
+                ("current", .string(current.versionIdentifier)),
+                ("versions", .array(versions.map { .string($0.versionIdentifier) })),
+            ])
+            try Data(manifest.prettyText().utf8).write(
+                to: url.appendingPathComponent("versions.json"), options: .atomic)
             for model in versions {
-                try model.jsonData().write(to: url.appendingPathComponent(model.versionIdentifier + ".json"), options: .atomic)
+                try model.jsonData().write(
+                    to: url.appendingPathComponent(model.versionIdentifier + ".json"), options: .atomic)
             }
         } catch let error as StrataError {
             throw error
         } catch {
-            throw StrataError(.io, "cannot write the model directory \(url.path)", location: ["file": url.path], underlying: "\(error)")
+            throw StrataError(
+                .io, "cannot write the model directory \(url.path)", location: ["file": url.path],
+                underlying: "\(error)")
         }
     }
 
@@ -136,8 +168,10 @@ public struct VersionedModel: Sendable {
 /// Rules for version names used as file names.
 enum ModelFileName {
     static func isValid(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= 64 && name.utf8.allSatisfy { b in
-            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E || b == 0x2D || b == 0x5F
-        } && name != "versions" && !name.hasPrefix(".")
+        !name.isEmpty && name.count <= 64
+            && name.utf8.allSatisfy { b in
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E
+                    || b == 0x2D || b == 0x5F
+            } && name != "versions" && !name.hasPrefix(".")
     }
 }

@@ -33,7 +33,9 @@ public struct ObjectID: Sendable, Hashable {
     /// process-wide scope table; to make many IDs of one entity, look its ``Scope`` up once and
     /// use ``Scope/id(primaryKey:)``.
     public init(entityName: String, storeIdentifier: String, primaryKey: Int64) {
-        self.init(scope: Scope(entityName: entityName, storeIdentifier: storeIdentifier), bits: UInt64(bitPattern: primaryKey))
+        self.init(
+            scope: Scope(entityName: entityName, storeIdentifier: storeIdentifier), bits: UInt64(bitPattern: primaryKey)
+        )
     }
 
     /// A fresh temporary ID for a newly inserted object.
@@ -45,7 +47,9 @@ public struct ObjectID: Sendable, Hashable {
     /// A fresh temporary ID in the scope of `sibling`, a temporary ID made by this process
     /// (every temporary ID of one entity made in a process shares a scope): no scope lookup.
     public static func temporary(like sibling: ObjectID) -> ObjectID {
-        precondition(sibling.scope.temporaryPrefix == TemporaryIdentity.prefix, "\(sibling) is not a temporary ID of this process")
+        precondition(
+            sibling.scope.temporaryPrefix == TemporaryIdentity.prefix,
+            "\(sibling) is not a temporary ID of this process")
         return ObjectID(scope: sibling.scope, bits: TemporaryIdentity.next().counter)
     }
 
@@ -136,18 +140,24 @@ extension ObjectID {
         guard text.hasPrefix(prefix) else { throw fail("it must start with \(prefix)") }
         let parts = text.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw fail("expected strata://STORE/ENTITY/KEY") }
-        let store = String(parts[0]), entity = String(parts[1]), keyText = parts[2]
+        let store = String(parts[0])
+        let entity = String(parts[1])
+        let keyText = parts[2]
         guard ModelNaming.isValidName(entity) else { throw fail("'\(entity)' is not a valid entity name") }
         guard let marker = keyText.first else { throw fail("the key is empty") }
         switch marker {
         case "p":
             guard !store.isEmpty else { throw fail("a permanent ID needs a store identifier") }
             guard StoreIdentifier.isValid(store) else { throw fail("'\(store)' is not a valid store identifier") }
-            guard let pk = Int64(keyText.dropFirst()) else { throw fail("'\(keyText.dropFirst())' is not a 64-bit key") }
+            guard let pk = Int64(keyText.dropFirst()) else {
+                throw fail("'\(keyText.dropFirst())' is not a 64-bit key")
+            }
             self.init(entityName: entity, storeIdentifier: store, primaryKey: pk)
         case "t":
             guard store.isEmpty else { throw fail("a temporary ID has no store identifier") }
-            guard let uuid = UUID(uuidString: String(keyText.dropFirst())) else { throw fail("'\(keyText.dropFirst())' is not a UUID") }
+            guard let uuid = UUID(uuidString: String(keyText.dropFirst())) else {
+                throw fail("'\(keyText.dropFirst())' is not a UUID")
+            }
             let (prefix, counter) = TemporaryIdentity.halves(of: uuid)
             self.init(scope: Scope(entityName: entity, temporaryPrefix: prefix), bits: counter)
         default:
@@ -161,9 +171,11 @@ extension ObjectID: Comparable {
     /// This is the tie-break order of every fetch. IDs of one scope compare by key alone.
     public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
         if lhs.scope == rhs.scope {
-            return lhs.scope.temporaryPrefix == nil ? Int64(bitPattern: lhs.bits) < Int64(bitPattern: rhs.bits) : lhs.bits < rhs.bits
+            return lhs.scope.temporaryPrefix == nil
+                ? Int64(bitPattern: lhs.bits) < Int64(bitPattern: rhs.bits) : lhs.bits < rhs.bits
         }
-        let left = ScopeTable.shared.entry(lhs.scope.index).pointee, right = ScopeTable.shared.entry(rhs.scope.index).pointee
+        let left = ScopeTable.shared.entry(lhs.scope.index).pointee
+        let right = ScopeTable.shared.entry(rhs.scope.index).pointee
         if left.entityName != right.entityName { return left.entityName < right.entityName }
         if left.storeIdentifier != right.storeIdentifier { return left.storeIdentifier < right.storeIdentifier }
         switch (left.temporaryPrefix, right.temporaryPrefix) {
@@ -182,9 +194,10 @@ package enum StoreIdentifier {
 
     /// Whether `text` is a usable store identifier: 1 to 128 characters of `A-Z a-z 0-9 - _ .`.
     package static func isValid(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.count <= 128 && text.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || byte == 0x2D || byte == 0x5F || byte == 0x2E
-        }
+        !text.isEmpty && text.utf8.count <= 128
+            && text.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == 0x2D || byte == 0x5F || byte == 0x2E
+            }
     }
 }

@@ -20,12 +20,14 @@ extension ObjectID {
 
         /// The scope of the permanent IDs of `entityName` in the store `storeIdentifier`.
         public init(entityName: String, storeIdentifier: String) {
-            index = ScopeTable.shared.index(of: .init(entityName: entityName, storeIdentifier: storeIdentifier, temporaryPrefix: nil))
+            index = ScopeTable.shared.index(
+                of: .init(entityName: entityName, storeIdentifier: storeIdentifier, temporaryPrefix: nil))
         }
 
         /// The scope of temporary IDs of `entityName` whose UUIDs start with `prefix`.
         init(entityName: String, temporaryPrefix prefix: UInt64) {
-            index = ScopeTable.shared.index(of: .init(entityName: entityName, storeIdentifier: "", temporaryPrefix: prefix))
+            index = ScopeTable.shared.index(
+                of: .init(entityName: entityName, storeIdentifier: "", temporaryPrefix: prefix))
         }
 
         init(index: UInt32) { self.index = index }
@@ -105,7 +107,9 @@ final class ScopeTable: @unchecked Sendable {
             last = (name, found)
             return found
         }
-        precondition(count < Self.chunkSize * Self.chunkCount, "more than \(Self.chunkSize * Self.chunkCount) entity and store pairs in one process")
+        precondition(
+            count < Self.chunkSize * Self.chunkCount,
+            "more than \(Self.chunkSize * Self.chunkCount) entity and store pairs in one process")
         let chunk = count >> Self.chunkBits
         if chunks[chunk] == nil { chunks[chunk] = .allocate(capacity: Self.chunkSize) }
         (chunks[chunk]! + (count & (Self.chunkSize - 1))).initialize(to: name)

@@ -29,7 +29,10 @@ enum TemporaryIdentity {
     /// The halves of `uuid` (the inverse of ``uuid(prefix:counter:)``).
     static func halves(of uuid: UUID) -> (prefix: UInt64, counter: UInt64) {
         withUnsafeBytes(of: uuid.uuid) { bytes in
-            (UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+            (
+                UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)),
+                UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            )
         }
     }
 }

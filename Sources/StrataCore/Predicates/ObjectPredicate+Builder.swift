@@ -38,7 +38,9 @@ extension ObjectPredicate {
         public static func none(_ path: PropertyPath) -> Key { Key(operand(path), modifier: .none) }
 
         private static func operand(_ path: PropertyPath) -> Operand {
-            guard path.components.count > 1, path.components.last?.lowercased() == "@count" else { return .keyPath(path) }
+            guard path.components.count > 1, path.components.last?.lowercased() == "@count" else {
+                return .keyPath(path)
+            }
             return .count(PropertyPath(Array(path.components.dropLast())))
         }
         /// `SELF`: the evaluated object (compare it with an ``ObjectID`` or test `IN` a list of them).
@@ -58,22 +60,38 @@ extension ObjectPredicate {
         // MARK: Comparison operators
 
         /// `key == value`.
-        public static func == (lhs: Key, rhs: some PredicateArgument) -> ObjectPredicate { lhs.compare(.equal, rhs.predicateOperand) }
+        public static func == (lhs: Key, rhs: some PredicateArgument) -> ObjectPredicate {
+            lhs.compare(.equal, rhs.predicateOperand)
+        }
         /// `key != value`.
-        public static func != (lhs: Key, rhs: some PredicateArgument) -> ObjectPredicate { lhs.compare(.notEqual, rhs.predicateOperand) }
+        public static func != (lhs: Key, rhs: some PredicateArgument) -> ObjectPredicate {
+            lhs.compare(.notEqual, rhs.predicateOperand)
+        }
         /// `key < value`.
-        public static func < (lhs: Key, rhs: some PredicateArgument) -> ObjectPredicate { lhs.compare(.less, rhs.predicateOperand) }
+        public static func < (lhs: Key, rhs: some PredicateArgument) -> ObjectPredicate {
+            lhs.compare(.less, rhs.predicateOperand)
+        }
         /// `key <= value`.
-        public static func <= (lhs: Key, rhs: some PredicateArgument) -> ObjectPredicate { lhs.compare(.lessOrEqual, rhs.predicateOperand) }
+        public static func <= (lhs: Key, rhs: some PredicateArgument) -> ObjectPredicate {
+            lhs.compare(.lessOrEqual, rhs.predicateOperand)
+        }
         /// `key > value`.
-        public static func > (lhs: Key, rhs: some PredicateArgument) -> ObjectPredicate { lhs.compare(.greater, rhs.predicateOperand) }
+        public static func > (lhs: Key, rhs: some PredicateArgument) -> ObjectPredicate {
+            lhs.compare(.greater, rhs.predicateOperand)
+        }
         /// `key >= value`.
-        public static func >= (lhs: Key, rhs: some PredicateArgument) -> ObjectPredicate { lhs.compare(.greaterOrEqual, rhs.predicateOperand) }
+        public static func >= (lhs: Key, rhs: some PredicateArgument) -> ObjectPredicate {
+            lhs.compare(.greaterOrEqual, rhs.predicateOperand)
+        }
 
         /// `key == nil`.
-        public static func == (lhs: Key, rhs: _OptionalNilComparisonType) -> ObjectPredicate { lhs.compare(.equal, .constant(.null)) }
+        public static func == (lhs: Key, rhs: _OptionalNilComparisonType) -> ObjectPredicate {
+            lhs.compare(.equal, .constant(.null))
+        }
         /// `key != nil`.
-        public static func != (lhs: Key, rhs: _OptionalNilComparisonType) -> ObjectPredicate { lhs.compare(.notEqual, .constant(.null)) }
+        public static func != (lhs: Key, rhs: _OptionalNilComparisonType) -> ObjectPredicate {
+            lhs.compare(.notEqual, .constant(.null))
+        }
 
         /// `key == otherKey` (the right key's modifier is not used).
         public static func == (lhs: Key, rhs: Key) -> ObjectPredicate { lhs.compare(.equal, rhs.operand) }

@@ -107,7 +107,8 @@ extension ObjectPredicate.Operand: CustomStringConvertible {
         case .null: return "nil"
         case .integer(let v): return String(v)
         case .double(let v): return format(v)
-        case .float(let v): return "CAST(\(v.isFinite ? Double(v).description : quote(String(describing: v))), \"Float\")"
+        case .float(let v):
+            return "CAST(\(v.isFinite ? Double(v).description : quote(String(describing: v))), \"Float\")"
         case .decimal(let v): return "CAST(\(quote(v.isNaN ? "NaN" : v.description)), \"NSDecimalNumber\")"
         case .string(let v): return quote(v)
         case .bool(let v): return v ? "TRUE" : "FALSE"

@@ -37,7 +37,8 @@ public indirect enum ObjectPredicate: Sendable, Hashable {
         public var options: Options
 
         /// Creates a comparison.
-        public init(_ lhs: Operand, _ op: Operator, _ rhs: Operand, modifier: Modifier = .direct, options: Options = []) {
+        public init(_ lhs: Operand, _ op: Operator, _ rhs: Operand, modifier: Modifier = .direct, options: Options = [])
+        {
             self.modifier = modifier
             self.lhs = lhs
             self.op = op
@@ -127,7 +128,9 @@ public struct PropertyPath: Sendable, Hashable, CustomStringConvertible, Express
     /// A path from its components.
     public init(_ components: [String]) { self.components = components }
     /// A path from dotted text (`"department.name"`).
-    public init(_ dotted: String) { self.components = dotted.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }
+    public init(_ dotted: String) {
+        self.components = dotted.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    }
     /// A path from a string literal.
     public init(stringLiteral value: String) { self.init(value) }
     /// The dotted text.

@@ -65,9 +65,13 @@ public struct PredicateEvaluator {
             if lhs.isCollection {
                 // `employees CONTAINS %@` / `employees IN ...` on a to-many: membership.
                 if c.op == .contains {
-                    return try rhs.items.contains { needle in try lhs.items.contains { try compare($0, .equal, needle, c.options) } }
+                    return try rhs.items.contains { needle in
+                        try lhs.items.contains { try compare($0, .equal, needle, c.options) }
+                    }
                 }
-                throw StrataError(.invalidPredicate, "'\(c.lhs)' reaches many values; use ANY, ALL or NONE, or @count", location: ["entity": snapshot.objectID.entityName])
+                throw StrataError(
+                    .invalidPredicate, "'\(c.lhs)' reaches many values; use ANY, ALL or NONE, or @count",
+                    location: ["entity": snapshot.objectID.entityName])
             }
             return try compare(lhs.items[0], c.op, rhs, c.options)
         case .any:
@@ -82,7 +86,9 @@ public struct PredicateEvaluator {
         }
     }
 
-    private func compare(_ lhs: Item, _ op: ObjectPredicate.Operator, _ rhs: Evaluated, _ options: ObjectPredicate.Options) throws -> Bool {
+    private func compare(
+        _ lhs: Item, _ op: ObjectPredicate.Operator, _ rhs: Evaluated, _ options: ObjectPredicate.Options
+    ) throws -> Bool {
         switch op {
         case .in:
             if rhs.isCollection || rhs.items.count != 1 {
@@ -97,39 +103,49 @@ public struct PredicateEvaluator {
             guard rhs.items.count == 2 else {
                 throw StrataError(.invalidPredicate, "BETWEEN needs a list of two values, got \(rhs.items.count)")
             }
-            return try compare(lhs, .greaterOrEqual, rhs.items[0], options) && compare(lhs, .lessOrEqual, rhs.items[1], options)
+            return try compare(lhs, .greaterOrEqual, rhs.items[0], options)
+                && compare(lhs, .lessOrEqual, rhs.items[1], options)
         case .contains where rhs.isCollection:
             throw StrataError(.invalidPredicate, "CONTAINS needs a single value on the right")
         default:
             guard rhs.items.count == 1, !rhs.isCollection else {
                 if rhs.isCollection && rhs.items.isEmpty { return op == .notEqual }
-                throw StrataError(.invalidPredicate, "'\(op.rawValue)' needs a single value on the right; use IN for lists")
+                throw StrataError(
+                    .invalidPredicate, "'\(op.rawValue)' needs a single value on the right; use IN for lists")
             }
             return try compare(lhs, op, rhs.items[0], options)
         }
     }
 
-    private func compare(_ lhs: Item, _ op: ObjectPredicate.Operator, _ rhs: Item, _ options: ObjectPredicate.Options) throws -> Bool {
+    private func compare(_ lhs: Item, _ op: ObjectPredicate.Operator, _ rhs: Item, _ options: ObjectPredicate.Options)
+        throws -> Bool
+    {
         switch (lhs, rhs) {
         case (.object(let a), .object(let b)):
             switch op {
             case .equal, .in, .contains: return a == b
             case .notEqual: return a != b
-            default: throw StrataError(.invalidPredicate, "objects can only be compared with == and !=, not \(op.rawValue)")
+            default:
+                throw StrataError(.invalidPredicate, "objects can only be compared with == and !=, not \(op.rawValue)")
             }
         case (.object, .value(let v)), (.value(let v), .object):
-            guard v.isNull else { throw StrataError(.invalidPredicate, "an object cannot be compared with the value \(v)") }
+            guard v.isNull else {
+                throw StrataError(.invalidPredicate, "an object cannot be compared with the value \(v)")
+            }
             switch op {
             case .equal, .in, .contains: return false
             case .notEqual: return true
-            default: throw StrataError(.invalidPredicate, "objects can only be compared with == and !=, not \(op.rawValue)")
+            default:
+                throw StrataError(.invalidPredicate, "objects can only be compared with == and !=, not \(op.rawValue)")
             }
         case (.value(let a), .value(let b)):
             return try compareValues(a, op, b, options)
         }
     }
 
-    private func compareValues(_ a: Value, _ op: ObjectPredicate.Operator, _ b: Value, _ options: ObjectPredicate.Options) throws -> Bool {
+    private func compareValues(
+        _ a: Value, _ op: ObjectPredicate.Operator, _ b: Value, _ options: ObjectPredicate.Options
+    ) throws -> Bool {
         switch op {
         case .equal, .in: return ValueComparison.equal(a, b, options: options)
         case .notEqual: return !ValueComparison.equal(a, b, options: options)
@@ -166,7 +182,9 @@ public struct PredicateEvaluator {
         case .count(let path):
             let reached = try follow(path, from: snapshot)
             guard reached.isCollection else {
-                throw StrataError(.invalidPredicate, "'\(path).@count' needs a to-many relationship", location: ["entity": snapshot.objectID.entityName, "key": path.description])
+                throw StrataError(
+                    .invalidPredicate, "'\(path).@count' needs a to-many relationship",
+                    location: ["entity": snapshot.objectID.entityName, "key": path.description])
             }
             return .one(.value(.integer(Int64(reached.items.count))))
         }
@@ -189,21 +207,31 @@ public struct PredicateEvaluator {
                 let entity = try model.requireEntity(source.objectID.entityName)
                 if let a = entity.attributeIndex(named: key) {
                     guard isLast else {
-                        throw StrataError(.unknownKey, "'\(path)' continues past the attribute '\(entity.name).\(key)'", location: ["entity": entity.name, "key": path.description])
+                        throw StrataError(
+                            .unknownKey, "'\(path)' continues past the attribute '\(entity.name).\(key)'",
+                            location: ["entity": entity.name, "key": path.description])
                     }
                     items.append(.value(source.attributes[a]))
                 } else if let r = entity.relationshipIndex(named: key) {
                     switch source.relationships[r] {
                     case .toOne(let target):
-                        if isLast { items.append(target.map(Item.object) ?? .value(.null)) }
-                        else { next.append(try target.flatMap(resolve)) }
+                        if isLast {
+                            items.append(target.map(Item.object) ?? .value(.null))
+                        } else {
+                            next.append(try target.flatMap(resolve))
+                        }
                     case .toMany(let targets):
                         isCollection = true
-                        if isLast { items += targets.map(Item.object) }
-                        else { for target in targets { next.append(try resolve(target)) } }
+                        if isLast {
+                            items += targets.map(Item.object)
+                        } else {
+                            for target in targets { next.append(try resolve(target)) }
+                        }
                     }
                 } else {
-                    throw StrataError(.unknownKey, "'\(entity.name)' has no property '\(key)' (in key path '\(path)')", location: ["entity": entity.name, "key": key])
+                    throw StrataError(
+                        .unknownKey, "'\(entity.name)' has no property '\(key)' (in key path '\(path)')",
+                        location: ["entity": entity.name, "key": key])
                 }
             }
             if isLast { return Evaluated(items: items, isCollection: isCollection) }
@@ -220,7 +248,9 @@ public struct PredicateEvaluator {
     public func value(at path: PropertyPath, of snapshot: Snapshot) throws -> Value {
         let reached = try follow(path, from: snapshot)
         guard !reached.isCollection, reached.items.count == 1, case .value(let value) = reached.items[0] else {
-            throw StrataError(.invalidRequest, "'\(path)' does not lead to one attribute value of '\(snapshot.objectID.entityName)'", location: ["entity": snapshot.objectID.entityName, "key": path.description])
+            throw StrataError(
+                .invalidRequest, "'\(path)' does not lead to one attribute value of '\(snapshot.objectID.entityName)'",
+                location: ["entity": snapshot.objectID.entityName, "key": path.description])
         }
         return value
     }
@@ -231,7 +261,9 @@ public struct PredicateEvaluator {
     /// snapshot, so relationships are followed n times, not n log n times.
     public func sorted(_ snapshots: [Snapshot], by sorts: [Sort]) throws -> [Snapshot] {
         guard !sorts.isEmpty else { return snapshots.sorted { $0.objectID < $1.objectID } }
-        let keyed = try snapshots.map { snapshot in (snapshot, try sorts.map { try value(at: $0.keyPath, of: snapshot) }) }
+        let keyed = try snapshots.map { snapshot in
+            (snapshot, try sorts.map { try value(at: $0.keyPath, of: snapshot) })
+        }
         return keyed.sorted { x, y in
             for (i, sort) in sorts.enumerated() {
                 let order = ValueComparison.sortOrder(x.1[i], y.1[i], options: sort.options)
@@ -245,7 +277,8 @@ public struct PredicateEvaluator {
 /// The `MATCHES` patterns one evaluator has compiled, looked up by the pattern string (the same
 /// string instance on every object, so comparing it is cheap) and options.
 final class CompiledPatterns {
-    private var entries: [(pattern: String, options: ObjectPredicate.Options, compiled: StringMatching.RegexPattern)] = []
+    private var entries: [(pattern: String, options: ObjectPredicate.Options, compiled: StringMatching.RegexPattern)] =
+        []
     /// The most patterns kept; a predicate rarely has more.
     private static let capacity = 16
 

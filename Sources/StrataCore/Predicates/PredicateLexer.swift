@@ -164,34 +164,57 @@ struct PredicateLexer {
             scanIdentifier()
             let name = source(start, index)
             guard name.lowercased() == "@count" else {
-                throw fail("unsupported collection operator '\(quoted(start, index))' at position \(start); only @count is supported",
-                           at: start, token: quoted(start, index))
+                throw fail(
+                    "unsupported collection operator '\(quoted(start, index))' at position \(start); only @count is supported",
+                    at: start, token: quoted(start, index))
             }
             return token(.atCount)
         case "=":
             index += 1
-            if peek() == "=" { index += 1; return PredicateToken(kind: .symbol("=="), position: start, text: "==") }
-            if peek() == "<" { index += 1; return PredicateToken(kind: .symbol("<="), position: start, text: "=<") }
-            if peek() == ">" { index += 1; return PredicateToken(kind: .symbol(">="), position: start, text: "=>") }
+            if peek() == "=" {
+                index += 1
+                return PredicateToken(kind: .symbol("=="), position: start, text: "==")
+            }
+            if peek() == "<" {
+                index += 1
+                return PredicateToken(kind: .symbol("<="), position: start, text: "=<")
+            }
+            if peek() == ">" {
+                index += 1
+                return PredicateToken(kind: .symbol(">="), position: start, text: "=>")
+            }
             return PredicateToken(kind: .symbol("=="), position: start, text: "=")
         case "!":
             index += 1
-            if peek() == "=" { index += 1; return token(.symbol("!=")) }
+            if peek() == "=" {
+                index += 1
+                return token(.symbol("!="))
+            }
             return token(.symbol("!"))
         case "<":
             index += 1
-            if peek() == "=" { index += 1; return token(.symbol("<=")) }
-            if peek() == ">" { index += 1; return PredicateToken(kind: .symbol("!="), position: start, text: "<>") }
+            if peek() == "=" {
+                index += 1
+                return token(.symbol("<="))
+            }
+            if peek() == ">" {
+                index += 1
+                return PredicateToken(kind: .symbol("!="), position: start, text: "<>")
+            }
             return token(.symbol("<"))
         case ">":
             index += 1
-            if peek() == "=" { index += 1; return token(.symbol(">=")) }
+            if peek() == "=" {
+                index += 1
+                return token(.symbol(">="))
+            }
             return token(.symbol(">"))
         case "&", "|":
             index += 1
             guard peek() == scalar else {
-                throw fail("unknown operator '\(scalar)' at position \(start); write '\(scalar)\(scalar)'",
-                           at: start, token: String(scalar))
+                throw fail(
+                    "unknown operator '\(scalar)' at position \(start); write '\(scalar)\(scalar)'",
+                    at: start, token: String(scalar))
             }
             index += 1
             return token(.symbol(scalar == "&" ? "&&" : "||"))
@@ -200,7 +223,8 @@ struct PredicateLexer {
             return token(.symbol(String(scalar)))
         default:
             index += 1
-            let shown = scalar.properties.isWhitespace || scalar.value < 0x20 || scalar.value == 0x7F
+            let shown =
+                scalar.properties.isWhitespace || scalar.value < 0x20 || scalar.value == 0x7F
                 ? String(format: "U+%04X", scalar.value) : String(scalar)
             let hint: String
             switch scalar {
@@ -219,23 +243,29 @@ struct PredicateLexer {
     private mutating func scanNumber(_ start: Int) throws -> PredicateToken {
         let negative = peek() == "-"
         if negative { index += 1 }
-        if peek() == "0", let radixMarker = peek(1), let radix = ["x": 16, "X": 16, "o": 8, "O": 8, "b": 2, "B": 2][radixMarker] {
+        if peek() == "0", let radixMarker = peek(1),
+            let radix = ["x": 16, "X": 16, "o": 8, "O": 8, "b": 2, "B": 2][radixMarker]
+        {
             index += 2
             let digitsStart = index
             while let scalar = peek(), scalar.isASCII, Int(String(scalar), radix: radix) != nil { index += 1 }
             try rejectTrailingIdentifier(start)
             let digits = source(digitsStart, index)
             guard !digits.isEmpty else {
-                throw fail("malformed number '\(quoted(start, index))' at position \(start): no digits after the prefix",
-                           at: start, token: quoted(start, index))
+                throw fail(
+                    "malformed number '\(quoted(start, index))' at position \(start): no digits after the prefix",
+                    at: start, token: quoted(start, index))
             }
             let value = UInt64(digits, radix: radix).flatMap { magnitude -> Int64? in
-                if negative { return magnitude == UInt64(Int64.max) + 1 ? Int64.min : Int64(exactly: magnitude).map { -$0 } }
+                if negative {
+                    return magnitude == UInt64(Int64.max) + 1 ? Int64.min : Int64(exactly: magnitude).map { -$0 }
+                }
                 return Int64(exactly: magnitude)
             }
             guard let value else {
-                throw fail("integer '\(quoted(start, index))' at position \(start) does not fit in 64 bits",
-                           at: start, token: quoted(start, index))
+                throw fail(
+                    "integer '\(quoted(start, index))' at position \(start) does not fit in 64 bits",
+                    at: start, token: quoted(start, index))
             }
             return PredicateToken(kind: .integer(value), position: start, text: quoted(start, index))
         }
@@ -251,8 +281,9 @@ struct PredicateLexer {
             index += 1
             if peek() == "+" || peek() == "-" { index += 1 }
             guard let digit = peek(), digit >= "0" && digit <= "9" else {
-                throw fail("malformed number '\(quoted(start, index))' at position \(start): no digits in the exponent",
-                           at: start, token: quoted(start, index))
+                throw fail(
+                    "malformed number '\(quoted(start, index))' at position \(start): no digits in the exponent",
+                    at: start, token: quoted(start, index))
             }
             scanDigits()
         }
@@ -260,14 +291,16 @@ struct PredicateLexer {
         let literal = source(start, index)
         if isDouble {
             guard let value = Double(literal), value.isFinite else {
-                throw fail("number '\(quoted(start, index))' at position \(start) is out of the range of a double",
-                           at: start, token: quoted(start, index))
+                throw fail(
+                    "number '\(quoted(start, index))' at position \(start) is out of the range of a double",
+                    at: start, token: quoted(start, index))
             }
             return PredicateToken(kind: .double(value), position: start, text: quoted(start, index))
         }
         guard let value = Int64(literal) else {
-            throw fail("integer '\(quoted(start, index))' at position \(start) does not fit in 64 bits",
-                       at: start, token: quoted(start, index))
+            throw fail(
+                "integer '\(quoted(start, index))' at position \(start) does not fit in 64 bits",
+                at: start, token: quoted(start, index))
         }
         return PredicateToken(kind: .integer(value), position: start, text: quoted(start, index))
     }
@@ -280,7 +313,8 @@ struct PredicateLexer {
     private mutating func rejectTrailingIdentifier(_ start: Int) throws {
         guard let scalar = peek(), Self.isIdentifierContinue(scalar) else { return }
         scanIdentifier()
-        throw fail("malformed number '\(quoted(start, index))' at position \(start)", at: start, token: quoted(start, index))
+        throw fail(
+            "malformed number '\(quoted(start, index))' at position \(start)", at: start, token: quoted(start, index))
     }
 
     private mutating func scanString(_ start: Int, quote: Unicode.Scalar) throws -> PredicateToken {
@@ -292,7 +326,10 @@ struct PredicateLexer {
             }
             index += 1
             if scalar == quote { break }
-            guard scalar == "\\" else { value.append(scalar); continue }
+            guard scalar == "\\" else {
+                value.append(scalar)
+                continue
+            }
             let escapeStart = index - 1
             guard let escaped = peek() else {
                 throw fail("unterminated string starting at position \(start)", at: start, token: quoted(start, index))
@@ -308,26 +345,31 @@ struct PredicateLexer {
                 let high = try scanHexQuad(escapeStart)
                 if (0xD800...0xDBFF).contains(high) {
                     guard peek() == "\\", peek(1) == "u" else {
-                        throw fail("unpaired surrogate '\(quoted(escapeStart, index))' in a string at position \(escapeStart)",
-                                   at: escapeStart, token: quoted(escapeStart, index))
+                        throw fail(
+                            "unpaired surrogate '\(quoted(escapeStart, index))' in a string at position \(escapeStart)",
+                            at: escapeStart, token: quoted(escapeStart, index))
                     }
                     index += 2
                     let low = try scanHexQuad(escapeStart)
                     guard (0xDC00...0xDFFF).contains(low),
-                          let combined = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)) else {
-                        throw fail("unpaired surrogate '\(quoted(escapeStart, index))' in a string at position \(escapeStart)",
-                                   at: escapeStart, token: quoted(escapeStart, index))
+                        let combined = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+                    else {
+                        throw fail(
+                            "unpaired surrogate '\(quoted(escapeStart, index))' in a string at position \(escapeStart)",
+                            at: escapeStart, token: quoted(escapeStart, index))
                     }
                     value.append(combined)
                 } else if let decoded = Unicode.Scalar(high) {
                     value.append(decoded)
                 } else {
-                    throw fail("unpaired surrogate '\(quoted(escapeStart, index))' in a string at position \(escapeStart)",
-                               at: escapeStart, token: quoted(escapeStart, index))
+                    throw fail(
+                        "unpaired surrogate '\(quoted(escapeStart, index))' in a string at position \(escapeStart)",
+                        at: escapeStart, token: quoted(escapeStart, index))
                 }
             default:
-                throw fail("unknown escape '\(quoted(escapeStart, index))' in a string at position \(escapeStart)",
-                           at: escapeStart, token: quoted(escapeStart, index))
+                throw fail(
+                    "unknown escape '\(quoted(escapeStart, index))' in a string at position \(escapeStart)",
+                    at: escapeStart, token: quoted(escapeStart, index))
             }
         }
         return PredicateToken(kind: .string(String(value)), position: start, text: quoted(start, index))
@@ -339,8 +381,9 @@ struct PredicateLexer {
         for _ in 0..<4 {
             guard let scalar = peek(), scalar.isASCII, let digit = UInt32(String(scalar), radix: 16) else {
                 let end = min(index + 1, scalars.count)
-                throw fail("malformed escape '\(quoted(escapeStart, end))' in a string at position \(escapeStart): \\u takes four hex digits",
-                           at: escapeStart, token: quoted(escapeStart, end))
+                throw fail(
+                    "malformed escape '\(quoted(escapeStart, end))' in a string at position \(escapeStart): \\u takes four hex digits",
+                    at: escapeStart, token: quoted(escapeStart, end))
             }
             result = result << 4 | digit
             index += 1
@@ -350,19 +393,29 @@ struct PredicateLexer {
 
     private mutating func scanArgument(_ start: Int) throws -> PredicateToken {
         index += 1
-        if peek() == "@" { index += 1; return PredicateToken(kind: .argument(.object), position: start, text: "%@") }
-        if peek() == "K" { index += 1; return PredicateToken(kind: .argument(.keyPath), position: start, text: "%K") }
+        if peek() == "@" {
+            index += 1
+            return PredicateToken(kind: .argument(.object), position: start, text: "%@")
+        }
+        if peek() == "K" {
+            index += 1
+            return PredicateToken(kind: .argument(.keyPath), position: start, text: "%K")
+        }
         // printf length modifiers, then the conversion.
         var modifiers = 0
-        while let scalar = peek(), ["h", "l", "q", "z", "j", "t"].contains(scalar), modifiers < 2 { index += 1; modifiers += 1 }
+        while let scalar = peek(), ["h", "l", "q", "z", "j", "t"].contains(scalar), modifiers < 2 {
+            index += 1
+            modifiers += 1
+        }
         let specifier: PredicateArgumentSpecifier
         switch peek() {
         case "d", "i", "u", "D", "U": specifier = .integer
         case "f", "F", "e", "E", "g", "G": specifier = .double
         default:
             let end = min(index + 1, scalars.count)
-            throw fail("unknown argument placeholder '\(quoted(start, end))' at position \(start); use %@, %K, %d or %f",
-                       at: start, token: quoted(start, end))
+            throw fail(
+                "unknown argument placeholder '\(quoted(start, end))' at position \(start); use %@, %K, %d or %f",
+                at: start, token: quoted(start, end))
         }
         index += 1
         return PredicateToken(kind: .argument(specifier), position: start, text: source(start, index))

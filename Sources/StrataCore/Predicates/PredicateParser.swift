@@ -59,10 +59,13 @@ struct PredicateParser {
     }
 
     /// A `predicateSyntax` error with the standard location keys.
-    static func syntaxError(_ message: String, format: String, position: Int, token: String, underlying: String? = nil) -> StrataError {
-        StrataError(.predicateSyntax, message,
-                    location: ["format": format, "position": String(position), "token": token],
-                    underlying: underlying)
+    static func syntaxError(_ message: String, format: String, position: Int, token: String, underlying: String? = nil)
+        -> StrataError
+    {
+        StrataError(
+            .predicateSyntax, message,
+            location: ["format": format, "position": String(position), "token": token],
+            underlying: underlying)
     }
 
     /// The whole predicate; the text must end after it and every argument must be used.
@@ -72,13 +75,15 @@ struct PredicateParser {
         }
         let predicate = try parseOr()
         guard current.kind == .end else {
-            throw error("expected AND, OR or the end after a complete predicate at position \(current.position), found '\(current.text)'",
-                        at: current)
+            throw error(
+                "expected AND, OR or the end after a complete predicate at position \(current.position), found '\(current.text)'",
+                at: current)
         }
         if nextArgument < arguments.count {
             let count = arguments.count
-            throw error("\(count) argument\(count == 1 ? " was" : "s were") given but the format uses \(nextArgument)",
-                        at: current)
+            throw error(
+                "\(count) argument\(count == 1 ? " was" : "s were") given but the format uses \(nextArgument)",
+                at: current)
         }
         return predicate
     }
@@ -127,7 +132,8 @@ struct PredicateParser {
     private mutating func nest(_ at: PredicateToken) throws {
         depth += 1
         if depth > Self.maximumDepth {
-            throw error("the predicate nests deeper than \(Self.maximumDepth) levels at position \(at.position)", at: at)
+            throw error(
+                "the predicate nests deeper than \(Self.maximumDepth) levels at position \(at.position)", at: at)
         }
     }
 
@@ -158,7 +164,9 @@ struct PredicateParser {
         if isKeyword("NOT") || isSymbol("!") {
             try advance()
             if current.kind == .end {
-                throw error("expected a predicate after '\(start.text)' at position \(current.position), found end of input", at: current)
+                throw error(
+                    "expected a predicate after '\(start.text)' at position \(current.position), found end of input",
+                    at: current)
             }
             return .not(try parseNot())
         }
@@ -172,8 +180,9 @@ struct PredicateParser {
             try advance()
             let inner = try parseOr()
             guard isSymbol(")") else {
-                throw error("expected ')' to close the '(' at position \(start.position), at position \(current.position) \(found)",
-                            at: current)
+                throw error(
+                    "expected ')' to close the '(' at position \(start.position), at position \(current.position) \(found)",
+                    at: current)
             }
             try advance()
             return inner
@@ -225,7 +234,9 @@ struct PredicateParser {
         let lhs = try parseOperand(after: context)
         let operatorToken = current
         guard let op = comparisonOperator(operatorToken.kind) else {
-            throw error("expected an operator after '\(sourceText(from: lhsStart, to: operatorToken))' at position \(operatorToken.position), \(found)", at: operatorToken)
+            throw error(
+                "expected an operator after '\(sourceText(from: lhsStart, to: operatorToken))' at position \(operatorToken.position), \(found)",
+                at: operatorToken)
         }
         try advance()
         let options = try parseOptions()
@@ -233,8 +244,9 @@ struct PredicateParser {
         let rhs = try parseOperand(after: operatorToken)
         if op == .between {
             guard case .list(let bounds) = rhs, bounds.count == 2 else {
-                throw error("BETWEEN needs a list of two bounds, like {1, 10}, at position \(rhsStart.position), found '\(sourceText(from: rhsStart, to: current))'",
-                            at: rhsStart)
+                throw error(
+                    "BETWEEN needs a list of two bounds, like {1, 10}, at position \(rhsStart.position), found '\(sourceText(from: rhsStart, to: current))'",
+                    at: rhsStart)
             }
         }
         return ObjectPredicate.Comparison(lhs, op, rhs, modifier: modifier, options: options)
@@ -248,7 +260,8 @@ struct PredicateParser {
         var text = String(scalars[from..<to])
         while text.last?.isWhitespace == true { text.removeLast() }
         if text.unicodeScalars.count > PredicateLexer.maximumQuotedLength {
-            text = String(String.UnicodeScalarView(text.unicodeScalars.prefix(PredicateLexer.maximumQuotedLength))) + "…"
+            text =
+                String(String.UnicodeScalarView(text.unicodeScalars.prefix(PredicateLexer.maximumQuotedLength))) + "…"
         }
         return text
     }
@@ -296,11 +309,13 @@ struct PredicateParser {
             case "c": option = .caseInsensitive
             case "d": option = .diacriticInsensitive
             default:
-                throw error("unknown option '\(current.text)' in '[...]' at position \(current.position); use c, d or cd",
-                            at: current)
+                throw error(
+                    "unknown option '\(current.text)' in '[...]' at position \(current.position); use c, d or cd",
+                    at: current)
             }
             guard !options.contains(option) else {
-                throw error("option '\(letter)' repeated in '[\(current.text)]' at position \(current.position)", at: current)
+                throw error(
+                    "option '\(letter)' repeated in '[\(current.text)]' at position \(current.position)", at: current)
             }
             options.insert(option)
         }
@@ -318,7 +333,8 @@ struct PredicateParser {
         defer { depth -= 1 }
         func expected() -> StrataError {
             if let context {
-                return error("expected an expression after '\(context.text)' at position \(start.position), \(found)", at: start)
+                return error(
+                    "expected an expression after '\(context.text)' at position \(start.position), \(found)", at: start)
             }
             return error("expected a predicate at position \(start.position), \(found)", at: start)
         }
@@ -343,9 +359,11 @@ struct PredicateParser {
             return .constant(.bool(false))
         case .keyword("CAST"):
             return try parseCast()
-        case .keyword(let word) where ["CASEINSENSITIVE", "CI", "FIRST", "LAST", "SIZE", "ANYKEY", "SUBQUERY", "FETCH"].contains(word):
-            throw error("'\(start.text)' at position \(start.position) is a reserved word that Strata does not support; write #\(start.text) for a key of that name",
-                        at: start)
+        case .keyword(let word)
+        where ["CASEINSENSITIVE", "CI", "FIRST", "LAST", "SIZE", "ANYKEY", "SUBQUERY", "FETCH"].contains(word):
+            throw error(
+                "'\(start.text)' at position \(start.position) is a reserved word that Strata does not support; write #\(start.text) for a key of that name",
+                at: start)
         case .integer(let value):
             try advance()
             return .constant(.integer(value))
@@ -385,8 +403,9 @@ struct PredicateParser {
     private mutating func parseKeyComponent() throws -> String {
         guard case .identifier(let name) = current.kind else {
             if case .keyword = current.kind {
-                throw error("expected a key after '.' at position \(current.position), found the reserved word '\(current.text)'; write #\(current.text)",
-                            at: current)
+                throw error(
+                    "expected a key after '.' at position \(current.position), found the reserved word '\(current.text)'; write #\(current.text)",
+                    at: current)
             }
             throw error("expected a key after '.' at position \(current.position), \(found)", at: current)
         }
@@ -410,8 +429,9 @@ struct PredicateParser {
                 continue
             }
             guard isSymbol("}") else {
-                throw error("expected ',' or '}' in the list opened at position \(open.position), at position \(current.position) \(found)",
-                            at: current)
+                throw error(
+                    "expected ',' or '}' in the list opened at position \(open.position), at position \(current.position) \(found)",
+                    at: current)
             }
             try advance()
             return .list(elements)
@@ -419,17 +439,21 @@ struct PredicateParser {
     }
 
     /// Substitutes the next argument for a placeholder.
-    private mutating func parseArgument(_ specifier: PredicateArgumentSpecifier, token: PredicateToken) throws -> ObjectPredicate.Operand {
+    private mutating func parseArgument(_ specifier: PredicateArgumentSpecifier, token: PredicateToken) throws
+        -> ObjectPredicate.Operand
+    {
         guard nextArgument < arguments.count else {
-            throw error("no argument for '\(token.text)' at position \(token.position): the format needs more than the \(arguments.count) given",
-                        at: token)
+            throw error(
+                "no argument for '\(token.text)' at position \(token.position): the format needs more than the \(arguments.count) given",
+                at: token)
         }
         let number = nextArgument + 1
         let operand = arguments[nextArgument].predicateOperand
         nextArgument += 1
         func wrongKind(_ wanted: String) -> StrataError {
-            error("argument \(number) for '\(token.text)' at position \(token.position) must be \(wanted), found \(Self.describe(operand))",
-                  at: token)
+            error(
+                "argument \(number) for '\(token.text)' at position \(token.position) must be \(wanted), found \(Self.describe(operand))",
+                at: token)
         }
         switch specifier {
         case .object:
@@ -453,8 +477,9 @@ struct PredicateParser {
             default: throw wrongKind("a String naming a key path")
             }
             guard !path.components.isEmpty, !path.components.contains(where: \.isEmpty) else {
-                throw error("argument \(number) for '%K' at position \(token.position) is not a key path: '\(path)' has an empty component",
-                            at: token)
+                throw error(
+                    "argument \(number) for '%K' at position \(token.position) is not a key path: '\(path)' has an empty component",
+                    at: token)
             }
             return try parseKeyPathTail(path.components)
         }
@@ -471,13 +496,16 @@ struct PredicateParser {
         try expectSymbol(",", "between the value and the type of CAST")
         let typeToken = current
         guard case .string(let typeName) = typeToken.kind else {
-            throw error("expected a type name string like 'NSDate' in CAST at position \(typeToken.position), \(found)", at: typeToken)
+            throw error(
+                "expected a type name string like 'NSDate' in CAST at position \(typeToken.position), \(found)",
+                at: typeToken)
         }
         try advance()
         try expectSymbol(")", "to close the CAST at position \(castToken.position)")
         func bad(_ wanted: String, underlying: String? = nil) -> StrataError {
-            error("CAST to '\(typeName)' needs \(wanted) at position \(valueToken.position), found \(Self.describe(value))",
-                  at: valueToken, underlying: underlying)
+            error(
+                "CAST to '\(typeName)' needs \(wanted) at position \(valueToken.position), found \(Self.describe(value))",
+                at: valueToken, underlying: underlying)
         }
         func number() -> Double? {
             switch value {
@@ -507,7 +535,9 @@ struct PredicateParser {
             guard let t = text() else { throw bad("a string with a decimal number") }
             if t.lowercased() == "nan" { return .constant(.decimal(.nan)) }
             guard let v = Decimal(string: t, locale: Locale(identifier: "en_US_POSIX")),
-                  t.range(of: #"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$"#, options: .regularExpression) != nil else {
+                t.range(of: #"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$"#, options: .regularExpression)
+                    != nil
+            else {
                 throw bad("a string with a decimal number")
             }
             return .constant(.decimal(v))
@@ -528,8 +558,9 @@ struct PredicateParser {
                 throw bad("an object ID URI", underlying: failure.message)
             }
         default:
-            throw error("unknown CAST type '\(typeName)' at position \(typeToken.position); use NSDate, Double, Float, NSDecimalNumber, UUID, URL, Data or ObjectID",
-                        at: typeToken)
+            throw error(
+                "unknown CAST type '\(typeName)' at position \(typeToken.position); use NSDate, Double, Float, NSDecimalNumber, UUID, URL, Data or ObjectID",
+                at: typeToken)
         }
     }
 

@@ -20,9 +20,13 @@ public enum PredicateValidator {
         let entity = try model.requireEntity(request.entityName)
         if let predicate = request.predicate { try validate(predicate, for: entity, in: model) }
         for sort in request.sorts { try validateValuePath(sort.keyPath, for: entity, in: model, role: "sort key") }
-        for path in request.propertiesToFetch { try validateValuePath(path, for: entity, in: model, role: "property to fetch") }
+        for path in request.propertiesToFetch {
+            try validateValuePath(path, for: entity, in: model, role: "property to fetch")
+        }
         if let ids = request.objectIDs, let other = ids.first(where: { $0.isTemporary }) {
-            throw StrataError(.invalidObjectID, "a fetch cannot name the temporary ID \(other); save the object first", location: ["entity": entity.name])
+            throw StrataError(
+                .invalidObjectID, "a fetch cannot name the temporary ID \(other); save the object first",
+                location: ["entity": entity.name])
         }
     }
 
@@ -73,21 +77,28 @@ public enum PredicateValidator {
             StrataError(.invalidPredicate, message, location: ["entity": entity.name, "key": describe(c.lhs)])
         }
         if c.modifier != .direct && !lhs.isMany {
-            throw fail("\(c.modifier.rawValue) needs a key path through a to-many relationship, but '\(describe(c.lhs))' of '\(entity.name)' reaches one value")
+            throw fail(
+                "\(c.modifier.rawValue) needs a key path through a to-many relationship, but '\(describe(c.lhs))' of '\(entity.name)' reaches one value"
+            )
         }
         if c.modifier == .direct && lhs.isMany && c.op != .contains {
             throw fail("'\(describe(c.lhs))' of '\(entity.name)' reaches many values: use ANY, ALL or NONE, or @count")
         }
         if case .list = lhs, c.op != .contains { throw fail("a list on the left only works with CONTAINS") }
-        if rhs.isMany && c.op != .in { throw fail("'\(describe(c.rhs))' reaches many values: only IN accepts that on the right") }
+        if rhs.isMany && c.op != .in {
+            throw fail("'\(describe(c.rhs))' reaches many values: only IN accepts that on the right")
+        }
         switch c.op {
         case .between:
-            guard case .list(let bounds) = rhs, bounds.count == 2 else { throw fail("BETWEEN needs a list of two values: x BETWEEN {low, high}") }
+            guard case .list(let bounds) = rhs, bounds.count == 2 else {
+                throw fail("BETWEEN needs a list of two values: x BETWEEN {low, high}")
+            }
             for bound in bounds { try checkComparable(lhs, bound, op: .lessOrEqual, fail: fail) }
         case .in:
             switch rhs {
             case .list(let members): for member in members { try checkComparable(lhs, member, op: .equal, fail: fail) }
-            case .attribute(_, _, true), .object(_, _, true): try checkComparable(lhs, rhs.single, op: .equal, fail: fail)
+            case .attribute(_, _, true), .object(_, _, true):
+                try checkComparable(lhs, rhs.single, op: .equal, fail: fail)
             default: try checkComparable(lhs, rhs, op: .contains, fail: fail)
             }
         case .contains where lhs.isMany || isList(lhs):
@@ -96,7 +107,9 @@ public enum PredicateValidator {
             try checkComparable(lhs, rhs, op: c.op, fail: fail)
         }
         if c.op == .matches, case .value(.string(let pattern)) = rhs {
-            do { _ = try StringMatching.compiledRegex(pattern, caseInsensitive: c.options.contains(.caseInsensitive)) } catch var error as StrataError {
+            do {
+                _ = try StringMatching.compiledRegex(pattern, caseInsensitive: c.options.contains(.caseInsensitive))
+            } catch var error as StrataError {
                 error.location["entity"] = entity.name
                 error.location["key"] = describe(c.lhs)
                 throw error
@@ -109,12 +122,16 @@ public enum PredicateValidator {
         return false
     }
 
-    private static func checkComparable(_ lhs: Kind, _ rhs: Kind, op: ObjectPredicate.Operator, fail: (String) -> StrataError) throws {
+    private static func checkComparable(
+        _ lhs: Kind, _ rhs: Kind, op: ObjectPredicate.Operator, fail: (String) -> StrataError
+    ) throws {
         let isStringOp = [.beginsWith, .endsWith, .contains, .like, .matches].contains(op)
         let isOrdering = [.less, .lessOrEqual, .greater, .greaterOrEqual].contains(op)
         switch (lhs.single, rhs.single) {
         case (.object(let entity, let name, _), let other), (let other, .object(let entity, let name, _)):
-            guard op == .equal || op == .notEqual || op == .contains else { throw fail("'\(name)' is a relationship: compare it with == or != or IN") }
+            guard op == .equal || op == .notEqual || op == .contains else {
+                throw fail("'\(name)' is a relationship: compare it with == or != or IN")
+            }
             switch other {
             case .value(.null), .object: return
             case .objectID(let id) where id.entityName == entity: return
@@ -123,23 +140,32 @@ public enum PredicateValidator {
             default: throw fail("'\(name)' is a relationship to \(entity): compare it with an object ID or nil")
             }
         case (.attribute(let type, let name, _), let other), (let other, .attribute(let type, let name, _)):
-            if isStringOp && type != .string { throw fail("\(op.rawValue) applies to strings, but '\(name)' is a \(type.rawValue)") }
-            if isOrdering && [.binary, .uuid, .uri].contains(type) { throw fail("'\(name)' is a \(type.rawValue), which has no order: use == or !=") }
+            if isStringOp && type != .string {
+                throw fail("\(op.rawValue) applies to strings, but '\(name)' is a \(type.rawValue)")
+            }
+            if isOrdering && [.binary, .uuid, .uri].contains(type) {
+                throw fail("'\(name)' is a \(type.rawValue), which has no order: use == or !=")
+            }
             switch other {
             case .value(let value):
                 if !value.isNull && !compatible(type, value) {
-                    throw fail("'\(name)' is a \(type.rawValue) and cannot be compared with \(value) (\(value.typeName))")
+                    throw fail(
+                        "'\(name)' is a \(type.rawValue) and cannot be compared with \(value) (\(value.typeName))")
                 }
             case .attribute(let otherType, let otherName, _):
                 if !(type == otherType || (type.isNumeric && otherType.isNumeric)) {
-                    throw fail("'\(name)' (\(type.rawValue)) cannot be compared with '\(otherName)' (\(otherType.rawValue))")
+                    throw fail(
+                        "'\(name)' (\(type.rawValue)) cannot be compared with '\(otherName)' (\(otherType.rawValue))")
                 }
             case .objectID, .object: throw fail("'\(name)' is an attribute and cannot be compared with an object")
-            case .count: if !type.isNumeric { throw fail("'\(name)' is a \(type.rawValue) and cannot be compared with a count") }
+            case .count:
+                if !type.isNumeric { throw fail("'\(name)' is a \(type.rawValue) and cannot be compared with a count") }
             case .list(let members): for m in members { try checkComparable(lhs, m, op: op, fail: fail) }
             }
         case (.count, .value(let value)), (.value(let value), .count):
-            if !value.isNull && !ValueComparison.isNumber(value) { throw fail("@count is a number and cannot be compared with \(value)") }
+            if !value.isNull && !ValueComparison.isNumber(value) {
+                throw fail("@count is a number and cannot be compared with \(value)")
+            }
         default:
             return
         }
@@ -148,7 +174,8 @@ public enum PredicateValidator {
     private static func compatible(_ type: AttributeType, _ value: Value) -> Bool {
         if type.isNumeric { return ValueComparison.isNumber(value) }
         switch (type, value) {
-        case (.string, .string), (.boolean, .bool), (.date, .date), (.binary, .binary), (.uuid, .uuid), (.uri, .uri): return true
+        case (.string, .string), (.boolean, .bool), (.date, .date), (.binary, .binary), (.uuid, .uuid), (.uri, .uri):
+            return true
         default: return false
         }
     }
@@ -162,7 +189,10 @@ public enum PredicateValidator {
         case .keyPath(let path): return try kind(of: path, for: entity, in: model)
         case .count(let path):
             guard try kind(of: path, for: entity, in: model).isMany else {
-                throw StrataError(.invalidPredicate, "'\(path).@count' needs a key path through a to-many relationship of '\(entity.name)'", location: ["entity": entity.name, "key": path.description])
+                throw StrataError(
+                    .invalidPredicate,
+                    "'\(path).@count' needs a key path through a to-many relationship of '\(entity.name)'",
+                    location: ["entity": entity.name, "key": path.description])
             }
             return .count
         }
@@ -175,13 +205,18 @@ public enum PredicateValidator {
             let isLast = i == path.components.count - 1
             if let attribute = current.attribute(named: key) {
                 guard isLast else {
-                    throw StrataError(.unknownKey, "'\(path)' continues past the attribute '\(current.name).\(key)'", location: ["entity": current.name, "key": path.description])
+                    throw StrataError(
+                        .unknownKey, "'\(path)' continues past the attribute '\(current.name).\(key)'",
+                        location: ["entity": current.name, "key": path.description])
                 }
                 return .attribute(attribute.type, name: path.description, many: many)
             }
             guard let relationship = current.relationship(named: key) else {
-                let known = (current.attributes.map(\.name) + current.relationships.map(\.name)).sorted().joined(separator: ", ")
-                throw StrataError(.unknownKey, "'\(current.name)' has no property '\(key)' (in key path '\(path)'); it has: \(known)", location: ["entity": current.name, "key": key])
+                let known = (current.attributes.map(\.name) + current.relationships.map(\.name)).sorted().joined(
+                    separator: ", ")
+                throw StrataError(
+                    .unknownKey, "'\(current.name)' has no property '\(key)' (in key path '\(path)'); it has: \(known)",
+                    location: ["entity": current.name, "key": key])
             }
             many = many || relationship.isToMany
             current = try model.requireEntity(relationship.destination)
@@ -190,11 +225,16 @@ public enum PredicateValidator {
         throw StrataError(.unknownKey, "an empty key path on '\(entity.name)'", location: ["entity": entity.name])
     }
 
-    private static func validateValuePath(_ path: PropertyPath, for entity: Entity, in model: Model, role: String) throws {
+    private static func validateValuePath(_ path: PropertyPath, for entity: Entity, in model: Model, role: String)
+        throws
+    {
         switch try kind(of: path, for: entity, in: model) {
         case .attribute(_, _, false): return
         default:
-            throw StrataError(.invalidRequest, "the \(role) '\(path)' of '\(entity.name)' must lead through to-one relationships to an attribute", location: ["entity": entity.name, "key": path.description])
+            throw StrataError(
+                .invalidRequest,
+                "the \(role) '\(path)' of '\(entity.name)' must lead through to-one relationships to an attribute",
+                location: ["entity": entity.name, "key": path.description])
         }
     }
 
@@ -210,9 +250,9 @@ public enum PredicateValidator {
     }
 }
 
-private extension PredicateValidator.Kind {
+extension PredicateValidator.Kind {
     /// The same kind seen as one element (a to-many path's element type).
-    var single: PredicateValidator.Kind {
+    fileprivate var single: PredicateValidator.Kind {
         switch self {
         case .attribute(let t, let n, _): return .attribute(t, name: n, many: false)
         case .object(let e, let n, _): return .object(entity: e, name: n, many: false)

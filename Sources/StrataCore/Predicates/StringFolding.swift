@@ -19,7 +19,8 @@ public enum StringFolding {
 
     /// -1, 0 or 1 comparing `a` and `b` by Unicode scalar values.
     public static func compareScalars(_ a: String, _ b: String) -> Int {
-        var i = a.unicodeScalars.makeIterator(), j = b.unicodeScalars.makeIterator()
+        var i = a.unicodeScalars.makeIterator()
+        var j = b.unicodeScalars.makeIterator()
         while true {
             switch (i.next(), j.next()) {
             case (nil, nil): return 0

@@ -5,12 +5,14 @@ import Foundation
 public enum StringMatching {
     /// `BEGINSWITH`: whether `text` starts with `prefix`, by Unicode scalars after folding.
     public static func beginsWith(_ text: String, _ prefix: String, options: ObjectPredicate.Options = []) -> Bool {
-        StringFolding.fold(text, options).unicodeScalars.starts(with: StringFolding.fold(prefix, options).unicodeScalars)
+        StringFolding.fold(text, options).unicodeScalars.starts(
+            with: StringFolding.fold(prefix, options).unicodeScalars)
     }
 
     /// `ENDSWITH`: whether `text` ends with `suffix`, by Unicode scalars after folding.
     public static func endsWith(_ text: String, _ suffix: String, options: ObjectPredicate.Options = []) -> Bool {
-        StringFolding.fold(text, options).unicodeScalars.reversed().starts(with: StringFolding.fold(suffix, options).unicodeScalars.reversed())
+        StringFolding.fold(text, options).unicodeScalars.reversed().starts(
+            with: StringFolding.fold(suffix, options).unicodeScalars.reversed())
     }
 
     /// `CONTAINS` on strings: whether `needle` occurs in `text`, by Unicode scalars after folding.
@@ -33,7 +35,11 @@ public enum StringMatching {
         var tokens: [LikeToken] = []
         var escaping = false
         for scalar in StringFolding.fold(pattern, options).unicodeScalars {
-            if escaping { tokens.append(.literal(scalar)); escaping = false; continue }
+            if escaping {
+                tokens.append(.literal(scalar))
+                escaping = false
+                continue
+            }
             switch scalar {
             case "\\": escaping = true
             case "*": if tokens.last != .anyRun { tokens.append(.anyRun) }
@@ -43,14 +49,22 @@ public enum StringMatching {
         }
         if escaping { tokens.append(.literal("\\")) }
         // Iterative matcher with single backtrack point (classic wildcard algorithm), linear memory.
-        var ti = 0, pi = 0, star = -1, mark = 0
+        var ti = 0
+        var pi = 0
+        var star = -1
+        var mark = 0
         while ti < t.count {
             if pi < tokens.count, tokens[pi] == .anyOne || tokens[pi] == .literal(t[ti]) {
-                ti += 1; pi += 1
+                ti += 1
+                pi += 1
             } else if pi < tokens.count, tokens[pi] == .anyRun {
-                star = pi; mark = ti; pi += 1
+                star = pi
+                mark = ti
+                pi += 1
             } else if star >= 0 {
-                pi = star + 1; mark += 1; ti = mark
+                pi = star + 1
+                mark += 1
+                ti = mark
             } else {
                 return false
             }
@@ -59,7 +73,11 @@ public enum StringMatching {
         return pi == tokens.count
     }
 
-    private enum LikeToken: Equatable { case literal(Unicode.Scalar), anyOne, anyRun }
+    private enum LikeToken: Equatable {
+        case literal(Unicode.Scalar)
+        case anyOne
+        case anyRun
+    }
 
     /// `MATCHES`: whether the whole of `text` matches the ICU regular expression `pattern`.
     /// `[c]` makes the expression case-insensitive; `[d]` folds diacritics in `text` only.
@@ -69,7 +87,8 @@ public enum StringMatching {
     /// - Throws: ``StrataError/Code/invalidPredicate`` when `pattern` is not a valid expression
     ///   or is longer than ``maximumPatternLength``, or when matching backtracks catastrophically
     ///   (more work than `text`'s length allows; see docs/Predicates.md).
-    public static func matches(_ text: String, _ pattern: String, options: ObjectPredicate.Options = []) throws -> Bool {
+    public static func matches(_ text: String, _ pattern: String, options: ObjectPredicate.Options = []) throws -> Bool
+    {
         try RegexPattern(pattern, options: options).matches(text)
     }
 
@@ -118,7 +137,9 @@ public enum StringMatching {
                 }
             }
             guard ticks <= limit else {
-                let shown = regex.pattern.unicodeScalars.count > 100 ? String(String.UnicodeScalarView(regex.pattern.unicodeScalars.prefix(100))) + "…" : regex.pattern
+                let shown =
+                    regex.pattern.unicodeScalars.count > 100
+                    ? String(String.UnicodeScalarView(regex.pattern.unicodeScalars.prefix(100))) + "…" : regex.pattern
                 throw StrataError(
                     .invalidPredicate,
                     "MATCHES '\(shown)' gave up on a string of \(range.length) UTF-16 units after \(limit * 10_000) steps of matching; the pattern backtracks catastrophically (nested repetition such as (a+)+): simplify it",
@@ -157,7 +178,9 @@ public enum StringMatching {
         do {
             regex = try NSRegularExpression(pattern: pattern, options: caseInsensitive ? [.caseInsensitive] : [])
         } catch {
-            throw StrataError(.invalidPredicate, "'\(pattern)' is not a valid regular expression for MATCHES", location: ["pattern": pattern])
+            throw StrataError(
+                .invalidPredicate, "'\(pattern)' is not a valid regular expression for MATCHES",
+                location: ["pattern": pattern])
         }
         regexCache.withLock { cache in
             if cache.count >= 256 { cache.removeAll() }

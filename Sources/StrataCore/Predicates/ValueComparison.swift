@@ -19,7 +19,8 @@ public enum ValueComparison {
         case (.string(let x), .string(let y)):
             return options.isEmpty
                 ? x.unicodeScalars.elementsEqual(y.unicodeScalars)
-                : StringFolding.fold(x, options).unicodeScalars.elementsEqual(StringFolding.fold(y, options).unicodeScalars)
+                : StringFolding.fold(x, options).unicodeScalars.elementsEqual(
+                    StringFolding.fold(y, options).unicodeScalars)
         default:
             if let order = numericOrder(a, b) { return order == 0 }
             if isNumber(a) || isNumber(b) { return false }
@@ -59,11 +60,13 @@ public enum ValueComparison {
             return StringFolding.compareScalars(x.absoluteString, y.absoluteString)
         default:
             if isNumber(a) && isNumber(b) {
-                let x = double(a)!, y = double(b)!
+                let x = double(a)!
+                let y = double(b)!
                 if x.isNaN || y.isNaN { return x.isNaN ? (y.isNaN ? 0 : -1) : 1 }
             }
             if let order = order(a, b, options: options) { return order }
-            let ra = kindRank(a), rb = kindRank(b)
+            let ra = kindRank(a)
+            let rb = kindRank(b)
             return ra < rb ? -1 : (ra > rb ? 1 : 0)
         }
     }

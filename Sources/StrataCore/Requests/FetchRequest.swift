@@ -66,11 +66,18 @@ public struct FetchRequest: Sendable, Hashable {
     /// Checks the request's own fields (not the model): non-negative limit and offset, properties
     /// for a dictionary fetch.
     public func validateShape() throws {
-        if let limit, limit < 0 { throw StrataError(.invalidRequest, "fetch limit \(limit) is negative", location: ["entity": entityName]) }
-        if offset < 0 { throw StrataError(.invalidRequest, "fetch offset \(offset) is negative", location: ["entity": entityName]) }
-        if let batchSize, batchSize < 0 { throw StrataError(.invalidRequest, "batch size \(batchSize) is negative", location: ["entity": entityName]) }
+        if let limit, limit < 0 {
+            throw StrataError(.invalidRequest, "fetch limit \(limit) is negative", location: ["entity": entityName])
+        }
+        if offset < 0 {
+            throw StrataError(.invalidRequest, "fetch offset \(offset) is negative", location: ["entity": entityName])
+        }
+        if let batchSize, batchSize < 0 {
+            throw StrataError(.invalidRequest, "batch size \(batchSize) is negative", location: ["entity": entityName])
+        }
         if resultType == .dictionaries && propertiesToFetch.isEmpty {
-            throw StrataError(.invalidRequest, "a dictionary fetch needs properties to fetch", location: ["entity": entityName])
+            throw StrataError(
+                .invalidRequest, "a dictionary fetch needs properties to fetch", location: ["entity": entityName])
         }
     }
 }

@@ -45,7 +45,10 @@ public struct SaveRequest: Sendable, Hashable {
     }
 
     /// Creates a save request.
-    public init(inserts: [Snapshot] = [], updates: [Update] = [], deletes: [Delete] = [], metadataChanges: [String: String?] = [:]) {
+    public init(
+        inserts: [Snapshot] = [], updates: [Update] = [], deletes: [Delete] = [],
+        metadataChanges: [String: String?] = [:]
+    ) {
         self.inserts = inserts
         self.updates = updates
         self.deletes = deletes

@@ -8,7 +8,9 @@ public enum QueryEvaluation {
     ///
     /// - Throws: ``StrataError/Code/invalidPredicate`` for a predicate nested deeper than
     ///   ``ObjectPredicate/maximumDepth`` (checked once, before any evaluation).
-    public static func run(_ request: FetchRequest, over candidates: [Snapshot], evaluator: PredicateEvaluator) throws -> FetchResult {
+    public static func run(_ request: FetchRequest, over candidates: [Snapshot], evaluator: PredicateEvaluator) throws
+        -> FetchResult
+    {
         try request.predicate?.checkDepth()
         var matching: [Snapshot]
         if let ids = request.objectIDs {
@@ -29,11 +31,14 @@ public enum QueryEvaluation {
         case .objectIDs: return .objectIDs(page.map(\.objectID))
         case .count: return .count(page.count)
         case .dictionaries:
-            return .dictionaries(try page.map { snapshot in
-                var row: [String: Value] = [:]
-                for path in request.propertiesToFetch { row[path.description] = try evaluator.value(at: path, of: snapshot) }
-                return row
-            })
+            return .dictionaries(
+                try page.map { snapshot in
+                    var row: [String: Value] = [:]
+                    for path in request.propertiesToFetch {
+                        row[path.description] = try evaluator.value(at: path, of: snapshot)
+                    }
+                    return row
+                })
         }
     }
 }

@@ -36,7 +36,9 @@ extension SaveRequest {
         var seen = Set<ObjectID>(minimumCapacity: inserts.count + updates.count + deletes.count)
         func see(_ id: ObjectID) throws {
             guard seen.insert(id).inserted else {
-                throw StrataError(.invalidRequest, "\(id) appears more than once in one save", location: ["object": id.uriRepresentation])
+                throw StrataError(
+                    .invalidRequest, "\(id) appears more than once in one save",
+                    location: ["object": id.uriRepresentation])
             }
         }
         for index in inserts.indices { try see(inserts[index].objectID) }
@@ -49,10 +51,14 @@ extension ObjectID {
     /// Throws ``StrataError/Code/invalidObjectID`` unless this is a permanent ID of the store `storeIdentifier`.
     public func checkBelongs(to storeIdentifier: String) throws {
         guard !isTemporary else {
-            throw StrataError(.invalidObjectID, "\(self) is temporary; obtain a permanent ID from the store before saving", location: ["object": uriRepresentation])
+            throw StrataError(
+                .invalidObjectID, "\(self) is temporary; obtain a permanent ID from the store before saving",
+                location: ["object": uriRepresentation])
         }
         guard self.storeIdentifier == storeIdentifier else {
-            throw StrataError(.invalidObjectID, "\(self) belongs to store \(self.storeIdentifier), not to \(storeIdentifier)", location: ["object": uriRepresentation])
+            throw StrataError(
+                .invalidObjectID, "\(self) belongs to store \(self.storeIdentifier), not to \(storeIdentifier)",
+                location: ["object": uriRepresentation])
         }
     }
 }
@@ -73,7 +79,10 @@ extension Snapshot {
     /// ``checkShape(of:storeIdentifier:)`` less the check of the snapshot's own ID.
     func checkValues(of entity: Entity, storeIdentifier: String) throws {
         guard attributes.count == entity.attributes.count, relationships.count == entity.relationships.count else {
-            throw StrataError(.invalidRequest, "the snapshot of \(objectID) has \(attributes.count) attributes and \(relationships.count) relationships; '\(entity.name)' has \(entity.attributes.count) and \(entity.relationships.count)", location: ["object": objectID.uriRepresentation])
+            throw StrataError(
+                .invalidRequest,
+                "the snapshot of \(objectID) has \(attributes.count) attributes and \(relationships.count) relationships; '\(entity.name)' has \(entity.attributes.count) and \(entity.relationships.count)",
+                location: ["object": objectID.uriRepresentation])
         }
         // Fields are read in place (indices, not copies of each attribute): this runs for every
         // value of every save.
@@ -82,21 +91,35 @@ extension Snapshot {
             if value.isNull {
                 guard entity.attributes[index].isOptional else {
                     let attribute = entity.attributes[index]
-                    throw StrataError(.missingValue, "\(objectID): the required attribute '\(entity.name).\(attribute.name)' has no value", location: ["object": objectID.uriRepresentation, "entity": entity.name, "key": attribute.name])
+                    throw StrataError(
+                        .missingValue,
+                        "\(objectID): the required attribute '\(entity.name).\(attribute.name)' has no value",
+                        location: ["object": objectID.uriRepresentation, "entity": entity.name, "key": attribute.name])
                 }
             } else if !value.fits(entity.attributes[index].type) {
                 let attribute = entity.attributes[index]
-                throw StrataError(.typeMismatch, "\(objectID): '\(entity.name).\(attribute.name)' is a \(attribute.type.rawValue) and cannot hold \(value) (\(value.typeName))", location: ["object": objectID.uriRepresentation, "entity": entity.name, "key": attribute.name])
+                throw StrataError(
+                    .typeMismatch,
+                    "\(objectID): '\(entity.name).\(attribute.name)' is a \(attribute.type.rawValue) and cannot hold \(value) (\(value.typeName))",
+                    location: ["object": objectID.uriRepresentation, "entity": entity.name, "key": attribute.name])
             }
         }
         for index in relationships.indices {
             if case .toOne(nil) = relationships[index], !entity.relationships[index].isToMany { continue }
-            if case .toMany(let ids) = relationships[index], ids.isEmpty, entity.relationships[index].isToMany { continue }
-            let relationship = entity.relationships[index], value = relationships[index]
-            var location: [String: String] { ["object": objectID.uriRepresentation, "entity": entity.name, "key": relationship.name] }
+            if case .toMany(let ids) = relationships[index], ids.isEmpty, entity.relationships[index].isToMany {
+                continue
+            }
+            let relationship = entity.relationships[index]
+            let value = relationships[index]
+            var location: [String: String] {
+                ["object": objectID.uriRepresentation, "entity": entity.name, "key": relationship.name]
+            }
             switch value {
             case .toOne where relationship.isToMany, .toMany where !relationship.isToMany:
-                throw StrataError(.typeMismatch, "\(objectID): '\(entity.name).\(relationship.name)' is a \(relationship.isToMany ? "to-many" : "to-one") relationship", location: location)
+                throw StrataError(
+                    .typeMismatch,
+                    "\(objectID): '\(entity.name).\(relationship.name)' is a \(relationship.isToMany ? "to-many" : "to-one") relationship",
+                    location: location)
             default: break
             }
             // Targets of one scope (entity and store) are checked once.
@@ -104,7 +127,10 @@ extension Snapshot {
             func check(_ target: ObjectID) throws {
                 if target.scope == verified { return }
                 guard target.entityName == relationship.destination else {
-                    throw StrataError(.typeMismatch, "\(objectID): '\(entity.name).\(relationship.name)' holds \(relationship.destination) objects, not \(target)", location: location)
+                    throw StrataError(
+                        .typeMismatch,
+                        "\(objectID): '\(entity.name).\(relationship.name)' holds \(relationship.destination) objects, not \(target)",
+                        location: location)
                 }
                 try target.checkBelongs(to: storeIdentifier)
                 verified = target.scope

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The store-wide lock every process takes: shared while it has a store open, exclusive while it
@@ -98,7 +98,10 @@ public final class StoreAccessLock: @unchecked Sendable {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, timeoutMilliseconds)) * 1_000_000
         var pause: UInt32 = 1_000
         let me = ThreadIdentity.current
-        guard var entry = try Table.shared.entry(for: lockPath, storePath: real, url: url, skipWhenUnavailable: mode == .shared && readOnly) else {
+        guard
+            var entry = try Table.shared.entry(
+                for: lockPath, storePath: real, url: url, skipWhenUnavailable: mode == .shared && readOnly)
+        else {
             return nil
         }
         while true {
@@ -107,7 +110,10 @@ public final class StoreAccessLock: @unchecked Sendable {
                 // The file was removed (with its store) while this process waited: lock the new one.
                 Table.shared.retire(entry)
                 Table.shared.forget(entry)
-                guard let fresh = try Table.shared.entry(for: lockPath, storePath: real, url: url, skipWhenUnavailable: mode == .shared && readOnly) else {
+                guard
+                    let fresh = try Table.shared.entry(
+                        for: lockPath, storePath: real, url: url, skipWhenUnavailable: mode == .shared && readOnly)
+                else {
                     return nil
                 }
                 entry = fresh
@@ -231,7 +237,9 @@ public final class StoreAccessLock: @unchecked Sendable {
                 switch mode {
                 case .shared:
                     if state.shared == 0 {
-                        if let busy = lock(LOCK_SH, busy: "another process is migrating, replacing or deleting it") { return busy }
+                        if let busy = lock(LOCK_SH, busy: "another process is migrating, replacing or deleting it") {
+                            return busy
+                        }
                         guard isCurrent() else {
                             _ = flock(descriptor, LOCK_UN)
                             return .stale
@@ -275,7 +283,8 @@ public final class StoreAccessLock: @unchecked Sendable {
                 if code == EINTR { continue }
                 if code == EWOULDBLOCK { return .busy(busy) }
                 let text = String(cString: strerror(code))
-                return .failed(StrataError(.io, "cannot lock '\(path)': \(text)", location: ["path": path], underlying: text))
+                return .failed(
+                    StrataError(.io, "cannot lock '\(path)': \(text)", location: ["path": path], underlying: text))
             }
             return nil
         }
@@ -324,12 +333,17 @@ public final class StoreAccessLock: @unchecked Sendable {
         /// has none; `nil` when `skipWhenUnavailable` and the file can be neither created nor
         /// opened.
         func entry(for path: String, storePath: String, url: StoreURL, skipWhenUnavailable: Bool) throws -> Entry? {
-            guard let descriptor = try Self.openLockFile(path, storePath: storePath, url: url, skipWhenUnavailable: skipWhenUnavailable) else { return nil }
+            guard
+                let descriptor = try Self.openLockFile(
+                    path, storePath: storePath, url: url, skipWhenUnavailable: skipWhenUnavailable)
+            else { return nil }
             var info = stat()
             guard fstat(descriptor, &info) == 0 else {
                 let text = String(cString: strerror(errno))
                 close(descriptor)
-                throw StrataError(.io, "cannot examine the lock file '\(path)' of the store \(url): \(text)", location: ["url": url.description, "lockFile": path], underlying: text)
+                throw StrataError(
+                    .io, "cannot examine the lock file '\(path)' of the store \(url): \(text)",
+                    location: ["url": url.description, "lockFile": path], underlying: text)
             }
             let key = FileKey(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
             return entries.withLock { entries in
@@ -347,9 +361,13 @@ public final class StoreAccessLock: @unchecked Sendable {
 
         /// Opens the lock file, never through a symbolic link, creating it with the permission
         /// bits of the store file (0600 when there is none yet).
-        private static func openLockFile(_ path: String, storePath: String, url: StoreURL, skipWhenUnavailable: Bool) throws -> Int32? {
+        private static func openLockFile(_ path: String, storePath: String, url: StoreURL, skipWhenUnavailable: Bool)
+            throws -> Int32?
+        {
             var storeInfo = stat()
-            let mode = stat(storePath, &storeInfo) == 0 && (storeInfo.st_mode & S_IFMT) == S_IFREG ? storeInfo.st_mode & 0o666 : 0o600
+            let mode =
+                stat(storePath, &storeInfo) == 0 && (storeInfo.st_mode & S_IFMT) == S_IFREG
+                ? storeInfo.st_mode & 0o666 : 0o600
             var descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
             if descriptor >= 0 {
                 _ = fchmod(descriptor, mode)
@@ -365,7 +383,9 @@ public final class StoreAccessLock: @unchecked Sendable {
                     // A lock file made before the store's permissions were widened: widen it too
                     // (its owner can), so every user who may write the store may lock it.
                     var lockInfo = stat()
-                    if fstat(descriptor, &lockInfo) == 0 && lockInfo.st_mode & mode != mode { _ = fchmod(descriptor, (lockInfo.st_mode & 0o7777) | mode) }
+                    if fstat(descriptor, &lockInfo) == 0 && lockInfo.st_mode & mode != mode {
+                        _ = fchmod(descriptor, (lockInfo.st_mode & 0o7777) | mode)
+                    }
                     return descriptor
                 }
                 code = errno
@@ -374,7 +394,9 @@ public final class StoreAccessLock: @unchecked Sendable {
             let text = String(cString: strerror(code))
             let strataCode: StrataError.Code = (code == EACCES || code == EROFS || code == EPERM) ? .readOnly : .io
             let verb = code == ELOOP ? "use (it is a symbolic link)" : (access(path, F_OK) == 0 ? "open" : "create")
-            throw StrataError(strataCode, "cannot \(verb) the lock file '\(path)' of the store \(url): \(text)", location: ["url": url.description, "path": storePath, "lockFile": path], underlying: text)
+            throw StrataError(
+                strataCode, "cannot \(verb) the lock file '\(path)' of the store \(url): \(text)",
+                location: ["url": url.description, "path": storePath, "lockFile": path], underlying: text)
         }
 
         /// Drops one user of `entry`, closing its file when none is left.

@@ -77,9 +77,12 @@ extension StoreBackend {
     ///
     /// - Throws: ``StrataError/Code/storeBusy`` when the store stays open elsewhere for the whole
     ///   wait; nothing is changed then.
-    public func lockForMigration(of url: StoreURL, timeoutMilliseconds: Int = StoreAccessLock.defaultTimeoutMilliseconds) throws -> StoreAccessLock? {
+    public func lockForMigration(
+        of url: StoreURL, timeoutMilliseconds: Int = StoreAccessLock.defaultTimeoutMilliseconds
+    ) throws -> StoreAccessLock? {
         guard let path = try files(of: url).first else { return nil }
-        return try StoreAccessLock.acquire(.exclusive, forStoreAt: path, url: url, timeoutMilliseconds: timeoutMilliseconds)
+        return try StoreAccessLock.acquire(
+            .exclusive, forStoreAt: path, url: url, timeoutMilliseconds: timeoutMilliseconds)
     }
 
     /// Whether the stores at `url` and `other` (of `otherBackend`) share a file: the same store
@@ -90,15 +93,21 @@ extension StoreBackend {
     public func overlaps(_ url: StoreURL, with other: StoreURL, of otherBackend: any StoreBackend) throws -> Bool {
         let mine = try files(of: url).map(StoreAccessLock.realPath)
         let theirs = try otherBackend.files(of: other).map(StoreAccessLock.realPath)
-        if mine.isEmpty || theirs.isEmpty { return scheme == otherBackend.scheme && url == other && !url.location.isEmpty }
-        func inside(_ path: String, _ directory: String) -> Bool { path == directory || path.hasPrefix(directory.hasSuffix("/") ? directory : directory + "/") }
+        if mine.isEmpty || theirs.isEmpty {
+            return scheme == otherBackend.scheme && url == other && !url.location.isEmpty
+        }
+        func inside(_ path: String, _ directory: String) -> Bool {
+            path == directory || path.hasPrefix(directory.hasSuffix("/") ? directory : directory + "/")
+        }
         if mine.contains(where: { a in theirs.contains { b in inside(a, b) || inside(b, a) } }) { return true }
         // The same file or directory reached through another mount: compare identities, and
         // each file's directory with the other's files (one inside the other's directory).
-        let myFiles = mine.compactMap(FileIdentity.init), theirFiles = theirs.compactMap(FileIdentity.init)
+        let myFiles = mine.compactMap(FileIdentity.init)
+        let theirFiles = theirs.compactMap(FileIdentity.init)
         let myDirectories = mine.compactMap { FileIdentity(($0 as NSString).deletingLastPathComponent) }
         let theirDirectories = theirs.compactMap { FileIdentity(($0 as NSString).deletingLastPathComponent) }
-        return myFiles.contains(where: theirFiles.contains) || myDirectories.contains(where: theirFiles.contains) || theirDirectories.contains(where: myFiles.contains)
+        return myFiles.contains(where: theirFiles.contains) || myDirectories.contains(where: theirFiles.contains)
+            || theirDirectories.contains(where: myFiles.contains)
     }
 }
 

@@ -12,7 +12,10 @@ public struct StoreMetadata: Sendable, Hashable {
     public var userInfo: [String: String]
 
     /// Creates metadata.
-    public init(storeIdentifier: String, storeType: String, modelVersionHash: String, modelVersionIdentifier: String, userInfo: [String: String] = [:]) {
+    public init(
+        storeIdentifier: String, storeType: String, modelVersionHash: String, modelVersionIdentifier: String,
+        userInfo: [String: String] = [:]
+    ) {
         self.storeIdentifier = storeIdentifier
         self.storeType = storeType
         self.modelVersionHash = modelVersionHash
@@ -22,7 +25,9 @@ public struct StoreMetadata: Sendable, Hashable {
 
     /// Metadata for a new store of `storeType` written with `model`, with `identifier` or a new one.
     public static func new(storeType: String, model: Model, identifier: String? = nil) -> StoreMetadata {
-        StoreMetadata(storeIdentifier: identifier ?? StoreIdentifier.make(), storeType: storeType, modelVersionHash: model.versionHash, modelVersionIdentifier: model.versionIdentifier)
+        StoreMetadata(
+            storeIdentifier: identifier ?? StoreIdentifier.make(), storeType: storeType,
+            modelVersionHash: model.versionHash, modelVersionIdentifier: model.versionIdentifier)
     }
 
     /// Throws ``StrataError/Code/modelMismatch``, naming both hashes and versions, unless the store

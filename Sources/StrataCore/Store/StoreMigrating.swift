@@ -54,4 +54,3 @@ public struct StoreProgress: Sendable, Hashable, CustomStringConvertible {
     /// `phase: completed/total`.
     public var description: String { total > 0 ? "\(phase): \(completed)/\(total)" : "\(phase): \(completed)" }
 }
-

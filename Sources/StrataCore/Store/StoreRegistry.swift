@@ -1,4 +1,3 @@
-
 /// The backends by scheme: the one place a store URL is turned into a store.
 ///
 /// The `Strata` module registers the built-in backends (`memory`, `sqlite`, `lmdb`, `xml`) in
@@ -39,12 +38,15 @@ public final class StoreRegistry: Sendable {
     }
 
     /// Opens the store at `url` with the backend registered for its scheme.
-    public func open(_ url: StoreURL, model: Model, options: StoreOptions = StoreOptions()) throws -> any PersistentStore {
+    public func open(_ url: StoreURL, model: Model, options: StoreOptions = StoreOptions()) throws
+        -> any PersistentStore
+    {
         try backend(for: url.scheme).open(url, model: model, options: options)
     }
 
     /// Parses `text` as a store URL and opens it.
-    public func open(_ text: String, model: Model, options: StoreOptions = StoreOptions()) throws -> any PersistentStore {
+    public func open(_ text: String, model: Model, options: StoreOptions = StoreOptions()) throws -> any PersistentStore
+    {
         try open(StoreURL.parse(text), model: model, options: options)
     }
 }

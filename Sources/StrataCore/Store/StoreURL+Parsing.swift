@@ -59,7 +59,10 @@ extension StoreURL {
             for item in pathAndQuery[pathAndQuery.index(after: questionMark)...].split(separator: "&") {
                 let equals = item.firstIndex(of: "=")
                 let name = try decode(item[..<(equals ?? item.endIndex)], "query")
-                let value = try equals.map { (equals) throws(PartFailure) in try decode(item[item.index(after: equals)...], "query") } ?? ""
+                let value =
+                    try equals.map { (equals) throws(PartFailure) in
+                        try decode(item[item.index(after: equals)...], "query")
+                    } ?? ""
                 guard !name.isEmpty else { throw PartFailure(reason: "a query option has no name", part: "query") }
                 guard query.updateValue(value, forKey: name) == nil else {
                     throw PartFailure(reason: "the query gives the option '\(name)' twice", part: "query")
@@ -69,7 +72,8 @@ extension StoreURL {
         guard !authority.isEmpty else {
             return StoreURL(scheme: scheme, host: nil, location: path, query: query)
         }
-        var user: String?, password: String?
+        var user: String?
+        var password: String?
         var hostAndPort = authority
         if let at = authority.lastIndex(of: "@") {
             let userInfo = authority[..<at]
@@ -110,7 +114,10 @@ extension StoreURL {
             let colon = text.firstIndex(of: ":")
             let name = text[..<(colon ?? text.endIndex)]
             if let colon { portText = text[text.index(after: colon)...] }
-            guard name.utf8.allSatisfy({ StoreURLPercent.isUnreserved($0) || StoreURLPercent.isSubDelimiter($0) || $0 == 0x25 })
+            guard
+                name.utf8.allSatisfy({
+                    StoreURLPercent.isUnreserved($0) || StoreURLPercent.isSubDelimiter($0) || $0 == 0x25
+                })
             else {
                 throw PartFailure(
                     reason: "the host '\(name)' has a character a host name cannot have (write an IPv6 address in [ ])",
@@ -150,7 +157,7 @@ extension StoreURL {
         let rest = text[authorityStart...]
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
         guard let at = rest[..<authorityEnd].lastIndex(of: "@"),
-              let separator = rest[..<at].firstIndex(of: ":")
+            let separator = rest[..<at].firstIndex(of: ":")
         else { return text }
         return String(text[..<text.index(after: separator)]) + "***" + String(text[at...])
     }

@@ -121,9 +121,12 @@ public struct StoreURL: Sendable, Hashable, CustomStringConvertible, CustomDebug
         }
         text += StoreURLPercent.encode(location, keeping: .path)
         if !query.isEmpty {
-            text += "?" + query.sorted { $0.key < $1.key }.map {
-                StoreURLPercent.encode($0.key, keeping: .query) + "=" + StoreURLPercent.encode($0.value, keeping: .query)
-            }.joined(separator: "&")
+            text +=
+                "?"
+                + query.sorted { $0.key < $1.key }.map {
+                    StoreURLPercent.encode($0.key, keeping: .query) + "="
+                        + StoreURLPercent.encode($0.value, keeping: .query)
+                }.joined(separator: "&")
         }
         return text
     }

@@ -11,8 +11,9 @@ enum StoreURLPercent {
             case .userInfo: return isSubDelimiter(byte)
             case .host: return isSubDelimiter(byte)
             case .path: return isSubDelimiter(byte) || byte == 0x3A || byte == 0x40 || byte == 0x2F
-            case .query: return (isSubDelimiter(byte) && byte != 0x26 && byte != 0x3D && byte != 0x2B)
-                || byte == 0x3A || byte == 0x40 || byte == 0x2F || byte == 0x3F
+            case .query:
+                return (isSubDelimiter(byte) && byte != 0x26 && byte != 0x3D && byte != 0x2B)
+                    || byte == 0x3A || byte == 0x40 || byte == 0x2F || byte == 0x3F
             }
         }
     }
@@ -62,7 +63,8 @@ enum StoreURLPercent {
                 bytes.append(byte)
                 continue
             }
-            let high = iterator.next(), low = iterator.next()
+            let high = iterator.next()
+            let low = iterator.next()
             guard let high, let low, let h = hexValue(high), let l = hexValue(low) else {
                 let escape = "%" + String(decoding: [high, low].compactMap { $0 }, as: UTF8.self)
                 throw Failure(reason: "'\(escape)' is not a percent escape (% and two hex digits)")

@@ -1,20 +1,20 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension stat {
     /// The last modification time (`st_mtim` on Linux, `st_mtimespec` on Darwin).
     package var modificationTime: timespec {
         #if canImport(Darwin)
-        st_mtimespec
+            st_mtimespec
         #else
-        st_mtim
+            st_mtim
         #endif
     }
 }

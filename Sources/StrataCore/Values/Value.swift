@@ -45,7 +45,7 @@ public enum Value: Sendable {
         case (.integer(let v), .integer16), (.integer(let v), .integer32), (.integer(let v), .integer64):
             return type.integerRange!.contains(v)
         case (.double, .double), (.float, .float), (.decimal, .decimal), (.string, .string),
-             (.bool, .boolean), (.date, .date), (.binary, .binary), (.uuid, .uuid), (.uri, .uri):
+            (.bool, .boolean), (.date, .date), (.binary, .binary), (.uuid, .uuid), (.uri, .uri):
             return true
         default:
             return false
@@ -96,16 +96,36 @@ extension Value: Hashable {
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
-        case .integer(let v): hasher.combine(1); hasher.combine(v)
-        case .double(let v): hasher.combine(2); hasher.combine(v.isNaN ? Double.nan.bitPattern : v.bitPattern)
-        case .float(let v): hasher.combine(3); hasher.combine(v.isNaN ? Float.nan.bitPattern : v.bitPattern)
-        case .decimal(let v): hasher.combine(4); hasher.combine(v.isNaN ? "NaN" : v.description)
-        case .string(let v): hasher.combine(5); for s in v.unicodeScalars { hasher.combine(s.value) }
-        case .bool(let v): hasher.combine(6); hasher.combine(v)
-        case .date(let v): hasher.combine(7); hasher.combine(v.timeIntervalSinceReferenceDate)
-        case .binary(let v): hasher.combine(8); hasher.combine(v)
-        case .uuid(let v): hasher.combine(9); hasher.combine(v)
-        case .uri(let v): hasher.combine(10); hasher.combine(v.absoluteString)
+        case .integer(let v):
+            hasher.combine(1)
+            hasher.combine(v)
+        case .double(let v):
+            hasher.combine(2)
+            hasher.combine(v.isNaN ? Double.nan.bitPattern : v.bitPattern)
+        case .float(let v):
+            hasher.combine(3)
+            hasher.combine(v.isNaN ? Float.nan.bitPattern : v.bitPattern)
+        case .decimal(let v):
+            hasher.combine(4)
+            hasher.combine(v.isNaN ? "NaN" : v.description)
+        case .string(let v):
+            hasher.combine(5)
+            for s in v.unicodeScalars { hasher.combine(s.value) }
+        case .bool(let v):
+            hasher.combine(6)
+            hasher.combine(v)
+        case .date(let v):
+            hasher.combine(7)
+            hasher.combine(v.timeIntervalSinceReferenceDate)
+        case .binary(let v):
+            hasher.combine(8)
+            hasher.combine(v)
+        case .uuid(let v):
+            hasher.combine(9)
+            hasher.combine(v)
+        case .uri(let v):
+            hasher.combine(10)
+            hasher.combine(v.absoluteString)
         }
     }
 }

@@ -157,7 +157,10 @@ extension Optional: ValueConvertible where Wrapped: ValueConvertible {
     public var strataValue: Value { self?.strataValue ?? .null }
     /// `.some(nil)` for ``Value/null``; `nil` (failure) when the value is of another type.
     public init?(strataValue value: Value) {
-        if value.isNull { self = .none; return }
+        if value.isNull {
+            self = .none
+            return
+        }
         guard let wrapped = Wrapped(strataValue: value) else { return nil }
         self = .some(wrapped)
     }

@@ -43,9 +43,14 @@ final class ContainerStoreSlot: PersistentStore {
         switch content.withLock({ $0 }) {
         case .loaded(let store): return store
         case .pending:
-            throw StrataError(.storeNotFound, "the store at \(url) is not loaded yet; wait for PersistentContainer.loadPersistentStores() to finish", location: ["url": url.description])
+            throw StrataError(
+                .storeNotFound,
+                "the store at \(url) is not loaded yet; wait for PersistentContainer.loadPersistentStores() to finish",
+                location: ["url": url.description])
         case .failed(let error):
-            throw StrataError(.storeNotFound, "the store at \(url) failed to load: \(error.message)", location: ["url": url.description], underlying: error.description)
+            throw StrataError(
+                .storeNotFound, "the store at \(url) failed to load: \(error.message)",
+                location: ["url": url.description], underlying: error.description)
         }
     }
 

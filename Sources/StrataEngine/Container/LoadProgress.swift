@@ -38,7 +38,9 @@ public struct LoadProgress: Sendable, Hashable, CustomStringConvertible {
     public static let progressUserInfoKey = ProgressUserInfoKey("StrataLoadProgress")
 
     /// Creates a progress report.
-    public init(store: StoreURL, storeIndex: Int, storeCount: Int, phase: Phase, detail: String = "", completed: Int, total: Int) {
+    public init(
+        store: StoreURL, storeIndex: Int, storeCount: Int, phase: Phase, detail: String = "", completed: Int, total: Int
+    ) {
         self.store = store
         self.storeIndex = storeIndex
         self.storeCount = storeCount
@@ -51,6 +53,7 @@ public struct LoadProgress: Sendable, Hashable, CustomStringConvertible {
     /// `store 1/2 sqlite:app.sqlite: migrating (migrating v1 to v2) 10/20`.
     public var description: String {
         let units = total > 0 ? " \(completed)/\(total)" : (completed > 0 ? " \(completed)" : "")
-        return "store \(storeIndex + 1)/\(storeCount) \(store): \(phase.rawValue)\(detail.isEmpty ? "" : " (\(detail))")\(units)"
+        return
+            "store \(storeIndex + 1)/\(storeCount) \(store): \(phase.rawValue)\(detail.isEmpty ? "" : " (\(detail))")\(units)"
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Runs a container's load on a thread of its own at a lower priority than the caller, so that
@@ -23,25 +24,25 @@ enum LoaderThread {
     static func start(name: String, _ body: @escaping @Sendable () -> Void) {
         let thread = Thread {
             #if os(Linux)
-            lowerPriority()
+                lowerPriority()
             #endif
             body()
         }
         thread.name = name
         #if canImport(Darwin)
-        thread.qualityOfService = .utility
+            thread.qualityOfService = .utility
         #endif
         thread.start()
     }
 
     #if os(Linux)
-    /// Raises the calling thread's nice value (best effort: a failure leaves the priority as it
-    /// is, which is still correct, only less kind to the caller).
-    private static func lowerPriority() {
-        errno = 0
-        let current = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
-        guard errno == 0 else { return }
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, min(current + niceIncrement, 19))
-    }
+        /// Raises the calling thread's nice value (best effort: a failure leaves the priority as it
+        /// is, which is still correct, only less kind to the caller).
+        private static func lowerPriority() {
+            errno = 0
+            let current = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+            guard errno == 0 else { return }
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, min(current + niceIncrement, 19))
+        }
     #endif
 }

@@ -39,7 +39,9 @@ extension PersistentContainer {
 
     /// The `async` form of ``performBackgroundTask(_:completion:)``: returns the block's value
     /// once what it saved is in the stores, or throws the first error.
-    public func performBackgroundTask<T: Sendable>(_ block: @escaping @Sendable (ObjectContext) throws -> T) async throws -> T {
+    public func performBackgroundTask<T: Sendable>(_ block: @escaping @Sendable (ObjectContext) throws -> T)
+        async throws -> T
+    {
         let context = newBackgroundContext()
         let value = try await context.perform { try block(context) }
         if stackStyle == .threeTier { try await saveRootContext() }

@@ -51,7 +51,11 @@ extension PersistentContainer {
     /// `Progress` is complete and `completion` gets `nil`.
     @discardableResult
     public func loadPersistentStores(completion: @escaping @Sendable (StrataError?) -> Void) -> Progress {
-        enum Start { case ready, join(LoadRun), begin(LoadRun) }
+        enum Start {
+            case ready
+            case join(LoadRun)
+            case begin(LoadRun)
+        }
         let start = loading.withLock { s -> Start in
             switch s.state {
             case .ready: return .ready
@@ -120,7 +124,10 @@ extension PersistentContainer {
     public func closeStores() throws {
         try loading.withLock { s in
             if case .loading = s.state {
-                throw StrataError(.unsupported, "the container '\(name)' is loading its stores; cancel or wait for the load before closing them", location: ["container": name])
+                throw StrataError(
+                    .unsupported,
+                    "the container '\(name)' is loading its stores; cancel or wait for the load before closing them",
+                    location: ["container": name])
             }
             s.state = .notLoaded
         }
@@ -140,16 +147,23 @@ extension PersistentContainer {
             if let setupError { throw setupError }
             for (index, description) in storeDescriptions.enumerated() {
                 let loader = StoreLoader(
-                    description: description, index: index, count: storeDescriptions.count, model: model, versions: versionedModel,
+                    description: description, index: index, count: storeDescriptions.count, model: model,
+                    versions: versionedModel,
                     migrator: migrator, registry: registry,
                     report: { [weak self] step in self?.report(step, in: run) },
                     isCancelled: { run.isCancelled }
                 )
                 opened.append((slots[index], try loader.load()))
-                report(LoadProgress(store: description.url, storeIndex: index, storeCount: storeDescriptions.count, phase: .opened, completed: 1, total: 1), in: run)
+                report(
+                    LoadProgress(
+                        store: description.url, storeIndex: index, storeCount: storeDescriptions.count, phase: .opened,
+                        completed: 1, total: 1), in: run)
             }
             if run.isCancelled {
-                throw StrataError(.cancelled, "loading the stores of container '\(name)' was cancelled after every store was opened; each is at model version '\(model.versionIdentifier)', and loading again opens them", location: ["container": name, "modelVersion": model.versionIdentifier])
+                throw StrataError(
+                    .cancelled,
+                    "loading the stores of container '\(name)' was cancelled after every store was opened; each is at model version '\(model.versionIdentifier)', and loading again opens them",
+                    location: ["container": name, "modelVersion": model.versionIdentifier])
             }
             for (slot, store) in opened {
                 slot.attach(store)
@@ -158,8 +172,12 @@ extension PersistentContainer {
             finish(run, error: nil)
         } catch {
             for (_, store) in opened { try? store.close() }
-            let failure = error as? StrataError
-                ?? StrataError(.internalInconsistency, "loading the stores of container '\(name)' failed with an error that is not a StrataError", underlying: "\(error)")
+            let failure =
+                error as? StrataError
+                ?? StrataError(
+                    .internalInconsistency,
+                    "loading the stores of container '\(name)' failed with an error that is not a StrataError",
+                    underlying: "\(error)")
             for slot in slots {
                 slot.markFailed(failure)
                 coordinator.refreshCapabilities(of: slot)

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import StrataMigrations
 import StrataCore
+import StrataMigrations
 
 /// The whole stack in one object: the model, a coordinator, a main-queue view context, background
 /// contexts, and stores chosen by configuration and loaded in the background. The persistent
@@ -92,7 +92,9 @@ public final class PersistentContainer: Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment,
         registry: StoreRegistry
     ) {
-        self.init(name: name, model: model, versions: nil, storeDescriptions: storeDescriptions, stack: stack, migrator: migrator, environment: environment, registry: registry)
+        self.init(
+            name: name, model: model, versions: nil, storeDescriptions: storeDescriptions, stack: stack,
+            migrator: migrator, environment: environment, registry: registry)
     }
 
     /// A container for the current version of `versionedModel`, which knows the older versions:
@@ -116,11 +118,14 @@ public final class PersistentContainer: Sendable {
         registry: StoreRegistry
     ) {
         let migrator = migrator ?? (try? StoreMigrator(versions: versionedModel, registry: registry))
-        self.init(name: name, model: versionedModel.current, versions: versionedModel, storeDescriptions: storeDescriptions, stack: stack, migrator: migrator, environment: environment, registry: registry)
+        self.init(
+            name: name, model: versionedModel.current, versions: versionedModel, storeDescriptions: storeDescriptions,
+            stack: stack, migrator: migrator, environment: environment, registry: registry)
     }
 
     private init(
-        name: String, model: Model, versions: VersionedModel?, storeDescriptions: [StoreDescription]?, stack style: ContainerStackStyle,
+        name: String, model: Model, versions: VersionedModel?, storeDescriptions: [StoreDescription]?,
+        stack style: ContainerStackStyle,
         migrator: (any StoreMigrating)?, environment: [String: String], registry: StoreRegistry
     ) {
         self.name = name
@@ -135,7 +140,9 @@ public final class PersistentContainer: Sendable {
         var problem: StrataError?
         var descriptions = storeDescriptions ?? [Self.defaultStoreDescription(name: name)]
         if descriptions.isEmpty {
-            problem = StrataError(.invalidConfiguration, "the container '\(name)' was given no store description", location: ["container": name])
+            problem = StrataError(
+                .invalidConfiguration, "the container '\(name)' was given no store description",
+                location: ["container": name])
         }
         do {
             descriptions = try StoreDescription.applyingEnvironment(environment, to: descriptions, registry: registry)
@@ -147,9 +154,16 @@ public final class PersistentContainer: Sendable {
         var slots: [ContainerStoreSlot] = []
         for description in descriptions {
             let slot = ContainerStoreSlot(url: description.url, model: model)
-            do { try coordinator.addStore(slot, configuration: description.configuration) } catch var error as StrataError {
+            do { try coordinator.addStore(slot, configuration: description.configuration) } catch var error
+                as StrataError
+            {
                 error.location["url"] = description.url.description
-                problem = problem ?? StrataError(.invalidConfiguration, "the store \(description.url) cannot serve configuration '\(description.configuration)': \(error.message)", location: error.location)
+                problem =
+                    problem
+                    ?? StrataError(
+                        .invalidConfiguration,
+                        "the store \(description.url) cannot serve configuration '\(description.configuration)': \(error.message)",
+                        location: error.location)
             } catch {
                 problem = problem ?? StrataError(.invalidConfiguration, "\(error)")
             }
@@ -167,11 +181,16 @@ public final class PersistentContainer: Sendable {
             let view = stack.viewContext
             // Background contexts of a two-tier stack save straight to the stores; bring each of
             // their saves into the view context, on the main queue.
-            mergeObserver = Locked(NotificationCenter.default.addObserver(forName: ObjectContext.didSaveNotification, object: nil, queue: nil) { note in
-                guard let saver = note.object as? ObjectContext, saver !== view, saver.parent == nil, saver.coordinator === coordinator,
-                      let changes = note.userInfo?[ObjectContext.changesKey] as? ContextChanges else { return }
-                view.perform { try? view.mergeChanges(fromContextDidSave: changes) }
-            })
+            mergeObserver = Locked(
+                NotificationCenter.default.addObserver(
+                    forName: ObjectContext.didSaveNotification, object: nil, queue: nil
+                ) { note in
+                    guard let saver = note.object as? ObjectContext, saver !== view, saver.parent == nil,
+                        saver.coordinator === coordinator,
+                        let changes = note.userInfo?[ObjectContext.changesKey] as? ContextChanges
+                    else { return }
+                    view.perform { try? view.mergeChanges(fromContextDidSave: changes) }
+                })
         case .threeTier:
             let stack = ContextStack.threeTier(coordinator: coordinator)
             stack.viewContext.automaticallyMergesChangesFromParent = true

@@ -31,7 +31,9 @@ extension StoreDescription {
     public static func load(contentsOf file: URL, registry: StoreRegistry) throws -> [StoreDescription] {
         let data: Data
         do { data = try Data(contentsOf: file) } catch {
-            throw StrataError(.io, "cannot read the store configuration file \(file.path)", location: ["file": file.path], underlying: "\(error)")
+            throw StrataError(
+                .io, "cannot read the store configuration file \(file.path)", location: ["file": file.path],
+                underlying: "\(error)")
         }
         return try parse(data, file: file.path, registry: registry)
     }
@@ -41,17 +43,26 @@ extension StoreDescription {
     public static func parse(_ data: Data, file: String, registry: StoreRegistry) throws -> [StoreDescription] {
         let root: JSONNode
         do { root = try JSONNode.parse(data) } catch {
-            throw StrataError(.invalidConfiguration, "\(file) is not valid JSON: \(error.message) at line \(error.line), column \(error.column)",
-                              location: ["file": file, "line": String(error.line), "column": String(error.column)])
+            throw StrataError(
+                .invalidConfiguration,
+                "\(file) is not valid JSON: \(error.message) at line \(error.line), column \(error.column)",
+                location: ["file": file, "line": String(error.line), "column": String(error.column)])
         }
         let reader = ConfigFileReader(file: file, registry: registry)
-        guard case .object(let top) = root else { throw reader.fail("expected an object with a \"stores\" array, found \(root.kindName)", at: "$") }
+        guard case .object(let top) = root else {
+            throw reader.fail("expected an object with a \"stores\" array, found \(root.kindName)", at: "$")
+        }
         for (key, _) in top where key != "stores" {
             throw reader.fail("unknown key '\(key)'; the top level has only \"stores\"", at: "$.\(key)")
         }
         guard let storesNode = root["stores"] else { throw reader.fail("missing required array \"stores\"", at: "$") }
-        guard case .array(let entries) = storesNode else { throw reader.fail("expected an array of stores, found \(storesNode.kindName)", at: "$.stores", value: storesNode) }
-        guard !entries.isEmpty else { throw reader.fail("the list of stores is empty; give at least one", at: "$.stores") }
+        guard case .array(let entries) = storesNode else {
+            throw reader.fail(
+                "expected an array of stores, found \(storesNode.kindName)", at: "$.stores", value: storesNode)
+        }
+        guard !entries.isEmpty else {
+            throw reader.fail("the list of stores is empty; give at least one", at: "$.stores")
+        }
         return try entries.enumerated().map { try reader.description($1, at: "$.stores[\($0)]") }
     }
 }
@@ -68,7 +79,9 @@ struct ConfigFileReader {
     }
 
     func description(_ node: JSONNode, at path: String) throws -> StoreDescription {
-        guard case .object(let members) = node else { throw fail("expected a store object, found \(node.kindName)", at: path, value: node) }
+        guard case .object(let members) = node else {
+            throw fail("expected a store object, found \(node.kindName)", at: path, value: node)
+        }
         guard let urlNode = node["url"] else { throw fail("missing required key \"url\"", at: path) }
         let urlText = try string(urlNode, at: "\(path).url")
         var description: StoreDescription
@@ -82,15 +95,25 @@ struct ConfigFileReader {
         let shorthands = (backend.supportedOptions ?? []).filter { $0.configFileKey != nil }
         let keys = StoreDescription.configFileKeys + shorthands.compactMap(\.configFileKey)
         for (key, _) in members where !keys.contains(key) {
-            throw fail("unknown key '\(key)'; a store of scheme \(backend.scheme) has: \(keys.joined(separator: ", "))", at: "\(path).\(key)")
+            throw fail(
+                "unknown key '\(key)'; a store of scheme \(backend.scheme) has: \(keys.joined(separator: ", "))",
+                at: "\(path).\(key)")
         }
         if let n = node["configuration"] { description.configuration = try string(n, at: "\(path).configuration") }
         if let n = node["readOnly"] { description.isReadOnly = try bool(n, at: "\(path).readOnly") }
         if let n = node["createIfMissing"] { description.createsIfMissing = try bool(n, at: "\(path).createIfMissing") }
-        if let n = node["migratesAutomatically"] { description.migratesAutomatically = try bool(n, at: "\(path).migratesAutomatically") }
-        if let n = node["infersMappingAutomatically"] { description.infersMappingAutomatically = try bool(n, at: "\(path).infersMappingAutomatically") }
+        if let n = node["migratesAutomatically"] {
+            description.migratesAutomatically = try bool(n, at: "\(path).migratesAutomatically")
+        }
+        if let n = node["infersMappingAutomatically"] {
+            description.infersMappingAutomatically = try bool(n, at: "\(path).infersMappingAutomatically")
+        }
         if let n = node["options"] {
-            guard case .object(let options) = n else { throw fail("expected an object of option names and values, found \(n.kindName)", at: "\(path).options", value: n) }
+            guard case .object(let options) = n else {
+                throw fail(
+                    "expected an object of option names and values, found \(n.kindName)", at: "\(path).options",
+                    value: n)
+            }
             for (name, value) in options {
                 let text = try optionText(value, at: "\(path).options.\(name)")
                 try check(backend, name, text, at: "\(path).options.\(name)", value: value)
@@ -107,7 +130,9 @@ struct ConfigFileReader {
     }
 
     /// Checks one option against `backend`, naming the file, path and value in the error.
-    private func check(_ backend: any StoreBackend, _ name: String, _ text: String, at path: String, value: JSONNode) throws {
+    private func check(_ backend: any StoreBackend, _ name: String, _ text: String, at path: String, value: JSONNode)
+        throws
+    {
         do { try backend.checkOptions([name: text], for: nil) } catch let error as StrataError {
             var error = located(error, at: path)
             if error.location["value"] != nil { error.location["value"] = value.compactText() }
@@ -125,12 +150,16 @@ struct ConfigFileReader {
     }
 
     func string(_ node: JSONNode, at path: String) throws -> String {
-        guard case .string(let text) = node else { throw fail("expected a string, found \(node.kindName)", at: path, value: node) }
+        guard case .string(let text) = node else {
+            throw fail("expected a string, found \(node.kindName)", at: path, value: node)
+        }
         return text
     }
 
     func bool(_ node: JSONNode, at path: String) throws -> Bool {
-        guard case .bool(let flag) = node else { throw fail("expected true or false, found \(node.kindName)", at: path, value: node) }
+        guard case .bool(let flag) = node else {
+            throw fail("expected true or false, found \(node.kindName)", at: path, value: node)
+        }
         return flag
     }
 

@@ -8,9 +8,11 @@ extension StoreDescription {
     /// `STRATA_STORE_` followed by the configuration name in upper case, every character other
     /// than a letter or digit written `_` (`"Archive"` gives `STRATA_STORE_ARCHIVE`).
     public static func environmentVariable(forConfiguration configuration: String) -> String {
-        environmentVariable + "_" + String(configuration.uppercased().unicodeScalars.map { scalar in
-            (scalar >= "A" && scalar <= "Z") || (scalar >= "0" && scalar <= "9") ? Character(scalar) : "_"
-        })
+        environmentVariable + "_"
+            + String(
+                configuration.uppercased().unicodeScalars.map { scalar in
+                    (scalar >= "A" && scalar <= "Z") || (scalar >= "0" && scalar <= "9") ? Character(scalar) : "_"
+                })
     }
 
     /// The index of the primary description: the first whose configuration is

@@ -23,7 +23,10 @@ struct StoreLoader {
     private var url: StoreURL { description.url }
 
     private func progress(_ phase: LoadProgress.Phase, _ completed: Int, _ total: Int, _ detail: String = "") {
-        report(LoadProgress(store: url, storeIndex: index, storeCount: count, phase: phase, detail: detail, completed: completed, total: total))
+        report(
+            LoadProgress(
+                store: url, storeIndex: index, storeCount: count, phase: phase, detail: detail, completed: completed,
+                total: total))
     }
 
     /// Throws ``cancellation(storeVersion:underlying:)`` when the load was cancelled;
@@ -39,10 +42,16 @@ struct StoreLoader {
     private func cancellation(storeVersion: String?, underlying: String? = nil) -> StrataError {
         var location = ["url": url.description]
         guard let storeVersion else {
-            return StrataError(.cancelled, "loading the store at \(url) was cancelled before it changed anything; the store was not touched", location: location, underlying: underlying)
+            return StrataError(
+                .cancelled,
+                "loading the store at \(url) was cancelled before it changed anything; the store was not touched",
+                location: location, underlying: underlying)
         }
         location["modelVersion"] = storeVersion
-        return StrataError(.cancelled, "loading the store at \(url) was cancelled; the store is at model version '\(storeVersion)', a whole version, and loading again continues from there", location: location, underlying: underlying)
+        return StrataError(
+            .cancelled,
+            "loading the store at \(url) was cancelled; the store is at model version '\(storeVersion)', a whole version, and loading again continues from there",
+            location: location, underlying: underlying)
     }
 
     /// The identifier of the model version `metadata` names.
@@ -61,7 +70,10 @@ struct StoreLoader {
             try checkCancelled(storeVersion: versionIdentifier(of: metadata))
             try migrate(from: metadata, backend: backend)
             guard let after = try backend.metadata(at: url), after.modelVersionHash == model.versionHash else {
-                throw StrataError(.internalInconsistency, "the migrator finished without error, but the store at \(url) is still not at model version '\(model.versionIdentifier)'", location: ["url": url.description])
+                throw StrataError(
+                    .internalInconsistency,
+                    "the migrator finished without error, but the store at \(url) is still not at model version '\(model.versionIdentifier)'",
+                    location: ["url": url.description])
             }
         }
         // From here the store is at the current version (or, not created yet, made at it).
@@ -95,25 +107,38 @@ struct StoreLoader {
     /// it cannot.
     private func migrate(from metadata: StoreMetadata, backend: any StoreBackend) throws {
         let known = versions?.version(withHash: metadata.modelVersionHash)
-        let written = known.map { "model version '\($0.versionIdentifier)'" } ?? "model version '\(metadata.modelVersionIdentifier)' (hash \(metadata.modelVersionHash))"
+        let written =
+            known.map { "model version '\($0.versionIdentifier)'" }
+            ?? "model version '\(metadata.modelVersionIdentifier)' (hash \(metadata.modelVersionHash))"
         var location = ["url": url.description, "storeHash": metadata.modelVersionHash, "modelHash": model.versionHash]
         func mismatch(_ why: String) -> StrataError {
-            StrataError(.modelMismatch, "the store at \(url) was written with \(written), but the container's model is version '\(model.versionIdentifier)'; \(why)", location: location)
+            StrataError(
+                .modelMismatch,
+                "the store at \(url) was written with \(written), but the container's model is version '\(model.versionIdentifier)'; \(why)",
+                location: location)
         }
         if let versions, known == nil {
             location["knownVersions"] = versions.versions.map(\.versionIdentifier).joined(separator: ", ")
             if migrator == nil {
-                throw mismatch("that version is none of the versions the application knows (\(location["knownVersions"]!)), so it cannot be migrated")
+                throw mismatch(
+                    "that version is none of the versions the application knows (\(location["knownVersions"]!)), so it cannot be migrated"
+                )
             }
         }
-        guard description.migratesAutomatically else { throw mismatch("automatic migration is off for this store (migratesAutomatically)") }
+        guard description.migratesAutomatically else {
+            throw mismatch("automatic migration is off for this store (migratesAutomatically)")
+        }
         guard description.infersMappingAutomatically else {
-            throw mismatch("the migration needs an inferred mapping, and infersMappingAutomatically is off for this store")
+            throw mismatch(
+                "the migration needs an inferred mapping, and infersMappingAutomatically is off for this store")
         }
         guard !description.isReadOnly else { throw mismatch("the store is opened read-only, so it cannot be migrated") }
         guard let migrator else { throw mismatch("the container has no migrator (pass one to PersistentContainer)") }
         guard migrator.currentModel.versionHash == model.versionHash else {
-            throw StrataError(.invalidModel, "the container's migrator migrates to model version '\(migrator.currentModel.versionIdentifier)', but the container's model is version '\(model.versionIdentifier)'", location: location)
+            throw StrataError(
+                .invalidModel,
+                "the container's migrator migrates to model version '\(migrator.currentModel.versionIdentifier)', but the container's model is version '\(model.versionIdentifier)'",
+                location: location)
         }
         let needed: Bool
         do {
@@ -124,7 +149,9 @@ struct StoreLoader {
             throw refusal
         }
         guard needed else { throw mismatch("the migrator says the store needs no migration") }
-        progress(.migrating, 0, 0, "from \(known?.versionIdentifier ?? metadata.modelVersionIdentifier) to \(model.versionIdentifier)")
+        progress(
+            .migrating, 0, 0,
+            "from \(known?.versionIdentifier ?? metadata.modelVersionIdentifier) to \(model.versionIdentifier)")
         do {
             try migrator.migrateStore(
                 at: url,
@@ -135,13 +162,18 @@ struct StoreLoader {
         } catch let error as StrataError where error.code == .cancelled {
             // Each step is all or nothing: the store is at the version of the last one done.
             guard let after = (try? backend.metadata(at: url)).flatMap({ $0 }) else {
-                throw StrataError(.cancelled, "loading the store at \(url) was cancelled during its migration; the store is at a whole model version (its metadata could not be read again to say which), and loading again continues from there", location: ["url": url.description], underlying: error.message)
+                throw StrataError(
+                    .cancelled,
+                    "loading the store at \(url) was cancelled during its migration; the store is at a whole model version (its metadata could not be read again to say which), and loading again continues from there",
+                    location: ["url": url.description], underlying: error.message)
             }
             throw cancellation(storeVersion: versionIdentifier(of: after), underlying: error.message)
         } catch let error as StrataError {
             throw error
         } catch {
-            throw StrataError(.internalInconsistency, "the migrator threw an error that is not a StrataError while migrating \(url)", location: ["url": url.description], underlying: "\(error)")
+            throw StrataError(
+                .internalInconsistency, "the migrator threw an error that is not a StrataError while migrating \(url)",
+                location: ["url": url.description], underlying: "\(error)")
         }
     }
 }

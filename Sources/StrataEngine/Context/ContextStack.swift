@@ -29,7 +29,8 @@ public struct ContextStack: Sendable {
     /// A private-queue writer on `coordinator`, and a main-queue view context as its child.
     public static func threeTier(coordinator: StoreCoordinator) -> ContextStack {
         let writer = ObjectContext(coordinator: coordinator, name: "writer")
-        return ContextStack(root: writer, viewContext: ObjectContext(parent: writer, concurrencyType: .mainQueue, name: "view"))
+        return ContextStack(
+            root: writer, viewContext: ObjectContext(parent: writer, concurrencyType: .mainQueue, name: "view"))
     }
 
     /// A new private-queue child of the view context, for background work.
@@ -44,7 +45,10 @@ public struct ContextStack: Sendable {
     /// MagicalRecord's `saveWithBlock`: runs `block` on a new worker context's queue, saves the
     /// worker, then each level up to the store, each on its own queue, and calls `completion`
     /// (on the root's queue) with `nil` or the first error. Returns at once.
-    public func save(_ block: @escaping @Sendable (ObjectContext) throws -> Void, completion: @escaping @Sendable ((any Error)?) -> Void) {
+    public func save(
+        _ block: @escaping @Sendable (ObjectContext) throws -> Void,
+        completion: @escaping @Sendable ((any Error)?) -> Void
+    ) {
         let worker = newWorkerContext()
         let chain = self.chain
         worker.perform {
@@ -60,7 +64,9 @@ public struct ContextStack: Sendable {
     }
 
     /// Saves `levels` in order, each on its own queue, then calls `completion`.
-    private static func saveLevels(_ levels: ArraySlice<ObjectContext>, completion: @escaping @Sendable ((any Error)?) -> Void) {
+    private static func saveLevels(
+        _ levels: ArraySlice<ObjectContext>, completion: @escaping @Sendable ((any Error)?) -> Void
+    ) {
         guard let context = levels.first else { return completion(nil) }
         context.perform {
             do { try context.save() } catch { return completion(error) }

@@ -11,7 +11,10 @@ public struct FetchOptions: Sendable, Hashable {
     public var relationshipKeyPathsForPrefetching: [String]
 
     /// Creates options; the defaults are Core Data's.
-    public init(includesPendingChanges: Bool = true, returnsObjectsAsFaults: Bool = true, relationshipKeyPathsForPrefetching: [String] = []) {
+    public init(
+        includesPendingChanges: Bool = true, returnsObjectsAsFaults: Bool = true,
+        relationshipKeyPathsForPrefetching: [String] = []
+    ) {
         self.includesPendingChanges = includesPendingChanges
         self.returnsObjectsAsFaults = returnsObjectsAsFaults
         self.relationshipKeyPathsForPrefetching = relationshipKeyPathsForPrefetching

@@ -39,8 +39,11 @@ public final class FetchedResults: RandomAccessCollection {
     public subscript(position: Int) -> ManagedObject {
         context.checkConfinement()
         if let all { return all[position] }
-        precondition(position >= 0 && position < objectIDs.count, "index \(position) is out of the results' range 0..<\(objectIDs.count)")
-        let number = position / batchSize, start = number * batchSize
+        precondition(
+            position >= 0 && position < objectIDs.count,
+            "index \(position) is out of the results' range 0..<\(objectIDs.count)")
+        let number = position / batchSize
+        let start = number * batchSize
         if let current, current.number == number { return current.objects[position - start] }
         if let previous, previous.number == number {
             swap(&self.current, &self.previous)

@@ -1,10 +1,11 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Which thread may use a context right now (see ``ObjectContext`` and docs/Concurrency.md).
@@ -36,9 +37,9 @@ enum ThreadIdentity {
     /// An identifier of the calling thread, unique among the threads alive now.
     static var current: UInt {
         #if canImport(Darwin)
-        return UInt(bitPattern: pthread_self())
+            return UInt(bitPattern: pthread_self())
         #else
-        return UInt(pthread_self())
+            return UInt(pthread_self())
         #endif
     }
 
@@ -52,7 +53,8 @@ enum ThreadIdentity {
 }
 
 extension ObjectContext {
-    private static let violationHandler = Locked<@Sendable (String) -> Void>({ message in preconditionFailure(message) })
+    private static let violationHandler = Locked<@Sendable (String) -> Void>({ message in preconditionFailure(message) }
+    )
 
     /// What a debug build does when a context or one of its objects is used off its queue:
     /// by default it stops the program (`preconditionFailure`) with a message naming the
@@ -74,7 +76,7 @@ extension ObjectContext {
     @inline(__always)
     func checkConfinement(_ function: StaticString = #function) {
         #if DEBUG
-        verifyConfinement(String(describing: function))
+            verifyConfinement(String(describing: function))
         #endif
     }
 
@@ -86,19 +88,25 @@ extension ObjectContext {
         let isMain = ThreadIdentity.isOnMainQueue
         let owner: String? = confinement.withLock { state in
             if let performing = state.performingThread {
-                return performing == me ? nil : "its queue, which is running a perform block on thread 0x" + String(performing, radix: 16)
+                return performing == me
+                    ? nil : "its queue, which is running a perform block on thread 0x" + String(performing, radix: 16)
             }
             if concurrencyType == .mainQueue {
                 return isMain ? nil : "the main queue (use perform or performAndWait off the main thread)"
             }
             if let adopted = state.adoptedThread {
-                return adopted == me ? nil : "thread 0x" + String(adopted, radix: 16) + ", which adopted it (use perform or performAndWait from other threads)"
+                return adopted == me
+                    ? nil
+                    : "thread 0x" + String(adopted, radix: 16)
+                        + ", which adopted it (use perform or performAndWait from other threads)"
             }
             state.adoptedThread = me
             return nil
         }
         if let owner {
-            ObjectContext.concurrencyViolationHandler("concurrency violation: \(debugName) used by \(function) on \(ThreadIdentity.currentDescription), but it is confined to \(owner)")
+            ObjectContext.concurrencyViolationHandler(
+                "concurrency violation: \(debugName) used by \(function) on \(ThreadIdentity.currentDescription), but it is confined to \(owner)"
+            )
         }
     }
 
@@ -128,7 +136,7 @@ extension ManagedObject {
     @inline(__always)
     func checkConfinement(_ function: StaticString = #function) {
         #if DEBUG
-        context?.verifyConfinement("\(objectID) " + String(describing: function))
+            context?.verifyConfinement("\(objectID) " + String(describing: function))
         #endif
     }
 }

@@ -13,23 +13,32 @@ extension ObjectContext {
         request.resultType = .snapshots
         let snapshots = try resolve(request, options: options)
         if let batchSize = request.batchSize, batchSize > 0 {
-            return FetchedResults(objectIDs: snapshots.map(\.objectID), objects: nil, context: self, batchSize: batchSize)
+            return FetchedResults(
+                objectIDs: snapshots.map(\.objectID), objects: nil, context: self, batchSize: batchSize)
         }
         let objects = registeringFetchedObjects {
             reserveRegistryCapacity(snapshots.count)
             return snapshots.map { objectFor($0, asFault: options.returnsObjectsAsFaults) }
         }
         if !options.relationshipKeyPathsForPrefetching.isEmpty {
-            try prefetch(options.relationshipKeyPathsForPrefetching, of: objects, entity: try model.requireEntity(request.entityName))
+            try prefetch(
+                options.relationshipKeyPathsForPrefetching, of: objects,
+                entity: try model.requireEntity(request.entityName))
         }
         return FetchedResults(objectIDs: objects.map(\.objectID), objects: objects, context: self, batchSize: 0)
     }
 
     /// Fetches objects of a registered subclass.
-    public func fetch<T: ManagedObject>(_ type: T.Type, where predicate: ObjectPredicate? = nil, sortedBy sorts: [Sort] = [], limit: Int? = nil, options: FetchOptions = FetchOptions()) throws -> [T] {
+    public func fetch<T: ManagedObject>(
+        _ type: T.Type, where predicate: ObjectPredicate? = nil, sortedBy sorts: [Sort] = [], limit: Int? = nil,
+        options: FetchOptions = FetchOptions()
+    ) throws -> [T] {
         checkConfinement()
         coordinator.registerClasses([type])
-        return try fetch(FetchRequest(entityName: type.entityName, predicate: predicate, sorts: sorts, limit: limit), options: options).map {
+        return try fetch(
+            FetchRequest(entityName: type.entityName, predicate: predicate, sorts: sorts, limit: limit),
+            options: options
+        ).map {
             guard let typed = $0 as? T else { preconditionFailure("\($0.objectID) is not a \(T.self)") }
             return typed
         }
@@ -69,7 +78,9 @@ extension ObjectContext {
     }
 
     /// For each matching object, the values of ``FetchRequest/propertiesToFetch``.
-    public func fetchDictionaries(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> [[String: Value]] {
+    public func fetchDictionaries(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> [[String:
+        Value]]
+    {
         checkConfinement()
         catchUpWithPermanentIDs()
         var shaped = request
@@ -78,7 +89,9 @@ extension ObjectContext {
         let evaluator = contextEvaluator()
         return try snapshots.map { snapshot in
             var row: [String: Value] = [:]
-            for path in request.propertiesToFetch { row[path.description] = try evaluator.value(at: path, of: snapshot) }
+            for path in request.propertiesToFetch {
+                row[path.description] = try evaluator.value(at: path, of: snapshot)
+            }
             return row
         }
     }
@@ -86,8 +99,10 @@ extension ObjectContext {
     // MARK: Resolution
 
     private func hasPendingChanges(for entityName: String) -> Bool {
-        changed.values.contains { $0.entity.name == entityName && ($0.state.isInserted || $0.state.isDeleted || $0.state.isDirty) }
-            || changed.values.contains { $0.state.isDirty }  // an edit elsewhere may change a key path's answer
+        changed.values.contains {
+            $0.entity.name == entityName && ($0.state.isInserted || $0.state.isDeleted || $0.state.isDirty)
+        }
+            || changed.values.contains { $0.state.isDirty } // an edit elsewhere may change a key path's answer
     }
 
     /// The matching snapshots in order: the store's answer, corrected for this context's pending
@@ -115,7 +130,10 @@ extension ObjectContext {
         var candidates: [ObjectID: Snapshot] = [:]
         for snapshot in try sourceFetch(storeRequest) { candidates[snapshot.objectID] = snapshot }
         for object in changed.values where object.entity.name == request.entityName {
-            if object.state.isDeleted { candidates.removeValue(forKey: object.objectID); continue }
+            if object.state.isDeleted {
+                candidates.removeValue(forKey: object.objectID)
+                continue
+            }
             if let ids = request.objectIDs, !ids.contains(object.objectID) { continue }
             candidates[object.objectID] = object.currentSnapshot()
         }
@@ -125,7 +143,8 @@ extension ObjectContext {
         var unpaged = request
         unpaged.objectIDs = nil
         unpaged.resultType = .snapshots
-        return try QueryEvaluation.run(unpaged, over: Array(candidates.values), evaluator: contextEvaluator()).snapshots()
+        return try QueryEvaluation.run(unpaged, over: Array(candidates.values), evaluator: contextEvaluator())
+            .snapshots()
     }
 
     /// An evaluator that sees this context's current state, then the stores'.
@@ -142,7 +161,9 @@ extension ObjectContext {
     /// The registered object for `snapshot` (refreshed when it has no changes), or a new one.
     func objectFor(_ snapshot: Snapshot, asFault: Bool) -> ManagedObject {
         if let object = registeredObject(for: snapshot.objectID) {
-            if !object.state.isDirty && !object.state.isDeleted && !object.state.isInserted && (object.state.isFault ? !asFault : true) {
+            if !object.state.isDirty && !object.state.isDeleted && !object.state.isInserted
+                && (object.state.isFault ? !asFault : true)
+            {
                 if object.original?.version ?? -1 <= snapshot.version { object.apply(snapshot) }
             }
             return object
@@ -155,11 +176,15 @@ extension ObjectContext {
 
     /// Loads the objects for `ids` in one store request (a batch of a batched fetch).
     func materialize(_ ids: [ObjectID]) -> [ManagedObject] {
-        let missing = ids.filter { id in registeredObject(for: id).map { $0.state.isFault } ?? true }.filter { parent != nil || !$0.isTemporary }
+        let missing = ids.filter { id in registeredObject(for: id).map { $0.state.isFault } ?? true }.filter {
+            parent != nil || !$0.isTemporary
+        }
         var loaded: [ObjectID: Snapshot] = [:]
         if !missing.isEmpty, let entity = missing.first?.entityName {
             do {
-                for snapshot in try sourceFetch(FetchRequest(entityName: entity, objectIDs: missing)) { loaded[snapshot.objectID] = snapshot }
+                for snapshot in try sourceFetch(FetchRequest(entityName: entity, objectIDs: missing)) {
+                    loaded[snapshot.objectID] = snapshot
+                }
             } catch {
                 preconditionFailure("could not load a batch of \(entity) objects: \(error)")
             }
@@ -173,7 +198,9 @@ extension ObjectContext {
     private func prefetch(_ paths: [String], of objects: [ManagedObject], entity: Entity) throws {
         for path in paths {
             guard let index = entity.relationshipIndex(named: path) else {
-                throw StrataError(.unknownKey, "'\(entity.name)' has no relationship '\(path)' to prefetch", location: ["entity": entity.name, "key": path])
+                throw StrataError(
+                    .unknownKey, "'\(entity.name)' has no relationship '\(path)' to prefetch",
+                    location: ["entity": entity.name, "key": path])
             }
             let destination = entity.relationships[index].destination
             var targets: Set<ObjectID> = []
@@ -181,7 +208,9 @@ extension ObjectContext {
                 object.fulfill()
                 targets.formUnion(object.relationshipValues[index].targets)
             }
-            let wanted = targets.filter { (parent != nil || !$0.isTemporary) && (registeredObject(for: $0)?.state.isFault ?? true) }
+            let wanted = targets.filter {
+                (parent != nil || !$0.isTemporary) && (registeredObject(for: $0)?.state.isFault ?? true)
+            }
             guard !wanted.isEmpty else { continue }
             for snapshot in try sourceFetch(FetchRequest(entityName: destination, objectIDs: Array(wanted))) {
                 _ = objectFor(snapshot, asFault: false)

@@ -37,7 +37,9 @@ extension ObjectContext {
             merged.deleted.insert(id)
         }
         for id in changes.updated.sorted() {
-            guard let object = registeredObject(for: id), !object.state.isFault, !object.state.isInvalid else { continue }
+            guard let object = registeredObject(for: id), !object.state.isFault, !object.state.isInvalid else {
+                continue
+            }
             try refresh(object, mergeChanges: true)
             merged.updated.insert(id)
         }

@@ -41,7 +41,9 @@ extension ObjectContext {
     func resolveConflicts(_ conflicts: [SaveConflict]) {
         let policy = mergePolicy
         for conflict in conflicts.sorted(by: { $0.objectID < $1.objectID }) {
-            guard let object = changed[conflict.objectID] ?? registeredObject(for: conflict.objectID), !object.state.isFault else { continue }
+            guard let object = changed[conflict.objectID] ?? registeredObject(for: conflict.objectID),
+                !object.state.isFault
+            else { continue }
             guard let stored = conflict.storedSnapshot else {
                 vanish(object)
                 continue
@@ -57,7 +59,9 @@ extension ObjectContext {
                 } else {
                     // The delete stands, against the stored state (whose relationships the
                     // delete rules then follow).
-                    let merged = merge(memory: memory, base: base, stored: stored, by: .mergeByPropertyObjectTrump, entity: object.entity)
+                    let merged = merge(
+                        memory: memory, base: base, stored: stored, by: .mergeByPropertyObjectTrump,
+                        entity: object.entity)
                     object.apply(stored)
                     object.relationshipValues = merged.relationships
                     object.state.isDeleted = true
@@ -69,13 +73,16 @@ extension ObjectContext {
             object.apply(stored)
             object.attributeValues = merged.attributes
             object.relationshipValues = merged.relationships
-            object.state.isDirty = merged.attributes != stored.attributes || merged.relationships != stored.relationships
+            object.state.isDirty =
+                merged.attributes != stored.attributes || merged.relationships != stored.relationships
             repairInverses(of: object, from: memory.relationships)
         }
     }
 
     /// The resolved values of one object updated both in memory and in the store.
-    private func merge(memory: Snapshot, base: Snapshot, stored: Snapshot, by policy: MergePolicy, entity: Entity) -> Snapshot {
+    private func merge(memory: Snapshot, base: Snapshot, stored: Snapshot, by policy: MergePolicy, entity: Entity)
+        -> Snapshot
+    {
         func pick<T: Equatable>(_ m: T, _ s: T, _ t: T) -> T {
             switch policy {
             case .error, .overwrite: return m
@@ -89,9 +96,12 @@ extension ObjectContext {
             result.attributes[index] = pick(memory.attributes[index], base.attributes[index], stored.attributes[index])
         }
         for (index, relationship) in entity.relationships.enumerated() {
-            let m = memory.relationships[index], s = base.relationships[index], t = stored.relationships[index]
+            let m = memory.relationships[index]
+            let s = base.relationships[index]
+            let t = stored.relationships[index]
             if relationship.isToMany {
-                result.relationships[index] = mergeTargets(memory: m.targets, base: s.targets, stored: t.targets, ordered: relationship.isOrdered)
+                result.relationships[index] = mergeTargets(
+                    memory: m.targets, base: s.targets, stored: t.targets, ordered: relationship.isOrdered)
             } else {
                 result.relationships[index] = pick(m, s, t)
             }
@@ -101,8 +111,11 @@ extension ObjectContext {
 
     /// A to-many relationship merged element by element: the store's targets, minus those
     /// removed in memory, plus those added in memory (in memory's order, after the store's).
-    private func mergeTargets(memory: [ObjectID], base: [ObjectID], stored: [ObjectID], ordered: Bool) -> RelationshipValue {
-        let memorySet = Set(memory), baseSet = Set(base)
+    private func mergeTargets(memory: [ObjectID], base: [ObjectID], stored: [ObjectID], ordered: Bool)
+        -> RelationshipValue
+    {
+        let memorySet = Set(memory)
+        let baseSet = Set(base)
         let removed = baseSet.subtracting(memorySet)
         var result = stored.filter { !removed.contains($0) }
         var present = Set(result)
@@ -114,7 +127,8 @@ extension ObjectContext {
     /// makes the loaded targets agree: the old one forgets `object`, the new one lists it.
     private func repairInverses(of object: ManagedObject, from memory: [RelationshipValue]) {
         for (index, relationship) in object.entity.relationships.enumerated() where !relationship.isToMany {
-            let old = memory[index].targets.first, new = object.relationshipValues[index].targets.first
+            let old = memory[index].targets.first
+            let new = object.relationshipValues[index].targets.first
             guard old != new else { continue }
             if let old, let target = loadedObject(old) { target.unlink(object.objectID, fromInverseOf: relationship) }
             if let new, let target = loadedObject(new) { target.link(object.objectID, intoInverseOf: relationship) }
@@ -123,7 +137,9 @@ extension ObjectContext {
 
     /// The registered, loaded, live object for `id`; faults load their state when touched.
     private func loadedObject(_ id: ObjectID) -> ManagedObject? {
-        guard let object = changed[id] ?? registeredObject(for: id), !object.state.isFault, !object.state.isInvalid, !vanished.contains(id) else { return nil }
+        guard let object = changed[id] ?? registeredObject(for: id), !object.state.isFault, !object.state.isInvalid,
+            !vanished.contains(id)
+        else { return nil }
         return object
     }
 

@@ -54,7 +54,9 @@ extension ObjectContext {
     /// The changes of every future notification `name` of this context, as an asynchronous
     /// sequence; the sequence ends when the context goes away. Elements are delivered in order,
     /// buffered without bound, to any task.
-    public func changes(named name: Notification.Name = ObjectContext.didSaveNotification) -> AsyncStream<ContextChanges> {
+    public func changes(named name: Notification.Name = ObjectContext.didSaveNotification) -> AsyncStream<
+        ContextChanges
+    > {
         let (stream, continuation) = AsyncStream<ContextChanges>.makeStream()
         let key = streams.withLock { table -> Int in
             table.next += 1
@@ -71,13 +73,19 @@ extension ObjectContext {
     /// context's queue) and yields to the streams that asked for it; returns the object sets it
     /// posted: `sets` when the caller has them already, else the registered objects of the IDs.
     @discardableResult
-    func post(_ name: Notification.Name, _ changes: ContextChanges, sets: ObjectSets? = nil, resolvedConflicts: [SaveConflict]? = nil) -> ObjectSets {
+    func post(
+        _ name: Notification.Name, _ changes: ContextChanges, sets: ObjectSets? = nil,
+        resolvedConflicts: [SaveConflict]? = nil
+    ) -> ObjectSets {
         func lookUp(_ ids: Set<ObjectID>) -> Set<ManagedObject> {
             var found = Set<ManagedObject>(minimumCapacity: ids.count)
             for id in ids { if let object = registeredObject(for: id) { found.insert(object) } }
             return found
         }
-        let posted = sets ?? ObjectSets(inserted: lookUp(changes.inserted), updated: lookUp(changes.updated), deleted: lookUp(changes.deleted))
+        let posted =
+            sets
+            ?? ObjectSets(
+                inserted: lookUp(changes.inserted), updated: lookUp(changes.updated), deleted: lookUp(changes.deleted))
         var userInfo: [AnyHashable: Any] = [
             ObjectContext.changesKey: changes,
             ObjectContext.insertedObjectsKey: posted.inserted,
@@ -86,7 +94,9 @@ extension ObjectContext {
         ]
         if let resolvedConflicts { userInfo[ObjectContext.resolvedConflictsKey] = resolvedConflicts }
         NotificationCenter.default.post(name: name, object: self, userInfo: userInfo)
-        let targets = streams.withLock { table in table.continuations.values.filter { $0.name == name }.map(\.continuation) }
+        let targets = streams.withLock { table in
+            table.continuations.values.filter { $0.name == name }.map(\.continuation)
+        }
         for continuation in targets { continuation.yield(changes) }
         return posted
     }

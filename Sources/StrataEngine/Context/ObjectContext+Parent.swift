@@ -41,11 +41,13 @@ extension ObjectContext {
         let inserted = live.filter { $0.state.isInserted }
         let updated = live.filter { !$0.state.isInserted }
         let deleted = changed.values.filter { $0.state.isDeleted && !$0.state.isInserted }
-        let inserts = inserted.map { $0.currentSnapshot() }, updates = updated.map { $0.currentSnapshot() }
+        let inserts = inserted.map { $0.currentSnapshot() }
+        let updates = updated.map { $0.currentSnapshot() }
         let deletes = deleted.map(\.objectID)
         var readStates: [ObjectID: Snapshot] = [:]
         for object in updated + deleted { readStates[object.objectID] = object.original }
-        let saved = ContextChanges(inserted: Set(inserts.map(\.objectID)), updated: Set(updates.map(\.objectID)), deleted: Set(deletes))
+        let saved = ContextChanges(
+            inserted: Set(inserts.map(\.objectID)), updated: Set(updates.map(\.objectID)), deleted: Set(deletes))
         do {
             try parent.performAndWait {
                 try parent.absorb(inserts: inserts, updates: updates, deletes: deletes, readStates: readStates)
@@ -74,7 +76,9 @@ extension ObjectContext {
     /// Has every child that ``automaticallyMergesChangesFromParent`` merge a save that `source`
     /// pushed into this context, on the child's queue.
     private func announceToChildren(_ changes: ContextChanges, from source: ObjectContext) {
-        let siblings = children.withLock { list in list.compactMap(\.context) }.filter { $0 !== source && $0.automaticallyMergesChangesFromParent }
+        let siblings = children.withLock { list in list.compactMap(\.context) }.filter {
+            $0 !== source && $0.automaticallyMergesChangesFromParent
+        }
         for sibling in siblings {
             sibling.perform { try? sibling.mergeChanges(fromContextDidSave: changes) }
         }
@@ -90,7 +94,9 @@ extension ObjectContext {
     ///
     /// - Throws: ``StrataError/Code/conflict`` listing every object in conflict with this
     ///   context's current state as the stored snapshot (`nil` when deleted); nothing changes.
-    private func absorb(inserts: [Snapshot], updates: [Snapshot], deletes: [ObjectID], readStates: [ObjectID: Snapshot]) throws {
+    private func absorb(inserts: [Snapshot], updates: [Snapshot], deletes: [ObjectID], readStates: [ObjectID: Snapshot])
+        throws
+    {
         checkConfinement()
         var targets: [ObjectID: ManagedObject] = [:]
         var conflicts: [SaveConflict] = []
@@ -99,7 +105,8 @@ extension ObjectContext {
             let read = readStates[id]
             if let object = registeredObject(for: id), !object.state.isFault {
                 guard !object.state.isDeleted, !object.state.isInvalid else {
-                    conflicts.append(SaveConflict(objectID: id, expectedVersion: read?.version ?? 0, storedSnapshot: nil))
+                    conflicts.append(
+                        SaveConflict(objectID: id, expectedVersion: read?.version ?? 0, storedSnapshot: nil))
                     continue
                 }
                 let current = object.currentSnapshot()
@@ -121,14 +128,18 @@ extension ObjectContext {
             loads.append(snapshot)
         }
         if !conflicts.isEmpty {
-            throw StrataError(.conflict, "\(conflicts.count) object(s) changed in \(debugName) since its child read them; nothing was saved", conflicts: conflicts)
+            throw StrataError(
+                .conflict,
+                "\(conflicts.count) object(s) changed in \(debugName) since its child read them; nothing was saved",
+                conflicts: conflicts)
         }
         for snapshot in loads {
             let object: ManagedObject
             if let registered = registeredObject(for: snapshot.objectID) {
                 object = registered
             } else {
-                object = makeObject(entity: try model.requireEntity(snapshot.objectID.entityName), id: snapshot.objectID)
+                object = makeObject(
+                    entity: try model.requireEntity(snapshot.objectID.entityName), id: snapshot.objectID)
                 register(object)
             }
             object.apply(snapshot)
@@ -139,7 +150,8 @@ extension ObjectContext {
             if let existing = registeredObject(for: snapshot.objectID) {
                 object = existing
             } else {
-                object = makeObject(entity: try model.requireEntity(snapshot.objectID.entityName), id: snapshot.objectID)
+                object = makeObject(
+                    entity: try model.requireEntity(snapshot.objectID.entityName), id: snapshot.objectID)
                 object.state.isInserted = true
                 register(object)
                 noteInserted(object.objectID)
@@ -233,7 +245,8 @@ extension ObjectContext {
             guard !object.state.isFault else { continue }
             object.relationshipValues = ObjectContext.remap(object.relationshipValues, of: object.entity, with: mapping)
             if let original = object.original {
-                object.original?.relationships = ObjectContext.remap(original.relationships, of: object.entity, with: mapping)
+                object.original?.relationships = ObjectContext.remap(
+                    original.relationships, of: object.entity, with: mapping)
             }
         }
         for (old, new) in mapping {
@@ -244,7 +257,9 @@ extension ObjectContext {
     }
 
     /// `values` with every mapped target replaced (unordered to-many kept sorted).
-    static func remap(_ values: [RelationshipValue], of entity: Entity, with mapping: [ObjectID: ObjectID]) -> [RelationshipValue] {
+    static func remap(_ values: [RelationshipValue], of entity: Entity, with mapping: [ObjectID: ObjectID])
+        -> [RelationshipValue]
+    {
         values.enumerated().map { index, value in
             guard value.targets.contains(where: { mapping[$0] != nil }) else { return value }
             let ids = value.targets.map { mapping[$0] ?? $0 }

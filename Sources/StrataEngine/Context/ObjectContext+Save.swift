@@ -34,14 +34,23 @@ extension ObjectContext {
         let announced = postPendingChanges()
         var pending = ChangedObjects()
         for object in changed.values {
-            if object.state.isInserted { pending.inserted.append(object) } else if object.state.isDeleted { pending.deleted.append(object) } else if object.isUpdated { pending.updated.append(object) }
+            if object.state.isInserted {
+                pending.inserted.append(object)
+            } else if object.state.isDeleted {
+                pending.deleted.append(object)
+            } else if object.isUpdated {
+                pending.updated.append(object)
+            }
         }
         // The inserts just announced by objects-did-change are all of the pending inserts when
         // its observers changed nothing and the counts agree (every announced insert is still
         // pending, under the same ID): their sets are reused.
-        let insertedIDs: Set<ObjectID>, insertedObjects: Set<ManagedObject>
+        let insertedIDs: Set<ObjectID>
+        let insertedObjects: Set<ManagedObject>
         if let announced, membershipChanges == beforeAnnouncing,
-           announced.changes.inserted.count == pending.inserted.count, announced.objects.inserted.count == pending.inserted.count {
+            announced.changes.inserted.count == pending.inserted.count,
+            announced.objects.inserted.count == pending.inserted.count
+        {
             insertedIDs = announced.changes.inserted
             insertedObjects = announced.objects.inserted
         } else {
@@ -49,15 +58,21 @@ extension ObjectContext {
             insertedObjects = Set(pending.inserted)
         }
         let beforeWillSave = membershipChanges
-        let willSave = post(ObjectContext.willSaveNotification, ContextChanges(
-            inserted: insertedIDs, updated: Set(pending.updated.map(\.objectID)), deleted: Set(pending.deleted.map(\.objectID))),
-             sets: ObjectSets(inserted: insertedObjects, updated: Set(pending.updated), deleted: Set(pending.deleted)))
+        let willSave = post(
+            ObjectContext.willSaveNotification,
+            ContextChanges(
+                inserted: insertedIDs, updated: Set(pending.updated.map(\.objectID)),
+                deleted: Set(pending.deleted.map(\.objectID))),
+            sets: ObjectSets(inserted: insertedObjects, updated: Set(pending.updated), deleted: Set(pending.deleted)))
         let changesDuringWillSave = membershipChanges &- beforeWillSave
         // While the journal exists, every change must reach it (see ``ManagedObject/set(_:for:)``).
         try Self.countingSave {
             journal = Journal(changedBefore: changed)
             vanished = []
-            defer { journal = nil; vanished = [] }
+            defer {
+                journal = nil
+                vanished = []
+            }
             var resolved: [ObjectID: SaveConflict] = [:]
             let saved = try saveResolvingConflicts(&resolved)
             removeVanishedObjects()
@@ -65,11 +80,14 @@ extension ObjectContext {
             // When will-save's observers changed nothing, the saved inserts are a subset of the
             // announced ones (delete rules only remove inserts): equal counts mean equal sets,
             // and the will-save set is reused.
-            let savedInserted = changesDuringWillSave == 0 && saved.objects.inserted.count == willSave.inserted.count
+            let savedInserted =
+                changesDuringWillSave == 0 && saved.objects.inserted.count == willSave.inserted.count
                 ? willSave.inserted : Set(saved.objects.inserted)
-            post(ObjectContext.didSaveNotification, saved.changes,
-                 sets: ObjectSets(inserted: savedInserted, updated: Set(saved.objects.updated), deleted: Set(saved.objects.deleted)),
-                 resolvedConflicts: resolved.values.sorted { $0.objectID < $1.objectID })
+            post(
+                ObjectContext.didSaveNotification, saved.changes,
+                sets: ObjectSets(
+                    inserted: savedInserted, updated: Set(saved.objects.updated), deleted: Set(saved.objects.deleted)),
+                resolvedConflicts: resolved.values.sorted { $0.objectID < $1.objectID })
         }
     }
 
@@ -97,7 +115,9 @@ extension ObjectContext {
                     resolveConflicts(Array(resolved.values))
                     return try saveOnce()
                 }
-            } catch let error as StrataError where error.code == .conflict && mergePolicy != .error && rounds < Self.maximumMergeRounds {
+            } catch let error as StrataError
+                where error.code == .conflict && mergePolicy != .error && rounds < Self.maximumMergeRounds
+            {
                 rounds += 1
                 journal?.restore()
                 if let before = journal?.changedBefore { changed = before }
@@ -136,10 +156,16 @@ extension ObjectContext {
     /// One attempt: delete rules, validation, then the write (or the push into the parent).
     private func saveOnce() throws -> SavedChanges {
         try applyDeleteRules()
-        let live = changed.values.filter { !vanished.contains($0.objectID) && !$0.state.isDeleted && ($0.state.isInserted || $0.hasChangedValues) }
-        let failures = try validationFailures(of: live).sorted { ($0.objectID, $0.property ?? "") < ($1.objectID, $1.property ?? "") }
+        let live = changed.values.filter {
+            !vanished.contains($0.objectID) && !$0.state.isDeleted && ($0.state.isInserted || $0.hasChangedValues)
+        }
+        let failures = try validationFailures(of: live).sorted {
+            ($0.objectID, $0.property ?? "") < ($1.objectID, $1.property ?? "")
+        }
         if !failures.isEmpty {
-            throw StrataError(.validationFailed, "\(failures.count) validation failure(s); nothing was saved", validationFailures: failures)
+            throw StrataError(
+                .validationFailed, "\(failures.count) validation failure(s); nothing was saved",
+                validationFailures: failures)
         }
         return try parent == nil ? write(live) : pushToParent(live)
     }
@@ -148,7 +174,9 @@ extension ObjectContext {
     private func applyDeleteRules() throws {
         // Only objects with relationships have rules to run; the rest need neither order nor a
         // visit (objects a cascade reaches join the queue as it runs).
-        var queue = changed.values.filter { !$0.entity.relationships.isEmpty && $0.state.isDeleted && !vanished.contains($0.objectID) }
+        var queue = changed.values.filter {
+            !$0.entity.relationships.isEmpty && $0.state.isDeleted && !vanished.contains($0.objectID)
+        }
         guard !queue.isEmpty else { return }
         queue.sort { $0.objectID < $1.objectID }
         var denied: [String] = []
@@ -156,10 +184,14 @@ extension ObjectContext {
         while let object = queue.popLast() {
             guard visited.insert(object.objectID).inserted else { continue }
             for (index, relationship) in object.entity.relationships.enumerated() {
-                let targets = object.relationshipValues[index].targets.map { self.object(with: $0) }.filter { !$0.state.isDeleted && !$0.state.isInvalid }
+                let targets = object.relationshipValues[index].targets.map { self.object(with: $0) }.filter {
+                    !$0.state.isDeleted && !$0.state.isInvalid
+                }
                 switch relationship.deleteRule {
                 case .deny where !targets.isEmpty:
-                    denied.append("\(object.objectID).\(relationship.name) still has \(targets.count) target(s) (\(targets.prefix(3).map { $0.objectID.description }.joined(separator: ", ")))")
+                    denied.append(
+                        "\(object.objectID).\(relationship.name) still has \(targets.count) target(s) (\(targets.prefix(3).map { $0.objectID.description }.joined(separator: ", ")))"
+                    )
                 case .cascade:
                     for target in targets {
                         if target.state.isInserted {
@@ -198,7 +230,8 @@ extension ObjectContext {
     /// becomes the object's saved state: no second copy, no lookup of the store's answer beyond
     /// the version.
     private func write(_ live: [ManagedObject]) throws -> SavedChanges {
-        var inserted: [ManagedObject] = [], updated: [ManagedObject] = []
+        var inserted: [ManagedObject] = []
+        var updated: [ManagedObject] = []
         for object in live {
             if object.state.isInserted { inserted.append(object) } else { updated.append(object) }
         }
@@ -212,15 +245,22 @@ extension ObjectContext {
             for (object, id) in zip(inserted, newIDs) where object.objectID != id { mapping[object.objectID] = id }
         }
         func snapshot(of object: ManagedObject, as id: ObjectID) -> Snapshot {
-            Snapshot(objectID: id, version: object.version, attributes: object.attributeValues,
-                     relationships: remapsTargets ? ObjectContext.remap(object.relationshipValues, of: object.entity, with: mapping) : object.relationshipValues)
+            Snapshot(
+                objectID: id, version: object.version, attributes: object.attributeValues,
+                relationships: remapsTargets
+                    ? ObjectContext.remap(object.relationshipValues, of: object.entity, with: mapping)
+                    : object.relationshipValues)
         }
-        let deleted = changed.values.filter { $0.state.isDeleted && !$0.state.isInserted && !vanished.contains($0.objectID) }
+        let deleted = changed.values.filter {
+            $0.state.isDeleted && !$0.state.isInserted && !vanished.contains($0.objectID)
+        }
         var request = SaveRequest()
         request.inserts.reserveCapacity(inserted.count)
         for (object, id) in zip(inserted, newIDs) { request.inserts.append(snapshot(of: object, as: id)) }
         request.updates.reserveCapacity(updated.count)
-        for object in updated { request.updates.append(.init(snapshot(of: object, as: object.objectID), expectedVersion: object.version)) }
+        for object in updated {
+            request.updates.append(.init(snapshot(of: object, as: object.objectID), expectedVersion: object.version))
+        }
         request.deletes = deleted.map { .init($0.objectID, expectedVersion: $0.version) }
         let result: SaveResult
         do {
@@ -267,8 +307,10 @@ extension ObjectContext {
         if emptiesChangeSet { changed.removeAll() }
         settleUnchangedObjects()
         propagatePermanentIDs(mapping)
-        return SavedChanges(changes: ContextChanges(inserted: insertedIDs, updated: updatedIDs, deleted: Set(request.deletes.map(\.objectID))),
-                            objects: ChangedObjects(inserted: inserted, updated: updated))
+        return SavedChanges(
+            changes: ContextChanges(
+                inserted: insertedIDs, updated: updatedIDs, deleted: Set(request.deletes.map(\.objectID))),
+            objects: ChangedObjects(inserted: inserted, updated: updated))
     }
 
     /// The permanent ID of each of `objects`, in order: its own when it has one (given early by
@@ -282,13 +324,16 @@ extension ObjectContext {
         var result = objects.map(\.objectID)
         // The usual save of new objects: all temporary, all of one entity (one scope): one
         // request to the store, no grouping.
-        if let first = result.first, first.isTemporary, result.allSatisfy({ $0.scope == first.scope && $0.isTemporary }) {
+        if let first = result.first, first.isTemporary, result.allSatisfy({ $0.scope == first.scope && $0.isTemporary })
+        {
             let ids = try coordinator.obtainPermanentIDs(for: first.entityName, count: result.count)
             for (position, id) in zip(result.indices, ids) { result[position] = id }
             return result
         }
         var byScope: [ObjectID.Scope: [Int]] = [:]
-        for index in result.indices where result[index].isTemporary { byScope[result[index].scope, default: []].append(index) }
+        for index in result.indices where result[index].isTemporary {
+            byScope[result[index].scope, default: []].append(index)
+        }
         var groups: [String: [Int]] = [:]
         var merged: Set<String> = []
         for (scope, positions) in byScope {
@@ -310,7 +355,8 @@ extension ObjectContext {
 
     /// Forgets objects that were touched but end up with no change.
     func settleUnchangedObjects() {
-        for object in changed.values where !object.hasChangedValues && !object.state.isInserted && !object.state.isDeleted {
+        for object in changed.values
+        where !object.hasChangedValues && !object.state.isInserted && !object.state.isDeleted {
             changed.removeValue(forKey: object.objectID)
             object.state.isDirty = false
         }
@@ -318,22 +364,34 @@ extension ObjectContext {
 
     /// Adds the per-property detail to a store's conflict: memory, snapshot and store values.
     func describeConflict(_ conflict: SaveConflict) -> SaveConflict {
-        guard let object = registeredObject(for: conflict.objectID), let original = object.original else { return conflict }
+        guard let object = registeredObject(for: conflict.objectID), let original = object.original else {
+            return conflict
+        }
         var detailed = conflict
         let stored = conflict.storedSnapshot
         for (index, attribute) in object.entity.attributes.enumerated() {
-            let memory = object.attributeValues[index], snapshot = original.attributes[index]
+            let memory = object.attributeValues[index]
+            let snapshot = original.attributes[index]
             let store = stored?.attributes[index]
             if store != snapshot || memory != snapshot {
-                detailed.properties.append(PropertyConflict(property: attribute.name, memoryValue: memory.description, snapshotValue: snapshot.description, storeValue: store?.description ?? "(deleted)"))
+                detailed.properties.append(
+                    PropertyConflict(
+                        property: attribute.name, memoryValue: memory.description, snapshotValue: snapshot.description,
+                        storeValue: store?.description ?? "(deleted)"))
             }
         }
         for (index, relationship) in object.entity.relationships.enumerated() {
-            let memory = object.relationshipValues[index], snapshot = original.relationships[index]
+            let memory = object.relationshipValues[index]
+            let snapshot = original.relationships[index]
             let store = stored?.relationships[index]
             if store != snapshot || memory != snapshot {
-                func show(_ v: RelationshipValue?) -> String { v.map { "[" + $0.targets.map(\.description).joined(separator: ", ") + "]" } ?? "(deleted)" }
-                detailed.properties.append(PropertyConflict(property: relationship.name, memoryValue: show(memory), snapshotValue: show(snapshot), storeValue: show(store)))
+                func show(_ v: RelationshipValue?) -> String {
+                    v.map { "[" + $0.targets.map(\.description).joined(separator: ", ") + "]" } ?? "(deleted)"
+                }
+                detailed.properties.append(
+                    PropertyConflict(
+                        property: relationship.name, memoryValue: show(memory), snapshotValue: show(snapshot),
+                        storeValue: show(store)))
             }
         }
         return detailed

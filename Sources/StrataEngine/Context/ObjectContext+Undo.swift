@@ -60,10 +60,12 @@ extension ObjectContext {
         object.fulfill()
         let base = object.original
         var merged = latest
-        for index in object.attributeValues.indices where base.map({ $0.attributes[index] != object.attributeValues[index] }) ?? false {
+        for index in object.attributeValues.indices
+        where base.map({ $0.attributes[index] != object.attributeValues[index] }) ?? false {
             merged.attributes[index] = object.attributeValues[index]
         }
-        for index in object.relationshipValues.indices where base.map({ $0.relationships[index] != object.relationshipValues[index] }) ?? false {
+        for index in object.relationshipValues.indices
+        where base.map({ $0.relationships[index] != object.relationshipValues[index] }) ?? false {
             merged.relationships[index] = object.relationshipValues[index]
         }
         let wasDeleted = object.state.isDeleted
@@ -72,6 +74,10 @@ extension ObjectContext {
         object.relationshipValues = merged.relationships
         object.state.isDeleted = wasDeleted
         object.state.isDirty = merged != latest || wasDeleted
-        if object.state.isDirty { changed[object.objectID] = object } else { changed.removeValue(forKey: object.objectID) }
+        if object.state.isDirty {
+            changed[object.objectID] = object
+        } else {
+            changed.removeValue(forKey: object.objectID)
+        }
     }
 }

@@ -15,12 +15,16 @@ extension ObjectContext {
                     if ruled.optional[index] { continue }
                     if case .null = object.attributeValues[index] {} else { continue }
                 }
-                failures += try PropertyRules.failures(of: object.attributeValues[index], for: object.entity.attributes[index], objectID: object.objectID)
+                failures += try PropertyRules.failures(
+                    of: object.attributeValues[index], for: object.entity.attributes[index], objectID: object.objectID)
             }
             for index in ruled.relationships {
                 let relationship = object.entity.relationships[index]
-                let targets = object.relationshipValues[index].targets.filter { id in !(registeredObject(for: id)?.state.isDeleted ?? false) }
-                failures += PropertyRules.failures(ofTargetCount: targets.count, for: relationship, objectID: object.objectID)
+                let targets = object.relationshipValues[index].targets.filter { id in
+                    !(registeredObject(for: id)?.state.isDeleted ?? false)
+                }
+                failures += PropertyRules.failures(
+                    ofTargetCount: targets.count, for: relationship, objectID: object.objectID)
             }
         }
         if objects.contains(where: { !$0.entity.uniqueConstraints.isEmpty }) {
@@ -42,15 +46,35 @@ extension ObjectContext {
                     if key.contains(where: \.isNull) { continue }
                     let shown = key.map(\.description).joined(separator: ", ")
                     if let other = seen[key] {
-                        failures.append(ValidationFailure(objectID: object.objectID, property: property, reason: "\(shown) is also used by \(other) in this context; '\(entityName)' requires it to be unique"))
+                        failures.append(
+                            ValidationFailure(
+                                objectID: object.objectID, property: property,
+                                reason:
+                                    "\(shown) is also used by \(other) in this context; '\(entityName)' requires it to be unique"
+                            ))
                         continue
                     }
                     seen[key] = object.objectID
-                    let predicate = ObjectPredicate.and(zip(constraint, key).map { .comparison(.init(.keyPath(PropertyPath($0)), .equal, .constant($1))) })
-                    let holders = try coordinator.fetch(FetchRequest(entityName: entityName, predicate: predicate, resultType: .objectIDs)).objectIDs()
+                    let predicate = ObjectPredicate.and(
+                        zip(constraint, key).map {
+                            .comparison(.init(.keyPath(PropertyPath($0)), .equal, .constant($1)))
+                        })
+                    let holders = try coordinator.fetch(
+                        FetchRequest(entityName: entityName, predicate: predicate, resultType: .objectIDs)
+                    ).objectIDs()
                     for holder in holders where holder != object.objectID {
-                        if let mine = registeredObject(for: holder), mine.state.isDeleted || (mine.state.isDirty && indexes.map({ mine.attributeValues[$0] }) != key) { continue }
-                        failures.append(ValidationFailure(objectID: object.objectID, property: property, reason: "\(shown) is already used by \(holder) in the store; '\(entityName)' requires it to be unique"))
+                        if let mine = registeredObject(for: holder),
+                            mine.state.isDeleted
+                                || (mine.state.isDirty && indexes.map({ mine.attributeValues[$0] }) != key)
+                        {
+                            continue
+                        }
+                        failures.append(
+                            ValidationFailure(
+                                objectID: object.objectID, property: property,
+                                reason:
+                                    "\(shown) is already used by \(holder) in the store; '\(entityName)' requires it to be unique"
+                            ))
                         break
                     }
                 }
@@ -77,10 +101,12 @@ private struct RuledProperties {
         entityName = entity?.name
         attributes = entity?.attributes.map { !$0.validation.isEmpty } ?? []
         optional = entity?.attributes.map(\.isOptional) ?? []
-        relationships = entity?.relationships.indices.filter { index in
-            let relationship = entity!.relationships[index]
-            return relationship.isToMany ? (relationship.minimumCount > 0 || relationship.maximumCount > 0) : !relationship.isOptional
-        } ?? []
+        relationships =
+            entity?.relationships.indices.filter { index in
+                let relationship = entity!.relationships[index]
+                return relationship.isToMany
+                    ? (relationship.minimumCount > 0 || relationship.maximumCount > 0) : !relationship.isOptional
+            } ?? []
     }
 
     /// Whether these are the rules of `other` (one pointer comparison for the same model's

@@ -36,53 +36,53 @@ public final class ObjectContext: @unchecked Sendable {
     // could reach them again, so release builds turn their run-time exclusivity checks off;
     // debug builds keep them, so the test suite still catches an overlapping access.
     #if DEBUG
-    /// During a save under a merge policy: objects found deleted where the context saves (the
-    /// store, or the parent), left out of the save; they leave the context when it succeeds.
-    var vanished: Set<ObjectID> = []
-    /// Changes not yet announced by an `objectsDidChange` notification.
-    var pendingChanges = ContextChanges()
-    /// Every object of this context by ID, held strongly; objects nobody else references are
-    /// released by ``sweepRegistry()`` (see ``register(_:)``). Strong references keep the
-    /// objects' reference counts on the runtime's fast path (a weak reference to an object moves
-    /// every retain and release of it onto a slow, side-table path).
-    private var registry: [ObjectID: ManagedObject] = [:]
-    private var sweepThreshold = 1024
-    /// Set while a fetch registers its objects (see ``registeringFetchedObjects(_:)``).
-    private var sweepsDeferred = false
-    /// The entity and class of the last object made (see ``makeObject(entity:id:)``).
-    private var lastMaker: ObjectMaker?
-    /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
-    var changed: [ObjectID: ManagedObject] = [:]
-    var journal: Journal?
-    /// The route of the last scope whose snapshot the context looked up (see ``sourceSnapshot(for:)``).
-    var lastRoute: ScopeRoute?
-    /// Counts changes to which objects are inserted, updated or deleted, and to their IDs: a
-    /// save compares it around the notifications it posts, whose observers may change things.
-    var membershipChanges = 0
+        /// During a save under a merge policy: objects found deleted where the context saves (the
+        /// store, or the parent), left out of the save; they leave the context when it succeeds.
+        var vanished: Set<ObjectID> = []
+        /// Changes not yet announced by an `objectsDidChange` notification.
+        var pendingChanges = ContextChanges()
+        /// Every object of this context by ID, held strongly; objects nobody else references are
+        /// released by ``sweepRegistry()`` (see ``register(_:)``). Strong references keep the
+        /// objects' reference counts on the runtime's fast path (a weak reference to an object moves
+        /// every retain and release of it onto a slow, side-table path).
+        private var registry: [ObjectID: ManagedObject] = [:]
+        private var sweepThreshold = 1024
+        /// Set while a fetch registers its objects (see ``registeringFetchedObjects(_:)``).
+        private var sweepsDeferred = false
+        /// The entity and class of the last object made (see ``makeObject(entity:id:)``).
+        private var lastMaker: ObjectMaker?
+        /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
+        var changed: [ObjectID: ManagedObject] = [:]
+        var journal: Journal?
+        /// The route of the last scope whose snapshot the context looked up (see ``sourceSnapshot(for:)``).
+        var lastRoute: ScopeRoute?
+        /// Counts changes to which objects are inserted, updated or deleted, and to their IDs: a
+        /// save compares it around the notifications it posts, whose observers may change things.
+        var membershipChanges = 0
     #else
-    /// During a save under a merge policy: objects found deleted where the context saves (the
-    /// store, or the parent), left out of the save; they leave the context when it succeeds.
-    @exclusivity(unchecked) var vanished: Set<ObjectID> = []
-    /// Changes not yet announced by an `objectsDidChange` notification.
-    @exclusivity(unchecked) var pendingChanges = ContextChanges()
-    /// Every object of this context by ID, held strongly; objects nobody else references are
-    /// released by ``sweepRegistry()`` (see ``register(_:)``). Strong references keep the
-    /// objects' reference counts on the runtime's fast path (a weak reference to an object moves
-    /// every retain and release of it onto a slow, side-table path).
-    @exclusivity(unchecked) private var registry: [ObjectID: ManagedObject] = [:]
-    @exclusivity(unchecked) private var sweepThreshold = 1024
-    /// Set while a fetch registers its objects (see ``registeringFetchedObjects(_:)``).
-    @exclusivity(unchecked) private var sweepsDeferred = false
-    /// The entity and class of the last object made (see ``makeObject(entity:id:)``).
-    @exclusivity(unchecked) private var lastMaker: ObjectMaker?
-    /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
-    @exclusivity(unchecked) var changed: [ObjectID: ManagedObject] = [:]
-    @exclusivity(unchecked) var journal: Journal?
-    /// The route of the last scope whose snapshot the context looked up (see ``sourceSnapshot(for:)``).
-    @exclusivity(unchecked) var lastRoute: ScopeRoute?
-    /// Counts changes to which objects are inserted, updated or deleted, and to their IDs: a
-    /// save compares it around the notifications it posts, whose observers may change things.
-    @exclusivity(unchecked) var membershipChanges = 0
+        /// During a save under a merge policy: objects found deleted where the context saves (the
+        /// store, or the parent), left out of the save; they leave the context when it succeeds.
+        @exclusivity(unchecked) var vanished: Set<ObjectID> = []
+        /// Changes not yet announced by an `objectsDidChange` notification.
+        @exclusivity(unchecked) var pendingChanges = ContextChanges()
+        /// Every object of this context by ID, held strongly; objects nobody else references are
+        /// released by ``sweepRegistry()`` (see ``register(_:)``). Strong references keep the
+        /// objects' reference counts on the runtime's fast path (a weak reference to an object moves
+        /// every retain and release of it onto a slow, side-table path).
+        @exclusivity(unchecked) private var registry: [ObjectID: ManagedObject] = [:]
+        @exclusivity(unchecked) private var sweepThreshold = 1024
+        /// Set while a fetch registers its objects (see ``registeringFetchedObjects(_:)``).
+        @exclusivity(unchecked) private var sweepsDeferred = false
+        /// The entity and class of the last object made (see ``makeObject(entity:id:)``).
+        @exclusivity(unchecked) private var lastMaker: ObjectMaker?
+        /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
+        @exclusivity(unchecked) var changed: [ObjectID: ManagedObject] = [:]
+        @exclusivity(unchecked) var journal: Journal?
+        /// The route of the last scope whose snapshot the context looked up (see ``sourceSnapshot(for:)``).
+        @exclusivity(unchecked) var lastRoute: ScopeRoute?
+        /// Counts changes to which objects are inserted, updated or deleted, and to their IDs: a
+        /// save compares it around the notifications it posts, whose observers may change things.
+        @exclusivity(unchecked) var membershipChanges = 0
     #endif
     /// Backs ``mergePolicy``.
     let mergePolicyStorage = Locked(MergePolicy.error)
@@ -113,14 +113,18 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// A context on `coordinator`: by default a private-queue context, which the first thread
     /// that uses it outside a perform block may keep using directly.
-    public convenience init(coordinator: StoreCoordinator, concurrencyType: ConcurrencyType = .privateQueue, name: String? = nil) {
+    public convenience init(
+        coordinator: StoreCoordinator, concurrencyType: ConcurrencyType = .privateQueue, name: String? = nil
+    ) {
         self.init(coordinator: coordinator, parent: nil, concurrencyType: concurrencyType, name: name)
     }
 
     /// A child of `parent`: it fetches through the parent and sees its unsaved state, and its
     /// ``save()`` pushes its changes into the parent, with no store I/O (see
     /// docs/Concurrency.md). Nest children to any depth.
-    public convenience init(parent: ObjectContext, concurrencyType: ConcurrencyType = .privateQueue, name: String? = nil) {
+    public convenience init(
+        parent: ObjectContext, concurrencyType: ConcurrencyType = .privateQueue, name: String? = nil
+    ) {
         self.init(coordinator: parent.coordinator, parent: parent, concurrencyType: concurrencyType, name: name)
         parent.children.withLock { list in
             list.removeAll { $0.context == nil }
@@ -128,7 +132,8 @@ public final class ObjectContext: @unchecked Sendable {
         }
     }
 
-    private init(coordinator: StoreCoordinator, parent: ObjectContext?, concurrencyType: ConcurrencyType, name: String?) {
+    private init(coordinator: StoreCoordinator, parent: ObjectContext?, concurrencyType: ConcurrencyType, name: String?)
+    {
         self.coordinator = coordinator
         self.parent = parent
         self.concurrencyType = concurrencyType
@@ -200,7 +205,10 @@ public final class ObjectContext: @unchecked Sendable {
         checkConfinement()
         _ = try model.requireEntity(id.entityName)
         if let object = registeredObject(for: id), !object.state.isFault {
-            guard !object.state.isInvalid else { throw StrataError(.invalidObjectID, "\(id) no longer exists", location: ["object": id.uriRepresentation]) }
+            guard !object.state.isInvalid else {
+                throw StrataError(
+                    .invalidObjectID, "\(id) no longer exists", location: ["object": id.uriRepresentation])
+            }
             return object
         }
         guard let snapshot = try sourceSnapshot(for: id) else {
@@ -251,7 +259,11 @@ public final class ObjectContext: @unchecked Sendable {
         var kept: [Dictionary<ObjectID, ManagedObject>.Index] = []
         var index = registry.values.startIndex
         while index != registry.values.endIndex {
-            if isKnownUniquelyReferenced(&registry.values[index]) { unused.append(registry.keys[index]) } else { kept.append(index) }
+            if isKnownUniquelyReferenced(&registry.values[index]) {
+                unused.append(registry.keys[index])
+            } else {
+                kept.append(index)
+            }
             registry.values.formIndex(after: &index)
         }
         if unused.count > kept.count {
@@ -292,7 +304,9 @@ public final class ObjectContext: @unchecked Sendable {
         registry.removeValue(forKey: old)
         registry[object.objectID] = object
         if inChangeSet, changed.removeValue(forKey: old) != nil { changed[object.objectID] = object }
-        if !pendingChanges.inserted.isEmpty, pendingChanges.inserted.remove(old) != nil { pendingChanges.inserted.insert(object.objectID) }
+        if !pendingChanges.inserted.isEmpty, pendingChanges.inserted.remove(old) != nil {
+            pendingChanges.inserted.insert(object.objectID)
+        }
     }
 
     /// The entity of `id`. Runs of one entity (a fetch, lookups) compare the ID's scope with
@@ -323,8 +337,13 @@ public final class ObjectContext: @unchecked Sendable {
     /// class was registered since, else a new one.
     private func maker(for entity: Entity) -> ObjectMaker {
         let generation = coordinator.classGeneration
-        if let maker = lastMaker, maker.generation == generation, maker.entity.isSameDeclaration(as: entity) || maker.entity.name == entity.name { return maker }
-        let maker = ObjectMaker(entity: entity, type: coordinator.managedClass(for: entity.name), generation: generation)
+        if let maker = lastMaker, maker.generation == generation,
+            maker.entity.isSameDeclaration(as: entity) || maker.entity.name == entity.name
+        {
+            return maker
+        }
+        let maker = ObjectMaker(
+            entity: entity, type: coordinator.managedClass(for: entity.name), generation: generation)
         lastMaker = maker
         return maker
     }
@@ -346,7 +365,9 @@ public final class ObjectContext: @unchecked Sendable {
             preconditionFailure("could not load \(object.objectID) from its store: \(error)")
         }
         object.state.isInvalid = true
-        preconditionFailure("\(object.objectID) was deleted from its store; a fault of it cannot be filled (use existingObject(with:) when an object may be gone)")
+        preconditionFailure(
+            "\(object.objectID) was deleted from its store; a fault of it cannot be filled (use existingObject(with:) when an object may be gone)"
+        )
     }
 
     // MARK: Changes
@@ -381,7 +402,8 @@ public final class ObjectContext: @unchecked Sendable {
         let object = maker.type.init(entity: maker.entity, objectID: id, context: self)
         // With no defaults, a fresh array of nulls costs less than sharing the default array and
         // copying it value by value at the first change, as copy-on-write would.
-        object.attributeValues = maker.hasDefaults ? maker.defaultAttributes : ObjectMaker.nullValues(count: maker.defaultAttributes.count)
+        object.attributeValues =
+            maker.hasDefaults ? maker.defaultAttributes : ObjectMaker.nullValues(count: maker.defaultAttributes.count)
         object.relationshipValues = maker.emptyRelationships
         object.state.isInserted = true
         object.state.isDirty = true
@@ -447,11 +469,20 @@ public final class ObjectContext: @unchecked Sendable {
     }
 
     /// Objects inserted and not saved yet.
-    public var insertedObjects: Set<ManagedObject> { checkConfinement(); return Set(changed.values.filter { $0.state.isInserted }) }
+    public var insertedObjects: Set<ManagedObject> {
+        checkConfinement()
+        return Set(changed.values.filter { $0.state.isInserted })
+    }
     /// Objects whose values or relationships changed and are not saved yet.
-    public var updatedObjects: Set<ManagedObject> { checkConfinement(); return Set(changed.values.filter { $0.isUpdated }) }
+    public var updatedObjects: Set<ManagedObject> {
+        checkConfinement()
+        return Set(changed.values.filter { $0.isUpdated })
+    }
     /// Objects deleted and not saved yet.
-    public var deletedObjects: Set<ManagedObject> { checkConfinement(); return Set(changed.values.filter { $0.state.isDeleted }) }
+    public var deletedObjects: Set<ManagedObject> {
+        checkConfinement()
+        return Set(changed.values.filter { $0.state.isDeleted })
+    }
 }
 
 /// The entity and class objects of one entity are made with, and the coordinator's class
@@ -509,7 +540,9 @@ struct Journal {
     mutating func record(_ object: ManagedObject) {
         let key = ObjectIdentifier(object)
         if entries[key] == nil {
-            entries[key] = Entry(object: object, attributes: object.attributeValues, relationships: object.relationshipValues, state: object.state, original: object.original)
+            entries[key] = Entry(
+                object: object, attributes: object.attributeValues, relationships: object.relationshipValues,
+                state: object.state, original: object.original)
         }
     }
 

@@ -46,7 +46,9 @@ public final class StoreCoordinator: Sendable {
     public func registerClasses(_ types: [ManagedObject.Type]) {
         classes.withLock { table in
             for type in types {
-                precondition(model.entity(named: type.entityName) != nil, "\(type) maps to entity '\(type.entityName)', which the model does not have")
+                precondition(
+                    model.entity(named: type.entityName) != nil,
+                    "\(type) maps to entity '\(type.entityName)', which the model does not have")
                 if table[type.entityName] != type {
                     table[type.entityName] = type
                     classGenerations.add(1, ordering: .releasing)
@@ -76,16 +78,25 @@ public final class StoreCoordinator: Sendable {
     ///   store was opened with another model, or an entity is already served by another store.
     public func addStore(_ store: any PersistentStore, configuration: String = Model.defaultConfiguration) throws {
         guard store.model.versionHash == model.versionHash else {
-            throw StrataError(.modelMismatch, "the store \(store.url) was opened with model hash \(store.model.versionHash), the coordinator has \(model.versionHash)")
+            throw StrataError(
+                .modelMismatch,
+                "the store \(store.url) was opened with model hash \(store.model.versionHash), the coordinator has \(model.versionHash)"
+            )
         }
         guard let names = model.entityNames(inConfiguration: configuration) else {
-            throw StrataError(.invalidModel, "the model has no configuration '\(configuration)'; it has: \(([Model.defaultConfiguration] + model.configurations.keys.sorted()).joined(separator: ", "))", location: ["configuration": configuration])
+            throw StrataError(
+                .invalidModel,
+                "the model has no configuration '\(configuration)'; it has: \(([Model.defaultConfiguration] + model.configurations.keys.sorted()).joined(separator: ", "))",
+                location: ["configuration": configuration])
         }
         let serving = store.capability((any SnapshotServing).self)
         try routes.withLock { table in
             for name in names {
                 if let other = table.byName[name] {
-                    throw StrataError(.invalidModel, "entity '\(name)' is already served by \(other.store.url); a configuration may not share entities with another store's", location: ["entity": name])
+                    throw StrataError(
+                        .invalidModel,
+                        "entity '\(name)' is already served by \(other.store.url); a configuration may not share entities with another store's",
+                        location: ["entity": name])
                 }
             }
             let entry = StoreEntry(store: store, position: table.entries.count)
@@ -129,7 +140,9 @@ public final class StoreCoordinator: Sendable {
     private func route(for entityName: String) throws -> Route {
         if let route = routes.withLock({ $0.byName[entityName] }) { return route }
         _ = try model.requireEntity(entityName)
-        throw StrataError(.storeNotFound, "no store serves entity '\(entityName)'; add a store for a configuration that names it", location: ["entity": entityName])
+        throw StrataError(
+            .storeNotFound, "no store serves entity '\(entityName)'; add a store for a configuration that names it",
+            location: ["entity": entityName])
     }
 
     /// Runs `request` on the store of its entity (see ``PersistentStore/fetch(_:)``), caching
@@ -222,7 +235,10 @@ public final class StoreCoordinator: Sendable {
         var order: [ObjectIdentifier] = []
         func add(_ entry: StoreEntry) -> ObjectIdentifier {
             let key = ObjectIdentifier(entry)
-            if parts[key] == nil { parts[key] = (entry, SaveRequest()); order.append(key) }
+            if parts[key] == nil {
+                parts[key] = (entry, SaveRequest())
+                order.append(key)
+            }
             return key
         }
         func part(_ entity: String) throws -> ObjectIdentifier { add(try route(for: entity).entry) }

@@ -32,7 +32,9 @@ extension ManagedObject {
     public func value<T: ValueConvertible>(for key: String, as type: T.Type) throws -> T {
         let value = try value(for: key)
         guard let typed = T(strataValue: value) else {
-            throw StrataError(.typeMismatch, "\(objectID).\(key) holds \(value) (\(value.typeName)), not a \(T.self)", location: ["entity": entity.name, "key": key])
+            throw StrataError(
+                .typeMismatch, "\(objectID).\(key) holds \(value) (\(value.typeName)), not a \(T.self)",
+                location: ["entity": entity.name, "key": key])
         }
         return typed
     }
@@ -63,15 +65,18 @@ extension ManagedObject {
         // The type alone, not a copy of the whole attribute: this runs for every value written.
         let type = entity.attributeType(at: index)
         guard newValue.fits(type) else {
-            throw StrataError(.typeMismatch, "\(objectID): '\(entity.name).\(key)' is a \(type.rawValue) and cannot hold \(newValue) (\(newValue.typeName))",
-                              location: ["entity": entity.name, "key": key])
+            throw StrataError(
+                .typeMismatch,
+                "\(objectID): '\(entity.name).\(key)' is a \(type.rawValue) and cannot hold \(newValue) (\(newValue.typeName))",
+                location: ["entity": entity.name, "key": key])
         }
         let state = self.state
         // An object already changed since its last save is in its context's change set, which
         // marks it invalid if the context goes away: unless a save is under way somewhere (its
         // journal must hear of every change), the write needs nothing from the context, so
         // the weak reference to it is not loaded.
-        if state.isDirty && !state.isFault && !state.isInvalid && !state.isDeleted && !ObjectContext.isAnySaveInProgress {
+        if state.isDirty && !state.isFault && !state.isInvalid && !state.isDeleted && !ObjectContext.isAnySaveInProgress
+        {
             attributeValues[index] = newValue
             return
         }
@@ -87,7 +92,9 @@ extension ManagedObject {
     func attributeIndex(_ key: String) throws -> Int {
         guard let index = entity.attributeIndex(named: key) else {
             let hint = entity.relationshipIndex(named: key) != nil ? "; it is a relationship" : ""
-            throw StrataError(.unknownKey, "'\(entity.name)' has no attribute '\(key)'\(hint)", location: ["entity": entity.name, "key": key])
+            throw StrataError(
+                .unknownKey, "'\(entity.name)' has no attribute '\(key)'\(hint)",
+                location: ["entity": entity.name, "key": key])
         }
         return index
     }
@@ -103,10 +110,15 @@ extension ManagedObject {
     @inline(__always)
     func writableContext(_ state: State) throws -> ObjectContext {
         guard !state.isInvalid, let context else {
-            throw StrataError(.invalidObjectID, "\(objectID) no longer belongs to a context (it was reset, rolled back or its context is gone)", location: ["object": objectID.uriRepresentation])
+            throw StrataError(
+                .invalidObjectID,
+                "\(objectID) no longer belongs to a context (it was reset, rolled back or its context is gone)",
+                location: ["object": objectID.uriRepresentation])
         }
         if state.isDeleted {
-            throw StrataError(.invalidObjectID, "\(objectID) is deleted; changes to it would be lost", location: ["object": objectID.uriRepresentation])
+            throw StrataError(
+                .invalidObjectID, "\(objectID) is deleted; changes to it would be lost",
+                location: ["object": objectID.uriRepresentation])
         }
         return context
     }

@@ -6,7 +6,9 @@ extension ManagedObject {
         checkConfinement()
         let (index, relationship) = try relationshipIndex(key)
         guard !relationship.isToMany else {
-            throw StrataError(.typeMismatch, "'\(entity.name).\(key)' is to-many; use objects(for:)", location: ["entity": entity.name, "key": key])
+            throw StrataError(
+                .typeMismatch, "'\(entity.name).\(key)' is to-many; use objects(for:)",
+                location: ["entity": entity.name, "key": key])
         }
         fulfill()
         return relationshipValues[index].targets.first.flatMap { context?.object(with: $0) }
@@ -18,7 +20,9 @@ extension ManagedObject {
         checkConfinement()
         let (index, relationship) = try relationshipIndex(key)
         guard relationship.isToMany else {
-            throw StrataError(.typeMismatch, "'\(entity.name).\(key)' is to-one; use object(for:)", location: ["entity": entity.name, "key": key])
+            throw StrataError(
+                .typeMismatch, "'\(entity.name).\(key)' is to-one; use object(for:)",
+                location: ["entity": entity.name, "key": key])
         }
         fulfill()
         guard let context else { return [] }
@@ -44,14 +48,18 @@ extension ManagedObject {
         checkConfinement()
         let (index, relationship) = try relationshipIndex(key)
         guard !relationship.isToMany else {
-            throw StrataError(.typeMismatch, "'\(entity.name).\(key)' is to-many; use setObjects(_:for:)", location: ["entity": entity.name, "key": key])
+            throw StrataError(
+                .typeMismatch, "'\(entity.name).\(key)' is to-many; use setObjects(_:for:)",
+                location: ["entity": entity.name, "key": key])
         }
         try checkWritable()
         if let target { try checkTarget(target, of: relationship) }
         fulfill()
         let old = relationshipValues[index].targets.first
         if old == target?.objectID { return }
-        if let old, let oldObject = context?.object(with: old) { oldObject.unlink(objectID, fromInverseOf: relationship) }
+        if let old, let oldObject = context?.object(with: old) {
+            oldObject.unlink(objectID, fromInverseOf: relationship)
+        }
         if let target { target.link(objectID, intoInverseOf: relationship) }
         setTargets([target?.objectID].compactMap { $0 }, at: index)
     }
@@ -61,7 +69,9 @@ extension ManagedObject {
         checkConfinement()
         let (index, relationship) = try relationshipIndex(key)
         guard relationship.isToMany else {
-            throw StrataError(.typeMismatch, "'\(entity.name).\(key)' is to-one; use setObject(_:for:)", location: ["entity": entity.name, "key": key])
+            throw StrataError(
+                .typeMismatch, "'\(entity.name).\(key)' is to-one; use setObject(_:for:)",
+                location: ["entity": entity.name, "key": key])
         }
         try checkWritable()
         for target in targets { try checkTarget(target, of: relationship) }
@@ -70,9 +80,14 @@ extension ManagedObject {
         let newIDs = targets.map(\.objectID).filter { seen.insert($0).inserted }
         let oldIDs = relationshipValues[index].targets
         if oldIDs == newIDs { return }
-        let removed = Set(oldIDs).subtracting(newIDs), added = Set(newIDs).subtracting(oldIDs)
-        for id in oldIDs where removed.contains(id) { context?.object(with: id).unlink(objectID, fromInverseOf: relationship) }
-        for target in targets where added.contains(target.objectID) { target.link(objectID, intoInverseOf: relationship) }
+        let removed = Set(oldIDs).subtracting(newIDs)
+        let added = Set(newIDs).subtracting(oldIDs)
+        for id in oldIDs where removed.contains(id) {
+            context?.object(with: id).unlink(objectID, fromInverseOf: relationship)
+        }
+        for target in targets where added.contains(target.objectID) {
+            target.link(objectID, intoInverseOf: relationship)
+        }
         setTargets(newIDs, at: index)
     }
 
@@ -91,17 +106,25 @@ extension ManagedObject {
     func relationshipIndex(_ key: String) throws -> (Int, Relationship) {
         guard let index = entity.relationshipIndex(named: key) else {
             let hint = entity.attributeIndex(named: key) != nil ? "; it is an attribute" : ""
-            throw StrataError(.unknownKey, "'\(entity.name)' has no relationship '\(key)'\(hint)", location: ["entity": entity.name, "key": key])
+            throw StrataError(
+                .unknownKey, "'\(entity.name)' has no relationship '\(key)'\(hint)",
+                location: ["entity": entity.name, "key": key])
         }
         return (index, entity.relationships[index])
     }
 
     private func checkTarget(_ target: ManagedObject, of relationship: Relationship) throws {
         guard target.entity.name == relationship.destination else {
-            throw StrataError(.typeMismatch, "'\(entity.name).\(relationship.name)' holds \(relationship.destination) objects, not \(target.objectID)", location: ["entity": entity.name, "key": relationship.name])
+            throw StrataError(
+                .typeMismatch,
+                "'\(entity.name).\(relationship.name)' holds \(relationship.destination) objects, not \(target.objectID)",
+                location: ["entity": entity.name, "key": relationship.name])
         }
         guard let context, target.context === context else {
-            throw StrataError(.invalidObjectID, "\(target.objectID) belongs to another context than \(objectID); fetch it in this context with object(with:)", location: ["entity": entity.name, "key": relationship.name])
+            throw StrataError(
+                .invalidObjectID,
+                "\(target.objectID) belongs to another context than \(objectID); fetch it in this context with object(with:)",
+                location: ["entity": entity.name, "key": relationship.name])
         }
         try target.checkWritable()
     }
@@ -126,10 +149,13 @@ extension ManagedObject {
             insertTarget(source, at: index, ordered: inverse.isOrdered)
         } else {
             // One-to-one: detach our previous partner first.
-            if let previous = relationshipValues[index].targets.first, previous != source, let other = context?.object(with: previous) {
+            if let previous = relationshipValues[index].targets.first, previous != source,
+                let other = context?.object(with: previous)
+            {
                 if let (otherIndex, _) = try? other.relationshipIndex(relationship.name) {
                     other.fulfill()
-                    other.setTargets(other.relationshipValues[otherIndex].targets.filter { $0 != objectID }, at: otherIndex)
+                    other.setTargets(
+                        other.relationshipValues[otherIndex].targets.filter { $0 != objectID }, at: otherIndex)
                 }
             }
             setTargets([source], at: index)
@@ -195,7 +221,8 @@ extension Array where Element == ObjectID {
     /// The first position whose ID is not less than `id`, in an array sorted by ID.
     func sortedInsertionPoint(of id: ObjectID) -> Int {
         if let last = self.last, last < id { return count }
-        var low = 0, high = count
+        var low = 0
+        var high = count
         while low < high {
             let middle = (low + high) / 2
             if self[middle] < id { low = middle + 1 } else { high = middle }

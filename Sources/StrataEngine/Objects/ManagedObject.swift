@@ -39,25 +39,25 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // of the cost of inserting and saving an object); debug builds keep them, so the test suite
     // still catches an overlapping access. The compile-time checks apply to both.
     #if DEBUG
-    /// The object's identity; temporary until its first save.
-    public internal(set) var objectID: ObjectID
-    /// The context the object belongs to (`nil` once the context forgot it).
-    public internal(set) weak var context: ObjectContext?
-    var attributeValues: [Value] = []
-    var relationshipValues: [RelationshipValue] = []
-    /// The last state read from or written to the store; `nil` for an inserted object.
-    var original: Snapshot?
-    var state = State()
+        /// The object's identity; temporary until its first save.
+        public internal(set) var objectID: ObjectID
+        /// The context the object belongs to (`nil` once the context forgot it).
+        public internal(set) weak var context: ObjectContext?
+        var attributeValues: [Value] = []
+        var relationshipValues: [RelationshipValue] = []
+        /// The last state read from or written to the store; `nil` for an inserted object.
+        var original: Snapshot?
+        var state = State()
     #else
-    /// The object's identity; temporary until its first save.
-    @exclusivity(unchecked) public internal(set) var objectID: ObjectID
-    /// The context the object belongs to (`nil` once the context forgot it).
-    @exclusivity(unchecked) public internal(set) weak var context: ObjectContext?
-    @exclusivity(unchecked) var attributeValues: [Value] = []
-    @exclusivity(unchecked) var relationshipValues: [RelationshipValue] = []
-    /// The last state read from or written to the store; `nil` for an inserted object.
-    @exclusivity(unchecked) var original: Snapshot?
-    @exclusivity(unchecked) var state = State()
+        /// The object's identity; temporary until its first save.
+        @exclusivity(unchecked) public internal(set) var objectID: ObjectID
+        /// The context the object belongs to (`nil` once the context forgot it).
+        @exclusivity(unchecked) public internal(set) weak var context: ObjectContext?
+        @exclusivity(unchecked) var attributeValues: [Value] = []
+        @exclusivity(unchecked) var relationshipValues: [RelationshipValue] = []
+        /// The last state read from or written to the store; `nil` for an inserted object.
+        @exclusivity(unchecked) var original: Snapshot?
+        @exclusivity(unchecked) var state = State()
     #endif
 
     struct State {
@@ -114,7 +114,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     open var description: String {
         var text = objectID.description
         if state.isFault { text += " (fault)" }
-        if state.isInserted { text += " (inserted)" } else if state.isDeleted { text += " (deleted)" } else if isUpdated { text += " (updated)" }
+        if state.isInserted {
+            text += " (inserted)"
+        } else if state.isDeleted {
+            text += " (deleted)"
+        } else if isUpdated {
+            text += " (updated)"
+        }
         return text
     }
 
@@ -122,7 +128,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public func currentSnapshot() -> Snapshot {
         checkConfinement()
         fulfill()
-        return Snapshot(objectID: objectID, version: original?.version ?? 0, attributes: attributeValues, relationships: relationshipValues)
+        return Snapshot(
+            objectID: objectID, version: original?.version ?? 0, attributes: attributeValues,
+            relationships: relationshipValues)
     }
 
     /// Loads the values of a fault. A fault whose object was deleted from the store becomes
@@ -131,7 +139,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     func fulfill() {
         guard state.isFault else { return }
         guard let context else {
-            preconditionFailure("\(objectID) is a fault whose context is gone; keep the context alive while you use its objects")
+            preconditionFailure(
+                "\(objectID) is a fault whose context is gone; keep the context alive while you use its objects")
         }
         context.fireFault(self)
     }

@@ -21,32 +21,58 @@ extension ManagedValue {
     public static var isOptionalAttribute: Bool { false }
 }
 
-extension Int16: ManagedValue { /// integer16
-    public static var attributeType: AttributeType { .integer16 } }
-extension Int32: ManagedValue { /// integer32
-    public static var attributeType: AttributeType { .integer32 } }
-extension Int64: ManagedValue { /// integer64
-    public static var attributeType: AttributeType { .integer64 } }
-extension Int: ManagedValue { /// integer64
-    public static var attributeType: AttributeType { .integer64 } }
-extension Double: ManagedValue { /// double
-    public static var attributeType: AttributeType { .double } }
-extension Float: ManagedValue { /// float
-    public static var attributeType: AttributeType { .float } }
-extension Decimal: ManagedValue { /// decimal
-    public static var attributeType: AttributeType { .decimal } }
-extension String: ManagedValue { /// string
-    public static var attributeType: AttributeType { .string } }
-extension Bool: ManagedValue { /// boolean
-    public static var attributeType: AttributeType { .boolean } }
-extension Date: ManagedValue { /// date
-    public static var attributeType: AttributeType { .date } }
-extension Data: ManagedValue { /// binary
-    public static var attributeType: AttributeType { .binary } }
-extension UUID: ManagedValue { /// uuid
-    public static var attributeType: AttributeType { .uuid } }
-extension URL: ManagedValue { /// uri
-    public static var attributeType: AttributeType { .uri } }
+extension Int16: ManagedValue {
+    /// integer16
+    public static var attributeType: AttributeType { .integer16 }
+}
+extension Int32: ManagedValue {
+    /// integer32
+    public static var attributeType: AttributeType { .integer32 }
+}
+extension Int64: ManagedValue {
+    /// integer64
+    public static var attributeType: AttributeType { .integer64 }
+}
+extension Int: ManagedValue {
+    /// integer64
+    public static var attributeType: AttributeType { .integer64 }
+}
+extension Double: ManagedValue {
+    /// double
+    public static var attributeType: AttributeType { .double }
+}
+extension Float: ManagedValue {
+    /// float
+    public static var attributeType: AttributeType { .float }
+}
+extension Decimal: ManagedValue {
+    /// decimal
+    public static var attributeType: AttributeType { .decimal }
+}
+extension String: ManagedValue {
+    /// string
+    public static var attributeType: AttributeType { .string }
+}
+extension Bool: ManagedValue {
+    /// boolean
+    public static var attributeType: AttributeType { .boolean }
+}
+extension Date: ManagedValue {
+    /// date
+    public static var attributeType: AttributeType { .date }
+}
+extension Data: ManagedValue {
+    /// binary
+    public static var attributeType: AttributeType { .binary }
+}
+extension UUID: ManagedValue {
+    /// uuid
+    public static var attributeType: AttributeType { .uuid }
+}
+extension URL: ManagedValue {
+    /// uri
+    public static var attributeType: AttributeType { .uri }
+}
 extension Optional: ManagedValue where Wrapped: ManagedValue {
     /// The wrapped type's.
     public static var attributeType: AttributeType { Wrapped.attributeType }

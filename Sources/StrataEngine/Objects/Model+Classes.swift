@@ -10,8 +10,10 @@ extension Model {
     ///   that does not exist, a destination class not in `classes`).
     public init(versionIdentifier: String = "", classes: [ManagedObject.Type]) throws {
         let entities = classes.map { type -> Entity in
-            let prototype = type.init(entity: Entity(type.entityName), objectID: .temporary(entityName: type.entityName), context: nil)
-            var attributes: [Attribute] = [], relationships: [Relationship] = []
+            let prototype = type.init(
+                entity: Entity(type.entityName), objectID: .temporary(entityName: type.entityName), context: nil)
+            var attributes: [Attribute] = []
+            var relationships: [Relationship] = []
             var mirror: Mirror? = Mirror(reflecting: prototype)
             var levels: [[Mirror.Child]] = []
             while let current = mirror, current.subjectType != ManagedObject.self {
@@ -19,13 +21,17 @@ extension Model {
                 mirror = current.superclassMirror
             }
             for child in levels.joined() {
-                guard let label = child.label, label.hasPrefix("_"), let declaration = child.value as? any PropertyDeclaration else { continue }
+                guard let label = child.label, label.hasPrefix("_"),
+                    let declaration = child.value as? any PropertyDeclaration
+                else { continue }
                 switch declaration.declaration(named: String(label.dropFirst())) {
                 case .attribute(let a): attributes.append(a)
                 case .relationship(let r): relationships.append(r)
                 }
             }
-            return Entity(type.entityName, attributes: attributes, relationships: relationships, uniqueConstraints: type.uniqueConstraints, indexes: type.indexes)
+            return Entity(
+                type.entityName, attributes: attributes, relationships: relationships,
+                uniqueConstraints: type.uniqueConstraints, indexes: type.indexes)
         }
         try self.init(versionIdentifier: versionIdentifier, entities: entities)
     }

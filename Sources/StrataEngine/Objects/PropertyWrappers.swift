@@ -38,7 +38,10 @@ public struct Managed<T: ManagedValue>: PropertyDeclaration {
     package var isProbe = false
 
     /// Declares an attribute; its type comes from `T`.
-    public init(default defaultValue: T? = nil, renamedFrom: String? = nil, validation: AttributeValidation = AttributeValidation()) {
+    public init(
+        default defaultValue: T? = nil, renamedFrom: String? = nil,
+        validation: AttributeValidation = AttributeValidation()
+    ) {
         self.defaultValue = defaultValue
         self.renamedFrom = renamedFrom
         self.validation = validation
@@ -47,8 +50,11 @@ public struct Managed<T: ManagedValue>: PropertyDeclaration {
     /// The attribute this property declares.
     package func declaration(named name: String) -> DeclaredProperty {
         let value = defaultValue?.strataValue
-        return .attribute(Attribute(name, T.attributeType, isOptional: T.isOptionalAttribute, defaultValue: value.flatMap { $0.isNull ? nil : $0 },
-                                    renamingIdentifier: renamedFrom, validation: validation))
+        return .attribute(
+            Attribute(
+                name, T.attributeType, isOptional: T.isOptionalAttribute,
+                defaultValue: value.flatMap { $0.isNull ? nil : $0 },
+                renamingIdentifier: renamedFrom, validation: validation))
     }
 
     /// Not available: the value lives in the enclosing object.
@@ -66,17 +72,25 @@ public struct Managed<T: ManagedValue>: PropertyDeclaration {
     ) -> T {
         get {
             object.checkConfinement()
-            let index = object.slot(for: storageKeyPath, cached: object[keyPath: storageKeyPath].slot) { object[keyPath: storageKeyPath].slot = $0 }
+            let index = object.slot(for: storageKeyPath, cached: object[keyPath: storageKeyPath].slot) {
+                object[keyPath: storageKeyPath].slot = $0
+            }
             object.fulfill()
             let value = object.attributeValues[index]
             guard let typed = T(strataValue: value) else {
-                preconditionFailure("\(object.objectID).\(object.entity.attributes[index].name) holds \(value), which is not a \(T.self): the class and the model disagree")
+                preconditionFailure(
+                    "\(object.objectID).\(object.entity.attributes[index].name) holds \(value), which is not a \(T.self): the class and the model disagree"
+                )
             }
             return typed
         }
         set {
-            let index = object.slot(for: storageKeyPath, cached: object[keyPath: storageKeyPath].slot) { object[keyPath: storageKeyPath].slot = $0 }
-            do { try object.set(newValue, for: object.entity.attributes[index].name) } catch { preconditionFailure("\(error)") }
+            let index = object.slot(for: storageKeyPath, cached: object[keyPath: storageKeyPath].slot) {
+                object[keyPath: storageKeyPath].slot = $0
+            }
+            do { try object.set(newValue, for: object.entity.attributes[index].name) } catch {
+                preconditionFailure("\(error)")
+            }
         }
     }
 }
@@ -103,8 +117,10 @@ public struct Related<T: RelationshipTarget>: PropertyDeclaration {
     package var isProbe = false
 
     /// Declares a relationship and its inverse's name on the destination.
-    public init(inverse: String, deleteRule: Relationship.DeleteRule = .nullify, isOptional: Bool = true,
-                minimumCount: Int = 0, maximumCount: Int = 0, renamedFrom: String? = nil) {
+    public init(
+        inverse: String, deleteRule: Relationship.DeleteRule = .nullify, isOptional: Bool = true,
+        minimumCount: Int = 0, maximumCount: Int = 0, renamedFrom: String? = nil
+    ) {
         self.inverse = inverse
         self.deleteRule = deleteRule
         self.isOptional = isOptional
@@ -115,9 +131,11 @@ public struct Related<T: RelationshipTarget>: PropertyDeclaration {
 
     /// The relationship this property declares.
     package func declaration(named name: String) -> DeclaredProperty {
-        .relationship(Relationship(name, to: T.destinationType.entityName, inverse: inverse, toMany: T.isToMany, ordered: T.isOrdered,
-                                   isOptional: isOptional, deleteRule: deleteRule, minimumCount: minimumCount, maximumCount: maximumCount,
-                                   renamingIdentifier: renamedFrom))
+        .relationship(
+            Relationship(
+                name, to: T.destinationType.entityName, inverse: inverse, toMany: T.isToMany, ordered: T.isOrdered,
+                isOptional: isOptional, deleteRule: deleteRule, minimumCount: minimumCount, maximumCount: maximumCount,
+                renamingIdentifier: renamedFrom))
     }
 
     /// Not available: the value lives in the enclosing object.
@@ -135,16 +153,24 @@ public struct Related<T: RelationshipTarget>: PropertyDeclaration {
     ) -> T {
         get {
             object.checkConfinement()
-            let index = object.slot(for: storageKeyPath, cached: object[keyPath: storageKeyPath].slot, relationship: true) { object[keyPath: storageKeyPath].slot = $0 }
+            let index = object.slot(
+                for: storageKeyPath, cached: object[keyPath: storageKeyPath].slot, relationship: true
+            ) { object[keyPath: storageKeyPath].slot = $0 }
             object.fulfill()
             guard let context = object.context else { return T.make(from: []) }
             return T.make(from: object.relationshipValues[index].targets.map { context.object(with: $0) })
         }
         set {
-            let index = object.slot(for: storageKeyPath, cached: object[keyPath: storageKeyPath].slot, relationship: true) { object[keyPath: storageKeyPath].slot = $0 }
+            let index = object.slot(
+                for: storageKeyPath, cached: object[keyPath: storageKeyPath].slot, relationship: true
+            ) { object[keyPath: storageKeyPath].slot = $0 }
             let name = object.entity.relationships[index].name
             do {
-                if T.isToMany { try object.setObjects(newValue.objects, for: name) } else { try object.setObject(newValue.objects.first, for: name) }
+                if T.isToMany {
+                    try object.setObjects(newValue.objects, for: name)
+                } else {
+                    try object.setObject(newValue.objects.first, for: name)
+                }
             } catch {
                 preconditionFailure("\(error)")
             }
@@ -161,13 +187,20 @@ struct KeyPathKey: Hashable, @unchecked Sendable {
 enum PropertyNames {
     private static let table = Locked<[ObjectIdentifier: [KeyPathKey: String]]>([:])
 
-    static func name<Object: ManagedObject, W: PropertyDeclaration>(of keyPath: ReferenceWritableKeyPath<Object, W>, in type: Object.Type) -> String {
+    static func name<Object: ManagedObject, W: PropertyDeclaration>(
+        of keyPath: ReferenceWritableKeyPath<Object, W>, in type: Object.Type
+    ) -> String {
         let classKey = ObjectIdentifier(type)
         if let name = table.withLock({ $0[classKey]?[KeyPathKey(keyPath: keyPath)] }) { return name }
-        let prototype = type.init(entity: Entity(type.entityName), objectID: .temporary(entityName: type.entityName), context: nil)
+        let prototype = type.init(
+            entity: Entity(type.entityName), objectID: .temporary(entityName: type.entityName), context: nil)
         prototype[keyPath: keyPath].isProbe = true
-        let label = Mirror(reflecting: prototype).children.first { ($0.value as? any PropertyDeclaration)?.isProbe == true }?.label
-        guard let label, label.hasPrefix("_") else { preconditionFailure("cannot find the property of \(keyPath) in \(type)") }
+        let label = Mirror(reflecting: prototype).children.first {
+            ($0.value as? any PropertyDeclaration)?.isProbe == true
+        }?.label
+        guard let label, label.hasPrefix("_") else {
+            preconditionFailure("cannot find the property of \(keyPath) in \(type)")
+        }
         let name = String(label.dropFirst())
         table.withLock { $0[classKey, default: [:]][KeyPathKey(keyPath: keyPath)] = name }
         return name
@@ -178,12 +211,17 @@ extension ManagedObject {
     /// The index of the attribute (or, with `relationship`, the relationship) that `keyPath`'s
     /// property names: `cached` when the wrapper already knows it, else resolved once and passed
     /// to `store` for the wrapper to keep.
-    func slot<Object: ManagedObject, W: PropertyDeclaration>(for keyPath: ReferenceWritableKeyPath<Object, W>, cached: Int,
-                                                             relationship: Bool = false, store: (Int) -> Void) -> Int {
+    func slot<Object: ManagedObject, W: PropertyDeclaration>(
+        for keyPath: ReferenceWritableKeyPath<Object, W>, cached: Int,
+        relationship: Bool = false, store: (Int) -> Void
+    ) -> Int {
         if cached >= 0 { return cached }
         let name = PropertyNames.name(of: keyPath, in: Object.self)
-        guard let index = relationship ? entity.relationshipIndex(named: name) : entity.attributeIndex(named: name) else {
-            preconditionFailure("\(Object.self).\(name) is not \(relationship ? "a relationship" : "an attribute") of entity '\(entity.name)' in this model")
+        guard let index = relationship ? entity.relationshipIndex(named: name) : entity.attributeIndex(named: name)
+        else {
+            preconditionFailure(
+                "\(Object.self).\(name) is not \(relationship ? "a relationship" : "an attribute") of entity '\(entity.name)' in this model"
+            )
         }
         store(index)
         return index
