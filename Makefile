@@ -1,6 +1,6 @@
 # The two commands of the README, plus helpers. Each installs missing system packages first.
 
-.PHONY: deps demo test test-tsan test-reliability test-tsan-ci test-asan build clean-demo
+.PHONY: deps demo test test-tsan test-reliability test-tsan-ci test-asan build clean-demo lint format
 
 deps:
 	@./scripts/install-deps.sh
@@ -44,3 +44,14 @@ test-asan: deps
 
 build: deps
 	swift build
+
+# Every Swift file of the package and of the benchmarks, in the house style (.swift-format).
+FORMATTED = Package.swift Sources Backends Migrations Probes Tests Examples Benchmarks/Package.swift Benchmarks/Sources
+
+## Check the formatting (swift-format, which ships with Swift 6); CI fails on any finding.
+lint:
+	swift format lint --strict --recursive --parallel $(FORMATTED)
+
+## Reformat every Swift file in place.
+format:
+	swift format format --in-place --recursive --parallel $(FORMATTED)
