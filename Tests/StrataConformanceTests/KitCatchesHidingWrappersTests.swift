@@ -2,26 +2,15 @@ import Foundation
 import StrataConformance
 import StrataCore
 import StrataInMemory
+import StrataTestSupport
 import Testing
 
 /// A wrapper that forwards every call but `capability(_:)`, so it hides the inner store's
 /// capabilities: the mistake the kit's wrapper check exists to catch.
-private final class HidingStore: PersistentStore {
+private final class HidingStore: WrappingStore {
     let inner: any PersistentStore
     init(_ inner: any PersistentStore) { self.inner = inner }
-    var url: StoreURL { inner.url }
-    var model: Model { inner.model }
-    var identifier: String { inner.identifier }
-    func metadata() throws -> StoreMetadata { try inner.metadata() }
-    func snapshots(of entityName: String, among ids: [ObjectID]?) throws -> [Snapshot] {
-        try inner.snapshots(of: entityName, among: ids)
-    }
     func fetch(_ request: FetchRequest) throws -> FetchResult { try inner.fetch(request) }
-    @discardableResult func save(_ request: SaveRequest) throws -> SaveResult { try inner.save(request) }
-    func obtainPermanentIDs(for entityName: String, count: Int) throws -> [ObjectID] {
-        try inner.obtainPermanentIDs(for: entityName, count: count)
-    }
-    func close() throws { try inner.close() }
 }
 
 private func memorySubject(

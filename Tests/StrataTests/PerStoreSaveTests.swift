@@ -1,9 +1,10 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import Testing
 
 /// A store whose first save, once armed, waits inside `save` until released: a slow store.
-private final class GatedStore: PersistentStore {
+private final class GatedStore: WrappingStore {
     let inner: any PersistentStore
     /// Signalled when the held save is inside `save`.
     let entered = DispatchSemaphore(value: 0)
@@ -16,13 +17,6 @@ private final class GatedStore: PersistentStore {
     /// Holds the next save.
     func arm() { armed.withLock { $0 = true } }
 
-    var url: StoreURL { inner.url }
-    var model: Model { inner.model }
-    var identifier: String { inner.identifier }
-    func metadata() throws -> StoreMetadata { try inner.metadata() }
-    func snapshots(of entityName: String, among ids: [ObjectID]?) throws -> [Snapshot] {
-        try inner.snapshots(of: entityName, among: ids)
-    }
     func fetch(_ request: FetchRequest) throws -> FetchResult { try inner.fetch(request) }
     @discardableResult func save(_ request: SaveRequest) throws -> SaveResult {
         let hold = armed.withLock { armed in
@@ -35,10 +29,6 @@ private final class GatedStore: PersistentStore {
         }
         return try inner.save(request)
     }
-    func obtainPermanentIDs(for entityName: String, count: Int) throws -> [ObjectID] {
-        try inner.obtainPermanentIDs(for: entityName, count: count)
-    }
-    func close() throws { try inner.close() }
 }
 
 /// Saves to one store of a coordinator go one at a time; saves to different stores do not wait
