@@ -21,8 +21,8 @@ public enum TortureStores {
     /// Options that let several processes wait for each other instead of failing at once.
     public static func patientOptions(_ scheme: String) -> StoreOptions {
         switch scheme {
-        case "sqlite": return StoreOptions(values: ["busyTimeout": "30000"])
-        case "xml": return StoreOptions(values: ["lockTimeout": "30000"])
+        case "sqlite": return StoreOptions(options: ["busyTimeout": "30000"])
+        case "xml": return StoreOptions(options: ["lockTimeout": "30000"])
         default: return StoreOptions()
         }
     }

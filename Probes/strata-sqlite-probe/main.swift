@@ -37,7 +37,7 @@ do {
     switch arguments[1] {
     case "write":
         guard arguments.count == 5, let count = Int(arguments[3]) else { fail("usage: write PATH COUNT TAG") }
-        let store = try SQLiteBackend().open(url, model: model, options: StoreOptions(values: ["busyTimeout": "20000"]))
+        let store = try SQLiteBackend().open(url, model: model, options: StoreOptions(options: ["busyTimeout": "20000"]))
         let counterID = ObjectID(entityName: "Counter", storeIdentifier: store.identifier, primaryKey: 1)
         for serial in 0..<count {
             let id = try store.obtainPermanentIDs(for: "Entry", count: 1)[0]

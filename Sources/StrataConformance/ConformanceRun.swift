@@ -27,7 +27,7 @@ final class ConformanceRun: Sendable {
     func open(_ url: StoreURL? = nil, model: Model? = nil, options: StoreOptions? = nil) throws -> any PersistentStore {
         if let urlError { throw fail("the subject could not make a store URL: \(urlError)") }
         var options = options ?? subject.options
-        options.values.merge(subject.options.values) { mine, _ in mine }
+        options.options.merge(subject.options.options) { mine, _ in mine }
         let store = try subject.backend.open(url ?? self.url, model: model ?? self.model, options: options)
         opened.withLock { $0.append(store) }
         return store

@@ -30,7 +30,7 @@ import Testing
 
     @Test func unknownOptionIsRejected() throws {
         let error = #expect(throws: StrataError.self) {
-            _ = try InMemoryBackend().open(StoreURL(scheme: "memory", location: ""), model: model, options: StoreOptions(values: ["mapSize": "1"]))
+            _ = try InMemoryBackend().open(StoreURL(scheme: "memory", location: ""), model: model, options: StoreOptions(options: ["mapSize": "1"]))
         }
         #expect(error?.code == .invalidOption)
     }

@@ -11,7 +11,7 @@ struct LMDBEnvironmentTests {
         let path = temporaryStorePath()
         defer { cleanUp(path) }
         let model = try companyModel()
-        let store = try openStore(path, options: StoreOptions(values: ["mapSize": "1048576"]))
+        let store = try openStore(path, options: StoreOptions(options: ["mapSize": "1048576"]))
         #expect(store.mapSize == 1_048_576)
         let count = 20_000
         let ids = try store.obtainPermanentIDs(for: "Employee", count: count)
@@ -23,7 +23,7 @@ struct LMDBEnvironmentTests {
         #expect(try store.fetch(FetchRequest(entityName: "Employee", resultType: .count)).count() == count)
         try store.close()
 
-        let reopened = try openStore(path, options: StoreOptions(values: ["mapSize": "1048576"]))
+        let reopened = try openStore(path, options: StoreOptions(options: ["mapSize": "1048576"]))
         defer { try? reopened.close() }
         let all = try reopened.fetch(FetchRequest(entityName: "Employee")).snapshots()
         #expect(all.count == count)
@@ -36,7 +36,7 @@ struct LMDBEnvironmentTests {
         let path = temporaryStorePath()
         defer { cleanUp(path) }
         let model = try companyModel()
-        let store = try openStore(path, options: StoreOptions(values: ["mapSize": "268435456"]))
+        let store = try openStore(path, options: StoreOptions(options: ["mapSize": "268435456"]))
         defer { try? store.close() }
         let count = 30_000
         let ids = try store.obtainPermanentIDs(for: "Employee", count: count)
@@ -82,7 +82,7 @@ struct LMDBEnvironmentTests {
         let path = temporaryStorePath()
         defer { cleanUp(path) }
         let model = try ProbeModels.lmdb()
-        let store = try openStore(path, model: model, options: StoreOptions(values: ["mapSize": "1048576"]))
+        let store = try openStore(path, model: model, options: StoreOptions(options: ["mapSize": "1048576"]))
         defer { try? store.close() }
         let mine = try store.obtainPermanentIDs(for: "Item", count: 10)
 

@@ -340,7 +340,7 @@ struct LMDBPageCheckTests {
         var file = try DataFile(path)
         try damage(&file)
         try file.write()
-        let store = try openStore(path, options: StoreOptions(values: ["pageCheck": "off"]))
+        let store = try openStore(path, options: StoreOptions(options: ["pageCheck": "off"]))
         defer { try? store.close() }
         #expect(try store.fetch(FetchRequest(entityName: "Employee", resultType: .count)).count() == 601)
     }
@@ -377,8 +377,8 @@ struct LMDBPageCheckTests {
     @Test func thePageCheckOptionAcceptsFullAndOffOnly() throws {
         let path = temporaryStorePath()
         defer { cleanUp(path) }
-        try openStore(path, options: StoreOptions(values: ["pageCheck": "full"])).close()
-        let error = #expect(throws: StrataError.self) { try openStore(path, options: StoreOptions(values: ["pageCheck": "maybe"])) }
+        try openStore(path, options: StoreOptions(options: ["pageCheck": "full"])).close()
+        let error = #expect(throws: StrataError.self) { try openStore(path, options: StoreOptions(options: ["pageCheck": "maybe"])) }
         #expect(error?.code == .invalidOption)
         #expect(error?.location["value"] == "maybe")
     }

@@ -192,11 +192,11 @@ struct LMDBStoreTests {
         let path = temporaryStorePath()
         defer { cleanUp(path) }
         for values in [["mapSize": "tiny"], ["mapSize": "10"], ["sync": "sometimes"], ["mapsize": "1048576"]] {
-            let error = #expect(throws: StrataError.self) { try openStore(path, options: StoreOptions(values: values)) }
+            let error = #expect(throws: StrataError.self) { try openStore(path, options: StoreOptions(options: values)) }
             #expect(error?.code == .invalidOption)
         }
         for sync in ["full", "nosync", "nometasync"] {
-            try openStore(path, options: StoreOptions(values: ["sync": sync, "mapSize": "2097152"])).close()
+            try openStore(path, options: StoreOptions(options: ["sync": sync, "mapSize": "2097152"])).close()
         }
     }
 

@@ -94,7 +94,7 @@ import StrataTestSupport
             // migrated; either way nothing is lost.
             var saved = true
             do {
-                let store = try registry.open(url, model: versions.version(named: "v1")!, options: StoreOptions(values: ["lockTimeout": "0"]))
+                let store = try registry.open(url, model: versions.version(named: "v1")!, options: StoreOptions(options: ["lockTimeout": "0"]))
                 defer { try? store.close() }
                 let company = try store.obtainPermanentIDs(for: "Company", count: 1)[0]
                 var snapshot = Snapshot(objectID: company, entity: versions.version(named: "v1")!.entity(named: "Company")!)

@@ -28,7 +28,7 @@ import Testing
         let directory = (url.location as NSString).deletingLastPathComponent
         _ = SQLiteFaultVFS.registration
         let loop = FaultLoop(
-            url: url, options: StoreOptions(values: ["vfs": SQLiteFaultVFS.name, "synchronous": "full"]), seed: 11,
+            url: url, options: StoreOptions(options: ["vfs": SQLiteFaultVFS.name, "synchronous": "full"]), seed: 11,
             arm: { k in SQLiteFaultVFS.arm(.init(operation: fault.operation, countdown: k, code: fault.code, short: fault.short), directory: directory) },
             disarm: { SQLiteFaultVFS.disarm(directory: directory) },
             expectedCodes: [.io])
@@ -71,7 +71,7 @@ import Testing
 
     @Test func anLMDBSaveThatOverflowsTheMapFailsTypedAndLeavesThePreviousState() throws {
         let url = temporaryStoreURL("lmdb")
-        let options = StoreOptions(values: ["mapSize": String(1 << 20), "maxMapSize": String(1 << 20)])
+        let options = StoreOptions(options: ["mapSize": String(1 << 20), "maxMapSize": String(1 << 20)])
         var store = try TortureStores.open(url, options: options)
         defer { try? store.close() }
         let driver = try TortureDriver.create(in: store, seed: 13)

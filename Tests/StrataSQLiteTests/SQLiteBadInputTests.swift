@@ -150,7 +150,7 @@ import StrataTestSupport
 
     @Test func aWriterHoldingTheLockPastTheBusyTimeoutGivesStoreBusyAndWritesNothing() throws {
         let url = temporaryStoreURL()
-        let store = try openStore(url, options: StoreOptions(values: ["busyTimeout": "50"]))
+        let store = try openStore(url, options: StoreOptions(options: ["busyTimeout": "50"]))
         let id = try store.obtainPermanentIDs(for: "Department", count: 1)[0]
         var other: OpaquePointer?
         sqlite3_open(url.location, &other)

@@ -149,7 +149,7 @@ import Testing
         try openStore(url).close()
         let other = Locked<StrataError?>(nil)
         let thread = Thread {
-            do { try openStore(url, options: StoreOptions(values: ["busyTimeout": "50"])).close() } catch let error as StrataError { other.withLock { $0 = error } } catch {}
+            do { try openStore(url, options: StoreOptions(options: ["busyTimeout": "50"])).close() } catch let error as StrataError { other.withLock { $0 = error } } catch {}
         }
         thread.start()
         while !thread.isFinished { usleep(1_000) }

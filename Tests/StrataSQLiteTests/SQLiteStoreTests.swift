@@ -195,13 +195,13 @@ import Testing
     @Test func optionsAreValidated() throws {
         for (name, value) in [("synchronous", "sometimes"), ("busyTimeout", "-1"), ("busyTimeout", "soon"), ("cacheSize", "1")] {
             do {
-                _ = try openStore(temporaryStoreURL(), options: StoreOptions(values: [name: value]))
+                _ = try openStore(temporaryStoreURL(), options: StoreOptions(options: [name: value]))
                 Issue.record("accepted \(name)=\(value)")
             } catch let error as StrataError {
                 #expect(error.code == .invalidOption)
             }
         }
-        let store = try openStore(temporaryStoreURL(), options: StoreOptions(values: ["synchronous": "full", "busyTimeout": "100"]))
+        let store = try openStore(temporaryStoreURL(), options: StoreOptions(options: ["synchronous": "full", "busyTimeout": "100"]))
         let mode = try store.withWriter { try $0.scalarText("PRAGMA synchronous") }
         #expect(mode == "2")
         let journal = try store.withWriter { try $0.scalarText("PRAGMA journal_mode") }

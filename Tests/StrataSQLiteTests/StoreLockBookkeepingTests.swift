@@ -51,7 +51,7 @@ import Testing
         let second = Thread {
             let same = ownerID.withLock { owner in owner.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
             do {
-                try openStore(url, options: StoreOptions(values: ["busyTimeout": "100"])).close()
+                try openStore(url, options: StoreOptions(options: ["busyTimeout": "100"])).close()
                 result.withLock { $0 = "opened (same pthread_t as the owner: \(same))" }
             } catch let error as StrataError { result.withLock { $0 = "\(error.code)" } } catch {}
         }
@@ -103,7 +103,7 @@ import Testing
         let deleting = try SQLiteBackend().lockForMigration(of: url, timeoutMilliseconds: 50)
         let opened = Locked<SQLiteStore?>(nil)
         let waiter = Thread {
-            opened.withLock { $0 = try? openStore(url, options: StoreOptions(values: ["busyTimeout": "10000"])) }
+            opened.withLock { $0 = try? openStore(url, options: StoreOptions(options: ["busyTimeout": "10000"])) }
         }
         waiter.start()
         usleep(100_000)

@@ -11,7 +11,7 @@ private struct CloudBackend: StoreBackend {
          .integer("timeout", in: 1...60_000, unit: "milliseconds", summary: "How long a request may take.")]
     }
     func open(_ url: StoreURL, model: Model, options: StoreOptions) throws -> any PersistentStore {
-        try checkOptions(options.values, for: url)
+        try checkOptions(options.options, for: url)
         throw StrataError(.storeNotFound, "no cloud here")
     }
     func metadata(at url: StoreURL) throws -> StoreMetadata? { nil }
@@ -36,7 +36,7 @@ private struct CloudBackend: StoreBackend {
         let url = StoreURL(scheme: scheme, location: "/nonexistent-\(UUID().uuidString)/store")
         let model = try Model(entities: [Entity("Note", attributes: [Attribute("text", .string)])])
         let error = #expect(throws: StrataError.self) {
-            _ = try backend.open(url, model: model, options: StoreOptions(values: ["journalMode": "wal"]))
+            _ = try backend.open(url, model: model, options: StoreOptions(options: ["journalMode": "wal"]))
         }
         #expect(error?.code == .invalidOption && error?.location["option"] == "journalMode")
         #expect(error?.location["backend"] == scheme && error?.message.contains("the \(scheme) backend") == true)

@@ -98,7 +98,7 @@ final class Observations: @unchecked Sendable {
     @Test func aWriterWithALockTimeoutWaitsForTheOtherSave() throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
-        let store = try openStore(dir.url(), options: StoreOptions(values: ["lockTimeout": "5000"]))
+        let store = try openStore(dir.url(), options: StoreOptions(options: ["lockTimeout": "5000"]))
         let other = try XMLFileLock(storePath: dir.file("store.xml"))
         try other.lock(timeoutMilliseconds: 0, storePath: dir.file("store.xml"))
         let release = Thread { usleep(150_000); other.unlock() }
@@ -112,7 +112,7 @@ final class Observations: @unchecked Sendable {
     @Test func aBadLockTimeoutIsAnInvalidOption() throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
-        let error = strataError { _ = try openStore(dir.url(), options: StoreOptions(values: ["lockTimeout": "soon"])) }
+        let error = strataError { _ = try openStore(dir.url(), options: StoreOptions(options: ["lockTimeout": "soon"])) }
         #expect(error?.code == .invalidOption)
     }
 

@@ -21,7 +21,7 @@ public struct InMemoryBackend: StoreBackend {
 
     /// Opens (creating when allowed) the store at `url`.
     public func open(_ url: StoreURL, model: Model, options: StoreOptions) throws -> any PersistentStore {
-        try checkOptions(options.values, for: url)
+        try checkOptions(options.options, for: url)
         let name = try url.plainLocation(for: "the in-memory store")
         let storage: InMemoryStorage
         if name.isEmpty {

@@ -8,7 +8,7 @@ import Darwin
 
 /// The LMDB backend: scheme `lmdb`, a store per directory (`lmdb:/var/data/app.lmdb`).
 ///
-/// Options (``StoreOptions/values``): `mapSize` (initial map size in bytes, default 64 MiB; the
+/// Options (``StoreOptions/options``): `mapSize` (initial map size in bytes, default 64 MiB; the
 /// map grows by itself) and `sync` (`full`, `nometasync` or `nosync`). See docs/LMDBStore.md.
 ///
 /// ```swift

@@ -1,7 +1,7 @@
 import CStrataLMDB
 import StrataCore
 
-/// The LMDB backend's options, parsed from ``StoreOptions/values``.
+/// The LMDB backend's options, parsed from ``StoreOptions/options``.
 ///
 /// - `mapSize`: the initial map size in bytes (default 64 MiB, at least 1 MiB). The map grows by
 ///   itself whenever a save needs more room, so this only sets where it starts.
@@ -71,7 +71,7 @@ struct LMDBOptions: Sendable, Hashable {
     /// Parses `options`, rejecting unknown names and unusable values with
     /// ``StrataError/Code/invalidOption``.
     init(_ options: StoreOptions, url: StoreURL) throws {
-        try LMDBBackend().checkOptions(options.values, for: url)
+        try LMDBBackend().checkOptions(options.options, for: url)
         isReadOnly = options.isReadOnly
         createsIfMissing = options.createsIfMissing
         if let value = options["mapSize"], let bytes = Int(value) { mapSize = bytes }

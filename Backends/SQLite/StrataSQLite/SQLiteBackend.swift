@@ -8,7 +8,7 @@ import StrataCore
 /// let store = try SQLiteBackend().open(StoreURL.parse("sqlite:/tmp/app.sqlite"), model: model, options: StoreOptions())
 /// ```
 ///
-/// Options (``StoreOptions/values``): `synchronous` = `normal` (default), `full` or `off`;
+/// Options (``StoreOptions/options``): `synchronous` = `normal` (default), `full` or `off`;
 /// `busyTimeout` = milliseconds (default 5000). See docs/SQLiteStore.md.
 public struct SQLiteBackend: StoreBackend {
     /// The scheme, `"sqlite"`.

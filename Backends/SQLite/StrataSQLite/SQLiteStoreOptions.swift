@@ -41,7 +41,7 @@ struct SQLiteStoreOptions: Sendable {
     /// Parses `options`, rejecting unknown names and unusable values with
     /// ``StrataError/Code/invalidOption``.
     init(_ options: StoreOptions, url: StoreURL) throws {
-        try SQLiteBackend().checkOptions(options.values, for: url)
+        try SQLiteBackend().checkOptions(options.options, for: url)
         isReadOnly = options.isReadOnly
         createsIfMissing = options.createsIfMissing
         identifierForNewStore = options.identifierForNewStore

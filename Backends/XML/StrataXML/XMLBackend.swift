@@ -6,10 +6,10 @@ import StrataCore
 /// ```swift
 /// StoreRegistry.shared.register(XMLBackend())
 /// let store = try StoreRegistry.shared.open("xml:/var/data/app.xml", model: model,
-///                                           options: StoreOptions(values: ["lockTimeout": "500"]))
+///                                           options: StoreOptions(options: ["lockTimeout": "500"]))
 /// ```
 ///
-/// Options (``StoreOptions/values``): `lockTimeout`, the milliseconds a save waits for another
+/// Options (``StoreOptions/options``): `lockTimeout`, the milliseconds a save waits for another
 /// process's save to finish before failing with ``StrataError/Code/storeBusy`` (default 0).
 /// See ``XMLStore`` for the store's behaviour and `docs/XMLStore.md` for the file format.
 public struct XMLBackend: StoreBackend {
@@ -147,7 +147,7 @@ struct XMLStoreOptions: Sendable {
     /// Parses `options`, rejecting unknown names and unusable values with
     /// ``StrataError/Code/invalidOption``.
     init(_ options: StoreOptions, url: StoreURL) throws {
-        try XMLBackend().checkOptions(options.values, for: url)
+        try XMLBackend().checkOptions(options.options, for: url)
         isReadOnly = options.isReadOnly
         lockTimeoutMilliseconds = options["lockTimeout"].flatMap { Int($0) } ?? 0
     }

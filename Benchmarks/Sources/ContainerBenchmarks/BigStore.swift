@@ -28,7 +28,7 @@ enum BigStore {
             throw StrataError(.invalidRequest, "\(url) holds \(existing) records, not \(count); delete it to rebuild")
         }
         let start = monotonicNanoseconds()
-        let store = try backend.open(url, model: v1, options: StoreOptions(values: ["synchronous": "off"]))
+        let store = try backend.open(url, model: v1, options: StoreOptions(options: ["synchronous": "off"]))
         let entity = v1.entity(named: "Record")!
         var rng = SplitMix64(seed: 0x4255_494C_4442_0001)
         func string() -> String {

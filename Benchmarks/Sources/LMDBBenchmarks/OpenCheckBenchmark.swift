@@ -24,7 +24,7 @@ func runOpenCheckBenchmark(runs: Int) throws {
         }
         func openAndClose(_ check: String) throws -> Double {
             try milliseconds {
-                let store = try LMDBBackend().open(url, model: StrataLMDBRuns.model, options: StoreOptions(values: options.merging(["pageCheck": check]) { $1 }))
+                let store = try LMDBBackend().open(url, model: StrataLMDBRuns.model, options: StoreOptions(options: options.merging(["pageCheck": check]) { $1 }))
                 try store.close()
             }
         }

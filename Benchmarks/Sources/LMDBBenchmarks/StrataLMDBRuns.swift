@@ -17,7 +17,7 @@ final class StrataLMDBRuns {
     private var ids: [ObjectID] = []
 
     init(path: String, options: [String: String] = ["mapSize": String(1 << 30)]) throws {
-        store = try LMDBBackend().open(StoreURL(scheme: "lmdb", location: path), model: Self.model, options: StoreOptions(values: options))
+        store = try LMDBBackend().open(StoreURL(scheme: "lmdb", location: path), model: Self.model, options: StoreOptions(options: options))
     }
 
     deinit { try? store.close() }

@@ -53,7 +53,7 @@ public protocol StoreBackend: Sendable {
     /// - Throws: ``StrataError/Code/invalidModel`` naming the entity, the limit and the count.
     func checkLimits(of model: Model) throws
 
-    /// The options this backend's stores accept (``StoreOptions/values``), or `nil` when it does
+    /// The options this backend's stores accept (``StoreOptions/options``), or `nil` when it does
     /// not declare them (the default: they are passed to ``open(_:model:options:)`` unchecked).
     ///
     /// Configuration files and ``checkOptions(_:for:)`` read this list: a name it lacks, or a

@@ -12,7 +12,7 @@
 /// }
 /// ```
 public struct StoreBackendOption: Sendable {
-    /// The option's name in ``StoreOptions/values`` (`"synchronous"`).
+    /// The option's name in ``StoreOptions/options`` (`"synchronous"`).
     public var name: String
     /// What the option does, for documentation and `--help` text.
     public var summary: String

@@ -55,6 +55,3 @@ public struct StoreProgress: Sendable, Hashable, CustomStringConvertible {
     public var description: String { total > 0 ? "\(phase): \(completed)/\(total)" : "\(phase): \(completed)" }
 }
 
-/// The former name of ``StoreProgress``.
-@available(*, deprecated, renamed: "StoreProgress")
-public typealias MigrationProgress = StoreProgress

@@ -86,7 +86,7 @@ struct ConfigFileReader {
         }
         if let n = node["configuration"] { description.configuration = try string(n, at: "\(path).configuration") }
         if let n = node["readOnly"] { description.isReadOnly = try bool(n, at: "\(path).readOnly") }
-        if let n = node["createIfMissing"] { description.createsIfMissing = try bool(n, at: "\(path).createsIfMissing") }
+        if let n = node["createIfMissing"] { description.createsIfMissing = try bool(n, at: "\(path).createIfMissing") }
         if let n = node["migratesAutomatically"] { description.migratesAutomatically = try bool(n, at: "\(path).migratesAutomatically") }
         if let n = node["infersMappingAutomatically"] { description.infersMappingAutomatically = try bool(n, at: "\(path).infersMappingAutomatically") }
         if let n = node["options"] {

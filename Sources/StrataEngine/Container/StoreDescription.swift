@@ -37,7 +37,7 @@ public struct StoreDescription: Sendable, Hashable, CustomStringConvertible {
     /// models yet, so a store that needs migrating is only migrated when this and
     /// ``migratesAutomatically`` are both `true`.
     public var infersMappingAutomatically: Bool
-    /// Backend options by name, passed to the backend unchanged (``StoreOptions/values``): for
+    /// Backend options by name, passed to the backend unchanged (``StoreOptions/options``): for
     /// SQLite `synchronous` and `busyTimeout`, for LMDB `mapSize` and `sync`, for XML
     /// `lockTimeout` (see docs/SQLiteStore.md, LMDBStore.md, XMLStore.md; each backend lists them
     /// in ``StoreBackend/supportedOptions``). A backend rejects a name or value it does not know
@@ -73,7 +73,7 @@ public struct StoreDescription: Sendable, Hashable, CustomStringConvertible {
 
     /// The options the backend opens the store with.
     public var storeOptions: StoreOptions {
-        StoreOptions(isReadOnly: isReadOnly, createsIfMissing: createsIfMissing, values: options)
+        StoreOptions(isReadOnly: isReadOnly, createsIfMissing: createsIfMissing, options: options)
     }
 
     /// `url (configuration)` with the options that differ from the defaults.
