@@ -1,8 +1,9 @@
 import Foundation
 import StrataCore
-import Testing
-@testable import StrataXML
 import StrataTestSupport
+import Testing
+
+@testable import StrataXML
 
 /// The double reader against `Double(String)` on seeded inputs of every kind the store writes:
 /// the fast path either declines (and `strtod` reads the text) or gives the same bits.
@@ -42,12 +43,15 @@ import StrataTestSupport
     @Test func shortBinaryFractionsAreDecidedByTheFastPath() {
         // Exactly representable values whose mantissa fits 53 bits: the truncated power table
         // leaves many undecided, and the exact multiplication or division decides them.
-        for text in ["0.5", "1.5", "-1.25", "0.03125", "12.375", "137122.513671875", "-96957.6474609375",
-                     "5262505.515625", "126882.3818359375", "-26610905874428.75", "0.000244140625", "8.5e+20"] {
+        for text in [
+            "0.5", "1.5", "-1.25", "0.03125", "12.375", "137122.513671875", "-96957.6474609375",
+            "5262505.515625", "126882.3818359375", "-26610905874428.75", "0.000244140625", "8.5e+20",
+        ] {
             #expect(check(text), "\(text) is decided by the fast path")
         }
         var rng = SeededGenerator(seed: 0x5EED_D0AB)
-        var decided = 0, total = 0
+        var decided = 0
+        var total = 0
         for _ in 0..<50_000 {
             let n = Int.random(in: 1...30, using: &rng)
             let k = Int64.random(in: -(1 << 40)...(1 << 40), using: &rng)
@@ -63,7 +67,8 @@ import StrataTestSupport
 
     @Test func seededDoublesOfEveryMagnitudeReadBackExactly() {
         var rng = SeededGenerator(seed: 0xD0B1_E5)
-        var decided = 0, total = 0
+        var decided = 0
+        var total = 0
         for i in 0..<300_000 {
             let value: Double
             switch i % 6 {
@@ -97,7 +102,8 @@ import StrataTestSupport
             String((0..<count).map { _ in Character(String(UInt8.random(in: 0...9, using: &rng))) })
         }
         for _ in 0..<50_000 {
-            let integer = Int.random(in: 1...12, using: &rng), fraction = Int.random(in: 0...14, using: &rng)
+            let integer = Int.random(in: 1...12, using: &rng)
+            let fraction = Int.random(in: 0...14, using: &rng)
             var text = digits(integer)
             if fraction > 0 { text += "." + digits(fraction) }
             if Bool.random(using: &rng) { text += "e\(Int.random(in: -70...70, using: &rng))" }
@@ -107,11 +113,14 @@ import StrataTestSupport
 
     @Test func anXMLStoreReadsBackSuchDoublesBitForBit() throws {
         var rng = SeededGenerator(seed: 0x570E)
-        var values = [-7259814.2431640625, 137122.513671875, -969579.6474609375, 0.5, -266109058744281.75,
-                      9_007_199_254_740_992, 0.1, .leastNonzeroMagnitude, -.greatestFiniteMagnitude]
+        var values = [
+            -7259814.2431640625, 137122.513671875, -969579.6474609375, 0.5, -266109058744281.75,
+            9_007_199_254_740_992, 0.1, .leastNonzeroMagnitude, -.greatestFiniteMagnitude,
+        ]
         for i in 0..<2_000 {
             let k = Int64.random(in: -(1 << 53)...(1 << 53), using: &rng) >> Int64(i % 40)
-            values.append(Double(k) / Double(sign: .plus, exponent: Int.random(in: 1...60, using: &rng), significand: 1))
+            values.append(
+                Double(k) / Double(sign: .plus, exponent: Int.random(in: 1...60, using: &rng), significand: 1))
             values.append(Double.random(in: -9_999_999...9_999_999, using: &rng))
         }
         let dir = TemporaryDirectory()
@@ -119,9 +128,11 @@ import StrataTestSupport
         let store = try openStore(dir.url())
         let ids = try store.obtainPermanentIDs(for: "Item", count: values.count)
         let inserts = zip(ids, values).map { id, value in
-            itemSnapshot(id, name: value.description, [
-                "dbl": .double(value), "when": .date(Date(timeIntervalSinceReferenceDate: value)),
-            ])
+            itemSnapshot(
+                id, name: value.description,
+                [
+                    "dbl": .double(value), "when": .date(Date(timeIntervalSinceReferenceDate: value)),
+                ])
         }
         try store.save(SaveRequest(inserts: inserts))
         try store.close()
@@ -130,7 +141,8 @@ import StrataTestSupport
         defer { try? reopened.close() }
         let fetched = try reopened.fetch(FetchRequest(entityName: "Item")).snapshots()
         #expect(fetched.count == values.count)
-        let dbl = TestModels.item.attributeIndex(named: "dbl")!, when = TestModels.item.attributeIndex(named: "when")!
+        let dbl = TestModels.item.attributeIndex(named: "dbl")!
+        let when = TestModels.item.attributeIndex(named: "when")!
         let byID = Dictionary(uniqueKeysWithValues: fetched.map { ($0.objectID, $0) })
         for (id, value) in zip(ids, values) {
             guard case .double(let read)? = byID[id]?.attributes[dbl] else {

@@ -263,7 +263,8 @@ enum XMLDoubleParser {
     @inline(never)
     static func exactQuotient(mantissa: UInt64, exponent: Int, negative: Bool) -> Double? {
         guard mantissa <= 1 << 53, (-22...22).contains(exponent) else { return nil }
-        let value = exponent < 0
+        let value =
+            exponent < 0
             ? Double(mantissa) / exactPowersOfTen[-exponent]
             : Double(mantissa) * exactPowersOfTen[exponent]
         return negative ? -value : value
