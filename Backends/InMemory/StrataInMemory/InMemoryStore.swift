@@ -6,6 +6,8 @@ import Synchronization
 /// Thread-safe: every operation takes the storage's lock briefly; fetches evaluate over a
 /// consistent copy of the data outside the lock, so readers never see part of a save and never
 /// hold up writers for long. It evaluates every request natively with the reference evaluator.
+/// A fetch by `==` or `IN` on an attribute the model indexes or constrains as unique reads only
+/// the matching objects, through a hash index built on first use and kept in step by saves.
 public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServing {
     /// Where the store lives.
     public let url: StoreURL
@@ -19,6 +21,11 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
     /// The table name of each scope of this store's IDs, one per entity: a lookup by ID checks
     /// the store and finds the entity's table with two small lookups and no string hashing.
     private let tableNamesByScope: [ObjectID.Scope: TableName]
+    /// The positions of each entity's indexed attributes (see ``indexedAttributes(of:)``).
+    private let indexedAttributesByEntity: [String: Set<Int>]
+    /// How many stored snapshots fetches have examined (evaluated or returned), in total: lets
+    /// tests check that an indexed lookup reads a few rows, not the table.
+    package let examinedSnapshotCount = Atomic<Int>(0)
 
     init(url: StoreURL, model: Model, storage: InMemoryStorage, readOnly: Bool) {
         self.url = url
@@ -31,6 +38,8 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
             uniqueKeysWithValues: model.entities.map {
                 (ObjectID.Scope(entityName: $0.name, storeIdentifier: identifier), TableName($0.name))
             })
+        indexedAttributesByEntity = Dictionary(
+            uniqueKeysWithValues: model.entities.map { ($0.name, Self.indexedAttributes(of: $0)) })
     }
 
     private func checkOpen() throws {
@@ -73,8 +82,21 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
         try checkOpen()
         try request.checkUnlessValidated(for: model)
         let entity = try model.requireEntity(request.entityName)
-        let state = storage.state.withLock { $0 }
-        let candidates = candidates(of: entity, among: request.objectIDs, in: state)
+        let lookup =
+            request.objectIDs == nil
+            ? indexLookup(for: request.predicate, in: entity, indexed: indexedAttributesByEntity[entity.name] ?? [])
+            : nil
+        let state = storage.state.withLock { state in
+            // An index is built on its first use, under the lock; saves keep it in step.
+            if let lookup, state.tables[entity.name]?.hasValueIndex(of: lookup.attribute) == false {
+                state.tables[entity.name]?.buildValueIndex(of: lookup.attribute)
+            }
+            return state
+        }
+        let candidates =
+            lookup.flatMap { state.tables[entity.name]?.rows(whereAttribute: $0.attribute, isOneOf: $0.values) }
+            ?? candidates(of: entity, among: request.objectIDs, in: state)
+        examinedSnapshotCount.add(candidates.count, ordering: .relaxed)
         let isPlain = request.predicate == nil && request.sorts.isEmpty && request.limit == nil && request.offset == 0
         if isPlain && request.resultType == .snapshots { return .snapshots(candidates) }
         let tables = state.tables

@@ -26,6 +26,9 @@ struct InMemoryTable: Sendable {
     private var leadingEmpty = 0
     /// How many rows the table holds.
     private(set) var count = 0
+    /// Indexes of attribute values, by attribute position, built on demand
+    /// (``buildValueIndex(of:)``) and kept in step by every insert, update and removal.
+    var valueIndexes: [Int: InMemoryValueIndex] = [:]
 
     /// How far past the array's end a new key may land and still extend it: keeps the array at
     /// least about half full while keys arrive in order.
@@ -72,6 +75,7 @@ struct InMemoryTable: Sendable {
 
     /// Stores `snapshot` as the row of `key` (a new row, or a replacement).
     mutating func insert(_ snapshot: consuming Snapshot, key: Int64) {
+        if !valueIndexes.isEmpty { reindex(key: key, from: self[key], to: snapshot) }
         let end = base &+ Int64(dense.count)
         if key == end &+ 1 && key > base && (sparse.isEmpty || sparse[key] == nil) {
             // The next key of the run (a store's usual insert): append.
@@ -111,6 +115,7 @@ struct InMemoryTable: Sendable {
 
     /// Removes the row of `key`, if any.
     mutating func remove(key: Int64) {
+        if !valueIndexes.isEmpty, let old = self[key] { reindex(key: key, from: old, to: nil) }
         if let slot = slot(of: key) {
             guard !isEmptySlot(slot) else { return }
             dense[slot] = nil
