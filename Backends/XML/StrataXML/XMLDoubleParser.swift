@@ -3,9 +3,10 @@
 /// numbers Swift writes, and correctly rounded.
 ///
 /// It handles decimal mantissas of up to 19 digits with decimal exponents in
-/// ``XMLDoubleParser/exponentRange``; for anything else, or the rare inputs the algorithm cannot
-/// decide, it returns `nil` and the caller falls back to `strtod`, which is also correctly
-/// rounded. Either way the double read is the double written, bit for bit.
+/// ``XMLDoubleParser/exponentRange``; for anything else, or the inputs neither the algorithm nor
+/// Clinger's exact case (``exactQuotient(mantissa:exponent:negative:)``) can decide (binary
+/// fractions of 17 digits and more, such as `-7259814.2431640625`), it returns `nil` and the
+/// caller falls back to `strtod`, which is also correctly rounded. Either way the double read is the double written, bit for bit.
 enum XMLDoubleParser {
     /// The decimal exponents the power table covers.
     static let exponentRange = -64...64
@@ -228,14 +229,18 @@ enum XMLDoubleParser {
             var mergedHi = xHi
             let mergedLo = xLo &+ yHi
             if mergedLo < xLo { mergedHi &+= 1 }
-            if mergedHi & 0x1FF == 0x1FF && mergedLo &+ 1 == 0 && yLo &+ man < man { return nil }
+            if mergedHi & 0x1FF == 0x1FF && mergedLo &+ 1 == 0 && yLo &+ man < man {
+                return exactQuotient(mantissa: mantissa, exponent: exponent, negative: negative)
+            }
             xHi = mergedHi
             xLo = mergedLo
         }
         let msb = xHi >> 63
         var bits = xHi >> (msb + 9)
         exp2 &-= 1 ^ msb
-        if xLo == 0 && xHi & 0x1FF == 0 && bits & 3 == 1 { return nil }
+        if xLo == 0 && xHi & 0x1FF == 0 && bits & 3 == 1 {
+            return exactQuotient(mantissa: mantissa, exponent: exponent, negative: negative)
+        }
         bits += bits & 1
         bits >>= 1
         if bits >> 53 > 0 {
@@ -247,6 +252,29 @@ enum XMLDoubleParser {
         if negative { pattern |= 0x8000_0000_0000_0000 }
         return Double(bitPattern: pattern)
     }
+
+    /// `mantissa × 10^exponent` by one floating-point multiplication or division (Clinger's exact
+    /// case), for the texts Eisel-Lemire leaves undecided; `nil` outside that case.
+    ///
+    /// The truncated power table leaves many exactly representable values undecided (`0.5`,
+    /// `137122.513671875`: short binary fractions). When the mantissa fits a double's 53 bits
+    /// and 10^|exponent| is itself a double (|exponent| <= 22), both operands are exact and the
+    /// one correctly rounded operation gives the correctly rounded result.
+    @inline(never)
+    static func exactQuotient(mantissa: UInt64, exponent: Int, negative: Bool) -> Double? {
+        guard mantissa <= 1 << 53, (-22...22).contains(exponent) else { return nil }
+        let value =
+            exponent < 0
+            ? Double(mantissa) / exactPowersOfTen[-exponent]
+            : Double(mantissa) * exactPowersOfTen[exponent]
+        return negative ? -value : value
+    }
+
+    /// 10^0 through 10^22, the powers of ten a double holds exactly.
+    static let exactPowersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
 
     /// For each exponent of ``exponentRange``, the top 128 bits of 10^exponent, truncated.
     static let powers: [(hi: UInt64, lo: UInt64)] = exponentRange.map(topBitsOfPowerOfTen)
