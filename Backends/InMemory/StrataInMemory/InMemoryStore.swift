@@ -80,8 +80,8 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
     /// relationships resolved in the same copy, so the whole fetch sees one state.
     public func fetch(_ request: FetchRequest) throws -> FetchResult {
         try checkOpen()
-        try request.checkUnlessValidated(for: model)
         let entity = try model.requireEntity(request.entityName)
+        try request.checkUnlessValidated(for: model, entityIsKnown: true)
         let lookup =
             request.objectIDs == nil
             ? indexLookup(for: request.predicate, in: entity, indexed: indexedAttributesByEntity[entity.name] ?? [])
