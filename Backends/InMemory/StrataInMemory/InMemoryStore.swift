@@ -71,8 +71,8 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
     /// relationships resolved in the same copy, so the whole fetch sees one state.
     public func fetch(_ request: FetchRequest) throws -> FetchResult {
         try checkOpen()
-        try request.checkUnlessValidated(for: model)
         let entity = try model.requireEntity(request.entityName)
+        try request.checkUnlessValidated(for: model, entityIsKnown: true)
         let state = storage.state.withLock { $0 }
         let candidates = candidates(of: entity, among: request.objectIDs, in: state)
         let isPlain = request.predicate == nil && request.sorts.isEmpty && request.limit == nil && request.offset == 0

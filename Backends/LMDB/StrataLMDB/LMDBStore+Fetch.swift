@@ -14,14 +14,16 @@ extension LMDBStore {
     /// ``PredicateEvaluator``, following relationships inside the same snapshot. Without sorts,
     /// the scan stops as soon as `offset + limit` objects matched.
     public func fetch(_ request: FetchRequest) throws -> FetchResult {
-        try request.checkUnlessValidated(for: model)
-        return try read(request)
+        try ensureOpen()
+        let layout = try layout(request.entityName)
+        try request.checkUnlessValidated(for: model, entityIsKnown: true)
+        return try read(request, layout)
     }
 
     /// Runs a checked (or plain) `request` in one read-only snapshot transaction.
-    private func read(_ request: FetchRequest) throws -> FetchResult {
+    private func read(_ request: FetchRequest, _ layout: EntityLayout? = nil) throws -> FetchResult {
         try ensureOpen()
-        let layout = try layout(request.entityName)
+        let layout = try layout ?? self.layout(request.entityName)
         do {
             return try environment.read { txn in try run(request, layout, txn) }
         } catch {

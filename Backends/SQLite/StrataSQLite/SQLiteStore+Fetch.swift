@@ -25,8 +25,8 @@ extension SQLiteStore {
     /// nesting, bound parameters, tables in a join or SQL length), is answered by
     /// ``PersistentStore/fetchInMemory(_:)`` instead.
     public func fetch(_ request: FetchRequest) throws -> FetchResult {
-        try request.checkUnlessValidated(for: model)
         let table = try table(for: request.entityName)
+        try request.checkUnlessValidated(for: model, entityIsKnown: true)
         if Self.isPlain(request) { return .snapshots(try snapshots(in: table, among: request.objectIDs)) }
         var builder = SQLiteQueryBuilder(schema: schema, storeIdentifier: identifier)
         let query: SQLiteQuery

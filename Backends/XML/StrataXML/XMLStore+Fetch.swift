@@ -19,7 +19,7 @@ extension XMLStore {
     /// for (``snapshot(_:_:_:)``).
     public func fetch(_ request: FetchRequest) throws -> FetchResult {
         let e = try entityIndex(request.entityName)
-        try request.checkUnlessValidated(for: model)
+        try request.checkUnlessValidated(for: model, entityIsKnown: true)
         let image = try currentImage()
         let table = image.tables[e]
         let rows = rowIndexes(of: e, ids: request.objectIDs, in: table)

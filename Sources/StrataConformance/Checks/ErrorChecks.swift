@@ -54,6 +54,20 @@ extension ConformanceKit {
                     SaveRequest(inserts: [Snapshot(objectID: ghost, version: 0, attributes: [], relationships: [])]))
             }
         },
+        ConformanceCheck("aPlainFetchIsCheckedLikeAnyOther") { run in
+            // A fetch with no predicate or sorts (a fetch by ID) is checked too, even when the
+            // store skips the model lookup for it.
+            let store = try run.open()
+            try run.expectError(.invalidRequest, "a plain fetch with a negative offset") {
+                _ = try store.fetch(FetchRequest(entityName: "Company", offset: -1))
+            }
+            try run.expectError(.invalidRequest, "a plain fetch with a negative limit") {
+                _ = try store.fetch(FetchRequest(entityName: "Company", limit: -1))
+            }
+            try run.expectError(.invalidObjectID, "a fetch by a temporary ID") {
+                _ = try store.fetch(FetchRequest(entityName: "Company", objectIDs: [.temporary(entityName: "Company")]))
+            }
+        },
         ConformanceCheck("unknownKeyPathIsAnErrorNamingEntityAndKey") { run in
             let store = try run.open()
             let error = try run.expectError(.unknownKey, "a predicate on an unknown key") {

@@ -23,10 +23,24 @@ public enum PredicateValidator {
         for path in request.propertiesToFetch {
             try validateValuePath(path, for: entity, in: model, role: "property to fetch")
         }
+        try rejectTemporaryIDs(in: request)
+    }
+
+    /// Checks a request with no predicate, sorts or properties to fetch whose entity the caller
+    /// already found in the model (a store that looked up its table): its shape and IDs, without
+    /// looking the entity up again. The same errors as ``validate(_:in:)`` for such a request.
+    package static func validatePlain(_ request: FetchRequest) throws {
+        if observers.load(ordering: .relaxed) != 0 { requestObserver?(request) }
+        assert(request.predicate == nil && request.sorts.isEmpty && request.propertiesToFetch.isEmpty)
+        try request.validateShape()
+        try rejectTemporaryIDs(in: request)
+    }
+
+    private static func rejectTemporaryIDs(in request: FetchRequest) throws {
         if let ids = request.objectIDs, let other = ids.first(where: { $0.isTemporary }) {
             throw StrataError(
                 .invalidObjectID, "a fetch cannot name the temporary ID \(other); save the object first",
-                location: ["entity": entity.name])
+                location: ["entity": request.entityName])
         }
     }
 

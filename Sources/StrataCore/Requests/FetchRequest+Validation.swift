@@ -27,8 +27,17 @@ extension FetchRequest {
 
     /// Checks this request against `model` unless it carries the mark for it, without making a
     /// marked copy: for a store's fetch, which passes the request on to nothing that checks.
-    package func checkUnlessValidated(for model: Model) throws {
-        if !isValidated(for: model) { try PredicateValidator.validate(self, in: model) }
+    ///
+    /// A store that already found the request's entity among its own tables says so with
+    /// `entityIsKnown`: a plain request (no predicate, sorts or properties to fetch, as a fetch
+    /// by ID is) is then checked without looking the entity up in the model a second time.
+    package func checkUnlessValidated(for model: Model, entityIsKnown: Bool = false) throws {
+        if isValidated(for: model) { return }
+        if entityIsKnown && predicate == nil && sorts.isEmpty && propertiesToFetch.isEmpty {
+            try PredicateValidator.validatePlain(self)
+        } else {
+            try PredicateValidator.validate(self, in: model)
+        }
     }
 
     /// This request marked as checked against `model`, without checking it: for a request that
