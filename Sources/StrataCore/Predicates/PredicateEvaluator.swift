@@ -12,6 +12,13 @@ public struct PredicateEvaluator {
     private let resolve: (ObjectID) throws -> Snapshot?
     /// The `MATCHES` patterns compiled for this evaluator: each once per fetch, not per object.
     private let patterns = CompiledPatterns()
+    /// The `IN {...}` lists of constants as hash sets: each built once per fetch, not per object.
+    private let memberships = MembershipSets()
+
+    /// How many `IN` membership sets this evaluator has built.
+    package var membershipSetBuilds: Int { memberships.builds }
+    /// How many times this evaluator answered `IN` from a membership set (or asked for one).
+    package var membershipLookups: Int { memberships.lookups }
 
     /// An evaluator over `model`, following relationships through `resolve`.
     public init(model: Model, resolve: @escaping (ObjectID) throws -> Snapshot?) {
@@ -58,6 +65,9 @@ public struct PredicateEvaluator {
     }
 
     private func evaluate(_ c: ObjectPredicate.Comparison, on snapshot: Snapshot) throws -> Bool {
+        if c.op == .in, case .list(let list) = c.rhs, let set = memberships.set(for: list, options: c.options) {
+            return try evaluate(c, on: snapshot, in: set)
+        }
         let lhs = try evaluate(c.lhs, on: snapshot)
         let rhs = try evaluate(c.rhs, on: snapshot)
         switch c.modifier {
@@ -82,6 +92,36 @@ public struct PredicateEvaluator {
             return true
         case .none:
             for item in lhs.items where try compare(item, c.op, rhs, c.options) { return false }
+            return true
+        }
+    }
+
+    /// `c`, an `IN` over a list of constants, answered from the list's membership set: the same
+    /// answers (and errors) as comparing with every element.
+    private func evaluate(_ c: ObjectPredicate.Comparison, on snapshot: Snapshot, in set: MembershipSet) throws
+        -> Bool
+    {
+        let lhs = try evaluate(c.lhs, on: snapshot)
+        func isMember(_ item: Item) throws -> Bool {
+            if case .value(let value) = item { return set.contains(value) }
+            return try compare(item, .in, evaluate(c.rhs, on: snapshot), c.options)
+        }
+        switch c.modifier {
+        case .direct:
+            if lhs.isCollection {
+                throw StrataError(
+                    .invalidPredicate, "'\(c.lhs)' reaches many values; use ANY, ALL or NONE, or @count",
+                    location: ["entity": snapshot.objectID.entityName])
+            }
+            return try isMember(lhs.items[0])
+        case .any:
+            for item in lhs.items where try isMember(item) { return true }
+            return false
+        case .all:
+            for item in lhs.items where try !isMember(item) { return false }
+            return true
+        case .none:
+            for item in lhs.items where try isMember(item) { return false }
             return true
         }
     }
