@@ -1,0 +1,164 @@
+import StrataCore
+
+/// The objects of a context with unsaved changes (inserted, changed or deleted), by ID, held
+/// strongly, with what a fetch needs to know of them at a glance: how many of each entity there
+/// are, and which of their properties may differ from where the context reads from.
+///
+/// Each member carries the *slots* it may have changed (``ManagedObject/State/changedSlots``),
+/// one bit per attribute plus one for all relationships and one for "not in the store at all"
+/// (inserted); the change set keeps the union of its members' slots per entity. A fetch whose
+/// predicate and sorts read none of an entity's changed slots can take the store's answer for
+/// every changed object it did not return (see ``ObjectContext/resolve(_:options:)``), instead of
+/// evaluating every one of them again: a fetch-by-key and change loop stays linear.
+///
+/// The slots only ever over-approximate: a member's slots grow until it leaves the change set
+/// (they are reset when it enters again), and an entity's union is reset when its last member
+/// leaves. Changes that do not say which slots they touch count as touching all of them.
+///
+/// Complexity: lookups, additions and removals are O(1) (one more hash of the entity's name).
+struct ChangeSet {
+    /// The members by ID.
+    private(set) var objects: [ObjectID: ManagedObject] = [:]
+    /// For each entity with members: how many, and the union of their changed slots.
+    private var entities: [String: EntitySummary] = [:]
+    /// Changed objects a fetch looked at to correct the stores' answer (see
+    /// ``ObjectContext/pendingObjectsEvaluated``).
+    var evaluations = 0
+
+    struct EntitySummary {
+        var members = 0
+        var slots: UInt64 = 0
+    }
+
+    // MARK: Slots
+
+    /// Every slot: an object changed in ways nobody described.
+    static let allSlots = UInt64.max
+    /// The slot of an object that is not in the store (inserted): every fetch reads it.
+    static let insertedSlot: UInt64 = 1 << 63
+    /// The slot of every relationship.
+    static let relationshipSlot: UInt64 = 1 << 62
+    /// How many attributes have a slot of their own; the later ones share the last one.
+    static let attributeSlotCount = 62
+
+    /// The slot of the attribute at `index`.
+    @inline(__always)
+    static func slot(ofAttribute index: Int) -> UInt64 {
+        1 << UInt64(min(index, attributeSlotCount - 1))
+    }
+
+    /// The slots in which `new` differs from `old` (attribute and relationship values).
+    static func slots(
+        changingAttributes old: [Value], _ oldRelationships: [RelationshipValue], to new: [Value],
+        _ newRelationships: [RelationshipValue]
+    ) -> UInt64 {
+        guard old.count == new.count, oldRelationships.count == newRelationships.count else { return allSlots }
+        var slots: UInt64 = 0
+        for index in old.indices where old[index] != new[index] { slots |= slot(ofAttribute: index) }
+        if oldRelationships != newRelationships { slots |= relationshipSlot }
+        return slots
+    }
+
+    // MARK: Membership
+
+    var isEmpty: Bool { objects.isEmpty }
+    var count: Int { objects.count }
+    var values: Dictionary<ObjectID, ManagedObject>.Values { objects.values }
+
+    /// The member for `id`. Setting an object adds it as changed in every slot; setting `nil`
+    /// removes the member.
+    subscript(id: ObjectID) -> ManagedObject? {
+        get { objects[id] }
+        set {
+            if let newValue {
+                precondition(newValue.objectID == id, "\(newValue.objectID) filed under \(id)")
+                add(newValue, changing: Self.allSlots)
+            } else {
+                removeValue(forKey: id)
+            }
+        }
+    }
+
+    /// Adds `object` (or keeps it) as a member that may have changed `slots` too.
+    mutating func add(_ object: ManagedObject, changing slots: UInt64) {
+        let previous = objects.updateValue(object, forKey: object.objectID)
+        if previous === object {
+            object.state.changedSlots |= slots
+        } else {
+            object.state.changedSlots = slots
+        }
+        let isNew = previous == nil
+        let name = object.entity.name
+        if let index = entities.index(forKey: name) {
+            if isNew { entities.values[index].members += 1 }
+            entities.values[index].slots |= object.state.changedSlots
+        } else {
+            entities[name] = EntitySummary(members: 1, slots: object.state.changedSlots)
+        }
+    }
+
+    /// Removes the member for `id`, returning it.
+    @discardableResult
+    mutating func removeValue(forKey id: ObjectID) -> ManagedObject? {
+        guard let object = objects.removeValue(forKey: id) else { return nil }
+        let name = object.entity.name
+        if let index = entities.index(forKey: name) {
+            if entities.values[index].members <= 1 {
+                entities.remove(at: index)
+            } else {
+                entities.values[index].members -= 1
+            }
+        }
+        return object
+    }
+
+    /// Removes every member.
+    mutating func removeAll() {
+        objects.removeAll()
+        entities.removeAll()
+    }
+
+    /// Puts the members back as they were in `before` (a copy taken earlier), keeping the
+    /// count of ``evaluations``.
+    mutating func restore(_ before: ChangeSet) {
+        let evaluations = self.evaluations
+        self = before
+        self.evaluations = evaluations
+    }
+
+    // MARK: Per entity
+
+    /// How many members are objects of the entity named `entityName`.
+    func count(of entityName: String) -> Int { entities[entityName]?.members ?? 0 }
+
+    /// The union of the changed slots of the members of the entity named `entityName`.
+    func slots(of entityName: String) -> UInt64 { entities[entityName]?.slots ?? 0 }
+
+    /// Checks the bookkeeping against the members: counts, slots, and that every value of a
+    /// member that differs from its original is in its changed slots. O(n); tests call it.
+    func checkInvariants() {
+        var expected: [String: EntitySummary] = [:]
+        for object in objects.values {
+            precondition(
+                !object.state.isInserted || object.state.changedSlots & Self.insertedSlot != 0,
+                "change set: \(object.objectID) is inserted but not marked so")
+            if !object.state.isInserted, !object.state.isFault, let original = object.original {
+                let differing = Self.slots(
+                    changingAttributes: original.attributes, original.relationships, to: object.attributeValues,
+                    object.relationshipValues)
+                precondition(
+                    differing & ~object.state.changedSlots == 0,
+                    "change set: \(object.objectID) has changes outside its changed slots")
+            }
+            expected[object.entity.name, default: EntitySummary()].members += 1
+            expected[object.entity.name, default: EntitySummary()].slots |= object.state.changedSlots
+        }
+        precondition(
+            expected.mapValues(\.members) == entities.mapValues(\.members), "change set: members per entity disagree")
+        for (name, summary) in expected {
+            precondition(
+                summary.slots & ~(entities[name]?.slots ?? 0) == 0,
+                "change set: '\(name)' has members with changed slots its summary lacks")
+        }
+    }
+}
