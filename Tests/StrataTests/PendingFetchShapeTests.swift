@@ -5,9 +5,9 @@ import StrataTestSupport
 import Testing
 
 /// The operation-count check of the one-context update loop: fetch an object by an indexed key
-/// attribute, change it, repeat, then save. Each fetch examines a constant number of the
-/// context's pending changes (``ObjectContext/pendingObjectsEvaluated``), however many there
-/// are: the loop is linear, not quadratic.
+/// attribute, change it (or insert it when missing), repeat, then save. Each fetch examines a
+/// constant number of the context's pending changes (``ObjectContext/pendingObjectsEvaluated``),
+/// however many there are: the loop is linear, not quadratic.
 @Suite struct PendingFetchShapeTests {
     static let model = try! Model(
         versionIdentifier: "pending-shape",
@@ -80,6 +80,39 @@ import Testing
         try context.save()
         let changed = FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "rank > 0"))
         #expect(try ObjectContext(coordinator: coordinator).count(changed) == Self.count)
+    }
+
+    @Test(arguments: schemes)
+    func anInsertIfMissingLoopExaminesAConstantNumberOfPendingInserts(_ scheme: String) throws {
+        let directory = TemporaryDirectory().url
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let coordinator = try seededCoordinator(scheme, in: directory)
+        let context = ObjectContext(coordinator: coordinator)
+        var examined: [Int] = []
+        // Each new key is looked up twice: the first lookup inserts it, the second finds the
+        // pending insert and changes it.
+        for step in 0..<Self.count {
+            let key = Int64(Self.count + step / 2)
+            let before = context.pendingObjectsEvaluated
+            let found = try context.fetch(
+                FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "key == %@", key), limit: 1)
+            )
+            examined.append(context.pendingObjectsEvaluated - before)
+            #expect(found.count == step % 2, "key \(key), step \(step)")
+            if let object = found.first {
+                object["rank"] = 9
+            } else {
+                let object = try context.insert("Employee")
+                object["key"] = .integer(key)
+            }
+        }
+        // Until the context holds a few changed employees it scans them; then it looks them up.
+        #expect(examined.dropFirst(100).max() ?? 0 <= 1, "a lookup examined \(examined.max() ?? 0) pending inserts")
+        #expect(examined.reduce(0, +) <= 2 * Self.count, "\(examined.reduce(0, +)) in all")
+        context.checkPendingChangeBookkeeping()
+        try context.save()
+        let changed = FetchRequest(entityName: "Employee", predicate: try ObjectPredicate(format: "rank == 9"))
+        #expect(try ObjectContext(coordinator: coordinator).count(changed) == Self.count / 2)
     }
 
     @Test(arguments: schemes)

@@ -25,10 +25,30 @@ struct ChangeSet {
     /// ``ObjectContext/pendingObjectsEvaluated``).
     var evaluations = 0
 
+    /// For each entity with member indexes: the indexes, by attribute position.
+    private var memberIndexes: [String: [Int: MemberIndex]] = [:]
+
     struct EntitySummary {
         var members = 0
         var slots: UInt64 = 0
+        /// The slots of the attributes with a member index. Members' own slots leave them out, so
+        /// that every write of one reaches ``ChangeSet/add(_:changing:)`` (which files the member
+        /// again); they count as changed for every member.
+        var indexedSlots: UInt64 = 0
     }
+
+    /// The members of one entity by the current value of one attribute, for fetches that look
+    /// objects up by it (see ``members(of:matching:)``). A member is filed under each value it
+    /// held when filed; a bucket may keep members that hold another value since, or left.
+    struct MemberIndex {
+        var byValue: [Value: [ManagedObject]] = [:]
+        /// Members added, or written in this attribute, since the last lookup: filed at the next.
+        var unfiled: [ManagedObject] = []
+    }
+
+    /// How many members an entity needs before a lookup by value builds a member index for it:
+    /// below that, a scan of the change set costs less.
+    static let memberIndexThreshold = 16
 
     // MARK: Slots
 
@@ -82,18 +102,26 @@ struct ChangeSet {
     /// Adds `object` (or keeps it) as a member that may have changed `slots` too.
     mutating func add(_ object: ManagedObject, changing slots: UInt64) {
         let previous = objects.updateValue(object, forKey: object.objectID)
-        if previous === object {
-            object.state.changedSlots |= slots
-        } else {
-            object.state.changedSlots = slots
-        }
-        let isNew = previous == nil
+        let isSame = previous === object
         let name = object.entity.name
-        if let index = entities.index(forKey: name) {
-            if isNew { entities.values[index].members += 1 }
-            entities.values[index].slots |= object.state.changedSlots
+        guard let index = entities.index(forKey: name) else {
+            object.state.changedSlots = slots
+            entities[name] = EntitySummary(members: 1, slots: slots)
+            return
+        }
+        let indexed = entities.values[index].indexedSlots
+        if isSame {
+            object.state.changedSlots |= slots & ~indexed
         } else {
-            entities[name] = EntitySummary(members: 1, slots: object.state.changedSlots)
+            object.state.changedSlots = slots & ~indexed
+        }
+        if previous == nil { entities.values[index].members += 1 }
+        entities.values[index].slots |= object.state.changedSlots
+        // Indexed attributes have slots of their own: a slot's bit is its attribute's position.
+        var unfiled = isSame ? slots & indexed : indexed
+        while unfiled != 0 {
+            memberIndexes[name]?[unfiled.trailingZeroBitCount]?.unfiled.append(object)
+            unfiled &= unfiled - 1
         }
     }
 
@@ -105,6 +133,7 @@ struct ChangeSet {
         if let index = entities.index(forKey: name) {
             if entities.values[index].members <= 1 {
                 entities.remove(at: index)
+                memberIndexes.removeValue(forKey: name)
             } else {
                 entities.values[index].members -= 1
             }
@@ -116,14 +145,27 @@ struct ChangeSet {
     mutating func removeAll() {
         objects.removeAll()
         entities.removeAll()
+        memberIndexes.removeAll()
     }
 
     /// Puts the members back as they were in `before` (a copy taken earlier), keeping the
     /// count of ``evaluations``.
     mutating func restore(_ before: ChangeSet) {
         let evaluations = self.evaluations
+        // Members whose slots left out an attribute indexed since `before` get it back.
+        var dropped: [String: UInt64] = [:]
+        for (name, summary) in entities {
+            let lost = summary.indexedSlots & ~before.indexedSlots(of: name)
+            if lost != 0 { dropped[name] = lost }
+        }
         self = before
         self.evaluations = evaluations
+        guard !dropped.isEmpty else { return }
+        for object in objects.values {
+            guard let lost = dropped[object.entity.name] else { continue }
+            object.state.changedSlots |= lost
+            entities[object.entity.name]?.slots |= lost
+        }
     }
 
     // MARK: Per entity
@@ -133,6 +175,37 @@ struct ChangeSet {
 
     /// The union of the changed slots of the members of the entity named `entityName`.
     func slots(of entityName: String) -> UInt64 { entities[entityName]?.slots ?? 0 }
+
+    /// The slots of the attributes of the entity named `entityName` that have a member index:
+    /// they count as changed for every member (see ``EntitySummary/indexedSlots``).
+    func indexedSlots(of entityName: String) -> UInt64 { entities[entityName]?.indexedSlots ?? 0 }
+
+    /// Every member of the entity named `entityName` whose attribute `lookup.attribute` holds
+    /// one of `lookup.values` (and a few that may not), through the entity's member index for
+    /// the attribute, built at the first call; `nil` when the entity has fewer members than
+    /// ``memberIndexThreshold`` and no index yet, or the attribute shares its slot.
+    ///
+    /// Complexity: O(members filed since the last call + members returned); O(members) to build.
+    mutating func members(of entityName: String, matching lookup: EqualityLookup) -> [ManagedObject]? {
+        let attribute = lookup.attribute
+        guard attribute < Self.attributeSlotCount - 1, let summary = entities.index(forKey: entityName) else {
+            return nil
+        }
+        let slot = Self.slot(ofAttribute: attribute)
+        if entities.values[summary].indexedSlots & slot == 0 {
+            guard entities.values[summary].members >= Self.memberIndexThreshold else { return nil }
+            var index = MemberIndex()
+            for object in objects.values where object.entity.name == entityName {
+                object.state.changedSlots &= ~slot
+                index.unfiled.append(object)
+            }
+            entities.values[summary].indexedSlots |= slot
+            entities.values[summary].slots |= slot
+            memberIndexes[entityName, default: [:]][attribute] = index
+        }
+        let objects = self.objects
+        return memberIndexes[entityName]?[attribute]?.lookUp(lookup.values, at: attribute, members: objects)
+    }
 
     /// Checks the bookkeeping against the members: counts, slots, and that every value of a
     /// member that differs from its original is in its changed slots. O(n); tests call it.
@@ -147,7 +220,7 @@ struct ChangeSet {
                     changingAttributes: original.attributes, original.relationships, to: object.attributeValues,
                     object.relationshipValues)
                 precondition(
-                    differing & ~object.state.changedSlots == 0,
+                    differing & ~(object.state.changedSlots | indexedSlots(of: object.entity.name)) == 0,
                     "change set: \(object.objectID) has changes outside its changed slots")
             }
             expected[object.entity.name, default: EntitySummary()].members += 1
@@ -155,10 +228,48 @@ struct ChangeSet {
         }
         precondition(
             expected.mapValues(\.members) == entities.mapValues(\.members), "change set: members per entity disagree")
+        for (name, indexes) in memberIndexes {
+            precondition(indexedSlots(of: name) != 0, "change set: '\(name)' has member indexes it does not mark")
+            for (attribute, index) in indexes {
+                for object in objects.values where object.entity.name == name && !object.state.isFault {
+                    let filed = index.byValue[object.attributeValues[attribute]]?.contains { $0 === object } ?? false
+                    precondition(
+                        filed || index.unfiled.contains { $0 === object },
+                        "change set: \(object.objectID) is missing from the index of attribute \(attribute)")
+                }
+            }
+        }
         for (name, summary) in expected {
             precondition(
                 summary.slots & ~(entities[name]?.slots ?? 0) == 0,
                 "change set: '\(name)' has members with changed slots its summary lacks")
         }
+    }
+}
+
+extension ChangeSet.MemberIndex {
+    /// Files the unfiled members still in `members` under their current values, then returns
+    /// the filed members holding one of `values` at `attribute` now, and any fault.
+    mutating func lookUp(_ values: [Value], at attribute: Int, members: [ObjectID: ManagedObject]) -> [ManagedObject] {
+        var faults: [ManagedObject] = []
+        for object in unfiled where members[object.objectID] === object {
+            if object.state.isFault {
+                faults.append(object)
+                continue
+            }
+            let value = object.attributeValues[attribute]
+            if byValue[value]?.last !== object { byValue[value, default: []].append(object) }
+        }
+        unfiled = faults
+        var found = faults
+        for value in values {
+            for object in byValue[value] ?? []
+            where members[object.objectID] === object && !object.state.isFault
+                && object.attributeValues[attribute] == value
+            {
+                found.append(object)
+            }
+        }
+        return found
     }
 }

@@ -164,14 +164,28 @@ extension ObjectContext {
         // Changed objects the store did not return but that may match now.
         let slots = everyObject ? ChangeSet.allSlots : reads.slots
         if changed.slots(of: entityName) & slots != 0 {
-            examined += changed.count
             let wanted = request.objectIDs.map(Set.init)
-            for object in changed.values where object.entity.name == entityName {
-                guard !object.state.isDeleted, object.state.isInserted || object.state.changedSlots & slots != 0,
+            let indexed = changed.indexedSlots(of: entityName)
+            func consider(_ object: ManagedObject) {
+                guard !object.state.isDeleted,
+                    object.state.isInserted || (object.state.changedSlots | indexed) & slots != 0,
                     candidates[object.objectID] == nil
-                else { continue }
-                if let wanted, !wanted.contains(object.objectID) { continue }
+                else { return }
+                if let wanted, !wanted.contains(object.objectID) { return }
                 candidates[object.objectID] = object.currentSnapshot()
+            }
+            // A lookup by an indexed attribute's value reads the changed objects holding it
+            // (an "insert if missing" loop stays linear); anything else scans the change set.
+            if !everyObject, let entity = model.entity(named: entityName),
+                let lookup = EqualityLookup(
+                    request.predicate, in: entity, indexed: EqualityLookup.indexedAttributes(of: entity)),
+                let members = changed.members(of: entityName, matching: lookup)
+            {
+                examined += members.count
+                for object in members { consider(object) }
+            } else {
+                examined += changed.count
+                for object in changed.values where object.entity.name == entityName { consider(object) }
             }
         }
         changed.evaluations += examined
