@@ -19,8 +19,15 @@ import StrataCore
 struct ChangeSet {
     /// The members by ID.
     private(set) var objects: [ObjectID: ManagedObject] = [:]
-    /// For each entity with members: how many, and the union of their changed slots.
-    private var entities: [String: EntitySummary] = [:]
+    /// For each entity that had members: how many it has, and the union of their changed slots
+    /// (zero when it has none left), at its position in ``positions``.
+    private var summaries: [EntitySummary] = []
+    /// The position of each entity's summary in ``summaries``, by entity name. Positions never
+    /// change (a model has few entities), so the last one found is kept with its name: runs of
+    /// one entity (an import, an update loop) compare the name instead of hashing it.
+    private var positions: [String: Int] = [:]
+    private var lastName = ""
+    private var lastPosition = -1
     /// Changed objects a fetch looked at to correct the stores' answer (see
     /// ``ObjectContext/pendingObjectsEvaluated``).
     var evaluations = 0
@@ -64,7 +71,7 @@ struct ChangeSet {
     /// The slot of the attribute at `index`.
     @inline(__always)
     static func slot(ofAttribute index: Int) -> UInt64 {
-        1 << UInt64(min(index, attributeSlotCount - 1))
+        1 &<< UInt64(truncatingIfNeeded: index < attributeSlotCount ? index : attributeSlotCount - 1)
     }
 
     /// The slots in which `new` differs from `old` (attribute and relationship values).
@@ -104,25 +111,30 @@ struct ChangeSet {
         let previous = objects.updateValue(object, forKey: object.objectID)
         let isSame = previous === object
         let name = object.entity.name
-        guard let index = entities.index(forKey: name) else {
-            object.state.changedSlots = slots
-            entities[name] = EntitySummary(members: 1, slots: slots)
-            return
-        }
-        let indexed = entities.values[index].indexedSlots
-        if isSame {
-            object.state.changedSlots |= slots & ~indexed
-        } else {
-            object.state.changedSlots = slots & ~indexed
-        }
-        if previous == nil { entities.values[index].members += 1 }
-        entities.values[index].slots |= object.state.changedSlots
+        let position = summaryPosition(for: name)
+        // One access to the summary (an import adds every object through here).
+        var unfiled = Self.note(
+            object, changing: slots, isSame: isSame, isNew: previous == nil, in: &summaries[position])
         // Indexed attributes have slots of their own: a slot's bit is its attribute's position.
-        var unfiled = isSame ? slots & indexed : indexed
         while unfiled != 0 {
             memberIndexes[name]?[unfiled.trailingZeroBitCount]?.unfiled.append(object)
             unfiled &= unfiled - 1
         }
+    }
+
+    /// Records in `object` and in its entity's `summary` that it may have changed `slots`
+    /// (`isSame`: it was a member already; `isNew`: no object had its ID); returns the indexed
+    /// slots whose index must file it again.
+    @inline(__always)
+    private static func note(
+        _ object: ManagedObject, changing slots: UInt64, isSame: Bool, isNew: Bool, in summary: inout EntitySummary
+    ) -> UInt64 {
+        let indexed = summary.indexedSlots
+        let own = isSame ? object.state.changedSlots | slots & ~indexed : slots & ~indexed
+        object.state.changedSlots = own
+        if isNew { summary.members += 1 }
+        summary.slots |= own
+        return isSame ? slots & indexed : indexed
     }
 
     /// Removes the member for `id`, returning it.
@@ -130,13 +142,12 @@ struct ChangeSet {
     mutating func removeValue(forKey id: ObjectID) -> ManagedObject? {
         guard let object = objects.removeValue(forKey: id) else { return nil }
         let name = object.entity.name
-        if let index = entities.index(forKey: name) {
-            if entities.values[index].members <= 1 {
-                entities.remove(at: index)
-                memberIndexes.removeValue(forKey: name)
-            } else {
-                entities.values[index].members -= 1
-            }
+        let position = summaryPosition(for: name)
+        if summaries[position].members <= 1 {
+            summaries[position] = EntitySummary()
+            if !memberIndexes.isEmpty { memberIndexes.removeValue(forKey: name) }
+        } else {
+            summaries[position].members -= 1
         }
         return object
     }
@@ -144,8 +155,30 @@ struct ChangeSet {
     /// Removes every member.
     mutating func removeAll() {
         objects.removeAll()
-        entities.removeAll()
+        for position in summaries.indices { summaries[position] = EntitySummary() }
         memberIndexes.removeAll()
+    }
+
+    /// The position of the summary of the entity named `name`, made when it has none.
+    private mutating func summaryPosition(for name: String) -> Int {
+        if lastPosition >= 0 && name == lastName { return lastPosition }
+        let position: Int
+        if let known = positions[name] {
+            position = known
+        } else {
+            position = summaries.count
+            summaries.append(EntitySummary())
+            positions[name] = position
+        }
+        lastName = name
+        lastPosition = position
+        return position
+    }
+
+    /// The summary of the entity named `name` (empty when it has no members).
+    private func summary(of name: String) -> EntitySummary {
+        if lastPosition >= 0 && name == lastName { return summaries[lastPosition] }
+        return positions[name].map { summaries[$0] } ?? EntitySummary()
     }
 
     /// Puts the members back as they were in `before` (a copy taken earlier), keeping the
@@ -154,8 +187,8 @@ struct ChangeSet {
         let evaluations = self.evaluations
         // Members whose slots left out an attribute indexed since `before` get it back.
         var dropped: [String: UInt64] = [:]
-        for (name, summary) in entities {
-            let lost = summary.indexedSlots & ~before.indexedSlots(of: name)
+        for (name, position) in positions {
+            let lost = summaries[position].indexedSlots & ~before.indexedSlots(of: name)
             if lost != 0 { dropped[name] = lost }
         }
         self = before
@@ -164,21 +197,21 @@ struct ChangeSet {
         for object in objects.values {
             guard let lost = dropped[object.entity.name] else { continue }
             object.state.changedSlots |= lost
-            entities[object.entity.name]?.slots |= lost
+            summaries[summaryPosition(for: object.entity.name)].slots |= lost
         }
     }
 
     // MARK: Per entity
 
     /// How many members are objects of the entity named `entityName`.
-    func count(of entityName: String) -> Int { entities[entityName]?.members ?? 0 }
+    func count(of entityName: String) -> Int { summary(of: entityName).members }
 
     /// The union of the changed slots of the members of the entity named `entityName`.
-    func slots(of entityName: String) -> UInt64 { entities[entityName]?.slots ?? 0 }
+    func slots(of entityName: String) -> UInt64 { summary(of: entityName).slots }
 
     /// The slots of the attributes of the entity named `entityName` that have a member index:
     /// they count as changed for every member (see ``EntitySummary/indexedSlots``).
-    func indexedSlots(of entityName: String) -> UInt64 { entities[entityName]?.indexedSlots ?? 0 }
+    func indexedSlots(of entityName: String) -> UInt64 { summary(of: entityName).indexedSlots }
 
     /// Every member of the entity named `entityName` whose attribute `lookup.attribute` holds
     /// one of `lookup.values` (and a few that may not), through the entity's member index for
@@ -188,19 +221,18 @@ struct ChangeSet {
     /// Complexity: O(members filed since the last call + members returned); O(members) to build.
     mutating func members(of entityName: String, matching lookup: EqualityLookup) -> [ManagedObject]? {
         let attribute = lookup.attribute
-        guard attribute < Self.attributeSlotCount - 1, let summary = entities.index(forKey: entityName) else {
-            return nil
-        }
+        guard attribute < Self.attributeSlotCount - 1, self.summary(of: entityName).members > 0 else { return nil }
+        let position = summaryPosition(for: entityName)
         let slot = Self.slot(ofAttribute: attribute)
-        if entities.values[summary].indexedSlots & slot == 0 {
-            guard entities.values[summary].members >= Self.memberIndexThreshold else { return nil }
+        if summaries[position].indexedSlots & slot == 0 {
+            guard summaries[position].members >= Self.memberIndexThreshold else { return nil }
             var index = MemberIndex()
             for object in objects.values where object.entity.name == entityName {
                 object.state.changedSlots &= ~slot
                 index.unfiled.append(object)
             }
-            entities.values[summary].indexedSlots |= slot
-            entities.values[summary].slots |= slot
+            summaries[position].indexedSlots |= slot
+            summaries[position].slots |= slot
             memberIndexes[entityName, default: [:]][attribute] = index
         }
         let objects = self.objects
@@ -227,7 +259,8 @@ struct ChangeSet {
             expected[object.entity.name, default: EntitySummary()].slots |= object.state.changedSlots
         }
         precondition(
-            expected.mapValues(\.members) == entities.mapValues(\.members), "change set: members per entity disagree")
+            expected.mapValues(\.members) == positions.mapValues { summaries[$0].members }.filter { $0.value > 0 },
+            "change set: members per entity disagree")
         for (name, indexes) in memberIndexes {
             precondition(indexedSlots(of: name) != 0, "change set: '\(name)' has member indexes it does not mark")
             for (attribute, index) in indexes {
@@ -241,7 +274,7 @@ struct ChangeSet {
         }
         for (name, summary) in expected {
             precondition(
-                summary.slots & ~(entities[name]?.slots ?? 0) == 0,
+                summary.slots & ~slots(of: name) == 0,
                 "change set: '\(name)' has members with changed slots its summary lacks")
         }
     }
