@@ -136,14 +136,11 @@ struct SQLiteQueryBuilder {
                 "(CASE WHEN \(expression) IS NULL THEN 0 WHEN strata_decimal(\(expression)) IS NULL THEN 1 ELSE 2 END)\(direction), strata_decimal(\(expression))\(direction)"
         default:
             guard sort.options.isEmpty else { throw decline("string options on a non-string sort") }
-            if kind == .double || kind == .float {
-                // The evaluator's sort order: null, then NaN (stored as text), then numbers.
-                return
-                    "(CASE WHEN \(expression) IS NULL THEN 0 WHEN typeof(\(expression)) = 'text' THEN 1 ELSE 2 END)\(direction), \(expression)\(direction)"
-            }
-            // Integers, Booleans (0/1), dates (REAL), and binaries, UUIDs (BLOB, memcmp then
-            // length) and URIs (TEXT, scalar order), as the evaluator's sort order compares them.
-            return expression + direction
+            // Doubles and floats: null, then NaN (stored as text), then numbers, by a key pair the
+            // sort indexes hold. Integers, Booleans (0/1), dates (REAL), and binaries, UUIDs (BLOB,
+            // memcmp then length) and URIs (TEXT, scalar order) by the column, as the evaluator's
+            // sort order compares them.
+            return kind.sortKeys(expression).map { $0 + direction }.joined(separator: ", ")
         }
     }
 

@@ -56,6 +56,37 @@ struct SQLiteSchema: Sendable {
         }
         return statements
     }
+
+    /// Creates the sort indexes (``SQLiteEntityTable/sortIndexStatements``) a store made by an
+    /// earlier version lacks, in one `BEGIN IMMEDIATE` transaction; reads only `sqlite_master`
+    /// when none is missing. Building an index reads the whole table once (about a second per
+    /// million objects); no stored value changes.
+    func createMissingSortIndexes(on connection: SQLiteConnection) throws {
+        let wanted = orderedTables.flatMap(\.sortIndexStatements)
+        guard !wanted.isEmpty else { return }
+        let statement = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'index'")
+        var present: Set<String> = []
+        do {
+            defer { statement.reset() }
+            while try statement.step() { present.insert(statement.string(0)) }
+        }
+        let missing = wanted.filter { sql in
+            SQLiteMigrationRunner.firstQuotedName(sql).map { !present.contains($0) } ?? false
+        }
+        guard !missing.isEmpty else { return }
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            // Another process may have created them while this one waited for the lock.
+            for sql in missing {
+                try connection.execute(
+                    sql.replacingOccurrences(of: "CREATE INDEX ", with: "CREATE INDEX IF NOT EXISTS "))
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            connection.rollbackQuietly()
+            throw error
+        }
+    }
 }
 
 /// Double-quotes an SQL identifier (doubling any quote inside, though model names never hold one).
@@ -89,6 +120,22 @@ enum SQLiteColumnKind: Sendable {
         case .double, .float, .date: return "REAL"
         case .decimal, .string, .uri: return "TEXT"
         case .binary, .uuid: return "BLOB"
+        }
+    }
+
+    /// The terms that order `expression` (a column of this kind) as the evaluator's sorts do, in
+    /// SQLite's order: one term, or for doubles and floats two.
+    ///
+    /// A double or float column holds NULL, numbers and the NaN marker, which SQLite orders NULL,
+    /// numbers, text; the evaluator orders null, NaN, numbers. `expression < ''` is NULL for NULL,
+    /// 0 for the marker (text after the empty text) and 1 for a number (numbers before any text),
+    /// so the pair `(expression < '', expression)` orders as the evaluator does. It is a plain
+    /// expression of built-in operators, so an index can hold it (see
+    /// ``SQLiteEntityTable/sortIndexStatements``) and an `ORDER BY` on it walks that index.
+    func sortKeys(_ expression: String) -> [String] {
+        switch self {
+        case .double, .float: return ["(\(expression) < '')", expression]
+        default: return [expression]
         }
     }
 
@@ -406,6 +453,29 @@ final class SQLiteEntityTable: Sendable {
         }
     }
 
+    /// The sort key columns of a model index: per property, its column's
+    /// ``SQLiteColumnKind/sortKeys(_:)`` (a property that is not an attribute keeps its name).
+    func sortKeyColumns(of index: Entity.Index) -> [String] {
+        index.properties.flatMap { property -> [String] in
+            guard let attribute = entity.attributeIndex(named: property) else { return [q(property)] }
+            return kinds[attribute].sortKeys(q(attributeColumns[attribute]))
+        }
+    }
+
+    /// The statements creating the sort indexes `"<Entity>.sort.<name>"`: one beside each model
+    /// index over a double or float attribute, on the index's sort key columns, so that a fetch
+    /// sorted by the index's attributes reads the index in order instead of sorting every row
+    /// (the model index itself serves predicates). Stores made before these indexes existed get
+    /// them when opened for writing (``SQLiteSchema/createMissingSortIndexes(on:)``) or migrated.
+    var sortIndexStatements: [String] {
+        zip(entity.indexes, indexNames).compactMap { index, indexName in
+            let columns = sortKeyColumns(of: index)
+            guard columns.count > index.properties.count else { return nil }
+            return
+                "CREATE INDEX \(q("\(sqlName).sort.\(indexName)")) ON \(quotedName) (\(columns.joined(separator: ", ")))"
+        }
+    }
+
     /// The statements creating this entity's table and indexes.
     func creationStatements() -> [String] {
         var columns = ["\(q("_pk")) INTEGER PRIMARY KEY", "\(q("_version")) INTEGER NOT NULL"]
@@ -431,6 +501,7 @@ final class SQLiteEntityTable: Sendable {
                 "CREATE INDEX \(q("\(sqlName).index.\(indexName)")) ON \(quotedName) (\(columnNames(index.properties).map(q).joined(separator: ", ")))"
             )
         }
+        statements += sortIndexStatements
         var seenConstraints: Set<[String]> = []
         for constraint in entity.uniqueConstraints where seenConstraints.insert(constraint).inserted {
             let constrained = columnNames(constraint)
