@@ -127,7 +127,7 @@ import Testing
                     let request = try Self.request(
                         [Sort(PropertyPath(name), ascending: ascending)], predicate: predicate, limit: limit)
                     try Self.expectIndexedOrder(
-                        request, in: store, indexes: ["index.\(index)", "sort.\(index)"],
+                        request, in: store, indexes: ["index.\(index)"],
                         "\(name) \(ascending ? "ASC" : "DESC") \(predicate ?? "all") limit \(limit)")
                 }
             }
@@ -138,8 +138,8 @@ import Testing
         let store = try Self.seed()
         defer { try? store.close() }
         let pairs: [(String, String, String)] = [
-            ("real", "medium", "sort.byRealMedium"), ("medium", "real", "sort.byMediumReal"),
-            ("real", "single", "sort.byRealSingle"),
+            ("real", "medium", "index.byRealMedium"), ("medium", "real", "index.byMediumReal"),
+            ("real", "single", "index.byRealSingle"),
         ]
         for (first, second, index) in pairs {
             for ascending in [true, false] {
@@ -175,30 +175,66 @@ import Testing
         }
     }
 
-    @Test func aStoreWithoutSortIndexesGetsThemWhenOpenedForWriting() throws {
+    @Test func predicatesOnADoubleOrFloatSearchItsIndex() throws {
+        let store = try Self.seed()
+        defer { try? store.close() }
+        for format in [
+            "real > 1", "real >= -1.5", "real < 0", "real <= 42", "real == 1.5", "real == 0", "real == nil",
+            "real IN {1.5, 42}", "real IN {1.5, nil}", "real BETWEEN {-2, 2}", "single == 0.25", "single < 0",
+            "medium == 3 AND real > 0", "real == 1.5 AND medium > 2", "real > 1 OR real == nil",
+        ] {
+            let request = try Self.request([], predicate: format, limit: nil)
+            let lines = try Self.plan(request, in: store)
+            #expect(
+                lines.contains { $0.hasPrefix("SEARCH") && $0.contains("INDEX Item.index.") }, "\(format): \(lines)")
+            #expect(!lines.contains { $0.hasPrefix("SCAN") }, "\(format): \(lines)")
+            #expect(try store.fetch(request) == store.fetchInMemory(request), "\(format)")
+        }
+    }
+
+    @Test func aStoreWithPlainIndexesGetsSortableOnesWhenOpenedForWriting() throws {
         let url = temporaryStoreURL()
         var store = try Self.seed(url: url)
         let request = try Self.request([Sort("real")])
-        let before = try store.fetchInMemory(request)
-        // A store as the previous version left it: the model indexes, no sort indexes.
-        let dropped: [String] = try store.withWriter { connection in
-            let names = store.schema.tables["Item"]!.sortIndexStatements.compactMap(
-                SQLiteMigrationRunner.firstQuotedName)
-            for name in names { try connection.execute("DROP INDEX \(q(name))") }
+        let first = try store.fetchInMemory(request)
+        let all = try Self.request([], limit: nil)
+        let everything = try store.fetchInMemory(all)
+        // A store as the previous version left it: every model index on the plain columns.
+        let table = store.schema.tables["Item"]!
+        let replaced: [String] = try store.withWriter { connection in
+            var names: [String] = []
+            for (index, sql) in zip(table.entity.indexes, table.modelIndexStatements)
+            where table.sortKeyColumns(of: index).count > index.properties.count {
+                let name = SQLiteMigrationRunner.firstQuotedName(sql)!
+                let columns = index.properties.map(q).joined(separator: ", ")
+                try connection.execute("DROP INDEX \(q(name))")
+                try connection.execute("CREATE INDEX \(q(name)) ON \(q("Item")) (\(columns))")
+                names.append(name)
+            }
             return names
         }
-        #expect(dropped.count == 5)
+        #expect(replaced.count == 5)
         try store.close()
 
         store = try openStore(url, model: try Self.model(), options: StoreOptions(isReadOnly: true))
         #expect(try Self.plan(request, in: store).contains { $0.hasPrefix("USE TEMP B-TREE FOR ORDER BY") })
-        #expect(try store.fetch(request) == before)
+        #expect(try store.fetch(request) == first)
         try store.close()
 
         store = try openStore(url, model: try Self.model())
         defer { try? store.close() }
-        try Self.expectIndexedOrder(request, in: store, indexes: ["sort.byReal"], "reopened")
-        #expect(try store.fetch(request) == before)
-        #expect(try store.fetch(Self.request([], limit: nil)) == store.fetchInMemory(Self.request([], limit: nil)))
+        try Self.expectIndexedOrder(request, in: store, indexes: ["index.byReal"], "reopened")
+        #expect(try store.fetch(request) == first)
+        #expect(try store.fetch(all) == everything)
+        let stored: [String: String] = try store.withWriter { connection in
+            let statement = try connection.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index'")
+            defer { statement.reset() }
+            var stored: [String: String] = [:]
+            while try statement.step() { stored[statement.string(0)] = statement.string(1) }
+            return stored
+        }
+        for sql in table.modelIndexStatements {
+            #expect(stored[SQLiteMigrationRunner.firstQuotedName(sql)!] == sql)
+        }
     }
 }

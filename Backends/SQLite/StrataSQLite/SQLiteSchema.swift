@@ -57,29 +57,35 @@ struct SQLiteSchema: Sendable {
         return statements
     }
 
-    /// Creates the sort indexes (``SQLiteEntityTable/sortIndexStatements``) a store made by an
-    /// earlier version lacks, in one `BEGIN IMMEDIATE` transaction; reads only `sqlite_master`
-    /// when none is missing. Building an index reads the whole table once (about a second per
-    /// million objects); no stored value changes.
-    func createMissingSortIndexes(on connection: SQLiteConnection) throws {
-        let wanted = orderedTables.flatMap(\.sortIndexStatements)
+    /// Rebuilds the model indexes over double or float attributes that a store made by an
+    /// earlier version holds on the plain columns (``SQLiteEntityTable/modelIndexStatements``
+    /// holds each such column as a pair), in one `BEGIN IMMEDIATE` transaction; reads only
+    /// `sqlite_master` when every index is current. Building an index reads the whole table once
+    /// (a few seconds per million objects); no stored value changes.
+    func rebuildOutdatedModelIndexes(on connection: SQLiteConnection) throws {
+        let wanted = orderedTables.flatMap { table in
+            zip(table.entity.indexes, table.modelIndexStatements).filter { index, _ in
+                table.sortKeyColumns(of: index).count > index.properties.count
+            }.map(\.1)
+        }
         guard !wanted.isEmpty else { return }
-        let statement = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'index'")
-        var present: Set<String> = []
-        do {
+        func outdated() throws -> [(name: String, sql: String)] {
+            let statement = try connection.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index'")
             defer { statement.reset() }
-            while try statement.step() { present.insert(statement.string(0)) }
+            var present: [String: String] = [:]
+            while try statement.step() { present[statement.string(0)] = statement.string(1) }
+            return wanted.compactMap { sql in
+                guard let name = SQLiteMigrationRunner.firstQuotedName(sql), present[name] != sql else { return nil }
+                return (name, sql)
+            }
         }
-        let missing = wanted.filter { sql in
-            SQLiteMigrationRunner.firstQuotedName(sql).map { !present.contains($0) } ?? false
-        }
-        guard !missing.isEmpty else { return }
+        guard !(try outdated()).isEmpty else { return }
         try connection.execute("BEGIN IMMEDIATE")
         do {
-            // Another process may have created them while this one waited for the lock.
-            for sql in missing {
-                try connection.execute(
-                    sql.replacingOccurrences(of: "CREATE INDEX ", with: "CREATE INDEX IF NOT EXISTS "))
+            // Read again under the lock: another process may have rebuilt them meanwhile.
+            for (name, sql) in try outdated() {
+                try connection.execute("DROP INDEX IF EXISTS \(q(name))")
+                try connection.execute(sql)
             }
             try connection.execute("COMMIT")
         } catch {
@@ -131,7 +137,7 @@ enum SQLiteColumnKind: Sendable {
     /// 0 for the marker (text after the empty text) and 1 for a number (numbers before any text),
     /// so the pair `(expression < '', expression)` orders as the evaluator does. It is a plain
     /// expression of built-in operators, so an index can hold it (see
-    /// ``SQLiteEntityTable/sortIndexStatements``) and an `ORDER BY` on it walks that index.
+    /// ``SQLiteEntityTable/modelIndexStatements``) and an `ORDER BY` on it walks that index.
     func sortKeys(_ expression: String) -> [String] {
         switch self {
         case .double, .float: return ["(\(expression) < '')", expression]
@@ -462,17 +468,14 @@ final class SQLiteEntityTable: Sendable {
         }
     }
 
-    /// The statements creating the sort indexes `"<Entity>.sort.<name>"`: one beside each model
-    /// index over a double or float attribute, on the index's sort key columns, so that a fetch
-    /// sorted by the index's attributes reads the index in order instead of sorting every row
-    /// (the model index itself serves predicates). Stores made before these indexes existed get
-    /// them when opened for writing (``SQLiteSchema/createMissingSortIndexes(on:)``) or migrated.
-    var sortIndexStatements: [String] {
-        zip(entity.indexes, indexNames).compactMap { index, indexName in
-            let columns = sortKeyColumns(of: index)
-            guard columns.count > index.properties.count else { return nil }
-            return
-                "CREATE INDEX \(q("\(sqlName).sort.\(indexName)")) ON \(quotedName) (\(columns.joined(separator: ", ")))"
+    /// Per model index, the statement creating it, `"<Entity>.index.<name>"`, on its sort key
+    /// columns: a double or float attribute as the pair of ``SQLiteColumnKind/sortKeys(_:)``, so
+    /// that a fetch sorted by the index's attributes reads the index in order instead of sorting
+    /// every row. Predicates on such an attribute name the pair's first term too, so the index
+    /// serves them as well (``SQLiteQueryBuilder``).
+    var modelIndexStatements: [String] {
+        zip(entity.indexes, indexNames).map { index, indexName in
+            "CREATE INDEX \(q("\(sqlName).index.\(indexName)")) ON \(quotedName) (\(sortKeyColumns(of: index).joined(separator: ", ")))"
         }
     }
 
@@ -496,12 +499,7 @@ final class SQLiteEntityTable: Sendable {
             properties.map { property in entity.attributeIndex(named: property).map { attributeColumns[$0] } ?? property
             }
         }
-        for (index, indexName) in zip(entity.indexes, indexNames) {
-            statements.append(
-                "CREATE INDEX \(q("\(sqlName).index.\(indexName)")) ON \(quotedName) (\(columnNames(index.properties).map(q).joined(separator: ", ")))"
-            )
-        }
-        statements += sortIndexStatements
+        statements += modelIndexStatements
         var seenConstraints: Set<[String]> = []
         for constraint in entity.uniqueConstraints where seenConstraints.insert(constraint).inserted {
             let constrained = columnNames(constraint)

@@ -73,7 +73,7 @@ extension SQLiteStore {
             try schema.verify(on: connection, path: path)
             if !options.isReadOnly {
                 try configureWriter(connection, options: options)
-                try schema.createMissingSortIndexes(on: connection)
+                try schema.rebuildOutdatedModelIndexes(on: connection)
             }
             return metadata
         }
