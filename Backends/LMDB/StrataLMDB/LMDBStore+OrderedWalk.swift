@@ -7,8 +7,10 @@ extension LMDBStore {
     /// the request does not qualify (no limit, object IDs or a predicate with an
     /// ``AccessPath``, `[c]`/`[d]`, a key path, no such index).
     ///
-    /// The walk reads objects in index order, keeps those the predicate matches, and stops at the
-    /// first change of the sort attribute's key after `offset + limit` matches. Index keys order
+    /// The walk reads objects in index order (each key's objects by ascending primary key, the
+    /// order of ties), keeps those the predicate matches, and stops at the first change of the
+    /// sort attribute's key after `offset + limit` matches, or at once when the key is the whole
+    /// value of the request's only sort. Index keys order
     /// values as sorts do (``IndexKey``), except that NaN's key follows every number's where
     /// sorts put NaN first: doubles, floats and decimals walk nil, NaN, then numbers as separate
     /// key ranges. Every object not read has a key beyond the last one read, so it sorts after
@@ -37,22 +39,33 @@ extension LMDBStore {
         defer { cursor.close() }
         for segment in segments {
             var entry = try segment.first(on: cursor, ascending: sort.ascending)
-            while let (key, value) = entry, segment.admits(key) {
+            while let (key, _) = entry, segment.admits(key) {
                 let lead = key.prefix(IndexKey.leadingLength(of: key))
                 if !lead.elementsEqual(group) {
                     if matches.count >= wanted { return matches }
                     group = Array(lead)
                 }
-                if let pk = PrimaryKey.decode(value),
-                    let bytes = try PrimaryKey.withKey(pk, { try txn.get(layout.records, key: $0) })
-                {
-                    recordsRead += 1
-                    let snapshot = try decode(bytes, pk, layout)
-                    if try request.predicate.map({ try evaluator.evaluate($0, on: snapshot) }) ?? true {
-                        matches.append(snapshot)
+                // A key's primary keys come in ascending order, the order of ties: when the key is
+                // the whole (untruncated) value of the only sort, the walk can stop inside it.
+                let exact =
+                    request.sorts.count == 1 && lead.count == key.count && key.count < IndexKey.maximumLength
+                // Seeking the key again puts the cursor on its first object (MDB_FIRST_DUP after
+                // MDB_LAST leaves LMDB's end-of-data flag set, and MDB_NEXT_DUP would stop there).
+                var duplicate = try Array(key).withUnsafeBytes { try cursor.seek(atLeast: $0) }
+                while let (_, value) = duplicate {
+                    if let pk = PrimaryKey.decode(value),
+                        let bytes = try PrimaryKey.withKey(pk, { try txn.get(layout.records, key: $0) })
+                    {
+                        recordsRead += 1
+                        let snapshot = try decode(bytes, pk, layout)
+                        if try request.predicate.map({ try evaluator.evaluate($0, on: snapshot) }) ?? true {
+                            matches.append(snapshot)
+                            if exact && matches.count >= wanted { return matches }
+                        }
                     }
+                    duplicate = try cursor.move(MDB_NEXT_DUP)
                 }
-                entry = try cursor.move(sort.ascending ? MDB_NEXT : MDB_PREV)
+                entry = try cursor.move(sort.ascending ? MDB_NEXT_NODUP : MDB_PREV_NODUP)
             }
         }
         return matches
