@@ -136,16 +136,37 @@ func runScaleChild() async throws {
             result(
                 "attribute=\(attribute) cold=\(format(samples[0])) warm=\(format(median(Array(samples.dropFirst()))))")
         }
-    case ("strata", "unsaved"):
+    case ("strata", "unsaved"), ("strata", "unsaved-byname"):
+        // Run with MALLOC_ARENA_MAX=1 (the scale driver sets it): mallinfo2 counts only the
+        // main arena, and the context's queue may allocate on another thread.
         let records = Workload(count: count).records
-        let container = try await loadedContainer(StoreURL(scheme: "sqlite", location: path), model: itemModel)
+        let byName = phase == "unsaved-byname"
+        let container = try await loadedContainer(
+            StoreURL(scheme: "sqlite", location: path), model: byName ? recordModel : itemModel)
         let context = container.newBackgroundContext()
-        let (malloced, resident) = context.performAndWait {
+        func insert(_ r: WorkloadRecord) throws {
+            if byName {
+                let object = try context.insert("Record")
+                try object.set(keyOf(r.id), for: "key")
+                try object.set(r.i1, for: "i1")
+                try object.set(r.i2, for: "i2")
+                try object.set(r.i3, for: "i3")
+                try object.set(r.d1, for: "d1")
+                try object.set(r.d2, for: "d2")
+                try object.set(r.d3, for: "d3")
+                try object.set(r.s1, for: "s1")
+                try object.set(r.s2, for: "s2")
+                try object.set(r.s3, for: "s3")
+            } else {
+                context.insert(Item.self).fill(r)
+            }
+        }
+        let (malloced, resident) = try context.performAndWait {
             // One object first, so that per-class and per-context setup is not counted.
-            context.insert(Item.self).fill(records[0])
+            try insert(records[0])
             let mallocBefore = mallocedBytes()
             let residentBefore = residentBytes()
-            for r in records.dropFirst() { context.insert(Item.self).fill(r) }
+            for r in records.dropFirst() { try insert(r) }
             let malloced = mallocedBytes() - mallocBefore
             let resident = residentBytes() - residentBefore
             precondition(context.insertedObjects.count == records.count)
@@ -161,8 +182,9 @@ func runScaleChild() async throws {
 }
 
 /// Runs one child and returns its `RESULT` lines as dictionaries.
-func child(_ arguments: [String]) throws -> [[String: String]] {
+func child(_ arguments: [String], environment: [String: String] = [:]) throws -> [[String: String]] {
     let process = Process()
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
     process.arguments = ["scale-child"] + arguments
     let pipe = Pipe()
@@ -185,6 +207,20 @@ func child(_ arguments: [String]) throws -> [[String: String]] {
 
 /// The scale mode: a fresh process per side and measurement, so that each peak RSS is its own.
 func runScale() async throws {
+    if let only = option("only") {
+        // One measurement alone: `scale --only unsaved`.
+        precondition(only == "unsaved")
+        for phase in ["unsaved", "unsaved-byname"] {
+            _ = try child(
+                [
+                    "--side", "strata", "--phase", phase, "--count", "100000", "--path",
+                    NSTemporaryDirectory() + "unsaved-\(getpid()).sqlite",
+                ],
+                environment: ["MALLOC_ARENA_MAX": "1"])
+            try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "unsaved-\(getpid()).sqlite")
+        }
+        return
+    }
     let counts = (option("counts") ?? "10000,100000,1000000").split(separator: ",").compactMap { Int($0) }
     let big = counts.max() ?? 1_000_000
     let directory = NSTemporaryDirectory() + "strata-objectgraph-scale-\(getpid())"
