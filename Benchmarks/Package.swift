@@ -41,6 +41,7 @@ let package = Package(
             dependencies: [
                 "BenchmarkSupport",
                 .product(name: "StrataSQLite", package: root),
+                .product(name: "StrataLMDB", package: root),
                 .product(name: "StrataCore", package: root),
             ],
             path: "Sources/SortBenchmarks",

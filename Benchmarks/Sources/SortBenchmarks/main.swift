@@ -4,19 +4,31 @@
 // same order, and for the double also with the ORDER BY Strata used before). Warm: every query runs once before it is timed. The store is built once and kept.
 //
 //   swift build -c release --package-path Benchmarks --product SortBenchmarks
-//   Benchmarks/.build/release/SortBenchmarks [count] [runs] [store path]
+//   Benchmarks/.build/release/SortBenchmarks [count] [runs] [store path] [sqlite|lmdb]
+//
+// With `lmdb`, the same store and fetches through `LMDBStore` (a directory at the path), without
+// the raw columns.
 
 import BenchmarkSupport
 import CStrataSQLite
 import Foundation
 import StrataCore
+import StrataLMDB
 import StrataSQLite
 
 let arguments = CommandLine.arguments
 let count = arguments.count > 1 ? Int(arguments[1]) ?? 1_000_000 : 1_000_000
 let runs = arguments.count > 2 ? Int(arguments[2]) ?? 21 : 21
 let path = arguments.count > 3 ? arguments[3] : NSTemporaryDirectory() + "strata-sort-bench-\(count).sqlite"
-let url = StoreURL(scheme: "sqlite", location: path)
+let isLMDB = arguments.count > 4 && arguments[4] == "lmdb"
+let url = StoreURL(scheme: isLMDB ? "lmdb" : "sqlite", location: path)
+
+/// Opens the store at `url` with the benchmark's backend.
+func openStore() throws -> any PersistentStore {
+    isLMDB
+        ? try LMDBBackend().open(url, model: model, options: StoreOptions())
+        : try SQLiteBackend().open(url, model: model, options: StoreOptions())
+}
 let keys = ["real", "whole", "text", "when"]
 let model = try Model(
     versionIdentifier: "sort-bench",
@@ -40,7 +52,7 @@ func buildIfMissing() throws {
         seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         return seed >> 11
     }
-    let store = try SQLiteBackend().open(url, model: model, options: StoreOptions())
+    let store = try openStore()
     let seconds =
         try milliseconds {
             var made = 0
@@ -97,10 +109,12 @@ func rawRows(_ db: OpaquePointer, _ sql: String) -> Int {
 try buildIfMissing()
 
 // Opening for writing rebuilds the indexes over doubles an earlier version made on the plain column.
-let openTime = try milliseconds { try SQLiteBackend().open(url, model: model, options: StoreOptions()).close() }
-let store = try SQLiteBackend().open(url, model: model, options: StoreOptions())
+let openTime = try milliseconds { try openStore().close() }
+let store = try openStore()
 var db: OpaquePointer?
-guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db else { fatalError("open") }
+if !isLMDB {
+    guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, db != nil else { fatalError("open") }
+}
 let columns = "\"_pk\", \"_version\", \"real\", \"whole\", \"text\", \"when\", \"payload\""
 
 print(
@@ -121,6 +135,10 @@ for key in keys {
         let order =
             key == "real"
             ? "(\"real\" < '') \(direction), \"real\" \(direction)" : "\"\(key)\" \(direction)"
+        guard let db else {
+            print("| \(key) \(direction) | \(String(format: "%.2f", strata)) | - | - |")
+            continue
+        }
         let raw = measure {
             rawRows(db, "SELECT \(columns) FROM \"Item\" ORDER BY \(order), \"_pk\" LIMIT 50")
         }
