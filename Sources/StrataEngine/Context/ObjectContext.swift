@@ -34,56 +34,62 @@ public final class ObjectContext: @unchecked Sendable {
     // The registry, change set and journal are touched for every object a context handles. A
     // context is confined to one queue at a time and never lends them out across a call that
     // could reach them again, so release builds turn their run-time exclusivity checks off;
-    // debug builds keep them, so the test suite still catches an overlapping access.
-    #if DEBUG
-        /// During a save under a merge policy: objects found deleted where the context saves (the
-        /// store, or the parent), left out of the save; they leave the context when it succeeds.
-        var vanished: Set<ObjectID> = []
-        /// Changes not yet announced by an `objectsDidChange` notification.
-        var pendingChanges = ContextChanges()
-        /// Every object of this context by ID, held strongly; objects nobody else references are
-        /// released by ``sweepRegistry()`` (see ``register(_:)``). Strong references keep the
-        /// objects' reference counts on the runtime's fast path (a weak reference to an object moves
-        /// every retain and release of it onto a slow, side-table path).
-        private var registry: [ObjectID: ManagedObject] = [:]
-        private var sweepThreshold = 1024
-        /// Set while a fetch registers its objects (see ``registeringFetchedObjects(_:)``).
-        private var sweepsDeferred = false
-        /// The entity and class of the last object made (see ``makeObject(entity:id:)``).
-        private var lastMaker: ObjectMaker?
-        /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
-        var changed: [ObjectID: ManagedObject] = [:]
-        var journal: Journal?
-        /// The route of the last scope whose snapshot the context looked up (see ``sourceSnapshot(for:)``).
-        var lastRoute: ScopeRoute?
-        /// Counts changes to which objects are inserted, updated or deleted, and to their IDs: a
-        /// save compares it around the notifications it posts, whose observers may change things.
-        var membershipChanges = 0
-    #else
-        /// During a save under a merge policy: objects found deleted where the context saves (the
-        /// store, or the parent), left out of the save; they leave the context when it succeeds.
-        @exclusivity(unchecked) var vanished: Set<ObjectID> = []
-        /// Changes not yet announced by an `objectsDidChange` notification.
-        @exclusivity(unchecked) var pendingChanges = ContextChanges()
-        /// Every object of this context by ID, held strongly; objects nobody else references are
-        /// released by ``sweepRegistry()`` (see ``register(_:)``). Strong references keep the
-        /// objects' reference counts on the runtime's fast path (a weak reference to an object moves
-        /// every retain and release of it onto a slow, side-table path).
-        @exclusivity(unchecked) private var registry: [ObjectID: ManagedObject] = [:]
-        @exclusivity(unchecked) private var sweepThreshold = 1024
-        /// Set while a fetch registers its objects (see ``registeringFetchedObjects(_:)``).
-        @exclusivity(unchecked) private var sweepsDeferred = false
-        /// The entity and class of the last object made (see ``makeObject(entity:id:)``).
-        @exclusivity(unchecked) private var lastMaker: ObjectMaker?
-        /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
-        @exclusivity(unchecked) var changed: [ObjectID: ManagedObject] = [:]
-        @exclusivity(unchecked) var journal: Journal?
-        /// The route of the last scope whose snapshot the context looked up (see ``sourceSnapshot(for:)``).
-        @exclusivity(unchecked) var lastRoute: ScopeRoute?
-        /// Counts changes to which objects are inserted, updated or deleted, and to their IDs: a
-        /// save compares it around the notifications it posts, whose observers may change things.
-        @exclusivity(unchecked) var membershipChanges = 0
+    // debug builds keep them, so the test suite still catches an overlapping access. (What this
+    // buys is measured in Benchmarks/README.md, "Engine complexity that pays".)
+
+    /// During a save under a merge policy: objects found deleted where the context saves (the
+    /// store, or the parent), left out of the save; they leave the context when it succeeds.
+    #if !DEBUG
+        @exclusivity(unchecked)
     #endif
+    var vanished: Set<ObjectID> = []
+    /// Changes not yet announced by an `objectsDidChange` notification.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var pendingChanges = ContextChanges()
+    /// Every object of this context by ID, held strongly; objects nobody else references are
+    /// released by ``sweepRegistry()`` (see ``register(_:)``). Strong references keep the
+    /// objects' reference counts on the runtime's fast path (a weak reference to an object moves
+    /// every retain and release of it onto a slow, side-table path).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    private var registry: [ObjectID: ManagedObject] = [:]
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    private var sweepThreshold = 1024
+    /// Set while a fetch registers its objects (see ``registeringFetchedObjects(_:)``).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    private var sweepsDeferred = false
+    /// The entity and class of the last object made (see ``makeObject(entity:id:)``).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    private var lastMaker: ObjectMaker?
+    /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var changed: [ObjectID: ManagedObject] = [:]
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var journal: Journal?
+    /// The route of the last scope whose snapshot the context looked up (see ``sourceSnapshot(for:)``).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var lastRoute: ScopeRoute?
+    /// Counts changes to which objects are inserted, updated or deleted, and to their IDs: a
+    /// save compares it around the notifications it posts, whose observers may change things.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var membershipChanges = 0
     /// Backs ``mergePolicy``.
     let mergePolicyStorage = Locked(MergePolicy.error)
     /// The serial queue perform blocks run on (`DispatchQueue.main` for a main-queue context).
