@@ -84,12 +84,6 @@ public final class ObjectContext: @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     var lastRoute: ScopeRoute?
-    /// Counts changes to which objects are inserted, updated or deleted, and to their IDs: a
-    /// save compares it around the notifications it posts, whose observers may change things.
-    #if !DEBUG
-        @exclusivity(unchecked)
-    #endif
-    var membershipChanges = 0
     /// Backs ``mergePolicy``.
     let mergePolicyStorage = Locked(MergePolicy.error)
     /// The serial queue perform blocks run on (`DispatchQueue.main` for a main-queue context).
@@ -292,7 +286,6 @@ public final class ObjectContext: @unchecked Sendable {
     /// Forgets `object`; `inChangeSet: false` leaves the change set alone (a save about to
     /// empty it).
     func unregister(_ object: ManagedObject, inChangeSet: Bool = true) {
-        membershipChanges &+= 1
         registry.removeValue(forKey: object.objectID)
         if inChangeSet { changed.removeValue(forKey: object.objectID) }
     }
@@ -306,7 +299,6 @@ public final class ObjectContext: @unchecked Sendable {
     /// Re-keys `object` from `old` to its current ID (after a temporary ID became permanent).
     /// `inChangeSet: false` leaves the change set alone (a save about to empty it).
     func rekey(_ object: ManagedObject, from old: ObjectID, inChangeSet: Bool = true) {
-        membershipChanges &+= 1
         registry.removeValue(forKey: old)
         registry[object.objectID] = object
         if inChangeSet, changed.removeValue(forKey: old) != nil { changed[object.objectID] = object }
