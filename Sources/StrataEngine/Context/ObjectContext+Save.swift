@@ -49,7 +49,7 @@ extension ObjectContext {
             sets: ObjectSets(
                 inserted: Set(pending.inserted), updated: Set(pending.updated), deleted: Set(pending.deleted)))
         // While the journal exists, every change must reach it (see ``ManagedObject/set(_:for:)``).
-        try Self.countingSave {
+        try SaveActivity.counting {
             journal = Journal(changedBefore: changed)
             vanished = []
             defer {

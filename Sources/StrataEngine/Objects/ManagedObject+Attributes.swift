@@ -75,8 +75,8 @@ extension ManagedObject {
         // marks it invalid if the context goes away: unless a save is under way somewhere (its
         // journal must hear of every change), the write needs nothing from the context, so
         // the weak reference to it is not loaded.
-        if state.isDirty && !state.isFault && !state.isInvalid && !state.isDeleted && !ObjectContext.isAnySaveInProgress
-        {
+        if state.isDirty && !state.isFault && !state.isInvalid && !state.isDeleted && SaveActivity.isIdle {
+            SaveActivity.checkContextNotNeeded(by: self)
             attributeValues[index] = newValue
             return
         }
