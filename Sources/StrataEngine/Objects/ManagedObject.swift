@@ -112,10 +112,6 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
     /// Hashes the identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
-    /// The identity's hash through the standard library's one-word path, as `ObjectIdentifier`
-    /// hashes: sets of objects (every notification carries three) build two to three times
-    /// faster than through a `Hasher` fed field by field.
-    public func _rawHashValue(seed: Int) -> Int { ObjectIdentifier(self)._rawHashValue(seed: seed) }
 
     /// `Employee p12` plus `(fault)`, `(inserted)`, `(deleted)` or `(updated)`.
     open var description: String {
