@@ -101,6 +101,12 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(
+            name: "UserPathBenchmarks",
+            dependencies: ["BenchmarkSupport", .product(name: "Strata", package: root)],
+            path: "Sources/UserPathBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
             name: "TransferBenchmarks",
             dependencies: ["BenchmarkSupport", .product(name: "Strata", package: root)],
             path: "Sources/TransferBenchmarks",

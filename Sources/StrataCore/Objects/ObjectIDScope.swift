@@ -39,16 +39,6 @@ extension ObjectID {
         /// Hashes the scope's number.
         public func hash(into hasher: inout Hasher) { hasher.combine(index) }
 
-        /// The hash tables use: the number mixed with the table's seed as ``ObjectID`` mixes
-        /// (a few instructions instead of SipHash).
-        @inline(__always)
-        public func _rawHashValue(seed: Int) -> Int {
-            var x = UInt64(index) ^ UInt64(bitPattern: Int64(seed))
-            x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int(bitPattern: UInt(x ^ (x >> 31)))
-        }
-
         /// The permanent ID with primary key `primaryKey` in this scope.
         @inline(__always)
         public func id(primaryKey: Int64) -> ObjectID {

@@ -22,9 +22,3 @@ struct ObjectSets {
     var updated: Set<ManagedObject>
     var deleted: Set<ManagedObject>
 }
-
-/// What an `objectsDidChange` notification posted: its IDs and its object sets.
-struct PostedChanges {
-    var changes: ContextChanges
-    var objects: ObjectSets
-}

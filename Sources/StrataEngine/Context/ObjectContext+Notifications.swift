@@ -41,14 +41,12 @@ extension ObjectContext {
         postPendingChanges()
     }
 
-    /// Posts the pending `objectsDidChange` notification, if any, and returns what it posted
-    /// (a save reuses its sets when they hold the same objects).
-    @discardableResult
-    func postPendingChanges() -> PostedChanges? {
-        guard !pendingChanges.isEmpty else { return nil }
+    /// Posts the pending `objectsDidChange` notification, if any.
+    func postPendingChanges() {
+        guard !pendingChanges.isEmpty else { return }
         let changes = pendingChanges
         pendingChanges = ContextChanges()
-        return PostedChanges(changes: changes, objects: post(ObjectContext.objectsDidChangeNotification, changes))
+        post(ObjectContext.objectsDidChangeNotification, changes)
     }
 
     /// The changes of every future notification `name` of this context, as an asynchronous
@@ -103,20 +101,17 @@ extension ObjectContext {
 
     /// Notes an insert for the next `objectsDidChange`.
     func noteInserted(_ id: ObjectID) {
-        membershipChanges &+= 1
         pendingChanges.inserted.insert(id)
     }
 
     /// Notes a change for the next `objectsDidChange` (not for objects inserted since the last).
     func noteUpdated(_ id: ObjectID) {
-        membershipChanges &+= 1
         if !pendingChanges.inserted.contains(id) { pendingChanges.updated.insert(id) }
     }
 
     /// Notes a delete for the next `objectsDidChange`; an object inserted since the last one
     /// simply drops out.
     func noteDeleted(_ id: ObjectID) {
-        membershipChanges &+= 1
         pendingChanges.updated.remove(id)
         if pendingChanges.inserted.remove(id) == nil { pendingChanges.deleted.insert(id) }
     }

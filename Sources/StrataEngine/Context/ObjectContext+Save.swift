@@ -30,8 +30,7 @@ extension ObjectContext {
         checkConfinement()
         catchUpWithPermanentIDs()
         guard hasChanges else { return }
-        let beforeAnnouncing = membershipChanges
-        let announced = postPendingChanges()
+        postPendingChanges()
         var pending = ChangedObjects()
         for object in changed.values {
             if object.state.isInserted {
@@ -42,31 +41,15 @@ extension ObjectContext {
                 pending.updated.append(object)
             }
         }
-        // The inserts just announced by objects-did-change are all of the pending inserts when
-        // its observers changed nothing and the counts agree (every announced insert is still
-        // pending, under the same ID): their sets are reused.
-        let insertedIDs: Set<ObjectID>
-        let insertedObjects: Set<ManagedObject>
-        if let announced, membershipChanges == beforeAnnouncing,
-            announced.changes.inserted.count == pending.inserted.count,
-            announced.objects.inserted.count == pending.inserted.count
-        {
-            insertedIDs = announced.changes.inserted
-            insertedObjects = announced.objects.inserted
-        } else {
-            insertedIDs = Set(pending.inserted.map(\.objectID))
-            insertedObjects = Set(pending.inserted)
-        }
-        let beforeWillSave = membershipChanges
-        let willSave = post(
+        post(
             ObjectContext.willSaveNotification,
             ContextChanges(
-                inserted: insertedIDs, updated: Set(pending.updated.map(\.objectID)),
+                inserted: Set(pending.inserted.map(\.objectID)), updated: Set(pending.updated.map(\.objectID)),
                 deleted: Set(pending.deleted.map(\.objectID))),
-            sets: ObjectSets(inserted: insertedObjects, updated: Set(pending.updated), deleted: Set(pending.deleted)))
-        let changesDuringWillSave = membershipChanges &- beforeWillSave
+            sets: ObjectSets(
+                inserted: Set(pending.inserted), updated: Set(pending.updated), deleted: Set(pending.deleted)))
         // While the journal exists, every change must reach it (see ``ManagedObject/set(_:for:)``).
-        try Self.countingSave {
+        try SaveActivity.counting {
             journal = Journal(changedBefore: changed)
             vanished = []
             defer {
@@ -77,16 +60,11 @@ extension ObjectContext {
             let saved = try saveResolvingConflicts(&resolved)
             removeVanishedObjects()
             pendingChanges = ContextChanges()
-            // When will-save's observers changed nothing, the saved inserts are a subset of the
-            // announced ones (delete rules only remove inserts): equal counts mean equal sets,
-            // and the will-save set is reused.
-            let savedInserted =
-                changesDuringWillSave == 0 && saved.objects.inserted.count == willSave.inserted.count
-                ? willSave.inserted : Set(saved.objects.inserted)
             post(
                 ObjectContext.didSaveNotification, saved.changes,
                 sets: ObjectSets(
-                    inserted: savedInserted, updated: Set(saved.objects.updated), deleted: Set(saved.objects.deleted)),
+                    inserted: Set(saved.objects.inserted), updated: Set(saved.objects.updated),
+                    deleted: Set(saved.objects.deleted)),
                 resolvedConflicts: resolved.values.sorted { $0.objectID < $1.objectID })
         }
     }

@@ -5,7 +5,6 @@ extension ObjectContext {
     /// changed ones return to their last saved state.
     public func rollback() {
         checkConfinement()
-        membershipChanges &+= 1
         for object in changed.values {
             if object.state.isInserted {
                 registryRemove(object)
@@ -23,7 +22,6 @@ extension ObjectContext {
     /// (changing one throws; reading one stops the program).
     public func reset() {
         checkConfinement()
-        membershipChanges &+= 1
         for object in registeredObjects + Array(changed.values) {
             object.state.isInvalid = true
             object.context = nil

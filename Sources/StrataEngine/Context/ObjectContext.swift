@@ -34,56 +34,56 @@ public final class ObjectContext: @unchecked Sendable {
     // The registry, change set and journal are touched for every object a context handles. A
     // context is confined to one queue at a time and never lends them out across a call that
     // could reach them again, so release builds turn their run-time exclusivity checks off;
-    // debug builds keep them, so the test suite still catches an overlapping access.
-    #if DEBUG
-        /// During a save under a merge policy: objects found deleted where the context saves (the
-        /// store, or the parent), left out of the save; they leave the context when it succeeds.
-        var vanished: Set<ObjectID> = []
-        /// Changes not yet announced by an `objectsDidChange` notification.
-        var pendingChanges = ContextChanges()
-        /// Every object of this context by ID, held strongly; objects nobody else references are
-        /// released by ``sweepRegistry()`` (see ``register(_:)``). Strong references keep the
-        /// objects' reference counts on the runtime's fast path (a weak reference to an object moves
-        /// every retain and release of it onto a slow, side-table path).
-        private var registry: [ObjectID: ManagedObject] = [:]
-        private var sweepThreshold = 1024
-        /// Set while a fetch registers its objects (see ``registeringFetchedObjects(_:)``).
-        private var sweepsDeferred = false
-        /// The entity and class of the last object made (see ``makeObject(entity:id:)``).
-        private var lastMaker: ObjectMaker?
-        /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
-        var changed = ChangeSet()
-        var journal: Journal?
-        /// The route of the last scope whose snapshot the context looked up (see ``sourceSnapshot(for:)``).
-        var lastRoute: ScopeRoute?
-        /// Counts changes to which objects are inserted, updated or deleted, and to their IDs: a
-        /// save compares it around the notifications it posts, whose observers may change things.
-        var membershipChanges = 0
-    #else
-        /// During a save under a merge policy: objects found deleted where the context saves (the
-        /// store, or the parent), left out of the save; they leave the context when it succeeds.
-        @exclusivity(unchecked) var vanished: Set<ObjectID> = []
-        /// Changes not yet announced by an `objectsDidChange` notification.
-        @exclusivity(unchecked) var pendingChanges = ContextChanges()
-        /// Every object of this context by ID, held strongly; objects nobody else references are
-        /// released by ``sweepRegistry()`` (see ``register(_:)``). Strong references keep the
-        /// objects' reference counts on the runtime's fast path (a weak reference to an object moves
-        /// every retain and release of it onto a slow, side-table path).
-        @exclusivity(unchecked) private var registry: [ObjectID: ManagedObject] = [:]
-        @exclusivity(unchecked) private var sweepThreshold = 1024
-        /// Set while a fetch registers its objects (see ``registeringFetchedObjects(_:)``).
-        @exclusivity(unchecked) private var sweepsDeferred = false
-        /// The entity and class of the last object made (see ``makeObject(entity:id:)``).
-        @exclusivity(unchecked) private var lastMaker: ObjectMaker?
-        /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
-        @exclusivity(unchecked) var changed = ChangeSet()
-        @exclusivity(unchecked) var journal: Journal?
-        /// The route of the last scope whose snapshot the context looked up (see ``sourceSnapshot(for:)``).
-        @exclusivity(unchecked) var lastRoute: ScopeRoute?
-        /// Counts changes to which objects are inserted, updated or deleted, and to their IDs: a
-        /// save compares it around the notifications it posts, whose observers may change things.
-        @exclusivity(unchecked) var membershipChanges = 0
+    // debug builds keep them, so the test suite still catches an overlapping access. (What this
+    // buys is measured in Benchmarks/README.md, "Engine complexity that pays".)
+
+    /// During a save under a merge policy: objects found deleted where the context saves (the
+    /// store, or the parent), left out of the save; they leave the context when it succeeds.
+    #if !DEBUG
+        @exclusivity(unchecked)
     #endif
+    var vanished: Set<ObjectID> = []
+    /// Changes not yet announced by an `objectsDidChange` notification.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var pendingChanges = ContextChanges()
+    /// Every object of this context by ID, held strongly; objects nobody else references are
+    /// released by ``sweepRegistry()`` (see ``register(_:)``). Strong references keep the
+    /// objects' reference counts on the runtime's fast path (a weak reference to an object moves
+    /// every retain and release of it onto a slow, side-table path).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    private var registry: [ObjectID: ManagedObject] = [:]
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    private var sweepThreshold = 1024
+    /// Set while a fetch registers its objects (see ``registeringFetchedObjects(_:)``).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    private var sweepsDeferred = false
+    /// The entity and class of the last object made (see ``makeObject(entity:id:)``).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    private var lastMaker: ObjectMaker?
+    /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var changed = ChangeSet()
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var journal: Journal?
+    /// The route of the last scope whose snapshot the context looked up (see ``sourceSnapshot(for:)``).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var lastRoute: ScopeRoute?
     /// Backs ``mergePolicy``.
     let mergePolicyStorage = Locked(MergePolicy.error)
     /// The serial queue perform blocks run on (`DispatchQueue.main` for a main-queue context).
@@ -150,21 +150,6 @@ public final class ObjectContext: @unchecked Sendable {
         // mark them invalid, so that a change to one is refused without asking for the context
         // (see ``ManagedObject/set(_:for:)``).
         for object in changed.values { object.state.isInvalid = true }
-    }
-
-    /// How many saves are under way in the process (each keeps a journal of every change made
-    /// during it, which observers of its notifications may make).
-    private static let savesInProgress = Atomic<Int>(0)
-
-    /// Whether a save is under way anywhere in the process: while none is, a change to an
-    /// object that is already changed needs nothing from its context.
-    static var isAnySaveInProgress: Bool { savesInProgress.load(ordering: .relaxed) != 0 }
-
-    /// Counts a save under way for as long as `body` runs.
-    static func countingSave<T>(_ body: () throws -> T) rethrows -> T {
-        savesInProgress.add(1, ordering: .relaxed)
-        defer { savesInProgress.subtract(1, ordering: .relaxed) }
-        return try body()
     }
 
     // MARK: Registry
@@ -286,7 +271,6 @@ public final class ObjectContext: @unchecked Sendable {
     /// Forgets `object`; `inChangeSet: false` leaves the change set alone (a save about to
     /// empty it).
     func unregister(_ object: ManagedObject, inChangeSet: Bool = true) {
-        membershipChanges &+= 1
         registry.removeValue(forKey: object.objectID)
         if inChangeSet { changed.removeValue(forKey: object.objectID) }
     }
@@ -300,7 +284,6 @@ public final class ObjectContext: @unchecked Sendable {
     /// Re-keys `object` from `old` to its current ID (after a temporary ID became permanent).
     /// `inChangeSet: false` leaves the change set alone (a save about to empty it).
     func rekey(_ object: ManagedObject, from old: ObjectID, inChangeSet: Bool = true) {
-        membershipChanges &+= 1
         registry.removeValue(forKey: old)
         registry[object.objectID] = object
         if inChangeSet, changed.removeValue(forKey: old) != nil {
@@ -486,6 +469,43 @@ public final class ObjectContext: @unchecked Sendable {
     public var deletedObjects: Set<ManagedObject> {
         checkConfinement()
         return Set(changed.values.filter { $0.state.isDeleted })
+    }
+}
+
+/// Whether a save is under way anywhere in the process. A save keeps a journal of every change
+/// made during it (observers of its notifications may make some); while no save is under way,
+/// a change to an object already changed since its last save needs nothing from its context,
+/// so ``ManagedObject/set(_:for:)`` does not load the object's weak reference to it. That is
+/// 11.6% of the instructions of inserting and saving objects by attribute name on SQLite
+/// (Benchmarks/README.md, "Engine complexity that pays").
+///
+/// Invariants, checked in debug builds: the count never goes below zero, and while it is zero
+/// no context has a journal and every changed object is in its context's change set
+/// (``checkContextNotNeeded(by:)``, where the write relies on it).
+enum SaveActivity {
+    /// How many saves are under way in the process.
+    private static let count = Atomic<Int>(0)
+
+    /// Whether no save is under way anywhere in the process. Relaxed: only a save of the
+    /// object's own context matters, and that runs on the writing thread.
+    static var isIdle: Bool { count.load(ordering: .relaxed) == 0 }
+
+    /// Counts a save under way for as long as `body` runs.
+    static func counting<T>(_ body: () throws -> T) rethrows -> T {
+        count.add(1, ordering: .relaxed)
+        defer {
+            let remaining = count.subtract(1, ordering: .relaxed).newValue
+            assert(remaining >= 0, "more saves ended than began")
+        }
+        return try body()
+    }
+
+    /// Debug builds: stops the program if a write to `object` that skips its context would
+    /// lose something (its context is saving, or does not track the object).
+    static func checkContextNotNeeded(by object: ManagedObject) {
+        assert(
+            object.context.map { $0.journal == nil && $0.changed[object.objectID] === object } ?? true,
+            "\(object.objectID) was written without its context while the context needed to see it")
     }
 }
 

@@ -78,8 +78,9 @@ extension ManagedObject {
         // change (the change set keeps which ones did, for fetches), the write needs nothing
         // from the context, so the weak reference to it is not loaded.
         if state.isDirty && state.changedSlots & slot != 0 && !state.isFault && !state.isInvalid && !state.isDeleted
-            && !ObjectContext.isAnySaveInProgress
+            && SaveActivity.isIdle
         {
+            SaveActivity.checkContextNotNeeded(by: self)
             attributeValues[index] = newValue
             return
         }

@@ -35,30 +35,37 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     // The stored state is read and written on every property access. An object is confined to
     // its context's queue, and no accessor lends one of these out across a call that could reach
-    // it again, so release builds turn their run-time exclusivity checks off (they were a fifth
-    // of the cost of inserting and saving an object); debug builds keep them, so the test suite
-    // still catches an overlapping access. The compile-time checks apply to both.
-    #if DEBUG
-        /// The object's identity; temporary until its first save.
-        public internal(set) var objectID: ObjectID
-        /// The context the object belongs to (`nil` once the context forgot it).
-        public internal(set) weak var context: ObjectContext?
-        var attributeValues: [Value] = []
-        var relationshipValues: [RelationshipValue] = []
-        /// The last state read from or written to the store; `nil` for an inserted object.
-        var original: Snapshot?
-        var state = State()
-    #else
-        /// The object's identity; temporary until its first save.
-        @exclusivity(unchecked) public internal(set) var objectID: ObjectID
-        /// The context the object belongs to (`nil` once the context forgot it).
-        @exclusivity(unchecked) public internal(set) weak var context: ObjectContext?
-        @exclusivity(unchecked) var attributeValues: [Value] = []
-        @exclusivity(unchecked) var relationshipValues: [RelationshipValue] = []
-        /// The last state read from or written to the store; `nil` for an inserted object.
-        @exclusivity(unchecked) var original: Snapshot?
-        @exclusivity(unchecked) var state = State()
+    // it again, so release builds turn their run-time exclusivity checks off; debug builds keep
+    // them, so the test suite still catches an overlapping access. The compile-time checks apply
+    // to both. (What this buys is measured in Benchmarks/README.md, "Engine complexity that pays".)
+
+    /// The object's identity; temporary until its first save.
+    #if !DEBUG
+        @exclusivity(unchecked)
     #endif
+    public internal(set) var objectID: ObjectID
+    /// The context the object belongs to (`nil` once the context forgot it).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    public internal(set) weak var context: ObjectContext?
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var attributeValues: [Value] = []
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var relationshipValues: [RelationshipValue] = []
+    /// The last state read from or written to the store; `nil` for an inserted object.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var original: Snapshot?
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var state = State()
 
     struct State {
         var isFault = false
@@ -108,10 +115,6 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
     /// Hashes the identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
-    /// The identity's hash through the standard library's one-word path, as `ObjectIdentifier`
-    /// hashes: sets of objects (every notification carries three) build two to three times
-    /// faster than through a `Hasher` fed field by field.
-    public func _rawHashValue(seed: Int) -> Int { ObjectIdentifier(self)._rawHashValue(seed: seed) }
 
     /// `Employee p12` plus `(fault)`, `(inserted)`, `(deleted)` or `(updated)`.
     open var description: String {
