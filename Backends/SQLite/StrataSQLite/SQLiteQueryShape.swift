@@ -92,6 +92,25 @@ struct SQLiteQueryShape: Hashable {
         /// A constant: this minus the index of its kind (see ``kind(_:)``).
         static let constant = -100
 
+        /// An operator, as a number (`allCases` would allocate an array for every comparison).
+        static func number(of op: ObjectPredicate.Operator) -> Int {
+            switch op {
+            case .equal: return 0
+            case .notEqual: return 1
+            case .less: return 2
+            case .lessOrEqual: return 3
+            case .greater: return 4
+            case .greaterOrEqual: return 5
+            case .beginsWith: return 6
+            case .endsWith: return 7
+            case .contains: return 8
+            case .like: return 9
+            case .matches: return 10
+            case .in: return 11
+            case .between: return 12
+            }
+        }
+
         /// The kind of a constant, as a number.
         static func kind(_ value: Value) -> Int {
             switch value {
@@ -162,7 +181,7 @@ struct SQLiteQueryShape: Hashable {
             if !options.isEmpty && kind != .string { return false }
             tokens.append(Token.comparison)
             tokens.append(index)
-            tokens.append(ObjectPredicate.Operator.allCases.firstIndex(of: op)!)
+            tokens.append(Token.number(of: op))
             tokens.append(Int(options.rawValue))
             switch op {
             case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
