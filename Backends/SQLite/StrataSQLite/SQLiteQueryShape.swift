@@ -35,6 +35,7 @@ struct SQLiteQueryShape: Hashable {
     ) -> (shape: SQLiteQueryShape, parameters: [SQLiteParameter])? {
         var walk = Walk(table: table)
         walk.tokens.reserveCapacity(16)
+        walk.parameters.reserveCapacity(4)
         switch request.resultType {
         case .snapshots: walk.tokens.append(0)
         case .objectIDs: walk.tokens.append(1)
@@ -60,7 +61,8 @@ struct SQLiteQueryShape: Hashable {
             walk.tokens.append(Token.anyObject)
         }
         if let predicate = request.predicate {
-            guard predicate.depth() <= ObjectPredicate.maximumDepth, walk.add(predicate) else { return nil }
+            guard isShallow(predicate) || predicate.depth() <= ObjectPredicate.maximumDepth, walk.add(predicate)
+            else { return nil }
         } else {
             walk.tokens.append(Token.noPredicate)
         }
@@ -72,6 +74,15 @@ struct SQLiteQueryShape: Hashable {
             entityName: table.name, tokens: walk.tokens, sorts: request.sorts,
             propertiesToFetch: request.resultType == .dictionaries ? request.propertiesToFetch : [])
         return (shape, walk.parameters)
+    }
+
+    /// Whether `predicate` is one comparison without lists (two levels deep): most lookups are,
+    /// and for them the builder's depth check needs no walk.
+    private static func isShallow(_ predicate: ObjectPredicate) -> Bool {
+        guard case .comparison(let comparison) = predicate else { return false }
+        if case .list = comparison.lhs { return false }
+        if case .list = comparison.rhs { return false }
+        return true
     }
 
     /// The tokens of a shape besides attribute indexes, operators, options and counts.
