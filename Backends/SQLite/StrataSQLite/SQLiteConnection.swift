@@ -17,6 +17,17 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Where Strata's SQL functions leave a typed error (see ``SQLiteFunctionFailure``).
     private let functionFailure = SQLiteFunctionFailure()
     private static let statementCacheLimit = 512
+    private var plans: [SQLiteQueryShape: Plan] = [:]
+    /// The most plans kept; the cache is emptied when full.
+    static let planCacheLimit = 256
+
+    /// A fetch's statement prepared from the SQL of its request's shape.
+    struct Plan {
+        /// The prepared statement, parameters not bound.
+        let statement: SQLiteStatement
+        /// For dictionary fetches: each selected key path and how to read it.
+        let dictionaryColumns: [(key: String, kind: SQLiteColumnKind)]
+    }
 
     /// Opens `path` with `flags` (through the VFS named `vfs`, or the default one), sets the busy
     /// timeout and registers Strata's SQL functions.
@@ -59,6 +70,7 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// Finalizes every cached statement and closes the handle.
     func close() {
+        plans.removeAll()
         statements.removeAll()
         slots.removeAll()
         sqlite3_close_v2(handle)
@@ -76,6 +88,16 @@ final class SQLiteConnection: @unchecked Sendable {
         if statements.count >= Self.statementCacheLimit { statements.removeAll(keepingCapacity: true) }
         statements[sql] = statement
         return statement
+    }
+
+    /// The plan kept for requests of `shape`, if any.
+    @inline(__always)
+    func plan(for shape: SQLiteQueryShape) -> Plan? { plans[shape] }
+
+    /// Keeps `plan` for requests of `shape` (emptying the cache first when it is full).
+    func remember(_ plan: Plan, for shape: SQLiteQueryShape) {
+        if plans.count >= Self.planCacheLimit { plans.removeAll(keepingCapacity: true) }
+        plans[shape] = plan
     }
 
     /// The cached statement of a table (see ``SQLiteEntityTable/Statement``): an array index

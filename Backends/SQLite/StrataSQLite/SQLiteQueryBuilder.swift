@@ -520,6 +520,15 @@ struct SQLiteQueryBuilder {
     private func compatibleParameter(_ value: Value, kind: SQLiteColumnKind, options: ObjectPredicate.Options) throws
         -> SQLiteParameter
     {
+        try Self.parameter(value, comparedWith: kind, options: options)
+    }
+
+    /// The parameter for comparing `value` with a column of `kind`, or a decline when the
+    /// evaluator would compare them differently (or fail); for ``SQLiteQueryShape`` as well.
+    static func parameter(_ value: Value, comparedWith kind: SQLiteColumnKind, options: ObjectPredicate.Options) throws
+        -> SQLiteParameter
+    {
+        func decline(_ reason: String) -> Decline { Decline(reason: reason) }
         switch (kind, value) {
         case (.integer, .integer), (.double, .integer), (.float, .integer),
             (.integer, .double), (.double, .double), (.float, .double),

@@ -96,8 +96,16 @@ struct SQLiteSchema: Sendable {
 }
 
 /// Double-quotes an SQL identifier (doubling any quote inside, though model names never hold one).
+/// Scans the bytes first: `replacingOccurrences` goes through Foundation and costs far more than
+/// the common case needs.
 func q(_ identifier: String) -> String {
-    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+    var quoted = "\""
+    for character in identifier.unicodeScalars {
+        quoted.unicodeScalars.append(character)
+        if character == "\"" { quoted.unicodeScalars.append(character) }
+    }
+    return quoted + "\""
 }
 
 /// How an attribute's values are stored in their column.

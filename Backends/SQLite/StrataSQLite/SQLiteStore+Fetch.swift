@@ -24,24 +24,67 @@ extension SQLiteStore {
     /// statement SQLite refuses to compile (beyond its limits on expression depth, parser
     /// nesting, bound parameters, tables in a join or SQL length), is answered by
     /// ``PersistentStore/fetchInMemory(_:)`` instead.
+    ///
+    /// Each reader connection keeps the statements of the request shapes it ran (see
+    /// ``SQLiteQueryShape``): a request of a shape seen before only binds its constants.
     public func fetch(_ request: FetchRequest) throws -> FetchResult {
+        try fetch(request, reusingPlans: true)
+    }
+
+    /// ``fetch(_:)``, building the SQL anew unless `reusingPlans`: for tests that compare the two.
+    package func fetch(_ request: FetchRequest, reusingPlans: Bool) throws -> FetchResult {
         let table = try table(for: request.entityName)
         try request.checkUnlessValidated(for: model, entityIsKnown: true)
         if Self.isPlain(request) { return .snapshots(try snapshots(in: table, among: request.objectIDs)) }
+        let shaped = reusingPlans ? SQLiteQueryShape.of(request, table: table, storeIdentifier: identifier) : nil
+        let readsToMany = request.resultType == .snapshots && !table.toManyIndexes.isEmpty
+        let answer = try withReader { connection -> FetchResult? in
+            guard let planned = try plan(request, shaped: shaped, table: table, on: connection) else { return nil }
+            planned.plan.statement.bind(planned.parameters)
+            return try readTransaction(on: connection, needed: readsToMany) {
+                try run(planned.plan, request: request, table: table, on: connection)
+            }
+        }
+        return try answer ?? fetchInMemory(request.markedValidated(for: model))
+    }
+
+    /// The plan of `request` on `connection` and the parameters to bind to it: the one the
+    /// connection keeps for the request's shape, or one built now (and kept when the request
+    /// has a shape); `nil` when the builder declines the request or SQLite refuses its SQL.
+    private func plan(
+        _ request: FetchRequest, shaped: (shape: SQLiteQueryShape, parameters: [SQLiteParameter])?,
+        table: SQLiteEntityTable, on connection: SQLiteConnection
+    ) throws -> (plan: SQLiteConnection.Plan, parameters: [SQLiteParameter])? {
+        if let shaped, let plan = connection.plan(for: shaped.shape) { return (plan, shaped.parameters) }
         var builder = SQLiteQueryBuilder(schema: schema, storeIdentifier: identifier)
         let query: SQLiteQuery
         do {
             query = try builder.build(request, table: table)
         } catch is SQLiteQueryBuilder.Decline {
-            return try fetchInMemory(request.markedValidated(for: model))
+            return nil
         }
-        let readsToMany = request.resultType == .snapshots && !table.toManyIndexes.isEmpty
-        let answer = try withReader { connection in
-            try readTransaction(on: connection, needed: readsToMany) {
-                try run(query, request: request, table: table, on: connection)
+        queryBuilds.withLock { $0.builds += 1 }
+        let statement: SQLiteStatement
+        do {
+            statement = try connection.prepare(query.sql)
+        } catch let error as StrataError where Self.isRefusal(error) {
+            return nil
+        }
+        let plan = SQLiteConnection.Plan(statement: statement, dictionaryColumns: query.dictionaryColumns)
+        if let shaped {
+            if shaped.parameters == query.parameters {
+                connection.remember(plan, for: shaped.shape)
+            } else {
+                queryBuilds.withLock { $0.shapeMismatches += 1 }
             }
         }
-        return try answer ?? fetchInMemory(request.markedValidated(for: model))
+        return (plan, query.parameters)
+    }
+
+    /// How many times ``fetch(_:)`` built SQL, and how many times the parameters a request's
+    /// shape gave differed from the builder's (the shape is then not kept); for tests.
+    package var queryBuildCounts: (builds: Int, shapeMismatches: Int) {
+        queryBuilds.withLock { ($0.builds, $0.shapeMismatches) }
     }
 
     /// The reason ``fetch(_:)`` answers `request` in memory rather than in SQL, or `nil` when it
@@ -162,17 +205,11 @@ extension SQLiteStore {
         }
     }
 
-    /// Runs the planned `query` of `request`; `nil` when SQLite refuses to compile it.
+    /// Runs the `plan` of `request`, its parameters bound.
     private func run(
-        _ query: SQLiteQuery, request: FetchRequest, table: SQLiteEntityTable, on connection: SQLiteConnection
-    ) throws -> FetchResult? {
-        let statement: SQLiteStatement
-        do {
-            statement = try connection.prepare(query.sql)
-        } catch let error as StrataError where Self.isRefusal(error) {
-            return nil
-        }
-        statement.bind(query.parameters)
+        _ plan: SQLiteConnection.Plan, request: FetchRequest, table: SQLiteEntityTable, on connection: SQLiteConnection
+    ) throws -> FetchResult {
+        let statement = plan.statement
         switch request.resultType {
         case .snapshots:
             return .snapshots(try readSnapshots(statement, table: table, on: connection))
@@ -192,7 +229,7 @@ extension SQLiteStore {
             var rows: [[String: Value]] = []
             while try statement.step() {
                 var row: [String: Value] = [:]
-                for (i, column) in query.dictionaryColumns.enumerated() {
+                for (i, column) in plan.dictionaryColumns.enumerated() {
                     row[column.key] = try SQLiteValueCoding.read(column.kind, at: Int32(i), from: statement)
                 }
                 rows.append(row)

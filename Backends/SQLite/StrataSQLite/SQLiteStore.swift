@@ -41,6 +41,8 @@ public final class SQLiteStore: PersistentStore {
     /// SQLite's schema version when the store was opened, or last checked to still match the
     /// model (`nil` when read-only).
     private let schemaVersion: Locked<Int64?>
+    /// What ``queryBuildCounts`` reports.
+    let queryBuilds = Locked<(builds: Int, shapeMismatches: Int)>((0, 0))
 
     init(
         url: StoreURL, model: Model, identifier: String, path: String, options: SQLiteStoreOptions,

@@ -3,6 +3,7 @@
 // in one process, on fresh files each run. Prints medians and ratios.
 //
 //   swift run -c release --package-path Benchmarks SQLiteBenchmarks [runs] [count]
+//   swift run -c release --package-path Benchmarks SQLiteBenchmarks keylookup strata|raw [records] [lookups]
 
 import BenchmarkSupport
 import Foundation
@@ -10,6 +11,13 @@ import StrataCore
 import StrataSQLite
 
 let arguments = CommandLine.arguments
+if arguments.count > 1 && arguments[1] == "keylookup" {
+    let directory = NSTemporaryDirectory() + "strata-sqlite-keys-\(getpid())"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    try KeyLookups.run(arguments, directory: directory)
+    exit(0)
+}
 let runs = arguments.count > 1 ? Int(arguments[1]) ?? 5 : 5
 let count = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
 let workload = Workload(count: count)
