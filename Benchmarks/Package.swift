@@ -37,6 +37,17 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(
+            name: "SortBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "StrataSQLite", package: root),
+                .product(name: "StrataLMDB", package: root),
+                .product(name: "StrataCore", package: root),
+            ],
+            path: "Sources/SortBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
             name: "LMDBBenchmarks",
             dependencies: [
                 "BenchmarkSupport",
