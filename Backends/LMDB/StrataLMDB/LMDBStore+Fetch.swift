@@ -3,9 +3,13 @@ import StrataCore
 
 extension LMDBStore {
     /// The stored snapshots of `entityName` (all, or those among `ids`), in key order, read in
-    /// one read-only snapshot transaction.
+    /// one read-only snapshot transaction. One ID (a fault fired through the engine) is one
+    /// record read, with no fetch request.
     public func snapshots(of entityName: String, among ids: [ObjectID]?) throws -> [Snapshot] {
-        try read(FetchRequest(entityName: entityName, objectIDs: ids)).snapshots()
+        try ensureOpen()
+        let layout = try layout(entityName)
+        if let ids, ids.count == 1 { return try lookUp(ids[0], layout) }
+        return try read(FetchRequest(entityName: entityName, objectIDs: ids), layout).snapshots()
     }
 
     /// Answers a fetch natively, in one read-only snapshot transaction. It finds candidates
@@ -22,6 +26,24 @@ extension LMDBStore {
         return try read(request, layout)
     }
 
+    /// The stored snapshot of `id` (none when it is not stored, or not an ID of this store and
+    /// entity), read in one read-only snapshot transaction.
+    private func lookUp(_ id: ObjectID, _ layout: EntityLayout) throws -> [Snapshot] {
+        guard id.entityName == layout.entity.name, id.storeIdentifier == identifier, let pk = id.primaryKey else {
+            return []
+        }
+        do {
+            return try environment.read { txn in
+                guard let bytes = try PrimaryKey.withKey(pk, { try txn.get(layout.records, key: $0) }) else {
+                    return []
+                }
+                return [try decode(bytes, pk, layout)]
+            }
+        } catch {
+            throw environment.translate(error, doing: "fetching \(layout.entity.name)")
+        }
+    }
+
     /// Runs `request` as ``fetch(_:)`` does and also returns how many object records it read
     /// (for tests pinning a fetch's shape).
     package func fetchCountingRecordsRead(_ request: FetchRequest) throws -> (result: FetchResult, recordsRead: Int) {
@@ -33,15 +55,14 @@ extension LMDBStore {
         return (result, recordsRead)
     }
 
-    /// Runs a checked (or plain) `request` in one read-only snapshot transaction.
-    private func read(_ request: FetchRequest, _ layout: EntityLayout? = nil) throws -> FetchResult {
+    /// Runs a checked (or plain) `request` on the entity of `layout` in one read-only snapshot
+    /// transaction. The caller checked that the store is open.
+    private func read(_ request: FetchRequest, _ layout: EntityLayout) throws -> FetchResult {
         var recordsRead = 0
         return try read(request, layout, recordsRead: &recordsRead)
     }
 
-    private func read(_ request: FetchRequest, _ layout: EntityLayout?, recordsRead: inout Int) throws -> FetchResult {
-        try ensureOpen()
-        let layout = try layout ?? self.layout(request.entityName)
+    private func read(_ request: FetchRequest, _ layout: EntityLayout, recordsRead: inout Int) throws -> FetchResult {
         do {
             return try environment.read { txn in try run(request, layout, txn, recordsRead: &recordsRead) }
         } catch {

@@ -28,21 +28,27 @@ extension LMDBStore {
     }
 
     private func apply(_ plan: SavePlan, _ request: SaveRequest, _ txn: LMDBTransaction) throws -> [ObjectID: Int64] {
-        // 1. Optimistic locking: every conflict, before any change.
+        // 1. Optimistic locking: every conflict, before any change. Each record is read once:
+        // the stored snapshot of an object whose entity has secondary databases is kept for
+        // step 2 (its old index entries).
         var conflicts: [SaveConflict] = []
+        let keepsUpdates = plan.updateLayouts.contains { !$0.secondaries.isEmpty }
+        let keepsDeletes = plan.deleteLayouts.contains { !$0.secondaries.isEmpty }
+        var oldUpdates: [Snapshot?] = []
+        var oldDeletes: [Snapshot?] = []
+        if keepsUpdates { oldUpdates.reserveCapacity(request.updates.count) }
+        if keepsDeletes { oldDeletes.reserveCapacity(request.deletes.count) }
         for (i, update) in request.updates.enumerated() {
             let layout = plan.updateLayouts[i]
             let pk = update.snapshot.objectID.primaryKey!
-            if let conflict = try conflict(pk, expected: update.expectedVersion, layout, txn) {
-                conflicts.append(conflict)
-            }
+            let old = try check(pk, expected: update.expectedVersion, layout, txn, &conflicts)
+            if keepsUpdates { oldUpdates.append(old) }
         }
         for (i, delete) in request.deletes.enumerated() {
             let layout = plan.deleteLayouts[i]
             let pk = delete.objectID.primaryKey!
-            if let conflict = try conflict(pk, expected: delete.expectedVersion, layout, txn) {
-                conflicts.append(conflict)
-            }
+            let old = try check(pk, expected: delete.expectedVersion, layout, txn, &conflicts)
+            if keepsDeletes { oldDeletes.append(old) }
         }
         if !conflicts.isEmpty {
             throw StrataError(
@@ -56,17 +62,16 @@ extension LMDBStore {
         var writer = ByteWriter(capacity: 512)
         var keyWriter = ByteWriter(capacity: 64)
 
-        // 2. Old secondary entries of updated and deleted objects; deleted records.
-        for (i, update) in request.updates.enumerated() where !plan.updateLayouts[i].secondaries.isEmpty {
-            let layout = plan.updateLayouts[i]
-            let pk = update.snapshot.objectID.primaryKey!
-            try removeSecondaries(of: try storedSnapshot(pk, layout, txn)!, layout, txn, &keyWriter)
+        // 2. Old secondary entries of updated and deleted objects (from the snapshots read in
+        // step 1); deleted records.
+        for (i, old) in oldUpdates.enumerated() where !plan.updateLayouts[i].secondaries.isEmpty {
+            try removeSecondaries(of: old!, plan.updateLayouts[i], txn, &keyWriter)
         }
         for (i, delete) in request.deletes.enumerated() {
             let layout = plan.deleteLayouts[i]
             let pk = delete.objectID.primaryKey!
             if !layout.secondaries.isEmpty {
-                try removeSecondaries(of: try storedSnapshot(pk, layout, txn)!, layout, txn, &keyWriter)
+                try removeSecondaries(of: oldDeletes[i]!, layout, txn, &keyWriter)
             }
             try PrimaryKey.withKey(pk) { key in _ = try txn.delete(layout.records, key: key) }
         }
@@ -145,18 +150,36 @@ extension LMDBStore {
         return versions
     }
 
-    /// The conflict for object `pk` when its stored version is not `expected` (or it is gone).
-    private func conflict(_ pk: Int64, expected: Int64, _ layout: EntityLayout, _ txn: LMDBTransaction) throws
-        -> SaveConflict?
-    {
-        let bytes = try PrimaryKey.withKey(pk) { try txn.get(layout.records, key: $0) }
-        guard let bytes else {
-            return SaveConflict(objectID: layout.objectID(pk), expectedVersion: expected, storedSnapshot: nil)
+    /// Reads the record of object `pk` once: appends a conflict to `conflicts` when its stored
+    /// version is not `expected` (or it is gone); otherwise returns its stored snapshot when
+    /// `layout` has secondary databases (whose old entries the save removes), else `nil`.
+    private func check(
+        _ pk: Int64, expected: Int64, _ layout: EntityLayout, _ txn: LMDBTransaction,
+        _ conflicts: inout [SaveConflict]
+    ) throws -> Snapshot? {
+        guard let bytes = try record(pk, layout, txn) else {
+            conflicts.append(
+                SaveConflict(objectID: layout.objectID(pk), expectedVersion: expected, storedSnapshot: nil))
+            return nil
         }
         let stored = try decodeVersion(bytes, pk, layout)
-        if stored == expected { return nil }
-        return SaveConflict(
-            objectID: layout.objectID(pk), expectedVersion: expected, storedSnapshot: try decode(bytes, pk, layout))
+        if stored != expected {
+            conflicts.append(
+                SaveConflict(
+                    objectID: layout.objectID(pk), expectedVersion: expected,
+                    storedSnapshot: try decode(bytes, pk, layout)
+                ))
+            return nil
+        }
+        return layout.secondaries.isEmpty ? nil : try decode(bytes, pk, layout)
+    }
+
+    /// The stored record of `pk` read by a save, counted in ``recordReadsInSaves``.
+    private func record(_ pk: Int64, _ layout: EntityLayout, _ txn: LMDBTransaction) throws
+        -> UnsafeRawBufferPointer?
+    {
+        recordReads.add(1, ordering: .relaxed)
+        return try PrimaryKey.withKey(pk) { try txn.get(layout.records, key: $0) }
     }
 
     /// The stored snapshot of `pk`, or `nil`.
@@ -240,7 +263,8 @@ extension LMDBStore {
             }
         }
         for candidate in candidates {
-            guard let other = try storedSnapshot(candidate, layout, txn) else { continue }
+            guard let bytes = try record(candidate, layout, txn) else { continue }
+            let other = try decode(bytes, candidate, layout)
             if secondary.attributes.allSatisfy({ other.attributes[$0] == snapshot.attributes[$0] }) {
                 let names = secondary.attributes.map { layout.entity.attributes[$0].name }
                 throw StrataError(

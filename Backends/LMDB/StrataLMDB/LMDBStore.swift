@@ -34,6 +34,8 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     let metadataDBI: MDB_dbi
     let sequenceDBI: MDB_dbi
     private let closed = Atomic<Bool>(false)
+    /// Records read by saves (see ``recordReadsInSaves``).
+    let recordReads = Atomic<Int>(0)
     /// The store-wide lock, held shared while the store is open (see `StoreAccessLock`).
     private let accessLock: StoreAccessLock?
 
@@ -60,6 +62,11 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     deinit {
         if !closed.exchange(true, ordering: .acquiringAndReleasing) { environment.release() }
     }
+
+    /// How many records this store's saves have read so far: one per updated or deleted object
+    /// (its version check, whose read also gives its old index entries) and one per candidate
+    /// of a unique check. For tests that pin what a save reads.
+    package var recordReadsInSaves: Int { recordReads.load(ordering: .relaxed) }
 
     /// The directory of the store.
     public var path: String { environment.path }

@@ -5,6 +5,7 @@
 //   swift run -c release --package-path Benchmarks LMDBBenchmarks [runs]
 //   swift run -c release --package-path Benchmarks LMDBBenchmarks open-check [runs]   (OpenCheckBenchmark.swift)
 //   swift run -c release --package-path Benchmarks LMDBBenchmarks in-list [runs]      (InListBenchmark.swift)
+//   swift run -c release --package-path Benchmarks LMDBBenchmarks indexed KIND [repeats] (IndexedProfile.swift)
 
 import BenchmarkSupport
 import Foundation
@@ -15,6 +16,11 @@ if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "open-check" {
 }
 if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "in-list" {
     try runInListBenchmark(runs: CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 5 : 5)
+    exit(0)
+}
+
+if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "indexed" {
+    try runIndexedProfile(Array(CommandLine.arguments.dropFirst(2)))
     exit(0)
 }
 
