@@ -11,6 +11,10 @@ extension ObjectContext {
         catchUpWithPermanentIDs()
         var request = request
         request.resultType = .snapshots
+        // A root context's faults keep the snapshots read here, so filling them needs no second
+        // trip to the store however many rows the fetch returned (see `keep(_:epoch:)`). The
+        // epoch is read before the store is, so a save that races with the fetch counts as newer.
+        let keptEpoch = options.returnsObjectsAsFaults && parent == nil ? coordinator.rowCacheEpoch : 0
         let snapshots = try resolve(request, options: options)
         if let batchSize = request.batchSize, batchSize > 0 {
             return FetchedResults(
@@ -18,7 +22,7 @@ extension ObjectContext {
         }
         let objects = registeringFetchedObjects {
             reserveRegistryCapacity(snapshots.count)
-            return snapshots.map { objectFor($0, asFault: options.returnsObjectsAsFaults) }
+            return snapshots.map { objectFor($0, asFault: options.returnsObjectsAsFaults, keptEpoch: keptEpoch) }
         }
         if !options.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(
@@ -159,19 +163,41 @@ extension ObjectContext {
     }
 
     /// The registered object for `snapshot` (refreshed when it has no changes), or a new one.
-    func objectFor(_ snapshot: Snapshot, asFault: Bool) -> ManagedObject {
+    ///
+    /// A fault made or found here keeps `snapshot` when `keptEpoch` is not 0 (the coordinator's
+    /// row cache epoch when the fetch that read the snapshot began).
+    func objectFor(_ snapshot: Snapshot, asFault: Bool, keptEpoch: UInt64 = 0) -> ManagedObject {
         if let object = registeredObject(for: snapshot.objectID) {
-            if !object.state.isDirty && !object.state.isDeleted && !object.state.isInserted
-                && (object.state.isFault ? !asFault : true)
-            {
-                if object.original?.version ?? -1 <= snapshot.version { object.apply(snapshot) }
+            if !object.state.isDirty && !object.state.isDeleted && !object.state.isInserted {
+                if !object.state.isFault || !asFault {
+                    if object.original?.version ?? -1 <= snapshot.version { object.apply(snapshot) }
+                } else if keptEpoch != 0 && !object.state.isInvalid {
+                    object.keep(snapshot, epoch: keptEpoch)
+                }
             }
             return object
         }
         let object = makeObject(entity: entityFor(snapshot.objectID), id: snapshot.objectID)
-        if asFault { object.state.isFault = true } else { object.apply(snapshot) }
+        if !asFault {
+            object.apply(snapshot)
+        } else if keptEpoch != 0 {
+            object.keep(snapshot, epoch: keptEpoch)
+        } else {
+            object.state.isFault = true
+        }
         register(object)
         return object
+    }
+
+    /// The snapshot to fill the fault `object` with: the one a fetch left it, unless something
+    /// newer is known (see ``StoreCoordinator/snapshot(for:kept:epoch:lastRoute:)``), else the
+    /// source's.
+    func faultSnapshot(for object: ManagedObject) throws -> Snapshot? {
+        let epoch = object.state.keptSnapshotEpoch
+        guard epoch != 0, parent == nil, let kept = object.original else {
+            return try sourceSnapshot(for: object.objectID)
+        }
+        return try coordinator.snapshot(for: object.objectID, kept: kept, epoch: epoch, lastRoute: &lastRoute)
     }
 
     /// Loads the objects for `ids` in one store request (a batch of a batched fetch).
