@@ -15,21 +15,36 @@ extension ObjectContext {
         // trip to the store however many rows the fetch returned (see `keep(_:epoch:)`). The
         // epoch is read before the store is, so a save that races with the fetch counts as newer.
         let keptEpoch = options.returnsObjectsAsFaults && parent == nil ? coordinator.rowCacheEpoch : 0
-        let snapshots = try resolve(request, options: options)
+        var snapshots = try resolve(request, options: options)
         if let batchSize = request.batchSize, batchSize > 0 {
             return FetchedResults(
                 objectIDs: snapshots.map(\.objectID), objects: nil, context: self, batchSize: batchSize)
         }
         let objects = registeringFetchedObjects {
-            reserveRegistryCapacity(snapshots.count)
-            return snapshots.map { objectFor($0, asFault: options.returnsObjectsAsFaults, keptEpoch: keptEpoch) }
+            // The objects are made first and registered once the snapshot array is gone (the
+            // objects share its values), so the array and the grown registry never coexist: a
+            // large fetch peaks lower.
+            var objects: [ManagedObject] = []
+            objects.reserveCapacity(snapshots.count)
+            var isNew: [Bool] = []
+            isNew.reserveCapacity(snapshots.count)
+            for snapshot in snapshots {
+                let made = unregisteredObjectFor(
+                    snapshot, asFault: options.returnsObjectsAsFaults, keptEpoch: keptEpoch)
+                objects.append(made.object)
+                isNew.append(made.isNew)
+            }
+            snapshots = []
+            reserveRegistryCapacity(objects.count)
+            for index in objects.indices where isNew[index] { register(objects[index]) }
+            return objects
         }
         if !options.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(
                 options.relationshipKeyPathsForPrefetching, of: objects,
                 entity: try model.requireEntity(request.entityName))
         }
-        return FetchedResults(objectIDs: objects.map(\.objectID), objects: objects, context: self, batchSize: 0)
+        return FetchedResults(objectIDs: nil, objects: objects, context: self, batchSize: 0)
     }
 
     /// Fetches objects of a registered subclass.
@@ -167,6 +182,16 @@ extension ObjectContext {
     /// A fault made or found here keeps `snapshot` when `keptEpoch` is not 0 (the coordinator's
     /// row cache epoch when the fetch that read the snapshot began).
     func objectFor(_ snapshot: Snapshot, asFault: Bool, keptEpoch: UInt64 = 0) -> ManagedObject {
+        let made = unregisteredObjectFor(snapshot, asFault: asFault, keptEpoch: keptEpoch)
+        if made.isNew { register(made.object) }
+        return made.object
+    }
+
+    /// ``objectFor(_:asFault:keptEpoch:)`` without registering a new object: `isNew` says the
+    /// caller must.
+    private func unregisteredObjectFor(_ snapshot: Snapshot, asFault: Bool, keptEpoch: UInt64) -> (
+        object: ManagedObject, isNew: Bool
+    ) {
         if let object = registeredObject(for: snapshot.objectID) {
             if !object.state.isDirty && !object.state.isDeleted && !object.state.isInserted {
                 if !object.state.isFault || !asFault {
@@ -175,7 +200,7 @@ extension ObjectContext {
                     object.keep(snapshot, epoch: keptEpoch)
                 }
             }
-            return object
+            return (object, false)
         }
         let object = makeObject(entity: entityFor(snapshot.objectID), id: snapshot.objectID)
         if !asFault {
@@ -185,8 +210,7 @@ extension ObjectContext {
         } else {
             object.state.isFault = true
         }
-        register(object)
-        return object
+        return (object, true)
     }
 
     /// The snapshot to fill the fault `object` with: the one a fetch left it, unless something
