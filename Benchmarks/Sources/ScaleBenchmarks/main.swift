@@ -5,6 +5,7 @@
 //   ScaleBenchmarks fetch N        fetch all (default options) then read every object; filled fetch; raw
 //   ScaleBenchmarks make N PATH    write a store of N records at PATH, for `rss`
 //   ScaleBenchmarks rss MODE PATH  peak RSS of fetching all of PATH: MODE = faults | filled | raw
+//                                  (records, as SQLiteBenchmarks) | raw-values ([Value] rows)
 //   ScaleBenchmarks insert N       insert N objects in a context, then save
 //   ScaleBenchmarks saves K N      K successive saves of N new objects into one store
 //   ScaleBenchmarks bytes N        heap bytes per unsaved object beyond its values
@@ -121,6 +122,41 @@ func rawFetch(_ path: String) -> [[Value]] {
     return rows
 }
 
+/// A record as the raw SQLite baseline of `SQLiteBenchmarks` reads it.
+struct RawRecord {
+    var id: Int64
+    var i1: Int64, i2: Int64, i3: Int64
+    var d1: Double, d2: Double, d3: Double
+    var s1: String, s2: String, s3: String
+}
+
+/// Reads every row through the C API into records (the W2 baseline of `SQLiteBenchmarks`).
+func rawRecords(_ path: String) -> [RawRecord] {
+    var db: OpaquePointer?
+    guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db else { fatalError(path) }
+    defer { sqlite3_close_v2(db) }
+    var statement: OpaquePointer?
+    let sql = "SELECT _pk, i1, i2, i3, d1, d2, d3, s1, s2, s3 FROM " + tableName(db) + " ORDER BY _pk"
+    guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { fatalError(sql) }
+    defer { sqlite3_finalize(statement) }
+    func text(_ c: Int32) -> String {
+        String(
+            decoding: UnsafeBufferPointer(
+                start: sqlite3_column_text(statement, c), count: Int(sqlite3_column_bytes(statement, c))),
+            as: UTF8.self)
+    }
+    var records: [RawRecord] = []
+    while sqlite3_step(statement) == SQLITE_ROW {
+        records.append(
+            RawRecord(
+                id: sqlite3_column_int64(statement, 0), i1: sqlite3_column_int64(statement, 1),
+                i2: sqlite3_column_int64(statement, 2), i3: sqlite3_column_int64(statement, 3),
+                d1: sqlite3_column_double(statement, 4), d2: sqlite3_column_double(statement, 5),
+                d3: sqlite3_column_double(statement, 6), s1: text(7), s2: text(8), s3: text(9)))
+    }
+    return records
+}
+
 /// The table the store keeps the records in.
 func tableName(_ db: OpaquePointer) -> String {
     var statement: OpaquePointer?
@@ -177,9 +213,13 @@ case "rss":
     let baseline = peakRSSMegabytes()
     switch kind {
     case "raw":
+        let rows = rawRecords(path)
+        sink &+= rows.count
+        print("rss raw records \(rows.count): peak \(format(peakRSSMegabytes())) MB (start \(format(baseline)) MB)")
+    case "raw-values":
         let rows = rawFetch(path)
         sink &+= rows.count
-        print("rss raw \(rows.count): peak \(format(peakRSSMegabytes())) MB (start \(format(baseline)) MB)")
+        print("rss raw values \(rows.count): peak \(format(peakRSSMegabytes())) MB (start \(format(baseline)) MB)")
     default:
         let context = openContext(path)
         let objects = try! context.fetch(
@@ -232,7 +272,7 @@ case "bytes":
     )
 default:
     print(
-        "usage: ScaleBenchmarks fetch N [runs] | make N PATH | rss faults|filled|raw PATH | insert N [runs] | saves K N | bytes N"
+        "usage: ScaleBenchmarks fetch N [runs] | make N PATH | rss faults|filled|raw|raw-values PATH | insert N [runs] | saves K N | bytes N"
     )
     exit(2)
 }
