@@ -132,5 +132,17 @@ let package = Package(
             path: "Sources/ContainerBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        .target(name: "CScaleSupport", path: "Sources/CScaleSupport"),
+        .executableTarget(
+            name: "ScaleBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                "CScaleSupport",
+                .product(name: "Strata", package: root),
+                .product(name: "StrataSQLite", package: root),
+            ],
+            path: "Sources/ScaleBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
     ]
 )

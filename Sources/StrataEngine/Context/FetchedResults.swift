@@ -8,7 +8,16 @@ import StrataCore
 /// objects and snapshots in memory, not a million.
 public final class FetchedResults: RandomAccessCollection {
     /// The IDs of the results, in order.
-    public let objectIDs: [ObjectID]
+    ///
+    /// For a fetch without a batch size they are read from the objects on first use (the
+    /// results do not keep a second array of a large fetch's IDs unless asked).
+    public var objectIDs: [ObjectID] {
+        if let ids { return ids }
+        let read = all?.map(\.objectID) ?? []
+        ids = read
+        return read
+    }
+    private var ids: [ObjectID]?
     private let context: ObjectContext
     /// Every object, for a fetch without a batch size: reading one is an array access.
     private let all: [ManagedObject]?
@@ -23,8 +32,11 @@ public final class FetchedResults: RandomAccessCollection {
         let objects: [ManagedObject]
     }
 
-    init(objectIDs: [ObjectID], objects: [ManagedObject]?, context: ObjectContext, batchSize: Int) {
-        self.objectIDs = objectIDs
+    /// Results of `objects` (`objectIDs` may be `nil` then), or of the IDs `objectIDs` loaded in
+    /// batches of `batchSize`.
+    init(objectIDs: [ObjectID]?, objects: [ManagedObject]?, context: ObjectContext, batchSize: Int) {
+        precondition(objectIDs != nil || objects != nil, "fetched results need their objects or IDs")
+        self.ids = objectIDs
         self.context = context
         self.all = objects
         self.batchSize = Swift.max(1, batchSize)
@@ -33,15 +45,15 @@ public final class FetchedResults: RandomAccessCollection {
     /// The first index.
     public var startIndex: Int { 0 }
     /// One past the last index.
-    public var endIndex: Int { objectIDs.count }
+    public var endIndex: Int { all?.count ?? ids?.count ?? 0 }
 
     /// The object at `position`; loads its batch when needed. O(1) amortized.
     public subscript(position: Int) -> ManagedObject {
         context.checkConfinement()
         if let all { return all[position] }
         precondition(
-            position >= 0 && position < objectIDs.count,
-            "index \(position) is out of the results' range 0..<\(objectIDs.count)")
+            position >= 0 && position < endIndex,
+            "index \(position) is out of the results' range 0..<\(endIndex)")
         let number = position / batchSize
         let start = number * batchSize
         if let current, current.number == number { return current.objects[position - start] }

@@ -11,21 +11,40 @@ extension ObjectContext {
         catchUpWithPermanentIDs()
         var request = request
         request.resultType = .snapshots
-        let snapshots = try resolve(request, options: options)
+        // A root context's faults keep the snapshots read here, so filling them needs no second
+        // trip to the store however many rows the fetch returned (see `keep(_:epoch:)`). The
+        // epoch is read before the store is, so a save that races with the fetch counts as newer.
+        let keptEpoch = options.returnsObjectsAsFaults && parent == nil ? coordinator.rowCacheEpoch : 0
+        var snapshots = try resolve(request, options: options)
         if let batchSize = request.batchSize, batchSize > 0 {
             return FetchedResults(
                 objectIDs: snapshots.map(\.objectID), objects: nil, context: self, batchSize: batchSize)
         }
         let objects = registeringFetchedObjects {
-            reserveRegistryCapacity(snapshots.count)
-            return snapshots.map { objectFor($0, asFault: options.returnsObjectsAsFaults) }
+            // The objects are made first and registered once the snapshot array is gone (the
+            // objects share its values), so the array and the grown registry never coexist: a
+            // large fetch peaks lower.
+            var objects: [ManagedObject] = []
+            objects.reserveCapacity(snapshots.count)
+            var isNew: [Bool] = []
+            isNew.reserveCapacity(snapshots.count)
+            for snapshot in snapshots {
+                let made = unregisteredObjectFor(
+                    snapshot, asFault: options.returnsObjectsAsFaults, keptEpoch: keptEpoch)
+                objects.append(made.object)
+                isNew.append(made.isNew)
+            }
+            snapshots = []
+            reserveRegistryCapacity(objects.count)
+            for index in objects.indices where isNew[index] { register(objects[index]) }
+            return objects
         }
         if !options.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(
                 options.relationshipKeyPathsForPrefetching, of: objects,
                 entity: try model.requireEntity(request.entityName))
         }
-        return FetchedResults(objectIDs: objects.map(\.objectID), objects: objects, context: self, batchSize: 0)
+        return FetchedResults(objectIDs: nil, objects: objects, context: self, batchSize: 0)
     }
 
     /// Fetches objects of a registered subclass.
@@ -208,19 +227,50 @@ extension ObjectContext {
     }
 
     /// The registered object for `snapshot` (refreshed when it has no changes), or a new one.
-    func objectFor(_ snapshot: Snapshot, asFault: Bool) -> ManagedObject {
+    ///
+    /// A fault made or found here keeps `snapshot` when `keptEpoch` is not 0 (the coordinator's
+    /// row cache epoch when the fetch that read the snapshot began).
+    func objectFor(_ snapshot: Snapshot, asFault: Bool, keptEpoch: UInt64 = 0) -> ManagedObject {
+        let made = unregisteredObjectFor(snapshot, asFault: asFault, keptEpoch: keptEpoch)
+        if made.isNew { register(made.object) }
+        return made.object
+    }
+
+    /// ``objectFor(_:asFault:keptEpoch:)`` without registering a new object: `isNew` says the
+    /// caller must.
+    private func unregisteredObjectFor(_ snapshot: Snapshot, asFault: Bool, keptEpoch: UInt64) -> (
+        object: ManagedObject, isNew: Bool
+    ) {
         if let object = registeredObject(for: snapshot.objectID) {
-            if !object.state.isDirty && !object.state.isDeleted && !object.state.isInserted
-                && (object.state.isFault ? !asFault : true)
-            {
-                if object.original?.version ?? -1 <= snapshot.version { object.apply(snapshot) }
+            if !object.state.isDirty && !object.state.isDeleted && !object.state.isInserted {
+                if !object.state.isFault || !asFault {
+                    if object.original?.version ?? -1 <= snapshot.version { object.apply(snapshot) }
+                } else if keptEpoch != 0 && !object.state.isInvalid {
+                    object.keep(snapshot, epoch: keptEpoch)
+                }
             }
-            return object
+            return (object, false)
         }
         let object = makeObject(entity: entityFor(snapshot.objectID), id: snapshot.objectID)
-        if asFault { object.state.isFault = true } else { object.apply(snapshot) }
-        register(object)
-        return object
+        if !asFault {
+            object.apply(snapshot)
+        } else if keptEpoch != 0 {
+            object.keep(snapshot, epoch: keptEpoch)
+        } else {
+            object.state.isFault = true
+        }
+        return (object, true)
+    }
+
+    /// The snapshot to fill the fault `object` with: the one a fetch left it, unless something
+    /// newer is known (see ``StoreCoordinator/snapshot(for:kept:epoch:lastRoute:)``), else the
+    /// source's.
+    func faultSnapshot(for object: ManagedObject) throws -> Snapshot? {
+        let epoch = object.state.keptSnapshotEpoch
+        guard epoch != 0, parent == nil, let kept = object.original else {
+            return try sourceSnapshot(for: object.objectID)
+        }
+        return try coordinator.snapshot(for: object.objectID, kept: kept, epoch: epoch, lastRoute: &lastRoute)
     }
 
     /// Loads the objects for `ids` in one store request (a batch of a batched fetch).

@@ -339,10 +339,11 @@ public final class ObjectContext: @unchecked Sendable {
         registry.reserveCapacity(registry.count + count)
     }
 
-    /// Loads a fault's values from the row cache or its store.
+    /// Loads a fault's values: from the snapshot a fetch left it (unless something newer is
+    /// known), else from the row cache or its store.
     func fireFault(_ object: ManagedObject) {
         do {
-            if let snapshot = try sourceSnapshot(for: object.objectID) {
+            if let snapshot = try faultSnapshot(for: object) {
                 object.apply(snapshot)
                 return
             }

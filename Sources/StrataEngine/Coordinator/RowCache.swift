@@ -1,36 +1,163 @@
 import StrataCore
 
 /// Snapshots recently read from or written to the stores, shared by every context of a
-/// coordinator, so that firing a fault rarely needs a store round trip.
+/// coordinator, so that firing a fault rarely needs a store round trip; and the bookkeeping that
+/// tells a fault whether the snapshot a fetch left it is still current.
 ///
-/// Bounded: when it holds ``capacity`` snapshots it forgets them all and starts again, so its
-/// memory never grows with the store. O(1) per operation.
-final class RowCache: Sendable {
-    let capacity: Int
-    private let rows = Locked<[ObjectID: Snapshot]>([:])
+/// Bounded, in two generations of up to half the ``capacity`` each: new snapshots go to the
+/// newer one; when it is full the older generation is forgotten and the newer takes its place.
+/// So a full cache forgets the half it filled longest ago, never everything at once, and a read
+/// of more rows than it holds caches only the last ones. O(1) per operation.
+///
+/// **Kept snapshots.** A fault made by a fetch keeps the snapshot the fetch read, tagged with
+/// the ``epoch`` at which the fetch began. Every save and every removal moves the epoch on. When
+/// the fault fires, ``snapshotToFill(_:kept:epoch:)`` decides: nothing changed since (same
+/// epoch), or the cache holds a snapshot as new, or no change the cache cannot show touched the
+/// object since; otherwise the store must be asked. The changes the cache cannot show are IDs
+/// removed from it (deleted, or refreshed elsewhere), remembered by ID, and snapshots written by
+/// saves that the cache forgot, remembered as one epoch for all.
+package final class RowCache: Sendable {
+    /// How many snapshots it holds at most.
+    package let capacity: Int
+    private let state: Locked<State>
 
-    init(capacity: Int) { self.capacity = capacity }
+    /// One generation of cached snapshots.
+    private struct Generation {
+        var rows: [ObjectID: Snapshot] = [:]
+        /// The epoch of the newest save whose written snapshots `rows` may hold (0: none).
+        var savedThrough: UInt64 = 0
 
-    func snapshot(for id: ObjectID) -> Snapshot? { rows.withLock { $0[id] } }
+        /// Empties the generation; returns the epoch of the newest save whose snapshots it held.
+        mutating func clear() -> UInt64 {
+            defer {
+                savedThrough = 0
+                rows.removeAll(keepingCapacity: true)
+            }
+            return savedThrough
+        }
+    }
 
-    func store(_ snapshots: some Sequence<Snapshot>) {
-        rows.withLock { rows in
-            for snapshot in snapshots {
-                if rows.count >= capacity { rows.removeAll(keepingCapacity: true) }
-                if let cached = rows[snapshot.objectID], cached.version > snapshot.version { continue }
-                rows[snapshot.objectID] = snapshot
+    private struct State {
+        let generationSize: Int
+        var newer = Generation()
+        var older = Generation()
+        /// Moves on with every save and removal; see ``RowCache/epoch``.
+        var epoch: UInt64 = 1
+        /// Snapshots kept by fetches begun at this epoch or earlier may be stale: a snapshot a save
+        /// wrote left the cache, or too many IDs were removed to remember each.
+        var unseenThrough: UInt64 = 0
+        /// IDs removed from the cache, with the epoch they were removed at: a snapshot of one kept
+        /// by a fetch begun at that epoch or earlier may be stale. At most `capacity` of them.
+        var removed: [ObjectID: UInt64] = [:]
+
+        init(capacity: Int) { generationSize = max(1, capacity / 2) }
+
+        func snapshot(for id: ObjectID) -> Snapshot? { newer.rows[id] ?? older.rows[id] }
+
+        /// Forgets the older generation (a snapshot a save wrote that goes with it becomes
+        /// unseen); the newer one takes its place.
+        mutating func rotate(capacity: Int) {
+            unseenThrough = max(unseenThrough, older.clear())
+            if capacity < 2 {
+                unseenThrough = max(unseenThrough, newer.clear())
+            } else {
+                swap(&newer, &older)
+            }
+        }
+
+        /// Caches `snapshot` (unless a newer one is cached); `savedAt` is the epoch of the save
+        /// that wrote it, if one did.
+        mutating func insert(_ snapshot: Snapshot, savedAt: UInt64?, capacity: Int) {
+            let id = snapshot.objectID
+            if let cached = newer.rows[id] {
+                if cached.version > snapshot.version { return }
+            } else {
+                if let cached = older.rows[id] {
+                    if cached.version > snapshot.version { return }
+                    older.rows.removeValue(forKey: id)
+                }
+                if newer.rows.count >= generationSize { rotate(capacity: capacity) }
+            }
+            if let savedAt { newer.savedThrough = max(newer.savedThrough, savedAt) }
+            newer.rows[id] = snapshot
+        }
+
+        /// Removes `ids` and remembers them as removed now.
+        mutating func remove(_ ids: some Sequence<ObjectID>, capacity: Int) {
+            for id in ids {
+                newer.rows.removeValue(forKey: id)
+                older.rows.removeValue(forKey: id)
+                if removed.count >= capacity {
+                    unseenThrough = max(unseenThrough, epoch)
+                    removed.removeAll(keepingCapacity: true)
+                }
+                removed[id] = epoch
             }
         }
     }
 
-    func remove(_ ids: some Sequence<ObjectID>) {
-        rows.withLock { rows in for id in ids { rows.removeValue(forKey: id) } }
+    /// An empty cache of at most `capacity` snapshots.
+    package init(capacity: Int) {
+        self.capacity = capacity
+        self.state = Locked(State(capacity: capacity))
     }
 
-    /// Forgets every snapshot whose ID `shouldRemove` accepts. O(n) in the cached snapshots.
-    func removeAll(where shouldRemove: (ObjectID) -> Bool) {
-        rows.withLock { rows in rows = rows.filter { !shouldRemove($0.key) } }
+    /// The epoch now. A fetch reads it before it reads the store, and tags the snapshots it keeps
+    /// in faults with it.
+    package var epoch: UInt64 { state.withLock { $0.epoch } }
+
+    /// The cached snapshot of `id`.
+    package func snapshot(for id: ObjectID) -> Snapshot? { state.withLock { $0.snapshot(for: id) } }
+
+    /// The snapshot to fill a fault of `id` with, which a fetch begun at `epoch` left it
+    /// (`kept`): `kept` when nothing changed since; the cached snapshot when it is as new; `kept`
+    /// when no change the cache may not show touched `id` since; else `nil` (ask the store).
+    package func snapshotToFill(_ id: ObjectID, kept: Snapshot, epoch: UInt64) -> Snapshot? {
+        state.withLock { state in
+            if epoch == state.epoch { return kept }
+            if let cached = state.snapshot(for: id), cached.version >= kept.version { return cached }
+            if let removedAt = state.removed[id], epoch <= removedAt { return nil }
+            return epoch > state.unseenThrough ? kept : nil
+        }
     }
 
-    var count: Int { rows.withLock { $0.count } }
+    /// Caches snapshots read from a store; of more than ``capacity``, only the last ones (the
+    /// others would be forgotten before the call returns).
+    package func store(_ snapshots: [Snapshot]) {
+        state.withLock { state in
+            for snapshot in snapshots.suffix(capacity) { state.insert(snapshot, savedAt: nil, capacity: capacity) }
+        }
+    }
+
+    /// Records a save: forgets `deleted` (remembered as removed), caches `written` (the stored
+    /// state of every object the save wrote), and moves the epoch on.
+    package func recordSave(written: some Sequence<Snapshot>, deleted: some Sequence<ObjectID>) {
+        state.withLock { state in
+            state.remove(deleted, capacity: capacity)
+            for snapshot in written { state.insert(snapshot, savedAt: state.epoch, capacity: capacity) }
+            state.epoch += 1
+        }
+    }
+
+    /// Forgets `ids` (their stores may hold newer states) and moves the epoch on.
+    package func remove(_ ids: some Sequence<ObjectID>) {
+        state.withLock { state in
+            state.remove(ids, capacity: capacity)
+            state.epoch += 1
+        }
+    }
+
+    /// Forgets every snapshot whose ID `shouldRemove` accepts, and every snapshot kept by the
+    /// fetches so far, and moves the epoch on. O(n) in the cached snapshots.
+    package func removeAll(where shouldRemove: (ObjectID) -> Bool) {
+        state.withLock { state in
+            state.newer.rows = state.newer.rows.filter { !shouldRemove($0.key) }
+            state.older.rows = state.older.rows.filter { !shouldRemove($0.key) }
+            state.unseenThrough = state.epoch
+            state.epoch += 1
+        }
+    }
+
+    /// How many snapshots it holds.
+    package var count: Int { state.withLock { $0.newer.rows.count + $0.older.rows.count } }
 }

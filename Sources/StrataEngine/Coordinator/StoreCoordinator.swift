@@ -28,11 +28,14 @@ import Synchronization
 public final class StoreCoordinator: Sendable {
     /// The model every store was opened with.
     public let model: Model
-    let rowCache: RowCache
+    /// The snapshots shared by the contexts; see ``RowCache``.
+    package let rowCache: RowCache
     /// Routes and stores; held only to look up or change them, never across a store's work.
     private let routes = Locked(RouteTable())
     private let classes = Locked<[String: ManagedObject.Type]>([:])
     private let classGenerations = Atomic<Int>(0)
+    /// See ``storeReadCount``.
+    private let storeReads = Atomic<Int>(0)
 
     /// A coordinator for `model` with no store yet. `rowCacheCapacity` bounds the shared
     /// snapshot cache.
@@ -65,6 +68,14 @@ public final class StoreCoordinator: Sendable {
     public func managedClass(for entityName: String) -> ManagedObject.Type {
         classes.withLock { $0[entityName] } ?? ManagedObject.self
     }
+
+    /// The row cache's epoch (see ``RowCache``): a fetch whose faults keep the snapshots it
+    /// read takes it before reading the store.
+    var rowCacheEpoch: UInt64 { rowCache.epoch }
+
+    /// How many requests that read rows went to a store (fetches, and snapshots of single
+    /// objects the row cache did not hold). For tests of how many round trips an operation makes.
+    package var storeReadCount: Int { storeReads.load(ordering: .relaxed) }
 
     /// How many snapshots the row cache holds now (at most the capacity given at init).
     public var cachedSnapshotCount: Int { rowCache.count }
@@ -152,6 +163,7 @@ public final class StoreCoordinator: Sendable {
     /// the store does not check it again.
     public func fetch(_ request: FetchRequest) throws -> FetchResult {
         let route = try route(for: request.entityName)
+        storeReads.add(1, ordering: .relaxed)
         let result = try route.store.fetch(request.validated(for: model))
         if route.serving == nil, route.isCurrent, case .snapshots(let snapshots) = result { rowCache.store(snapshots) }
         return result
@@ -186,9 +198,27 @@ public final class StoreCoordinator: Sendable {
         return try snapshot(for: id, via: route)
     }
 
+    /// The snapshot to fill a fault of `id` with, which a fetch begun at row cache epoch
+    /// `epoch` left it (`kept`): see ``RowCache/snapshotToFill(_:kept:epoch:)``; the store's
+    /// when the row cache cannot vouch for `kept`. A fetch of more rows than the row cache
+    /// holds thus fills its faults without a store round trip each.
+    func snapshot(for id: ObjectID, kept: Snapshot, epoch: UInt64, lastRoute: inout ScopeRoute?) throws -> Snapshot? {
+        let route: Route
+        if let lastRoute, lastRoute.scope == id.scope, lastRoute.route.isCurrent {
+            route = lastRoute.route
+        } else {
+            route = try self.route(for: id)
+            lastRoute = ScopeRoute(scope: id.scope, route: route)
+        }
+        if let serving = route.serving { return try serving.snapshot(for: id) }
+        if let snapshot = rowCache.snapshotToFill(id, kept: kept, epoch: epoch) { return snapshot }
+        return try snapshot(for: id, via: route)
+    }
+
     private func snapshot(for id: ObjectID, via route: Route) throws -> Snapshot? {
         if let serving = route.serving { return try serving.snapshot(for: id) }
         if let cached = rowCache.snapshot(for: id) { return cached }
+        storeReads.add(1, ordering: .relaxed)
         let found = try route.store.snapshots(of: id.entityName, among: [id])
         if route.isCurrent { rowCache.store(found) }
         return found.first
@@ -304,8 +334,8 @@ public final class StoreCoordinator: Sendable {
         let partial: SaveResult
         do { partial = try route.store.save(part) } catch let error as StrataError where error.code == .conflict {
             if route.serving == nil {
-                rowCache.remove(error.conflicts.map(\.objectID))
-                rowCache.store(error.conflicts.compactMap(\.storedSnapshot))
+                rowCache.recordSave(
+                    written: error.conflicts.compactMap(\.storedSnapshot), deleted: error.conflicts.map(\.objectID))
             }
             throw error
         }
@@ -317,8 +347,7 @@ public final class StoreCoordinator: Sendable {
             s.version = partial.versions[s.objectID] ?? update.expectedVersion + 1
             return s
         }
-        rowCache.remove(part.deletes.map(\.objectID))
-        rowCache.store(written)
+        rowCache.recordSave(written: written, deleted: part.deletes.map(\.objectID))
         return partial
     }
 }

@@ -68,6 +68,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var state = State()
 
     struct State {
+        /// For a fault a fetch made: the coordinator's row cache epoch when the
+        /// fetch began, the fault's snapshot being kept in `original`; 0 when it holds none.
+        var keptSnapshotEpoch: UInt64 = 0
         var isFault = false
         var isInserted = false
         var isDeleted = false
@@ -158,6 +161,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         original = snapshot
         state.isFault = false
         state.isDirty = false
+        state.keptSnapshotEpoch = 0
+    }
+
+    /// Makes the object a fault that holds `snapshot`, read by a fetch begun at coordinator
+    /// epoch `epoch`: filling it needs no store round trip while nothing newer is known.
+    func keep(_ snapshot: Snapshot, epoch: UInt64) {
+        original = snapshot
+        state.isFault = true
+        state.keptSnapshotEpoch = epoch
     }
 
     /// Empties the object back into a fault.
@@ -166,5 +178,6 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         relationshipValues = []
         state.isFault = true
         state.isDirty = false
+        state.keptSnapshotEpoch = 0
     }
 }

@@ -1,0 +1,279 @@
+// How Strata's costs grow with the number of objects, on the SQLite store (the record of the
+// performance note: 10 columns). Each mode runs in its own process, so peak RSS is its own.
+//
+//   swift build -c release --package-path Benchmarks --product ScaleBenchmarks
+//   ScaleBenchmarks fetch N        fetch all (default options) then read every object; filled fetch; raw
+//   ScaleBenchmarks make N PATH    write a store of N records at PATH, for `rss`
+//   ScaleBenchmarks rss MODE PATH  peak RSS of fetching all of PATH: MODE = faults | filled | raw
+//                                  (records, as SQLiteBenchmarks) | raw-values ([Value] rows)
+//   ScaleBenchmarks insert N       insert N objects in a context, then save
+//   ScaleBenchmarks saves K N      K successive saves of N new objects into one store
+//   ScaleBenchmarks bytes N        heap bytes per unsaved object beyond its values
+
+import BenchmarkSupport
+import CScaleSupport
+import CStrataSQLite
+import Foundation
+import Strata
+
+let names = ["i1", "i2", "i3", "d1", "d2", "d3", "s1", "s2", "s3"]
+let model = try! Model(
+    versionIdentifier: "bench",
+    entities: [
+        Entity(
+            "Record",
+            attributes:
+                names.map { Attribute($0, $0.hasPrefix("i") ? .integer64 : $0.hasPrefix("d") ? .double : .string) })
+    ])
+
+func values(_ r: WorkloadRecord) -> [Value] {
+    [
+        .integer(r.i1), .integer(r.i2), .integer(r.i3), .double(r.d1), .double(r.d2), .double(r.d3), .string(r.s1),
+        .string(r.s2), .string(r.s3),
+    ]
+}
+
+let directory = NSTemporaryDirectory() + "strata-scale-bench-\(getpid())"
+try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(atPath: directory) }
+nonisolated(unsafe) var fileNumber = 0
+func freshPath() -> String {
+    fileNumber += 1
+    return "\(directory)/store-\(fileNumber).sqlite"
+}
+
+func openContext(_ path: String) -> ObjectContext {
+    let coordinator = StoreCoordinator(model: model)
+    try! coordinator.addStore(BuiltInBackends.registry.open("sqlite:\(path)", model: model))
+    return ObjectContext(coordinator: coordinator, name: "bench")
+}
+
+/// Inserts `records` in `context` and saves them in one save.
+func insertAndSave(_ records: ArraySlice<WorkloadRecord>, into context: ObjectContext) {
+    for r in records {
+        let object = try! context.insert("Record")
+        for (name, value) in zip(names, values(r)) { try! object.set(value, for: name) }
+    }
+    try! context.save()
+}
+
+/// A store of `count` records, written by the store itself (fast), at a fresh path.
+func filledStore(_ count: Int, at path: String = freshPath()) -> String {
+    let workload = Workload(count: count)
+    let store = try! BuiltInBackends.registry.open("sqlite:\(path)", model: model)
+    let ids = try! store.obtainPermanentIDs(for: "Record", count: count)
+    var inserts: [Snapshot] = []
+    inserts.reserveCapacity(count)
+    for (id, r) in zip(ids, workload.records) {
+        inserts.append(Snapshot(objectID: id, version: 0, attributes: values(r), relationships: []))
+    }
+    try! store.save(SaveRequest(inserts: inserts))
+    return path
+}
+
+nonisolated(unsafe) var sink = 0
+
+/// Reads every attribute of every object, as a user touching each result does.
+func touch(_ objects: some Sequence<ManagedObject>) {
+    for object in objects {
+        if case .integer(let v) = object["i1"] { sink &+= Int(v) }
+        if case .string(let s) = object["s3"] { sink &+= s.utf8.count }
+    }
+}
+
+func fetchAll(_ path: String, faults: Bool) {
+    let context = openContext(path)
+    let objects = try! context.fetch(
+        FetchRequest(entityName: "Record"), options: FetchOptions(returnsObjectsAsFaults: faults))
+    touch(objects)
+}
+
+/// Reads every row through the C API into Swift values (the raw baseline).
+func rawFetch(_ path: String) -> [[Value]] {
+    var db: OpaquePointer?
+    guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db else { fatalError(path) }
+    defer { sqlite3_close_v2(db) }
+    var statement: OpaquePointer?
+    let sql = "SELECT * FROM " + tableName(db)
+    guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { fatalError(sql) }
+    defer { sqlite3_finalize(statement) }
+    var rows: [[Value]] = []
+    let columns = sqlite3_column_count(statement)
+    while sqlite3_step(statement) == SQLITE_ROW {
+        var row: [Value] = []
+        row.reserveCapacity(Int(columns))
+        for c in 0..<columns {
+            switch sqlite3_column_type(statement, c) {
+            case SQLITE_INTEGER: row.append(.integer(sqlite3_column_int64(statement, c)))
+            case SQLITE_FLOAT: row.append(.double(sqlite3_column_double(statement, c)))
+            case SQLITE_TEXT:
+                row.append(
+                    .string(
+                        String(
+                            decoding: UnsafeBufferPointer(
+                                start: sqlite3_column_text(statement, c), count: Int(sqlite3_column_bytes(statement, c))
+                            ),
+                            as: UTF8.self)))
+            default: row.append(.null)
+            }
+        }
+        rows.append(row)
+    }
+    return rows
+}
+
+/// A record as the raw SQLite baseline of `SQLiteBenchmarks` reads it.
+struct RawRecord {
+    var id: Int64
+    var i1: Int64, i2: Int64, i3: Int64
+    var d1: Double, d2: Double, d3: Double
+    var s1: String, s2: String, s3: String
+}
+
+/// Reads every row through the C API into records (the W2 baseline of `SQLiteBenchmarks`).
+func rawRecords(_ path: String) -> [RawRecord] {
+    var db: OpaquePointer?
+    guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db else { fatalError(path) }
+    defer { sqlite3_close_v2(db) }
+    var statement: OpaquePointer?
+    let sql = "SELECT _pk, i1, i2, i3, d1, d2, d3, s1, s2, s3 FROM " + tableName(db) + " ORDER BY _pk"
+    guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { fatalError(sql) }
+    defer { sqlite3_finalize(statement) }
+    func text(_ c: Int32) -> String {
+        String(
+            decoding: UnsafeBufferPointer(
+                start: sqlite3_column_text(statement, c), count: Int(sqlite3_column_bytes(statement, c))),
+            as: UTF8.self)
+    }
+    var records: [RawRecord] = []
+    while sqlite3_step(statement) == SQLITE_ROW {
+        records.append(
+            RawRecord(
+                id: sqlite3_column_int64(statement, 0), i1: sqlite3_column_int64(statement, 1),
+                i2: sqlite3_column_int64(statement, 2), i3: sqlite3_column_int64(statement, 3),
+                d1: sqlite3_column_double(statement, 4), d2: sqlite3_column_double(statement, 5),
+                d3: sqlite3_column_double(statement, 6), s1: text(7), s2: text(8), s3: text(9)))
+    }
+    return records
+}
+
+/// The table the store keeps the records in.
+func tableName(_ db: OpaquePointer) -> String {
+    var statement: OpaquePointer?
+    let sql = "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%record%' COLLATE NOCASE"
+    guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { fatalError(sql) }
+    defer { sqlite3_finalize(statement) }
+    guard sqlite3_step(statement) == SQLITE_ROW else { fatalError("no record table") }
+    return "\"" + String(cString: sqlite3_column_text(statement, 0)) + "\""
+}
+
+func peakRSSMegabytes() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_maxrss) / 1024
+}
+
+/// Bytes in use on the C heap (every Swift allocation goes there).
+func heapInUse() -> Int { Int(cscale_heap_in_use()) }
+
+func microsecondsPerItem(_ count: Int, _ body: () -> Void) -> Double {
+    milliseconds(body) * 1000 / Double(count)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let mode = arguments.first ?? ""
+func argument(_ i: Int, _ fallback: Int) -> Int { arguments.count > i ? Int(arguments[i]) ?? fallback : fallback }
+
+switch mode {
+case "fetch":
+    let count = argument(1, 100_000)
+    let runs = argument(2, 3)
+    let path = filledStore(count)
+    var faulted: [Double] = []
+    var filled: [Double] = []
+    var raw: [Double] = []
+    for _ in 0..<runs {
+        faulted.append(microsecondsPerItem(count) { fetchAll(path, faults: true) })
+        filled.append(microsecondsPerItem(count) { fetchAll(path, faults: false) })
+        raw.append(microsecondsPerItem(count) { sink &+= rawFetch(path).count })
+    }
+    print(
+        "fetch \(count): default (faults) \(format(median(faulted))) us/row, filled \(format(median(filled))) us/row, raw \(format(median(raw))) us/row, faults/filled \(format(median(faulted) / median(filled)))x"
+    )
+case "make":
+    // A store to measure `rss` on, written by this process (whose own peak is not measured).
+    let count = argument(1, 1_000_000)
+    let target = arguments.count > 2 ? arguments[2] : "scale-\(count).sqlite"
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: target + suffix) }
+    _ = filledStore(count, at: target)
+    print("wrote \(count) records to \(target)")
+case "rss":
+    let kind = arguments.count > 1 ? arguments[1] : "faults"
+    let path = arguments.count > 2 ? arguments[2] : "scale-1000000.sqlite"
+    let baseline = peakRSSMegabytes()
+    switch kind {
+    case "raw":
+        let rows = rawRecords(path)
+        sink &+= rows.count
+        print("rss raw records \(rows.count): peak \(format(peakRSSMegabytes())) MB (start \(format(baseline)) MB)")
+    case "raw-values":
+        let rows = rawFetch(path)
+        sink &+= rows.count
+        print("rss raw values \(rows.count): peak \(format(peakRSSMegabytes())) MB (start \(format(baseline)) MB)")
+    default:
+        let context = openContext(path)
+        let objects = try! context.fetch(
+            FetchRequest(entityName: "Record"), options: FetchOptions(returnsObjectsAsFaults: kind == "faults"))
+        touch(objects)
+        print("rss \(kind) \(objects.count): peak \(format(peakRSSMegabytes())) MB (start \(format(baseline)) MB)")
+        withExtendedLifetime(objects) {}
+    }
+case "insert":
+    let count = argument(1, 100_000)
+    let runs = argument(2, 3)
+    let workload = Workload(count: count)
+    var times: [Double] = []
+    for _ in 0..<runs {
+        let context = openContext(freshPath())
+        times.append(microsecondsPerItem(count) { insertAndSave(workload.records[...], into: context) })
+    }
+    print("insert+save \(count): \(format(median(times))) us/object")
+case "saves":
+    let saves = argument(1, 10)
+    let count = argument(2, 100_000)
+    let workload = Workload(count: count)
+    let context = openContext(freshPath())
+    var line: [String] = []
+    for _ in 0..<saves {
+        let ms = milliseconds { insertAndSave(workload.records[...], into: context) }
+        line.append(format(ms / 1000))
+    }
+    print("\(saves) saves of \(count) (s): " + line.joined(separator: " "))
+case "bytes":
+    let count = argument(1, 100_000)
+    let workload = Workload(count: count)
+    let context = openContext(freshPath())
+    // Warm up: one object of the entity, so the context's per-entity state exists.
+    _ = try! context.insert("Record")
+    let before = heapInUse()
+    for r in workload.records {
+        let object = try! context.insert("Record")
+        for (name, value) in zip(names, values(r)) { try! object.set(value, for: name) }
+    }
+    let objectBytes = heapInUse() - before
+    var kept: [[Value]] = []
+    kept.reserveCapacity(count)
+    let start = heapInUse()
+    for r in workload.records { kept.append(values(r)) }
+    let valuesBytes = heapInUse() - start
+    withExtendedLifetime(kept) {}
+    print(
+        "bytes per unsaved object (\(count)): \(objectBytes / count) total, values \(valuesBytes / count), beyond values \((objectBytes - valuesBytes) / count); MemoryLayout<Value>.stride \(MemoryLayout<Value>.stride)"
+    )
+default:
+    print(
+        "usage: ScaleBenchmarks fetch N [runs] | make N PATH | rss faults|filled|raw|raw-values PATH | insert N [runs] | saves K N | bytes N"
+    )
+    exit(2)
+}
+if sink == 42 { print(sink) }
