@@ -139,8 +139,14 @@ public enum PredicateValidator {
     private static func checkComparable(
         _ lhs: Kind, _ rhs: Kind, op: ObjectPredicate.Operator, fail: (String) -> StrataError
     ) throws {
-        let isStringOp = [.beginsWith, .endsWith, .contains, .like, .matches].contains(op)
-        let isOrdering = [.less, .lessOrEqual, .greater, .greaterOrEqual].contains(op)
+        // Switches, not array literals: this runs once per member of an IN list.
+        let isStringOp: Bool
+        let isOrdering: Bool
+        switch op {
+        case .beginsWith, .endsWith, .contains, .like, .matches: (isStringOp, isOrdering) = (true, false)
+        case .less, .lessOrEqual, .greater, .greaterOrEqual: (isStringOp, isOrdering) = (false, true)
+        default: (isStringOp, isOrdering) = (false, false)
+        }
         switch (lhs.single, rhs.single) {
         case (.object(let entity, let name, _), let other), (let other, .object(let entity, let name, _)):
             guard op == .equal || op == .notEqual || op == .contains else {
