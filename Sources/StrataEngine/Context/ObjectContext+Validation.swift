@@ -46,18 +46,23 @@ extension ObjectContext {
     /// objects saved.
     private func uniqueConstraintFailures(of objects: [ManagedObject]) throws -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
-        for (entityName, group) in Dictionary(grouping: objects, by: { $0.entity.name }) {
+        // Usually every object is of one entity: no grouping by name then.
+        let first = objects[0].entity
+        let groups =
+            objects.allSatisfy { $0.entity.isSameDeclaration(as: first) }
+            ? [first.name: objects] : Dictionary(grouping: objects, by: { $0.entity.name })
+        for (entityName, group) in groups {
             let entity = group[0].entity
             for constraint in entity.uniqueConstraints {
                 let indexes = constraint.map { entity.attributeIndex(named: $0)! }
                 let property = constraint.joined(separator: ",")
-                func shown(_ key: [Value]) -> String { key.map(\.description).joined(separator: ", ") }
+                func shown(_ key: ConstraintKey) -> String { key.values.map(\.description).joined(separator: ", ") }
                 // Each new value, by the first object of this context that takes it.
-                var seen: [[Value]: ManagedObject] = [:]
-                var checked: [(key: [Value], object: ManagedObject)] = []
+                var seen: [ConstraintKey: ManagedObject] = [:]
+                var checked: [(key: ConstraintKey, object: ManagedObject)] = []
                 for object in group {
-                    let key = indexes.map { object.attributeValues[$0] }
-                    if key.contains(where: \.isNull) { continue }
+                    let key = ConstraintKey(object.attributeValues, at: indexes)
+                    if key.hasNull { continue }
                     if let original = object.original, !object.state.isInserted,
                         indexes.allSatisfy({ original.attributes[$0] == object.attributeValues[$0] })
                     {
@@ -72,6 +77,7 @@ extension ObjectContext {
                             ))
                         continue
                     }
+                    if seen.isEmpty { seen.reserveCapacity(group.count) }
                     seen[key] = object
                     checked.append((key, object))
                 }
@@ -88,13 +94,13 @@ extension ObjectContext {
                         )
                     ).snapshots()
                     for holder in holders {
-                        let key = indexes.map { holder.attributes[$0] }
+                        let key = ConstraintKey(holder.attributes, at: indexes)
                         guard let object = seen[key], holder.objectID != object.objectID,
                             taken[ObjectIdentifier(object)] == nil
                         else { continue }
                         if let mine = registeredObject(for: holder.objectID),
                             mine.state.isDeleted
-                                || (mine.state.isDirty && indexes.map({ mine.attributeValues[$0] }) != key)
+                                || (mine.state.isDirty && ConstraintKey(mine.attributeValues, at: indexes) != key)
                         {
                             continue
                         }
@@ -122,16 +128,34 @@ extension ObjectContext {
 
     /// The objects holding any of `keys` for `constraint`: `attribute IN {values}` for one
     /// attribute, an `OR` of `AND`ed equalities for several.
-    private static func holderPredicate(_ constraint: [String], keys: [[Value]]) -> ObjectPredicate {
+    private static func holderPredicate(_ constraint: [String], keys: [ConstraintKey]) -> ObjectPredicate {
         if constraint.count == 1 {
             return .comparison(
-                .init(.keyPath(PropertyPath(constraint[0])), .in, .list(keys.map { .constant($0[0]) })))
+                .init(.keyPath(PropertyPath(constraint[0])), .in, .list(keys.map { .constant($0.first) })))
         }
         return .or(
             keys.map { key in
-                .and(zip(constraint, key).map { .comparison(.init(.keyPath(PropertyPath($0)), .equal, .constant($1))) })
+                .and(
+                    zip(constraint, key.values).map {
+                        .comparison(.init(.keyPath(PropertyPath($0)), .equal, .constant($1)))
+                    })
             })
     }
+}
+
+/// The values of a unique constraint's attributes in one object: the first apart, so that a
+/// single-attribute constraint (the usual kind) makes no array per object.
+private struct ConstraintKey: Hashable {
+    let first: Value
+    let rest: [Value]
+
+    init(_ values: [Value], at indexes: [Int]) {
+        first = values[indexes[0]]
+        rest = indexes.count == 1 ? [] : indexes.dropFirst().map { values[$0] }
+    }
+
+    var hasNull: Bool { first.isNull || rest.contains(where: \.isNull) }
+    var values: [Value] { [first] + rest }
 }
 
 /// Which properties of an entity carry a rule to check at save: attributes with validation
