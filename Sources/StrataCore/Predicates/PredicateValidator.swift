@@ -110,7 +110,16 @@ public enum PredicateValidator {
             for bound in bounds { try checkComparable(lhs, bound, op: .lessOrEqual, fail: fail) }
         case .in:
             switch rhs {
-            case .list(let members): for member in members { try checkComparable(lhs, member, op: .equal, fail: fail) }
+            case .list(let members):
+                for member in members {
+                    // The usual member, a value an attribute can hold, passes without the full check.
+                    if case .attribute(let type, _, _) = lhs, case .value(let value) = member,
+                        value.isNull || compatible(type, value)
+                    {
+                        continue
+                    }
+                    try checkComparable(lhs, member, op: .equal, fail: fail)
+                }
             case .attribute(_, _, true), .object(_, _, true):
                 try checkComparable(lhs, rhs.single, op: .equal, fail: fail)
             default: try checkComparable(lhs, rhs, op: .contains, fail: fail)
