@@ -14,7 +14,9 @@ let package = Package(
     name: "StrataBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(path: "..")
+        .package(path: ".."),
+        // Only here, as a yardstick: what users pick instead of Strata (ObjectGraphBenchmarks).
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .target(
@@ -32,6 +34,17 @@ let package = Package(
                 .product(name: "StrataCore", package: root),
             ],
             path: "Sources/SQLiteBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "SortBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "StrataSQLite", package: root),
+                .product(name: "StrataLMDB", package: root),
+                .product(name: "StrataCore", package: root),
+            ],
+            path: "Sources/SortBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(
@@ -85,6 +98,20 @@ let package = Package(
             name: "TransferBenchmarks",
             dependencies: ["BenchmarkSupport", .product(name: "Strata", package: root)],
             path: "Sources/TransferBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // glibc's malloc statistics, for the bytes an unsaved object takes.
+        .target(name: "MallocStats", path: "Sources/MallocStats"),
+        .executableTarget(
+            name: "ObjectGraphBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                "MallocStats",
+                .product(name: "Strata", package: root),
+                .product(name: "StrataSQLite", package: root),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Sources/ObjectGraphBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(

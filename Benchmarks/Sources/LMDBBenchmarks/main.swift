@@ -4,12 +4,17 @@
 //
 //   swift run -c release --package-path Benchmarks LMDBBenchmarks [runs]
 //   swift run -c release --package-path Benchmarks LMDBBenchmarks open-check [runs]   (OpenCheckBenchmark.swift)
+//   swift run -c release --package-path Benchmarks LMDBBenchmarks in-list [runs]      (InListBenchmark.swift)
 
 import BenchmarkSupport
 import Foundation
 
 if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "open-check" {
     try runOpenCheckBenchmark(runs: CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 5 : 5)
+    exit(0)
+}
+if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "in-list" {
+    try runInListBenchmark(runs: CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 5 : 5)
     exit(0)
 }
 
