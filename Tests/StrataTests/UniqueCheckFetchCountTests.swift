@@ -17,6 +17,24 @@ private final class CountingStore: WrappingStore {
     }
 }
 
+/// A store whose key values read back as another value than the one compared (as a decimal
+/// stored as a double can): each snapshot a fetch returns has its `key` offset by a half.
+private final class ShiftedKeyStore: WrappingStore {
+    let inner: any PersistentStore
+
+    init(_ inner: any PersistentStore) { self.inner = inner }
+
+    func fetch(_ request: FetchRequest) throws -> FetchResult {
+        guard request.resultType == .snapshots else { return try inner.fetch(request) }
+        return .snapshots(
+            try inner.fetch(request).snapshots().map { snapshot in
+                var shifted = snapshot
+                if case .double(let key) = shifted.attributes[0] { shifted.attributes[0] = .double(key + 0.5) }
+                return shifted
+            })
+    }
+}
+
 /// The unique-constraint check of a save asks the store about new and changed values in
 /// batches: the number of fetches a save makes does not grow with the objects saved, and an
 /// update that leaves the constrained values alone makes none. The failures stay the same.
@@ -105,6 +123,24 @@ private final class CountingStore: WrappingStore {
         stored[5]["key"] = 5_000
         fresh[1]["key"] = 2_001
         try context.save()
+    }
+
+    @Test func aHolderThatReadsBackAsAnotherValueIsStillFound() throws {
+        let model = try Model(
+            versionIdentifier: "shifted",
+            entities: [Entity("Gauge", attributes: [Attribute("key", .double)], uniqueConstraints: [["key"]])])
+        let coordinator = StoreCoordinator(model: model)
+        try coordinator.addStore(ShiftedKeyStore(try BuiltInBackends.registry.open("memory:", model: model)))
+        let context = ObjectContext(coordinator: coordinator)
+        let stored = try context.insert("Gauge")
+        stored["key"] = 1.0
+        try context.save()
+        let again = try context.insert("Gauge")
+        again["key"] = 1.0
+        let error = #expect(throws: StrataError.self) { try context.save() }
+        #expect(
+            error?.validationFailures.map(\.reason)
+                == ["1.0 is already used by \(stored.objectID) in the store; 'Gauge' requires it to be unique"])
     }
 
     @Test(arguments: ["memory", "sqlite"])

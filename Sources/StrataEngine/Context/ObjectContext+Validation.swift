@@ -93,18 +93,35 @@ extension ObjectContext {
                             predicate: Self.holderPredicate(constraint, keys: batch.map(\.key))
                         )
                     ).snapshots()
+                    func isFreed(_ holder: ObjectID, from key: ConstraintKey) -> Bool {
+                        guard let mine = registeredObject(for: holder) else { return false }
+                        return mine.state.isDeleted
+                            || (mine.state.isDirty && ConstraintKey(mine.attributeValues, at: indexes) != key)
+                    }
+                    var unmatched = false
                     for holder in holders {
                         let key = ConstraintKey(holder.attributes, at: indexes)
-                        guard let object = seen[key], holder.objectID != object.objectID,
-                            taken[ObjectIdentifier(object)] == nil
-                        else { continue }
-                        if let mine = registeredObject(for: holder.objectID),
-                            mine.state.isDeleted
-                                || (mine.state.isDirty && ConstraintKey(mine.attributeValues, at: indexes) != key)
-                        {
+                        guard let object = seen[key] else {
+                            unmatched = true
                             continue
                         }
+                        guard holder.objectID != object.objectID, taken[ObjectIdentifier(object)] == nil,
+                            !isFreed(holder.objectID, from: key)
+                        else { continue }
                         taken[ObjectIdentifier(object)] = holder.objectID
+                    }
+                    // A holder whose stored value the store finds equal but that reads back as
+                    // another value (a decimal stored as a double): ask about each value alone.
+                    guard unmatched else { continue }
+                    for (key, object) in batch where taken[ObjectIdentifier(object)] == nil {
+                        let alone = try coordinator.fetch(
+                            FetchRequest(
+                                entityName: entityName, predicate: Self.holderPredicate(constraint, keys: [key]),
+                                resultType: .objectIDs)
+                        ).objectIDs()
+                        if let holder = alone.first(where: { $0 != object.objectID && !isFreed($0, from: key) }) {
+                            taken[ObjectIdentifier(object)] = holder
+                        }
                     }
                 }
                 for (key, object) in checked {
