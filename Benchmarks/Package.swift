@@ -127,6 +127,12 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(
+            name: "SavePathBenchmarks",
+            dependencies: ["BenchmarkSupport", .product(name: "Strata", package: root)],
+            path: "Sources/SavePathBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
             name: "ContainerBenchmarks",
             dependencies: ["BenchmarkSupport", .product(name: "Strata", package: root)],
             path: "Sources/ContainerBenchmarks",

@@ -110,7 +110,16 @@ public enum PredicateValidator {
             for bound in bounds { try checkComparable(lhs, bound, op: .lessOrEqual, fail: fail) }
         case .in:
             switch rhs {
-            case .list(let members): for member in members { try checkComparable(lhs, member, op: .equal, fail: fail) }
+            case .list(let members):
+                for member in members {
+                    // The usual member, a value an attribute can hold, passes without the full check.
+                    if case .attribute(let type, _, _) = lhs, case .value(let value) = member,
+                        value.isNull || compatible(type, value)
+                    {
+                        continue
+                    }
+                    try checkComparable(lhs, member, op: .equal, fail: fail)
+                }
             case .attribute(_, _, true), .object(_, _, true):
                 try checkComparable(lhs, rhs.single, op: .equal, fail: fail)
             default: try checkComparable(lhs, rhs, op: .contains, fail: fail)
@@ -139,8 +148,14 @@ public enum PredicateValidator {
     private static func checkComparable(
         _ lhs: Kind, _ rhs: Kind, op: ObjectPredicate.Operator, fail: (String) -> StrataError
     ) throws {
-        let isStringOp = [.beginsWith, .endsWith, .contains, .like, .matches].contains(op)
-        let isOrdering = [.less, .lessOrEqual, .greater, .greaterOrEqual].contains(op)
+        // Switches, not array literals: this runs once per member of an IN list.
+        let isStringOp: Bool
+        let isOrdering: Bool
+        switch op {
+        case .beginsWith, .endsWith, .contains, .like, .matches: (isStringOp, isOrdering) = (true, false)
+        case .less, .lessOrEqual, .greater, .greaterOrEqual: (isStringOp, isOrdering) = (false, true)
+        default: (isStringOp, isOrdering) = (false, false)
+        }
         switch (lhs.single, rhs.single) {
         case (.object(let entity, let name, _), let other), (let other, .object(let entity, let name, _)):
             guard op == .equal || op == .notEqual || op == .contains else {

@@ -3,7 +3,8 @@ import StrataCore
 extension ObjectContext {
     /// Every rule violation of the objects about to be saved: required values, ranges, lengths,
     /// patterns, relationship counts and unique constraints (within the context and against the
-    /// store). Complexity: O(objects × properties) plus one store query per constraint and object.
+    /// store). Complexity: O(objects × properties), plus for each unique constraint one store
+    /// query per ``uniqueCheckBatchSize`` new or changed values.
     func validationFailures(of objects: [ManagedObject]) throws -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
         var ruled = RuledProperties(entity: nil)
@@ -33,55 +34,145 @@ extension ObjectContext {
         return failures
     }
 
+    /// The unique-constraint failures of `objects`: two of them sharing a constrained value, or
+    /// one taking a value an object of the store holds (unless this context deletes that object
+    /// or moves it off the value).
+    ///
+    /// Only objects that can collide are checked: inserted ones, and changed ones whose
+    /// constrained values differ from what they were read with. The store is asked in batches,
+    /// one fetch per ``uniqueCheckBatchSize`` values of a constraint (an `IN` list for a
+    /// single-attribute constraint, an `OR` of equalities for a compound one), so a save makes a
+    /// number of fetches that grows with the new values divided by the batch size, not with the
+    /// objects saved.
     private func uniqueConstraintFailures(of objects: [ManagedObject]) throws -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
-        for (entityName, group) in Dictionary(grouping: objects, by: { $0.entity.name }) {
+        // Usually every object is of one entity: no grouping by name then.
+        let first = objects[0].entity
+        let groups =
+            objects.allSatisfy { $0.entity.isSameDeclaration(as: first) }
+            ? [first.name: objects] : Dictionary(grouping: objects, by: { $0.entity.name })
+        for (entityName, group) in groups {
             let entity = group[0].entity
             for constraint in entity.uniqueConstraints {
                 let indexes = constraint.map { entity.attributeIndex(named: $0)! }
                 let property = constraint.joined(separator: ",")
-                var seen: [[Value]: ObjectID] = [:]
+                func shown(_ key: ConstraintKey) -> String { key.values.map(\.description).joined(separator: ", ") }
+                // Each new value, by the first object of this context that takes it.
+                var seen: [ConstraintKey: ManagedObject] = [:]
+                var checked: [(key: ConstraintKey, object: ManagedObject)] = []
                 for object in group {
-                    let key = indexes.map { object.attributeValues[$0] }
-                    if key.contains(where: \.isNull) { continue }
-                    let shown = key.map(\.description).joined(separator: ", ")
+                    let key = ConstraintKey(object.attributeValues, at: indexes)
+                    if key.hasNull { continue }
+                    if let original = object.original, !object.state.isInserted,
+                        indexes.allSatisfy({ original.attributes[$0] == object.attributeValues[$0] })
+                    {
+                        continue
+                    }
                     if let other = seen[key] {
                         failures.append(
                             ValidationFailure(
                                 objectID: object.objectID, property: property,
                                 reason:
-                                    "\(shown) is also used by \(other) in this context; '\(entityName)' requires it to be unique"
+                                    "\(shown(key)) is also used by \(other.objectID) in this context; '\(entityName)' requires it to be unique"
                             ))
                         continue
                     }
-                    seen[key] = object.objectID
-                    let predicate = ObjectPredicate.and(
-                        zip(constraint, key).map {
-                            .comparison(.init(.keyPath(PropertyPath($0)), .equal, .constant($1)))
-                        })
+                    if seen.isEmpty { seen.reserveCapacity(group.count) }
+                    seen[key] = object
+                    checked.append((key, object))
+                }
+                // The store's holder of each value, first found, unless it is the object itself or
+                // this context deletes it or moved it off the value.
+                var taken: [ObjectIdentifier: ObjectID] = [:]
+                let batchSize = max(1, Self.uniqueCheckBatchSize / indexes.count)
+                for start in stride(from: 0, to: checked.count, by: batchSize) {
+                    let batch = checked[start..<min(start + batchSize, checked.count)]
                     let holders = try coordinator.fetch(
-                        FetchRequest(entityName: entityName, predicate: predicate, resultType: .objectIDs)
-                    ).objectIDs()
-                    for holder in holders where holder != object.objectID {
-                        if let mine = registeredObject(for: holder),
-                            mine.state.isDeleted
-                                || (mine.state.isDirty && indexes.map({ mine.attributeValues[$0] }) != key)
-                        {
+                        FetchRequest(
+                            entityName: entityName,
+                            predicate: Self.holderPredicate(constraint, keys: batch.map(\.key))
+                        )
+                    ).snapshots()
+                    func isFreed(_ holder: ObjectID, from key: ConstraintKey) -> Bool {
+                        guard let mine = registeredObject(for: holder) else { return false }
+                        return mine.state.isDeleted
+                            || (mine.state.isDirty && ConstraintKey(mine.attributeValues, at: indexes) != key)
+                    }
+                    var unmatched = false
+                    for holder in holders {
+                        let key = ConstraintKey(holder.attributes, at: indexes)
+                        guard let object = seen[key] else {
+                            unmatched = true
                             continue
                         }
-                        failures.append(
-                            ValidationFailure(
-                                objectID: object.objectID, property: property,
-                                reason:
-                                    "\(shown) is already used by \(holder) in the store; '\(entityName)' requires it to be unique"
-                            ))
-                        break
+                        guard holder.objectID != object.objectID, taken[ObjectIdentifier(object)] == nil,
+                            !isFreed(holder.objectID, from: key)
+                        else { continue }
+                        taken[ObjectIdentifier(object)] = holder.objectID
                     }
+                    // A holder whose stored value the store finds equal but that reads back as
+                    // another value (a decimal stored as a double): ask about each value alone.
+                    guard unmatched else { continue }
+                    for (key, object) in batch where taken[ObjectIdentifier(object)] == nil {
+                        let alone = try coordinator.fetch(
+                            FetchRequest(
+                                entityName: entityName, predicate: Self.holderPredicate(constraint, keys: [key]),
+                                resultType: .objectIDs)
+                        ).objectIDs()
+                        if let holder = alone.first(where: { $0 != object.objectID && !isFreed($0, from: key) }) {
+                            taken[ObjectIdentifier(object)] = holder
+                        }
+                    }
+                }
+                for (key, object) in checked {
+                    guard let holder = taken[ObjectIdentifier(object)] else { continue }
+                    failures.append(
+                        ValidationFailure(
+                            objectID: object.objectID, property: property,
+                            reason:
+                                "\(shown(key)) is already used by \(holder) in the store; '\(entityName)' requires it to be unique"
+                        ))
                 }
             }
         }
         return failures
     }
+
+    /// How many constrained values one store fetch of the unique-constraint check asks about
+    /// (divided among the attributes of a compound constraint): well below SQLite's smallest
+    /// limit on bound parameters (999) and its expression depth (1,000).
+    static let uniqueCheckBatchSize = 500
+
+    /// The objects holding any of `keys` for `constraint`: `attribute IN {values}` for one
+    /// attribute, an `OR` of `AND`ed equalities for several.
+    private static func holderPredicate(_ constraint: [String], keys: [ConstraintKey]) -> ObjectPredicate {
+        if constraint.count == 1 {
+            return .comparison(
+                .init(.keyPath(PropertyPath(constraint[0])), .in, .list(keys.map { .constant($0.first) })))
+        }
+        return .or(
+            keys.map { key in
+                .and(
+                    zip(constraint, key.values).map {
+                        .comparison(.init(.keyPath(PropertyPath($0)), .equal, .constant($1)))
+                    })
+            })
+    }
+}
+
+/// The values of a unique constraint's attributes in one object: the first apart, so that a
+/// single-attribute constraint (the usual kind) makes no array per object.
+private struct ConstraintKey: Hashable {
+    let first: Value
+    let rest: [Value]
+
+    init(_ values: [Value], at indexes: [Int]) {
+        first = values[indexes[0]]
+        rest = indexes.count == 1 ? [] : indexes.dropFirst().map { values[$0] }
+    }
+
+    var hasNull: Bool { first.isNull || rest.contains(where: \.isNull) }
+    var values: [Value] { [first] + rest }
 }
 
 /// Which properties of an entity carry a rule to check at save: attributes with validation
