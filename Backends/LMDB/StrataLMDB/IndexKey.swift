@@ -82,6 +82,34 @@ enum IndexKey {
         return writer.bytes
     }
 
+    /// The length of the leading value's encoding in `key` (a key of one or more values, as
+    /// ``encode(_:positions:into:)`` writes), or the whole key when it was truncated inside it.
+    static func leadingLength(of key: UnsafeRawBufferPointer) -> Int {
+        guard let tag = key.first else { return 0 }
+        switch tag {
+        case 0x00: return 1
+        case 0x10, 0x11, 0x12: return min(9, key.count)
+        case 0x13: return min(2, key.count)
+        case 0x23: return min(17, key.count)
+        default:
+            var i = 1
+            while i < key.count {
+                if key[i] == 0 {
+                    guard i + 1 < key.count else { return key.count }
+                    if key[i + 1] == 0 { return i + 2 }
+                    i += 2
+                } else {
+                    i += 1
+                }
+            }
+            return key.count
+        }
+    }
+
+    /// The key of a NaN double, float or decimal (every NaN has this one), which sorts after
+    /// every number's.
+    static let nanKey = encode(.double(.nan))
+
     private static func escaped(_ bytes: UnsafeBufferPointer<UInt8>, into writer: inout ByteWriter) {
         for byte in bytes {
             writer.byte(byte)

@@ -12,7 +12,9 @@ extension LMDBStore {
     /// through an ``AccessPath`` (primary keys, a to-one database, an index range) or a
     /// primary-key-order scan, and checks, sorts and shapes them with the reference
     /// ``PredicateEvaluator``, following relationships inside the same snapshot. Without sorts,
-    /// the scan stops as soon as `offset + limit` objects matched.
+    /// the scan stops as soon as `offset + limit` objects matched; with a limit and a first sort
+    /// by an attribute leading an index (and no access path), it walks that index in the sort's
+    /// order and stops soon after `offset + limit` matches (``orderedWalk(_:_:_:_:recordsRead:)``).
     public func fetch(_ request: FetchRequest) throws -> FetchResult {
         try ensureOpen()
         let layout = try layout(request.entityName)
@@ -20,18 +22,36 @@ extension LMDBStore {
         return try read(request, layout)
     }
 
+    /// Runs `request` as ``fetch(_:)`` does and also returns how many object records it read
+    /// (for tests pinning a fetch's shape).
+    package func fetchCountingRecordsRead(_ request: FetchRequest) throws -> (result: FetchResult, recordsRead: Int) {
+        try ensureOpen()
+        let layout = try layout(request.entityName)
+        try request.checkUnlessValidated(for: model, entityIsKnown: true)
+        var recordsRead = 0
+        let result = try read(request, layout, recordsRead: &recordsRead)
+        return (result, recordsRead)
+    }
+
     /// Runs a checked (or plain) `request` in one read-only snapshot transaction.
     private func read(_ request: FetchRequest, _ layout: EntityLayout? = nil) throws -> FetchResult {
+        var recordsRead = 0
+        return try read(request, layout, recordsRead: &recordsRead)
+    }
+
+    private func read(_ request: FetchRequest, _ layout: EntityLayout?, recordsRead: inout Int) throws -> FetchResult {
         try ensureOpen()
         let layout = try layout ?? self.layout(request.entityName)
         do {
-            return try environment.read { txn in try run(request, layout, txn) }
+            return try environment.read { txn in try run(request, layout, txn, recordsRead: &recordsRead) }
         } catch {
             throw environment.translate(error, doing: "fetching \(request.entityName)")
         }
     }
 
-    private func run(_ request: FetchRequest, _ layout: EntityLayout, _ txn: LMDBTransaction) throws -> FetchResult {
+    private func run(
+        _ request: FetchRequest, _ layout: EntityLayout, _ txn: LMDBTransaction, recordsRead: inout Int
+    ) throws -> FetchResult {
         let offset = request.offset
         let limit = request.limit ?? Int.max
         let sorted = !request.sorts.isEmpty
@@ -52,6 +72,7 @@ extension LMDBStore {
 
         // Returns false to stop the scan.
         func visit(_ pk: Int64, _ bytes: UnsafeRawBufferPointer) throws -> Bool {
+            recordsRead += 1
             if keysOnly {
                 if skipped < offset {
                     skipped += 1
@@ -76,7 +97,11 @@ extension LMDBStore {
             return taken < limit
         }
 
-        if limit > 0 || sorted {
+        if sorted, let evaluator,
+            let walked = try orderedWalk(request, layout, txn, evaluator, recordsRead: &recordsRead)
+        {
+            snapshots = walked
+        } else if limit > 0 || sorted {
             if let candidates = try candidates(request, layout, txn) {
                 for pk in candidates {
                     guard let bytes = try PrimaryKey.withKey(pk, { try txn.get(layout.records, key: $0) }) else {

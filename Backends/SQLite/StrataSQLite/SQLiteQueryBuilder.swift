@@ -136,14 +136,11 @@ struct SQLiteQueryBuilder {
                 "(CASE WHEN \(expression) IS NULL THEN 0 WHEN strata_decimal(\(expression)) IS NULL THEN 1 ELSE 2 END)\(direction), strata_decimal(\(expression))\(direction)"
         default:
             guard sort.options.isEmpty else { throw decline("string options on a non-string sort") }
-            if kind == .double || kind == .float {
-                // The evaluator's sort order: null, then NaN (stored as text), then numbers.
-                return
-                    "(CASE WHEN \(expression) IS NULL THEN 0 WHEN typeof(\(expression)) = 'text' THEN 1 ELSE 2 END)\(direction), \(expression)\(direction)"
-            }
-            // Integers, Booleans (0/1), dates (REAL), and binaries, UUIDs (BLOB, memcmp then
-            // length) and URIs (TEXT, scalar order), as the evaluator's sort order compares them.
-            return expression + direction
+            // Doubles and floats: null, then NaN (stored as text), then numbers, by a key pair their
+            // indexes hold. Integers, Booleans (0/1), dates (REAL), and binaries, UUIDs (BLOB,
+            // memcmp then length) and URIs (TEXT, scalar order) by the column, as the evaluator's
+            // sort order compares them.
+            return kind.sortKeys(expression).map { $0 + direction }.joined(separator: ", ")
         }
     }
 
@@ -565,12 +562,19 @@ struct SQLiteQueryBuilder {
             : options.isEmpty ? expression : "strata_fold(\(expression), \(options.rawValue))"
         let notNull =
             kind == .decimal ? "\(folded) IS NOT NULL AND " : isNullable ? "\(expression) IS NOT NULL AND " : ""
+        // A double or float column's index leads with the first of its sort keys (`x < ''`: 1 for
+        // a number, NULL for NULL); naming it lets the index serve the comparison.
+        let sortKeys = kind.sortKeys(expression)
+        let numberKey = sortKeys.count > 1 ? "\(sortKeys[0]) IS 1 AND " : ""
+        let nullKey = sortKeys.count > 1 ? "\(sortKeys[0]) IS NULL AND " : ""
         switch op {
         case .equal, .notEqual:
             guard case .constant(let value) = rhs else { throw decline("\(op.rawValue) with a non-constant") }
-            if value.isNull { return op == .equal ? "(\(expression) IS NULL)" : "(\(expression) IS NOT NULL)" }
+            if value.isNull {
+                return op == .equal ? "(\(nullKey)\(expression) IS NULL)" : "(\(expression) IS NOT NULL)"
+            }
             parameters.append(try compatibleParameter(value, kind: kind, options: options))
-            return op == .equal ? "(\(folded) IS ?)" : "(\(folded) IS NOT ?)"
+            return op == .equal ? "(\(numberKey)\(folded) IS ?)" : "(\(folded) IS NOT ?)"
 
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
             guard case .constant(let value) = rhs else { throw decline("\(op.rawValue) with a non-constant") }
@@ -582,7 +586,7 @@ struct SQLiteQueryBuilder {
             parameters.append(try compatibleParameter(value, kind: kind, options: options))
             let guardNaN =
                 kind.mayHoldNaNMarker && (op == .greater || op == .greaterOrEqual) ? " AND \(expression) < ''" : ""
-            return "(\(notNull)\(folded) \(Self.sqlOperator(op)) ?\(guardNaN))"
+            return "(\(numberKey)\(notNull)\(folded) \(Self.sqlOperator(op)) ?\(guardNaN))"
 
         case .between:
             guard case .list(let bounds) = rhs, bounds.count == 2,
@@ -596,7 +600,7 @@ struct SQLiteQueryBuilder {
             }
             parameters.append(try compatibleParameter(low, kind: kind, options: options))
             parameters.append(try compatibleParameter(high, kind: kind, options: options))
-            return "(\(notNull)\(folded) >= ? AND \(folded) <= ?)"
+            return "(\(numberKey)\(notNull)\(folded) >= ? AND \(folded) <= ?)"
 
         case .in:
             guard case .list(let elements) = rhs else { throw decline("IN with something other than a list") }
@@ -611,10 +615,11 @@ struct SQLiteQueryBuilder {
                 }
             }
             var parts: [String] = []
-            if hasNull && isNullable { parts.append("\(expression) IS NULL") }
+            if hasNull && isNullable { parts.append("(\(nullKey)\(expression) IS NULL)") }
             if !values.isEmpty {
                 parts.append(
-                    "(\(notNull)\(folded) IN (\(Array(repeating: "?", count: values.count).joined(separator: ", "))))")
+                    "(\(numberKey)\(notNull)\(folded) IN (\(Array(repeating: "?", count: values.count).joined(separator: ", "))))"
+                )
                 parameters += values
             }
             return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"

@@ -39,7 +39,7 @@ extension SQLiteSchema {
                     limitName: "SQLITE_LIMIT_VARIABLE_NUMBER")
             }
             let indexed =
-                table.entity.indexes.map { ($0.name, $0.properties.count) }
+                table.entity.indexes.map { ($0.name, table.sortKeyColumns(of: $0).count) }
                 + table.entity.uniqueConstraints.map { ($0.joined(separator: "+"), $0.count) }
             for (name, count) in indexed where count > limits.columns {
                 throw refuse(

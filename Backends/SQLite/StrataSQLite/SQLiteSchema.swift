@@ -56,6 +56,43 @@ struct SQLiteSchema: Sendable {
         }
         return statements
     }
+
+    /// Rebuilds the model indexes over double or float attributes that a store made by an
+    /// earlier version holds on the plain columns (``SQLiteEntityTable/modelIndexStatements``
+    /// holds each such column as a pair), in one `BEGIN IMMEDIATE` transaction; reads only
+    /// `sqlite_master` when every index is current. Building an index reads the whole table once
+    /// (a few seconds per million objects); no stored value changes.
+    func rebuildOutdatedModelIndexes(on connection: SQLiteConnection) throws {
+        let wanted = orderedTables.flatMap { table in
+            zip(table.entity.indexes, table.modelIndexStatements).filter { index, _ in
+                table.sortKeyColumns(of: index).count > index.properties.count
+            }.map(\.1)
+        }
+        guard !wanted.isEmpty else { return }
+        func outdated() throws -> [(name: String, sql: String)] {
+            let statement = try connection.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index'")
+            defer { statement.reset() }
+            var present: [String: String] = [:]
+            while try statement.step() { present[statement.string(0)] = statement.string(1) }
+            return wanted.compactMap { sql in
+                guard let name = SQLiteMigrationRunner.firstQuotedName(sql), present[name] != sql else { return nil }
+                return (name, sql)
+            }
+        }
+        guard !(try outdated()).isEmpty else { return }
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            // Read again under the lock: another process may have rebuilt them meanwhile.
+            for (name, sql) in try outdated() {
+                try connection.execute("DROP INDEX IF EXISTS \(q(name))")
+                try connection.execute(sql)
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            connection.rollbackQuietly()
+            throw error
+        }
+    }
 }
 
 /// Double-quotes an SQL identifier (doubling any quote inside, though model names never hold one).
@@ -89,6 +126,22 @@ enum SQLiteColumnKind: Sendable {
         case .double, .float, .date: return "REAL"
         case .decimal, .string, .uri: return "TEXT"
         case .binary, .uuid: return "BLOB"
+        }
+    }
+
+    /// The terms that order `expression` (a column of this kind) as the evaluator's sorts do, in
+    /// SQLite's order: one term, or for doubles and floats two.
+    ///
+    /// A double or float column holds NULL, numbers and the NaN marker, which SQLite orders NULL,
+    /// numbers, text; the evaluator orders null, NaN, numbers. `expression < ''` is NULL for NULL,
+    /// 0 for the marker (text after the empty text) and 1 for a number (numbers before any text),
+    /// so the pair `(expression < '', expression)` orders as the evaluator does. It is a plain
+    /// expression of built-in operators, so an index can hold it (see
+    /// ``SQLiteEntityTable/modelIndexStatements``) and an `ORDER BY` on it walks that index.
+    func sortKeys(_ expression: String) -> [String] {
+        switch self {
+        case .double, .float: return ["(\(expression) < '')", expression]
+        default: return [expression]
         }
     }
 
@@ -406,6 +459,26 @@ final class SQLiteEntityTable: Sendable {
         }
     }
 
+    /// The sort key columns of a model index: per property, its column's
+    /// ``SQLiteColumnKind/sortKeys(_:)`` (a property that is not an attribute keeps its name).
+    func sortKeyColumns(of index: Entity.Index) -> [String] {
+        index.properties.flatMap { property -> [String] in
+            guard let attribute = entity.attributeIndex(named: property) else { return [q(property)] }
+            return kinds[attribute].sortKeys(q(attributeColumns[attribute]))
+        }
+    }
+
+    /// Per model index, the statement creating it, `"<Entity>.index.<name>"`, on its sort key
+    /// columns: a double or float attribute as the pair of ``SQLiteColumnKind/sortKeys(_:)``, so
+    /// that a fetch sorted by the index's attributes reads the index in order instead of sorting
+    /// every row. Predicates on such an attribute name the pair's first term too, so the index
+    /// serves them as well (``SQLiteQueryBuilder``).
+    var modelIndexStatements: [String] {
+        zip(entity.indexes, indexNames).map { index, indexName in
+            "CREATE INDEX \(q("\(sqlName).index.\(indexName)")) ON \(quotedName) (\(sortKeyColumns(of: index).joined(separator: ", ")))"
+        }
+    }
+
     /// The statements creating this entity's table and indexes.
     func creationStatements() -> [String] {
         var columns = ["\(q("_pk")) INTEGER PRIMARY KEY", "\(q("_version")) INTEGER NOT NULL"]
@@ -426,11 +499,7 @@ final class SQLiteEntityTable: Sendable {
             properties.map { property in entity.attributeIndex(named: property).map { attributeColumns[$0] } ?? property
             }
         }
-        for (index, indexName) in zip(entity.indexes, indexNames) {
-            statements.append(
-                "CREATE INDEX \(q("\(sqlName).index.\(indexName)")) ON \(quotedName) (\(columnNames(index.properties).map(q).joined(separator: ", ")))"
-            )
-        }
+        statements += modelIndexStatements
         var seenConstraints: Set<[String]> = []
         for constraint in entity.uniqueConstraints where seenConstraints.insert(constraint).inserted {
             let constrained = columnNames(constraint)

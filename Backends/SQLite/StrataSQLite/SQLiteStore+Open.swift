@@ -69,8 +69,12 @@ extension SQLiteStore {
     ) throws -> StoreMetadata {
         if let metadata = try SQLiteMetadataTable.read(from: connection) {
             try metadata.checkCompatible(with: model, at: url)
-            try SQLiteSchema(model: model).verify(on: connection, path: path)
-            if !options.isReadOnly { try configureWriter(connection, options: options) }
+            let schema = SQLiteSchema(model: model)
+            try schema.verify(on: connection, path: path)
+            if !options.isReadOnly {
+                try configureWriter(connection, options: options)
+                try schema.rebuildOutdatedModelIndexes(on: connection)
+            }
             return metadata
         }
         guard try SQLiteMetadataTable.tableCount(in: connection) == 0 else {

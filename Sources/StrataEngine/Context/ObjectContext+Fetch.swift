@@ -51,7 +51,7 @@ extension ObjectContext {
     public func fetchObjectIDs(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> [ObjectID] {
         checkConfinement()
         catchUpWithPermanentIDs()
-        if !options.includesPendingChanges || !hasPendingChanges(for: request.entityName) {
+        if !options.includesPendingChanges || !hasPendingChanges(for: request) {
             if let parent { return try parent.performAndWait { try parent.fetchObjectIDs(request) } }
             var plain = request
             plain.resultType = .objectIDs
@@ -68,7 +68,7 @@ extension ObjectContext {
     public func count(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> Int {
         checkConfinement()
         catchUpWithPermanentIDs()
-        if !options.includesPendingChanges || !hasPendingChanges(for: request.entityName) {
+        if !options.includesPendingChanges || !hasPendingChanges(for: request) {
             if let parent { return try parent.performAndWait { try parent.count(request) } }
             var plain = request
             plain.resultType = .count
@@ -98,11 +98,29 @@ extension ObjectContext {
 
     // MARK: Resolution
 
-    private func hasPendingChanges(for entityName: String) -> Bool {
-        changed.values.contains {
-            $0.entity.name == entityName && ($0.state.isInserted || $0.state.isDeleted || $0.state.isDirty)
+    /// How many changed objects this context's fetches have examined to correct the stores'
+    /// answer for pending changes: each one a store returned, and every member of the change
+    /// set that a scan of it passed over. Tests and the operation-count check read it: in a
+    /// fetch-by-key and change loop it grows by a constant per fetch, not by the number of
+    /// pending changes.
+    package var pendingObjectsEvaluated: Int { changed.evaluations }
+
+    /// Stops the program when the change set's bookkeeping disagrees with its members, or an
+    /// object with unsaved changes is missing from it. O(n) in the registered objects; for tests.
+    package func checkPendingChangeBookkeeping() {
+        changed.checkInvariants()
+        for object in registeredObjects where object.state.isDirty && !object.state.isInvalid {
+            precondition(changed[object.objectID] === object, "\(object.objectID) is changed but not in the change set")
         }
-            || changed.values.contains { $0.state.isDirty } // an edit elsewhere may change a key path's answer
+    }
+
+    /// Whether pending changes can change the answer to `request`: objects of its entity
+    /// changed, or objects of another entity while the request reads through relationships.
+    /// O(1) plus a walk of the request's key paths.
+    private func hasPendingChanges(for request: FetchRequest) -> Bool {
+        if changed.isEmpty { return false }
+        if changed.count(of: request.entityName) > 0 { return true }
+        return RequestReads(request, entity: model.entity(named: request.entityName)).followsRelationships
     }
 
     /// The matching snapshots in order: the store's answer, corrected for this context's pending
@@ -110,36 +128,67 @@ extension ObjectContext {
     ///
     /// The request is checked against the model once on its way down (here, in a parent, or in
     /// the coordinator); the requests derived from it keep that check.
+    ///
+    /// The store filters by the predicate, and answers for every changed object whose changes
+    /// the request does not read (see ``ChangeSet``); of the changed objects, only those the
+    /// store returned and those whose changes the request reads (inserted objects among them)
+    /// are evaluated here. A change of another entity can make an object match through a key
+    /// path that the store cannot see: then, for a request through relationships, every object
+    /// of the entity is a candidate and every changed one is evaluated.
     func resolve(_ request: FetchRequest, options: FetchOptions) throws -> [Snapshot] {
-        guard options.includesPendingChanges, hasPendingChanges(for: request.entityName) else {
+        guard options.includesPendingChanges, hasPendingChanges(for: request) else {
             return try sourceFetch(request.keepingValidation { $0.resultType = .snapshots })
         }
         let request = try request.validated(for: model)
+        let entityName = request.entityName
+        let reads = RequestReads(request, entity: model.entity(named: entityName))
+        let everyObject = reads.followsRelationships && changed.count > changed.count(of: entityName)
         // The store's candidates before paging, since pending changes can move objects in or out.
-        // The store may filter when only objects of this entity changed: each of them is
-        // re-evaluated below. A change elsewhere can make an object match through a key path
-        // that the store cannot see, so then every object of the entity is a candidate.
-        let otherEntityChanged = changed.values.contains { $0.entity.name != request.entityName }
         let storeRequest = request.keepingValidation { storeRequest in
             storeRequest.resultType = .snapshots
             storeRequest.limit = nil
             storeRequest.offset = 0
             storeRequest.sorts = []
-            if otherEntityChanged { storeRequest.predicate = nil }
+            if everyObject { storeRequest.predicate = nil }
         }
+        var examined = 0
         var candidates: [ObjectID: Snapshot] = [:]
-        for snapshot in try sourceFetch(storeRequest) { candidates[snapshot.objectID] = snapshot }
-        for object in changed.values where object.entity.name == request.entityName {
-            if object.state.isDeleted {
-                candidates.removeValue(forKey: object.objectID)
+        for snapshot in try sourceFetch(storeRequest) {
+            guard let object = changed[snapshot.objectID] else {
+                candidates[snapshot.objectID] = snapshot
                 continue
             }
-            if let ids = request.objectIDs, !ids.contains(object.objectID) { continue }
-            candidates[object.objectID] = object.currentSnapshot()
+            examined += 1
+            if !object.state.isDeleted { candidates[snapshot.objectID] = object.currentSnapshot() }
         }
-        for (id, _) in candidates {
-            if let object = changed[id], !object.state.isDeleted { candidates[id] = object.currentSnapshot() }
+        // Changed objects the store did not return but that may match now.
+        let slots = everyObject ? ChangeSet.allSlots : reads.slots
+        if changed.slots(of: entityName) & slots != 0 {
+            let wanted = request.objectIDs.map(Set.init)
+            let indexed = changed.indexedSlots(of: entityName)
+            func consider(_ object: ManagedObject) {
+                guard !object.state.isDeleted,
+                    object.state.isInserted || (object.state.changedSlots | indexed) & slots != 0,
+                    candidates[object.objectID] == nil
+                else { return }
+                if let wanted, !wanted.contains(object.objectID) { return }
+                candidates[object.objectID] = object.currentSnapshot()
+            }
+            // A lookup by an indexed attribute's value reads the changed objects holding it
+            // (an "insert if missing" loop stays linear); anything else scans the change set.
+            if !everyObject, let entity = model.entity(named: entityName),
+                let lookup = EqualityLookup(
+                    request.predicate, in: entity, indexed: EqualityLookup.indexedAttributes(of: entity)),
+                let members = changed.members(of: entityName, matching: lookup)
+            {
+                examined += members.count
+                for object in members { consider(object) }
+            } else {
+                examined += changed.count
+                for object in changed.values where object.entity.name == entityName { consider(object) }
+            }
         }
+        changed.evaluations += examined
         var unpaged = request
         unpaged.objectIDs = nil
         unpaged.resultType = .snapshots

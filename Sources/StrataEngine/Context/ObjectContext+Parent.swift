@@ -163,7 +163,11 @@ extension ObjectContext {
         }
         for snapshot in updates {
             guard let object = targets[snapshot.objectID] else { continue }
-            willChange(object)
+            willChange(
+                object,
+                slots: ChangeSet.slots(
+                    changingAttributes: object.attributeValues, object.relationshipValues, to: snapshot.attributes,
+                    snapshot.relationships))
             object.attributeValues = snapshot.attributes
             object.relationshipValues = snapshot.relationships
             object.state.isDirty = true
@@ -174,7 +178,7 @@ extension ObjectContext {
                 unregister(object)
                 object.state.isInvalid = true
             } else {
-                willChange(object)
+                willChange(object, slots: 0)
                 object.state.isDeleted = true
             }
             noteDeleted(id)

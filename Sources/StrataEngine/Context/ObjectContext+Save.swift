@@ -120,7 +120,7 @@ extension ObjectContext {
             {
                 rounds += 1
                 journal?.restore()
-                if let before = journal?.changedBefore { changed = before }
+                if let before = journal?.changedBefore { changed.restore(before) }
                 vanished = []
                 // Described against the state before the save: what the caller had in memory
                 // and the snapshot it read, whatever earlier rounds resolved.
@@ -148,7 +148,7 @@ extension ObjectContext {
     /// Puts the context back to its state before the save.
     private func restoreAfterFailedSave() {
         journal?.restore()
-        if let before = journal?.changedBefore { changed = before }
+        if let before = journal?.changedBefore { changed.restore(before) }
         vanished = []
         pendingChanges = ContextChanges()
     }

@@ -52,7 +52,7 @@ public final class ObjectContext: @unchecked Sendable {
         /// The entity and class of the last object made (see ``makeObject(entity:id:)``).
         private var lastMaker: ObjectMaker?
         /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
-        var changed: [ObjectID: ManagedObject] = [:]
+        var changed = ChangeSet()
         var journal: Journal?
         /// The route of the last scope whose snapshot the context looked up (see ``sourceSnapshot(for:)``).
         var lastRoute: ScopeRoute?
@@ -76,7 +76,7 @@ public final class ObjectContext: @unchecked Sendable {
         /// The entity and class of the last object made (see ``makeObject(entity:id:)``).
         @exclusivity(unchecked) private var lastMaker: ObjectMaker?
         /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
-        @exclusivity(unchecked) var changed: [ObjectID: ManagedObject] = [:]
+        @exclusivity(unchecked) var changed = ChangeSet()
         @exclusivity(unchecked) var journal: Journal?
         /// The route of the last scope whose snapshot the context looked up (see ``sourceSnapshot(for:)``).
         @exclusivity(unchecked) var lastRoute: ScopeRoute?
@@ -303,7 +303,9 @@ public final class ObjectContext: @unchecked Sendable {
         membershipChanges &+= 1
         registry.removeValue(forKey: old)
         registry[object.objectID] = object
-        if inChangeSet, changed.removeValue(forKey: old) != nil { changed[object.objectID] = object }
+        if inChangeSet, changed.removeValue(forKey: old) != nil {
+            changed.add(object, changing: object.state.changedSlots)
+        }
         if !pendingChanges.inserted.isEmpty, pendingChanges.inserted.remove(old) != nil {
             pendingChanges.inserted.insert(object.objectID)
         }
@@ -372,12 +374,13 @@ public final class ObjectContext: @unchecked Sendable {
 
     // MARK: Changes
 
-    /// Records that `object` is about to change: keeps it alive until saved, and remembers its
-    /// state while a save is in progress so a failed save can be undone.
-    func willChange(_ object: ManagedObject) {
+    /// Records that `object` is about to change `slots` (see ``ChangeSet``; all of them unless
+    /// said otherwise): keeps it alive until saved, and remembers its state while a save is in
+    /// progress so a failed save can be undone.
+    func willChange(_ object: ManagedObject, slots: UInt64 = ChangeSet.allSlots) {
         journal?.record(object)
         if !object.state.isInserted && !object.state.isDeleted { noteUpdated(object.objectID) }
-        changed[object.objectID] = object
+        changed.add(object, changing: slots)
     }
 
     /// Inserts a new object of `entityName`, with every attribute at its default.
@@ -447,7 +450,8 @@ public final class ObjectContext: @unchecked Sendable {
             return
         }
         object.fulfill()
-        willChange(object)
+        // A fetch drops deleted objects from the store's answer; none of its slots changes.
+        willChange(object, slots: 0)
         object.state.isDeleted = true
         noteDeleted(object.objectID)
     }
@@ -535,7 +539,7 @@ struct Journal {
         let original: Snapshot?
     }
     var entries: [ObjectIdentifier: Entry] = [:]
-    var changedBefore: [ObjectID: ManagedObject]
+    var changedBefore: ChangeSet
 
     mutating func record(_ object: ManagedObject) {
         let key = ObjectIdentifier(object)
@@ -550,7 +554,7 @@ struct Journal {
     /// the change set is then the only reference to its storage again, and the save's removals
     /// change it in place instead of copying it whole first.
     mutating func forgetChangedBefore() {
-        changedBefore = [:]
+        changedBefore = ChangeSet()
     }
 
     func restore() {

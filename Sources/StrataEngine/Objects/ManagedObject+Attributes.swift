@@ -71,11 +71,14 @@ extension ManagedObject {
                 location: ["entity": entity.name, "key": key])
         }
         let state = self.state
+        let slot = ChangeSet.slot(ofAttribute: index)
         // An object already changed since its last save is in its context's change set, which
         // marks it invalid if the context goes away: unless a save is under way somewhere (its
-        // journal must hear of every change), the write needs nothing from the context, so
-        // the weak reference to it is not loaded.
-        if state.isDirty && !state.isFault && !state.isInvalid && !state.isDeleted && !ObjectContext.isAnySaveInProgress
+        // journal must hear of every change) or this attribute is the first of the object's to
+        // change (the change set keeps which ones did, for fetches), the write needs nothing
+        // from the context, so the weak reference to it is not loaded.
+        if state.isDirty && state.changedSlots & slot != 0 && !state.isFault && !state.isInvalid && !state.isDeleted
+            && !ObjectContext.isAnySaveInProgress
         {
             attributeValues[index] = newValue
             return
@@ -83,8 +86,11 @@ extension ManagedObject {
         let context = try writableContext(state)
         if state.isFault { context.fireFault(self) }
         if attributeValues[index] == newValue { return }
-        // A dirty object is already tracked; only a save in progress needs to hear of every change.
-        if !state.isDirty || context.journal != nil { context.willChange(self) }
+        // A dirty object is already tracked, with this attribute among its changes once it was
+        // written; only a save in progress needs to hear of every change.
+        if !state.isDirty || state.changedSlots & slot == 0 || context.journal != nil {
+            context.willChange(self, slots: slot)
+        }
         attributeValues[index] = newValue
         self.state.isDirty = true
     }

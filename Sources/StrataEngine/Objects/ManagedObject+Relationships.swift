@@ -132,7 +132,7 @@ extension ManagedObject {
     /// Sets the targets at `index`, keeping unordered to-many sorted by ID.
     func setTargets(_ ids: [ObjectID], at index: Int) {
         let relationship = entity.relationships[index]
-        context?.willChange(self)
+        context?.willChange(self, slots: ChangeSet.relationshipSlot)
         if relationship.isToMany {
             relationshipValues[index] = .toMany(relationship.isOrdered ? ids : ids.sorted())
         } else {
@@ -181,7 +181,7 @@ extension ManagedObject {
         guard case .toMany(var ids) = relationshipValues[index] else { return }
         let position = ordered ? ids.count : ids.sortedInsertionPoint(of: id)
         if ordered ? ids.contains(id) : (position < ids.count && ids[position] == id) { return }
-        context?.willChange(self)
+        context?.willChange(self, slots: ChangeSet.relationshipSlot)
         relationshipValues[index] = .toMany([])
         ids.insert(id, at: position)
         relationshipValues[index] = .toMany(ids)
@@ -199,7 +199,7 @@ extension ManagedObject {
             found = position < ids.count && ids[position] == id ? position : nil
         }
         guard let found else { return }
-        context?.willChange(self)
+        context?.willChange(self, slots: ChangeSet.relationshipSlot)
         relationshipValues[index] = .toMany([])
         ids.remove(at: found)
         relationshipValues[index] = .toMany(ids)

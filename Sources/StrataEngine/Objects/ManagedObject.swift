@@ -66,6 +66,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         var isDeleted = false
         var isDirty = false
         var isInvalid = false
+        /// While the object is in its context's change set: the slots it may have changed
+        /// since it entered (see ``ChangeSet``).
+        var changedSlots: UInt64 = 0
     }
 
     /// Creates an object; contexts call this (``ObjectContext/insert(_:)`` and fetches), not you.
