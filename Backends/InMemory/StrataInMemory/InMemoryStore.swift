@@ -26,6 +26,10 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
     /// How many stored snapshots fetches have examined (evaluated or returned), in total: lets
     /// tests check that an indexed lookup reads a few rows, not the table.
     package let examinedSnapshotCount = Atomic<Int>(0)
+    /// How many stored rows saves have visited, in total: rows the unique checks read, and
+    /// index entries copied while keeping value indexes in step. Lets tests check that a save
+    /// costs what it changes, not the size of the tables it changes.
+    package let visitedRowCount = Atomic<Int>(0)
 
     init(url: StoreURL, model: Model, storage: InMemoryStorage, readOnly: Bool) {
         self.url = url
@@ -193,11 +197,11 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
                 }
             }
             runTable = nil
-            try checkUniqueConstraints(in: state, after: request, deleted: deleted)
+            readTable = nil // the tables change below: no second reference to their storage
+            try checkUniqueConstraints(in: &state, after: request, deleted: deleted)
 
             var versions: [ObjectID: Int64] = [:]
             versions.reserveCapacity(request.inserts.count + request.updates.count)
-            readTable = nil // the table is changed below: no second reference to its storage
             withTableRuns(of: request.deletes.indices, scope: { request.deletes[$0].objectID.scope }, in: &state) {
                 table, index in
                 table.remove(key: request.deletes[index].objectID.permanentKey)
@@ -211,6 +215,7 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
                 var end = start
                 while end < request.inserts.endIndex && request.inserts[end].objectID.scope == scope { end += 1 }
                 var table = state.tables.removeValue(forKey: entityName) ?? InMemoryTable()
+                let copiedBefore = table.copiedIndexEntries
                 table.reserveCapacity(end - start)
                 for index in start..<end {
                     var stored = request.inserts[index]
@@ -219,6 +224,7 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
                     let key = stored.objectID.permanentKey
                     table.insert(stored, key: key)
                 }
+                visitedRowCount.add(table.copiedIndexEntries - copiedBefore, ordering: .relaxed)
                 state.tables[entityName] = table
                 start = end
             }
@@ -250,7 +256,9 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
             while end < indices.upperBound && scope(end) == runScope { end += 1 }
             let entityName = runScope.entityName
             if var table = state.tables.removeValue(forKey: entityName) {
+                let copiedBefore = table.copiedIndexEntries
                 for index in start..<end { body(&table, index) }
+                visitedRowCount.add(table.copiedIndexEntries - copiedBefore, ordering: .relaxed)
                 state.tables[entityName] = table
             }
             start = end
@@ -259,9 +267,15 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
 
     /// Throws ``StrataError/Code/uniqueConstraint`` when the state `request` would leave has two
     /// objects with equal values for a unique constraint, one of them touched by the request.
-    private func checkUniqueConstraints(in state: InMemoryState, after request: SaveRequest, deleted: Set<ObjectID>)
-        throws
-    {
+    ///
+    /// Reads only the rows that share a touched object's value of the constraint's first
+    /// attribute, through that attribute's value index (built here the first time, kept in step
+    /// by every save after): O(touched objects + their matches), not O(objects of the entity).
+    /// When several objects clash, the one reported is the first touched object in ID order, with
+    /// a touched object before it or else the last untouched one in key order.
+    private func checkUniqueConstraints(
+        in state: inout InMemoryState, after request: SaveRequest, deleted: Set<ObjectID>
+    ) throws {
         var names: Set<String> = []
         var last = ""
         for index in request.inserts.indices where request.inserts[index].objectID.entityName != last {
@@ -280,25 +294,45 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
         for update in request.updates {
             touched[update.snapshot.objectID.entityName, default: [:]][update.snapshot.objectID] = update.snapshot
         }
+        var visited = 0
+        defer { visitedRowCount.add(visited, ordering: .relaxed) }
         for (entityName, changed) in touched {
             let entity = try model.requireEntity(entityName)
             guard !entity.uniqueConstraints.isEmpty else { continue }
-            let untouched = state.tables[entityName]?.orderedSnapshots() ?? []
-            let after =
-                untouched.lazy.filter { changed[$0.objectID] == nil && !deleted.contains($0.objectID) }
-                + changed.values.sorted { $0.objectID < $1.objectID }
-            for constraint in entity.uniqueConstraints {
-                let indexes = constraint.map { entity.attributeIndex(named: $0)! }
+            let constraints = entity.uniqueConstraints.map { constraint in
+                (names: constraint, positions: constraint.map { entity.attributeIndex(named: $0)! })
+            }
+            // The indexes live with the table, so a table the save creates starts with them.
+            var table = state.tables.removeValue(forKey: entityName) ?? InMemoryTable()
+            for constraint in constraints where !table.hasValueIndex(of: constraint.positions[0]) {
+                visited += table.count
+                table.buildValueIndex(of: constraint.positions[0])
+            }
+            state.tables[entityName] = table
+            let sorted = changed.values.sorted { $0.objectID < $1.objectID }
+            for constraint in constraints {
+                let positions = constraint.positions
                 var owners: [[Value]: ObjectID] = [:]
-                for snapshot in after {
-                    let key = indexes.map { snapshot.attributes[$0] }
+                for snapshot in sorted {
+                    let key = positions.map { snapshot.attributes[$0] }
                     if key.contains(where: \.isNull) { continue }
-                    if let other = owners[key], changed[snapshot.objectID] != nil || changed[other] != nil {
+                    var other = owners[key]
+                    if other == nil, let keys = table.valueIndexes[positions[0]]?.keys(holding: key[0]) {
+                        for candidate in keys.sorted(by: >) {
+                            visited += 1
+                            guard let row = table[candidate], changed[row.objectID] == nil,
+                                !deleted.contains(row.objectID), positions.map({ row.attributes[$0] }) == key
+                            else { continue }
+                            other = row.objectID
+                            break
+                        }
+                    }
+                    if let other {
                         throw StrataError(
                             .uniqueConstraint,
-                            "\(snapshot.objectID) and \(other) both have \(constraint.joined(separator: ", ")) = \(key.map(\.description).joined(separator: ", ")); '\(entity.name)' requires it to be unique",
+                            "\(snapshot.objectID) and \(other) both have \(constraint.names.joined(separator: ", ")) = \(key.map(\.description).joined(separator: ", ")); '\(entity.name)' requires it to be unique",
                             location: [
-                                "entity": entity.name, "key": constraint.joined(separator: ","),
+                                "entity": entity.name, "key": constraint.names.joined(separator: ","),
                                 "object": snapshot.objectID.uriRepresentation,
                             ])
                     }
