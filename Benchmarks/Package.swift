@@ -26,10 +26,17 @@ let package = Package(
         ),
         // Backends add one executable target each below, named <Backend>Benchmarks,
         // in Sources/<Backend>Benchmarks.
+        .target(
+            name: "RawSQLiteSupport",
+            dependencies: [.product(name: "StrataSQLite", package: root)],
+            path: "Sources/RawSQLiteSupport",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .executableTarget(
             name: "SQLiteBenchmarks",
             dependencies: [
                 "BenchmarkSupport",
+                "RawSQLiteSupport",
                 .product(name: "StrataSQLite", package: root),
                 .product(name: "StrataCore", package: root),
             ],
@@ -117,6 +124,7 @@ let package = Package(
         .executableTarget(
             name: "ObjectGraphBenchmarks",
             dependencies: [
+                "RawSQLiteSupport",
                 "BenchmarkSupport",
                 "MallocStats",
                 .product(name: "Strata", package: root),

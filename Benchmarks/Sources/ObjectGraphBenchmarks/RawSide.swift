@@ -1,26 +1,18 @@
 import BenchmarkSupport
 import CStrataSQLite
 import Foundation
+import RawSQLiteSupport
 
 /// The raw SQLite C API, written the way a careful programmer would: one connection, WAL,
 /// synchronous=NORMAL, statements prepared once and reused, one transaction per batch, and the
 /// lookups in one read transaction.
-final class RawSQLite {
-    let db: OpaquePointer
-    private var statements: [String: OpaquePointer] = [:]
+final class RawSQLite: RawSQLiteConnection {
     static let columns = "id, key, i1, i2, i3, d1, d2, d3, s1, s2, s3"
 
     /// Opens (creating) the database at `path`; `indexed` adds the scale mode's date column and
     /// indexes on i1, d1, s1 and the date.
     init(path: String, create: Bool = true, indexed: Bool = false) {
-        var handle: OpaquePointer?
-        guard
-            sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
-                == SQLITE_OK, let handle
-        else { fatalError("cannot open \(path)") }
-        db = handle
-        exec("PRAGMA journal_mode = WAL")
-        exec("PRAGMA synchronous = NORMAL")
+        super.init(path: path)
         guard create else { return }
         exec(
             "CREATE TABLE record (id INTEGER PRIMARY KEY, key INTEGER NOT NULL UNIQUE, i1 INTEGER, i2 INTEGER, "
@@ -28,46 +20,6 @@ final class RawSQLite {
         if indexed {
             for column in ["i1", "d1", "s1", "dt"] { exec("CREATE INDEX record_\(column) ON record (\(column))") }
         }
-    }
-
-    deinit {
-        for statement in statements.values { sqlite3_finalize(statement) }
-        sqlite3_close_v2(db)
-    }
-
-    func exec(_ sql: String) {
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
-            fatalError("\(sql): \(String(cString: sqlite3_errmsg(db)))")
-        }
-    }
-
-    func prepare(_ sql: String) -> OpaquePointer {
-        if let statement = statements[sql] { return statement }
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { fatalError(sql) }
-        statements[sql] = statement
-        return statement
-    }
-
-    func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String) {
-        var text = text
-        text.withUTF8 { buffer in
-            _ = buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                sqlite3_bind_text(statement, index, $0, Int32(buffer.count), cstrata_sqlite_transient())
-            }
-        }
-    }
-
-    func text(_ statement: OpaquePointer, _ index: Int32) -> String {
-        String(
-            decoding: UnsafeBufferPointer(
-                start: sqlite3_column_text(statement, index), count: Int(sqlite3_column_bytes(statement, index))),
-            as: UTF8.self)
-    }
-
-    func step(_ statement: OpaquePointer) {
-        guard sqlite3_step(statement) == SQLITE_DONE else { fatalError(String(cString: sqlite3_errmsg(db))) }
-        sqlite3_reset(statement)
     }
 
     /// The row at `statement` as a struct (columns in `columns` order).

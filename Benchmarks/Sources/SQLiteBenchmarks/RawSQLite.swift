@@ -1,6 +1,7 @@
 import BenchmarkSupport
 import CStrataSQLite
 import Foundation
+import RawSQLiteSupport
 
 /// A record read back by the raw path (the fields of `WorkloadRecord`).
 struct RawRecord {
@@ -13,64 +14,12 @@ struct RawRecord {
 /// The baseline: the workloads written directly against the SQLite C API, the way a careful
 /// programmer would: one connection, WAL, synchronous=NORMAL, prepared statements reused, one
 /// transaction per batch.
-final class RawSQLite {
-    let db: OpaquePointer
-    private var statements: [String: OpaquePointer] = [:]
-
-    init(path: String) {
-        var handle: OpaquePointer?
-        guard
-            sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
-                == SQLITE_OK, let handle
-        else {
-            fatalError("cannot open \(path)")
-        }
-        db = handle
-        exec("PRAGMA journal_mode = WAL")
-        exec("PRAGMA synchronous = NORMAL")
+final class RawSQLite: RawSQLiteConnection {
+    override init(path: String) {
+        super.init(path: path)
         exec(
             "CREATE TABLE record (id INTEGER PRIMARY KEY, i1 INTEGER, i2 INTEGER, i3 INTEGER, d1 REAL, d2 REAL, d3 REAL, s1 TEXT, s2 TEXT, s3 TEXT)"
         )
-    }
-
-    deinit {
-        for statement in statements.values { sqlite3_finalize(statement) }
-        sqlite3_close_v2(db)
-    }
-
-    func exec(_ sql: String) {
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
-            fatalError("\(sql): \(String(cString: sqlite3_errmsg(db)))")
-        }
-    }
-
-    func prepare(_ sql: String) -> OpaquePointer {
-        if let statement = statements[sql] { return statement }
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { fatalError(sql) }
-        statements[sql] = statement
-        return statement
-    }
-
-    func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String) {
-        var text = text
-        text.withUTF8 { buffer in
-            _ = buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                sqlite3_bind_text(statement, index, $0, Int32(buffer.count), cstrata_sqlite_transient())
-            }
-        }
-    }
-
-    func text(_ statement: OpaquePointer, _ index: Int32) -> String {
-        String(
-            decoding: UnsafeBufferPointer(
-                start: sqlite3_column_text(statement, index), count: Int(sqlite3_column_bytes(statement, index))),
-            as: UTF8.self)
-    }
-
-    func step(_ statement: OpaquePointer) {
-        guard sqlite3_step(statement) == SQLITE_DONE else { fatalError(String(cString: sqlite3_errmsg(db))) }
-        sqlite3_reset(statement)
     }
 
     func bindRecord(_ statement: OpaquePointer, _ r: WorkloadRecord, from first: Int32) {
