@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "StrataLMDB", targets: ["StrataLMDB"]),
         .library(name: "StrataMigrations", targets: ["StrataMigrations"]),
         .library(name: "StrataTransfer", targets: ["StrataTransfer"]),
+        .library(name: "StrataData", targets: ["StrataData"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
@@ -114,6 +115,13 @@ let package = Package(
                 "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML",
             ],
             path: "Sources/Strata",
+            swiftSettings: strictSettings
+        ),
+        // SwiftData's API on Linux, on any Strata backend (docs/StrataData.md).
+        .target(
+            name: "StrataData",
+            dependencies: ["Strata", "StrataEngine", "StrataCore"],
+            path: "Sources/StrataData",
             swiftSettings: strictSettings
         ),
         .target(
@@ -232,6 +240,12 @@ let package = Package(
             name: "StrataTests",
             dependencies: ["StrataTestSupport", "Strata"],
             path: "Tests/StrataTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataDataTests",
+            dependencies: ["StrataTestSupport", "StrataData"],
+            path: "Tests/StrataDataTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
