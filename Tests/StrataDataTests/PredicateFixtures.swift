@@ -16,6 +16,13 @@ final class PlaceFixture: Codable, Equatable, @unchecked Sendable {
         self.rating = rating
     }
     static func == (a: PlaceFixture, b: PlaceFixture) -> Bool { a === b }
+    /// Stands for `persistentModelID`: the naming's identifier step (place names are unique).
+    var identifier: PlaceIdentifier { PlaceIdentifier(name: name) }
+}
+
+/// Stands for `PersistentIdentifier`: the object-ID hook converts it.
+struct PlaceIdentifier: Codable, Hashable, Sendable {
+    var name: String
 }
 
 final class ItemFixture: Codable, Equatable, @unchecked Sendable {
@@ -98,8 +105,12 @@ final class FixtureStore {
     private var ids: [ObjectIdentifier: ObjectID] = [:]
     private var nextKey: Int64 = 1
 
-    init(trips: [TripFixture]) {
+    /// Places an identifier may name: those of `trips`, and `places`.
+    private let places: [PlaceFixture]
+
+    init(trips: [TripFixture], places: [PlaceFixture] = []) {
         self.trips = trips
+        self.places = places + trips.compactMap(\.place)
         for trip in trips {
             let tripID = id(of: trip, entity: "Trip")
             var placeID: ObjectID?
@@ -151,6 +162,8 @@ final class FixtureStore {
     /// The object-ID hook a model context would give.
     func objectID(_ value: Any) -> ObjectID? {
         switch value {
+        case let identifier as PlaceIdentifier:
+            return places.first { $0.name == identifier.name }.map { id(of: $0, entity: "Place") }
         case let place as PlaceFixture: return id(of: place, entity: "Place")
         case let item as ItemFixture: return id(of: item, entity: "Item")
         case let trip as TripFixture: return id(of: trip, entity: "Trip")
@@ -160,7 +173,9 @@ final class FixtureStore {
 
     /// `predicate` translated with the fixtures' naming and object IDs.
     func translate(_ predicate: Predicate<TripFixture>) throws -> ObjectPredicate {
-        try objectPredicate(predicate, naming: fixtureNaming, objectID: { self.objectID($0) })
+        try objectPredicate(
+            predicate, naming: fixtureNaming, isIdentifier: { $0 == \PlaceFixture.identifier },
+            objectID: { self.objectID($0) })
     }
 
     /// The trips (by name) that Strata's evaluator selects with the translation of `predicate`.

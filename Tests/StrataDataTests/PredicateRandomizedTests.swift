@@ -19,9 +19,9 @@ import Testing
     @Test(arguments: 0..<8)
     func translationSelectsWhatEvaluateSelects(run: Int) throws {
         var random = SeededGenerator(seed: 0x5EED_0000 + UInt64(run))
-        let store = FixtureStore(trips: (0..<24).map { _ in Self.trip(&random) })
+        let store = FixtureStore(trips: (0..<24).map { _ in Self.trip(&random) }, places: Self.places)
         for _ in 0..<60 {
-            let expression = Self.condition(depth: 3, &random)
+            let expression = Self.condition(depth: 3, &random, items: store.trips.flatMap(\.items))
             let predicate = Predicate<TripFixture> { trip in expression(trip) }
             let translated = try store.translate(predicate)
             let foundation = try store.foundationMatches(predicate)
@@ -56,22 +56,22 @@ import Testing
 
     // MARK: Random conditions
 
-    static func condition(depth: Int, _ random: inout SeededGenerator) -> (Trip) -> Condition {
-        guard depth > 0, Int.random(in: 0..<3, using: &random) > 0 else { return leaf(&random) }
-        let a = condition(depth: depth - 1, &random)
-        let b = condition(depth: depth - 1, &random)
+    static func condition(depth: Int, _ random: inout SeededGenerator, items: [ItemFixture]) -> (Trip) -> Condition {
+        guard depth > 0, Int.random(in: 0..<3, using: &random) > 0 else { return leaf(&random, items: items) }
+        let a = condition(depth: depth - 1, &random, items: items)
+        let b = condition(depth: depth - 1, &random, items: items)
         switch Int.random(in: 0..<5, using: &random) {
         case 0: return { and(a($0), b($0)) }
         case 1: return { or(a($0), b($0)) }
         case 2: return { not(a($0)) }
         case 3:
-            let c = condition(depth: depth - 1, &random)
+            let c = condition(depth: depth - 1, &random, items: items)
             return { choose(a($0), b($0), c($0)) }
         default: return { same(a($0), b($0)) }
         }
     }
 
-    static func leaf(_ random: inout SeededGenerator) -> (Trip) -> Condition {
+    static func leaf(_ random: inout SeededGenerator, items: [ItemFixture]) -> (Trip) -> Condition {
         let op =
             [.lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual].randomElement(using: &random)!
             as PredicateExpressions.ComparisonOperator
@@ -79,7 +79,9 @@ import Testing
         let equality = Int.random(in: 0..<3, using: &random)
         let number = Int.random(in: 0...10, using: &random)
         let place = places.randomElement(using: &random)!
-        switch Int.random(in: 0..<22, using: &random) {
+        let item = items.randomElement(using: &random) ?? ItemFixture(title: "", price: 0, packed: false)
+        let flag = Bool.random(using: &random)
+        switch Int.random(in: 0..<31, using: &random) {
         case 0: return { compare(key($0, \.days), number, op) }
         case 1: return { compare(key($0, \.budget), [0, 90, 800, 1_500.5, 3_000][number % 5], op) }
         case 2:
@@ -148,7 +150,74 @@ import Testing
             return { compare(key($0, \.start), Date(timeIntervalSinceReferenceDate: Double(number % 5) * 86_400), op) }
         case 19: return { compare(key($0, \.weight), Float(number % 4) / 2, op) }
         case 20: return { compare(key($0, \.cost), Decimal(number % 4) / 2, op) }
-        default: return { compare(key($0, \.small), Int16(number % 5 - 2), op) }
+        case 21: return { compare(key($0, \.small), Int16(number % 5 - 2), op) }
+        case 22:
+            return {
+                equal(
+                    PredicateExpressions.build_flatMap(key($0, \.place)) {
+                        PredicateExpressions.build_KeyPath(root: $0, keyPath: \.identifier)
+                    }, Optional(place.identifier), flag)
+            }
+        case 23: return { PredicateExpressions.build_contains(key($0, \.items), PredicateExpressions.build_Arg(item)) }
+        case 24:
+            let haystack = ["Bernese", "Oslo fjord", "", "Éze village"][number % 4]
+            return { PredicateExpressions.build_contains(PredicateExpressions.build_Arg(haystack), key($0, \.name)) }
+        case 25:
+            return {
+                PredicateExpressions.build_contains(key($0, \.items)) {
+                    PredicateExpressions.build_Disjunction(
+                        lhs: PredicateExpressions.build_Comparison(
+                            lhs: PredicateExpressions.build_KeyPath(root: $0, keyPath: \.price),
+                            rhs: PredicateExpressions.build_Arg(Double(number * 20)), op: op),
+                        rhs: PredicateExpressions.build_KeyPath(root: $0, keyPath: \.packed))
+                }
+            }
+        case 26:
+            return {
+                PredicateExpressions.build_contains(key($0, \.items)) {
+                    PredicateExpressions.build_Negation(PredicateExpressions.build_KeyPath(root: $0, keyPath: \.packed))
+                }
+            }
+        case 27:
+            return { trip in
+                PredicateExpressions.build_contains(key(trip, \.items)) {
+                    PredicateExpressions.build_Conjunction(
+                        lhs: PredicateExpressions.build_starts(
+                            PredicateExpressions.build_KeyPath(root: $0, keyPath: \.title),
+                            with: PredicateExpressions.build_Arg(name)),
+                        rhs: PredicateExpressions.build_Comparison(
+                            lhs: key(trip, \.days), rhs: PredicateExpressions.build_Arg(number), op: op))
+                }
+            }
+        case 28:
+            return {
+                PredicateExpressions.build_allSatisfy(key($0, \.items)) {
+                    PredicateExpressions.build_Conjunction(
+                        lhs: PredicateExpressions.build_Comparison(
+                            lhs: PredicateExpressions.build_KeyPath(root: $0, keyPath: \.price),
+                            rhs: PredicateExpressions.build_Arg(Double(number * 20)), op: op),
+                        rhs: PredicateExpressions.build_KeyPath(root: $0, keyPath: \.packed))
+                }
+            }
+        case 29:
+            return {
+                PredicateExpressions.build_NilCoalesce(
+                    lhs: optionalRating($0, above: number % 6, op), rhs: PredicateExpressions.build_Arg(flag))
+            }
+        default:
+            let target: Bool? = equality == 0 ? nil : flag
+            return { equal(optionalRating($0, above: number % 6, op), target, equality != 2) }
+        }
+    }
+
+    /// `$0.place.flatMap { $0.rating.flatMap { $0 op value } }`: nil without a place or rating.
+    static func optionalRating(_ trip: Trip, above value: Int, _ op: PredicateExpressions.ComparisonOperator)
+        -> some StandardPredicateExpression<Bool?>
+    {
+        PredicateExpressions.build_flatMap(key(trip, \.place)) {
+            PredicateExpressions.build_flatMap(PredicateExpressions.build_KeyPath(root: $0, keyPath: \.rating)) {
+                PredicateExpressions.build_Comparison(lhs: $0, rhs: PredicateExpressions.build_Arg(value), op: op)
+            }
         }
     }
 

@@ -118,6 +118,31 @@ import Testing
         #expect(try store.translate(#Predicate { $0.place!.name == "Paris" }) == (.key("place.name") == "Paris"))
     }
 
+    @Test func modelInstancesAndIdentifiersCompareByObjectID() throws {
+        let store = FixtureStore(trips: Self.trips())
+        let parisID = store.id(of: Self.paris, entity: "Place")
+        let identifier = Self.paris.identifier
+        #expect(
+            try expectSameMatches(#Predicate { $0.place?.identifier == identifier })
+                == .comparison(.init(.keyPath("place"), .equal, .objectID(parisID))))
+        try expectSameMatches(#Predicate { $0.place?.identifier != identifier })
+        let skis = Self.trips()[1].items[0]
+        let skisID = store.id(of: skis, entity: "Item")
+        #expect(
+            try store.translate(#Predicate { $0.items.contains(skis) })
+                == .comparison(.init(.keyPath("items"), .contains, .objectID(skisID))))
+    }
+
+    @Test func aConstantWithNoStrataValueIsATypedError() throws {
+        // An identifier the hook does not know converts to nothing.
+        let unknown = PlaceIdentifier(name: "Atlantis")
+        let store = FixtureStore(trips: Self.trips())
+        let error = try #require(
+            strataError { _ = try store.translate(#Predicate { $0.place?.identifier == unknown }) })
+        #expect(error.code == .invalidPredicate)
+        #expect(error.message.contains("Atlantis"))
+    }
+
     @Test func nilCoalescingSplitsOnNil() throws {
         try expectSameMatches(#Predicate { ($0.rating ?? 0) > 3 })
         try expectSameMatches(#Predicate { ($0.rating ?? 5) > 3 })
