@@ -108,8 +108,12 @@ final class FixtureStore {
     /// Places an identifier may name: those of `trips`, and `places`.
     private let places: [PlaceFixture]
 
-    init(trips: [TripFixture], places: [PlaceFixture] = []) {
+    /// Where new object IDs come from (by entity name); by default, a counter.
+    private let newID: ((String) -> ObjectID)?
+
+    init(trips: [TripFixture], places: [PlaceFixture] = [], newID: ((String) -> ObjectID)? = nil) {
         self.trips = trips
+        self.newID = newID
         self.places = places + trips.compactMap(\.place)
         for trip in trips {
             let tripID = id(of: trip, entity: "Trip")
@@ -153,7 +157,7 @@ final class FixtureStore {
     /// The object ID of a fixture object (a place, an item, a trip), made on first use.
     func id(of object: AnyObject, entity: String) -> ObjectID {
         if let id = ids[ObjectIdentifier(object)] { return id }
-        let id = ObjectID(entityName: entity, storeIdentifier: "S", primaryKey: nextKey)
+        let id = newID?(entity) ?? ObjectID(entityName: entity, storeIdentifier: "S", primaryKey: nextKey)
         nextKey += 1
         ids[ObjectIdentifier(object)] = id
         return id
@@ -184,6 +188,24 @@ final class FixtureStore {
         return try trips.filter { trip in
             try evaluator.evaluate(predicate, on: snapshots[id(of: trip, entity: "Trip")]!)
         }.map(\.name)
+    }
+
+    /// Every object's snapshot, as a store's first save inserts them.
+    var insertions: [Snapshot] {
+        snapshots.values.map { snapshot in
+            var inserted = snapshot
+            inserted.version = 0
+            return inserted
+        }
+    }
+
+    /// The trips (by name, sorted) that `store` fetches with `predicate`.
+    func storeMatches(_ predicate: ObjectPredicate, in store: any PersistentStore) throws -> [String] {
+        var names: [ObjectID: String] = [:]
+        for trip in trips { names[id(of: trip, entity: "Trip")] = trip.name }
+        let result = try store.fetch(FetchRequest(entityName: "Trip", predicate: predicate, resultType: .objectIDs))
+        guard case .objectIDs(let ids) = result else { return [] }
+        return ids.compactMap { names[$0] }.sorted()
     }
 
     /// The trips (by name) in the order Strata's evaluator sorts them by `sorts`.
