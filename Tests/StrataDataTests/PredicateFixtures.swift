@@ -54,6 +54,8 @@ final class TripFixture: @unchecked Sendable {
     var isArchived: Bool?
     var place: PlaceFixture?
     var items: [ItemFixture] = []
+    /// An optional to-many, as SwiftData models often declare them: the same relationship.
+    var extras: [ItemFixture]? { items }
     /// Not stored: the naming gives no name for it.
     var label: String { name.uppercased() }
 }
@@ -65,6 +67,7 @@ nonisolated(unsafe) let fixtureNames: [AnyKeyPath: String] = [
     \TripFixture.note: "note", \TripFixture.code: "code", \TripFixture.link: "link", \TripFixture.blob: "blob",
     \TripFixture.cost: "cost", \TripFixture.weight: "weight", \TripFixture.small: "small",
     \TripFixture.isArchived: "isArchived", \TripFixture.place: "place", \TripFixture.items: "items",
+    \TripFixture.extras: "items",
     \PlaceFixture.name: "name", \PlaceFixture.rating: "rating",
     \ItemFixture.title: "title", \ItemFixture.price: "price", \ItemFixture.packed: "packed",
 ]

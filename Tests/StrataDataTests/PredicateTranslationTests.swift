@@ -190,6 +190,13 @@ import Testing
         try expectSameMatches(#Predicate { $0.items.allSatisfy { $0.price > 100 && $0.packed } })
     }
 
+    @Test func optionalToManyRelationshipsAreNeverNil() throws {
+        #expect(try expectSameMatches(#Predicate { ($0.extras?.count ?? 0) > 1 }) == (.key("items").count > 1))
+        try expectSameMatches(#Predicate { $0.extras?.isEmpty ?? true })
+        try expectSameMatches(#Predicate { $0.extras?.contains { $0.price > 100 } ?? false })
+        try expectSameMatches(#Predicate { $0.extras?.allSatisfy { $0.packed } == true })
+    }
+
     @Test func untranslatableExpressionsAreTypedErrorsNamingThem() throws {
         let store = FixtureStore(trips: Self.trips())
         let arithmetic = #Predicate<TripFixture> { $0.days * 2 > 10 }

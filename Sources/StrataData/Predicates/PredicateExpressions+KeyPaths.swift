@@ -30,12 +30,16 @@ private protocol CollectionProperty {
     /// `count` or `isEmpty` of the collection at `path`, or nil when `step` is neither (or Strata
     /// has no counterpart).
     static func term(for step: AnyKeyPath, at path: [String]) -> PredicateTerm?
+    /// Whether the type is a to-many relationship's.
+    static var isToManyRelationship: Bool { get }
 }
 
 extension Array: CollectionProperty {
+    /// Only arrays of objects are relationships; other arrays are attributes stored as JSON.
+    fileprivate static var isToManyRelationship: Bool { Element.self is AnyObject.Type }
+
     fileprivate static func term(for step: AnyKeyPath, at path: [String]) -> PredicateTerm? {
-        // Only arrays of objects are relationships; other arrays are attributes stored as JSON.
-        guard Element.self is AnyObject.Type, !path.isEmpty else { return nil }
+        guard isToManyRelationship, !path.isEmpty else { return nil }
         if step == \Self.count as AnyKeyPath { return .count(path) }
         if step == \Self.isEmpty as AnyKeyPath {
             return .predicate(.comparison(.init(.count(PropertyPath(path)), .equal, .constant(.integer(0)))))
@@ -45,6 +49,8 @@ extension Array: CollectionProperty {
 }
 
 extension String: CollectionProperty {
+    fileprivate static var isToManyRelationship: Bool { false }
+
     fileprivate static func term(for step: AnyKeyPath, at path: [String]) -> PredicateTerm? {
         guard step == \String.isEmpty as AnyKeyPath, !path.isEmpty else { return nil }
         return .predicate(.comparison(.init(.keyPath(PropertyPath(path)), .equal, .constant(.string("")))))
@@ -53,17 +59,21 @@ extension String: CollectionProperty {
 
 extension PredicateExpressions.OptionalFlatMap: StrataTranslatableExpression {
     /// Optional chaining (`$0.trip?.name`, which `#Predicate` writes as `flatMap`): the key path
-    /// continues, and a nil relationship on the way reads as nil, as Strata's key paths do.
+    /// continues, and a nil relationship on the way reads as nil, as Strata's key paths do. An
+    /// optional to-many relationship (`[Item]?`) is never nil in Strata, only empty.
     func strataTerm(in translator: PredicateTranslator) throws -> PredicateTerm {
         guard case .path(let path) = try translator.term(wrapped), !path.isEmpty else {
             throw PredicateTranslator.untranslatable(self, "only a stored optional can be unwrapped")
         }
+        let isToMany = (Wrapped.self as? any CollectionProperty.Type)?.isToManyRelationship ?? false
         translator.bind(variable, to: path)
         switch try translator.term(transform) {
         case .path(let continued):
             return .path(continued)
+        case .count(let counted) where isToMany:
+            return .count(counted)
         case .predicate(let condition):
-            return .optionalPredicate(guardPath: path, condition)
+            return .optionalPredicate(guardPath: isToMany ? [] : path, condition)
         case .optionalPredicate(let guardPath, let condition) where guardPath.starts(with: path):
             return .optionalPredicate(guardPath: guardPath, condition)
         case let other:
@@ -82,16 +92,18 @@ extension PredicateExpressions.NilCoalesce: StrataTranslatableExpression {
             // `nil ?? $0.x` is `$0.x`; a non-nil constant is itself.
             if let optional = constant as? RHS.Output?, optional == nil { return fallback }
             return .constant(constant)
+        case .count:
+            // A to-many relationship's count is never nil.
+            return value
         case .optionalPredicate(let guardPath, let condition):
             guard case .constant(let constant) = fallback, let bool = constant as? Bool else {
                 throw PredicateTranslator.untranslatable(
                     self, "an optional condition can only fall back to true or false")
             }
-            let isNil = ObjectPredicate.comparison(
-                .init(.keyPath(PropertyPath(guardPath)), .equal, .constant(.null)))
+            let isNil = PredicateTranslator.isNil(guardPath)
             return .predicate(
                 .simplifiedOr([
-                    .simplifiedAnd([.not(isNil), condition]),
+                    .simplifiedAnd([.simplifiedNot(isNil), condition]),
                     .simplifiedAnd([isNil, bool ? .alwaysTrue : .alwaysFalse]),
                 ]))
         default:

@@ -57,7 +57,7 @@ extension PredicateTranslator {
         }
         let whenSet = try comparison(value, op, other, options: options, constantTest: constantTest, in: expression)
         let whenNil = try comparison(fallback, op, other, options: options, constantTest: constantTest, in: expression)
-        return .simplifiedOr([.simplifiedAnd([.not(isNil), whenSet]), .simplifiedAnd([isNil, whenNil])])
+        return .simplifiedOr([.simplifiedAnd([.simplifiedNot(isNil), whenSet]), .simplifiedAnd([isNil, whenNil])])
     }
 
     /// `lhs == rhs` or `lhs != rhs` where at least one side is a condition.
@@ -83,24 +83,30 @@ extension PredicateTranslator {
         _ guardPath: [String], _ inner: ObjectPredicate, _ op: ObjectPredicate.Operator, _ rhs: PredicateTerm,
         in expression: some PredicateExpression
     ) throws -> ObjectPredicate {
-        let isNil = ObjectPredicate.comparison(.init(.keyPath(PropertyPath(guardPath)), .equal, .constant(.null)))
+        let isNil = Self.isNil(guardPath)
         guard case .constant(let value) = rhs else {
             throw Self.untranslatable(expression, "an optional condition compares only with true, false or nil")
         }
         let equal: ObjectPredicate
         switch value {
         case let bool as Bool:
-            equal = .simplifiedAnd([.not(isNil), bool ? inner : .simplifiedNot(inner)])
+            equal = .simplifiedAnd([.simplifiedNot(isNil), bool ? inner : .simplifiedNot(inner)])
         case let optional as Bool?:
             guard let bool = optional else {
                 equal = isNil
                 break
             }
-            equal = .simplifiedAnd([.not(isNil), bool ? inner : .simplifiedNot(inner)])
+            equal = .simplifiedAnd([.simplifiedNot(isNil), bool ? inner : .simplifiedNot(inner)])
         default:
             throw Self.untranslatable(expression, "an optional condition compares only with true, false or nil")
         }
         return op == .equal ? equal : .simplifiedNot(equal)
+    }
+
+    /// Whether an optional condition is nil: its guard path is nil (never, without a guard path).
+    static func isNil(_ guardPath: [String]) -> ObjectPredicate {
+        guard !guardPath.isEmpty else { return .alwaysFalse }
+        return .comparison(.init(.keyPath(PropertyPath(guardPath)), .equal, .constant(.null)))
     }
 
     /// `a == b` for conditions: both true or both false.
