@@ -99,6 +99,15 @@ import Testing
         #expect(try expectSameMatches(#Predicate { $0.rating != nil }) == (.key("rating") != nil))
     }
 
+    @Test func notANumberComparesAsInSwift() throws {
+        let notANumber = Double.nan
+        try expectSameMatches(#Predicate { $0.budget > notANumber })
+        try expectSameMatches(#Predicate { $0.budget <= notANumber })
+        try expectSameMatches(#Predicate { $0.budget == notANumber })
+        try expectSameMatches(#Predicate { $0.budget != notANumber })
+        try expectSameMatches(#Predicate { ($0.rating ?? notANumber) < 3 })
+    }
+
     @Test func constantSubexpressionsAreEvaluatedOnce() throws {
         let base = 2
         #expect(try expectSameMatches(#Predicate { $0.days > base * 2 + 1 }) == (.key("days") > 5))
