@@ -16,7 +16,9 @@ indirect enum PredicateTerm {
     case constant(Any)
     /// `value ?? fallback`: `value` where it is not nil, `fallback` where it is.
     case coalesced(PredicateTerm, fallback: PredicateTerm)
-    /// An optional condition, nil where `guardPath` is nil (`$0.trip.flatMap { $0.days > 3 }`).
+    /// An optional condition, nil where `guardPath` is nil (`$0.trip.flatMap { $0.days > 3 }`);
+    /// never nil with an empty `guardPath` (through an optional to-many, which Strata keeps empty,
+    /// not nil).
     case optionalPredicate(guardPath: [String], ObjectPredicate)
 }
 

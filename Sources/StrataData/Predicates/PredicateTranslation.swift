@@ -10,6 +10,16 @@ import StrataCore
 ///     it compares with the object IDs `objectID` gives for identifiers.
 ///   - objectID: The object ID of a model instance or identifier captured by the predicate
 ///     (`$0.trip == trip`), or nil when the value is neither.
+/// A model context passes what `@Model` records of each model of its schema:
+///
+/// ```swift
+/// let names = Dictionary(uniqueKeysWithValues: models.flatMap { $0.schemaMetadata.map { ($0.keypath, $0.name) } })
+/// let translated = try objectPredicate(
+///     predicate, naming: { names[$0] },
+///     isIdentifier: { type(of: $0).valueType == PersistentIdentifier.self },
+///     objectID: { ($0 as? PersistentIdentifier)?.objectID ?? ($0 as? any PersistentModel)?.persistentModelID.objectID })
+/// ```
+///
 /// - Throws: ``StrataError/Code/invalidPredicate`` naming the expression (`location["expression"]`)
 ///   and the whole predicate (`location["predicate"]`) when part of it has no Strata counterpart:
 ///   arithmetic on stored values, `filter`, casts, string functions other than `contains`,
