@@ -17,7 +17,9 @@ import StrataCore
 /// let translated = try objectPredicate(
 ///     predicate, naming: { names[$0] },
 ///     isIdentifier: { type(of: $0).valueType == PersistentIdentifier.self },
-///     objectID: { ($0 as? PersistentIdentifier)?.objectID ?? ($0 as? any PersistentModel)?.persistentModelID.objectID })
+///     objectID: {
+///         ($0 as? PersistentIdentifier)?.objectID ?? ($0 as? any PersistentModel)?.persistentModelID.objectID
+///     })
 /// ```
 ///
 /// - Throws: ``StrataError/Code/invalidPredicate`` naming the expression (`location["expression"]`)
