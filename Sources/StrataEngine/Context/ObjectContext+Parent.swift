@@ -36,7 +36,9 @@ extension ObjectContext {
     // MARK: Saving into the parent
 
     /// A child's save: hands the changes to the parent in one step, then marks them saved here.
-    func pushToParent(_ live: [ManagedObject]) throws -> SavedChanges {
+    /// `generation` is the coordinator's write generation at which this save's validation (its
+    /// unique check included) began.
+    func pushToParent(_ live: [ManagedObject], checkedAt generation: UInt64) throws -> SavedChanges {
         guard let parent else { preconditionFailure("\(debugName) has no parent") }
         let inserted = live.filter { $0.state.isInserted }
         let updated = live.filter { !$0.state.isInserted }
@@ -50,7 +52,8 @@ extension ObjectContext {
             inserted: Set(inserts.map(\.objectID)), updated: Set(updates.map(\.objectID)), deleted: Set(deletes))
         do {
             try parent.performAndWait {
-                try parent.absorb(inserts: inserts, updates: updates, deletes: deletes, readStates: readStates)
+                try parent.absorb(
+                    inserts: inserts, updates: updates, deletes: deletes, readStates: readStates, checkedAt: generation)
                 parent.announceToChildren(saved, from: self)
             }
         } catch var error as StrataError where error.code == .conflict {
@@ -92,12 +95,19 @@ extension ObjectContext {
     /// state here differs from it (this context, or a sibling's save, changed it meanwhile) or
     /// that no longer exists here (deleted here, or gone from the store) is in conflict.
     ///
+    /// When this context had nothing pending, it keeps the push as a ``CheckedPush``: the child
+    /// checked the unique constraints of these changes at write generation `generation`, and
+    /// this context's next save need not check them again while nothing changed since.
+    ///
     /// - Throws: ``StrataError/Code/conflict`` listing every object in conflict with this
     ///   context's current state as the stored snapshot (`nil` when deleted); nothing changes.
-    private func absorb(inserts: [Snapshot], updates: [Snapshot], deletes: [ObjectID], readStates: [ObjectID: Snapshot])
-        throws
-    {
+    private func absorb(
+        inserts: [Snapshot], updates: [Snapshot], deletes: [ObjectID], readStates: [ObjectID: Snapshot],
+        checkedAt generation: UInt64
+    ) throws {
         checkConfinement()
+        let hadNothingPending = changed.isEmpty
+        checkedPush = nil
         var targets: [ObjectID: ManagedObject] = [:]
         var conflicts: [SaveConflict] = []
         var loads: [Snapshot] = []
@@ -182,6 +192,11 @@ extension ObjectContext {
                 object.state.isDeleted = true
             }
             noteDeleted(id)
+        }
+        if hadNothingPending {
+            checkedPush = CheckedPush(
+                generation: generation, inserts: inserts, updates: updates, deletes: deletes,
+                memberCount: changed.count)
         }
     }
 

@@ -133,11 +133,17 @@ extension ObjectContext {
 
     /// One attempt: delete rules, validation, then the write (or the push into the parent).
     private func saveOnce() throws -> SavedChanges {
+        // Taken before anything can change: a later round (after a conflict) checks in full.
+        let push = checkedPush
+        checkedPush = nil
         try applyDeleteRules()
         let live = changed.values.filter {
             !vanished.contains($0.objectID) && !$0.state.isDeleted && ($0.state.isInserted || $0.hasChangedValues)
         }
-        let failures = try validationFailures(of: live).sorted {
+        // Read before the check asks the stores anything: a save that ends after this moves it on.
+        let generation = coordinator.writeGeneration
+        let checked = push?.stillHolds(for: changed, generation: generation) ?? false
+        let failures = try validationFailures(of: live, checkingUniqueness: !checked).sorted {
             ($0.objectID, $0.property ?? "") < ($1.objectID, $1.property ?? "")
         }
         if !failures.isEmpty {
@@ -145,7 +151,7 @@ extension ObjectContext {
                 .validationFailed, "\(failures.count) validation failure(s); nothing was saved",
                 validationFailures: failures)
         }
-        return try parent == nil ? write(live) : pushToParent(live)
+        return try parent == nil ? write(live) : pushToParent(live, checkedAt: generation)
     }
 
     /// Runs the delete rules of every deleted object until nothing more changes.

@@ -4,8 +4,11 @@ extension ObjectContext {
     /// Every rule violation of the objects about to be saved: required values, ranges, lengths,
     /// patterns, relationship counts and unique constraints (within the context and against the
     /// store). Complexity: O(objects × properties), plus for each unique constraint one store
-    /// query per ``uniqueCheckBatchSize`` new or changed values.
-    func validationFailures(of objects: [ManagedObject]) throws -> [ValidationFailure] {
+    /// query per ``uniqueCheckBatchSize`` new or changed values. `checkingUniqueness: false`
+    /// leaves the unique constraints out (a child checked them already; see ``CheckedPush``).
+    func validationFailures(of objects: [ManagedObject], checkingUniqueness: Bool = true) throws
+        -> [ValidationFailure]
+    {
         var failures: [ValidationFailure] = []
         var ruled = RuledProperties(entity: nil)
         for object in objects {
@@ -28,7 +31,7 @@ extension ObjectContext {
                     ofTargetCount: targets.count, for: relationship, objectID: object.objectID)
             }
         }
-        if objects.contains(where: { !$0.entity.uniqueConstraints.isEmpty }) {
+        if checkingUniqueness, objects.contains(where: { !$0.entity.uniqueConstraints.isEmpty }) {
             failures += try uniqueConstraintFailures(of: objects.filter { !$0.entity.uniqueConstraints.isEmpty })
         }
         return failures
