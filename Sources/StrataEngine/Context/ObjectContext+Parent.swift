@@ -62,16 +62,25 @@ extension ObjectContext {
         }
         // Success: from here on nothing can fail, and nothing will be put back.
         journal?.forgetChangedBefore()
-        for object in live {
-            object.apply(object.currentSnapshot())
-            if object.state.isInserted { registerSaved(object) }
+        // When every member of the change set was pushed (the usual case), the set is emptied
+        // at once at the end instead of losing its members one by one.
+        let emptiesChangeSet = live.count + deleted.count == changed.count
+        // Each object's saved state is the snapshot it pushed (no second copy of it).
+        for (object, snapshot) in zip(inserted, inserts) {
+            object.apply(snapshot)
+            registerSaved(object)
             object.state.isInserted = false
-            changed.removeValue(forKey: object.objectID)
+            if !emptiesChangeSet { changed.removeValue(forKey: object.objectID) }
+        }
+        for (object, snapshot) in zip(updated, updates) {
+            object.apply(snapshot)
+            if !emptiesChangeSet { changed.removeValue(forKey: object.objectID) }
         }
         for object in deleted {
-            unregister(object)
+            unregister(object, inChangeSet: !emptiesChangeSet)
             object.state.isInvalid = true
         }
+        if emptiesChangeSet { changed.removeAll() }
         settleUnchangedObjects()
         return SavedChanges(changes: saved, objects: ChangedObjects(inserted: inserted, updated: updated))
     }
@@ -143,13 +152,21 @@ extension ObjectContext {
                 "\(conflicts.count) object(s) changed in \(debugName) since its child read them; nothing was saved",
                 conflicts: conflicts)
         }
+        // Pushes are runs of one entity: its entity is looked up once per scope of IDs, not by
+        // name for every object.
+        var lastEntity: (scope: ObjectID.Scope, entity: Entity)?
+        func entity(of id: ObjectID) throws -> Entity {
+            if let lastEntity, lastEntity.scope == id.scope { return lastEntity.entity }
+            let entity = try model.requireEntity(id.entityName)
+            lastEntity = (id.scope, entity)
+            return entity
+        }
         for snapshot in loads {
             let object: ManagedObject
             if let registered = registeredObject(for: snapshot.objectID) {
                 object = registered
             } else {
-                object = makeObject(
-                    entity: try model.requireEntity(snapshot.objectID.entityName), id: snapshot.objectID)
+                object = makeObject(entity: try entity(of: snapshot.objectID), id: snapshot.objectID)
                 register(object)
             }
             object.apply(snapshot)
@@ -160,10 +177,10 @@ extension ObjectContext {
             if let existing = registeredObject(for: snapshot.objectID) {
                 object = existing
             } else {
-                object = makeObject(
-                    entity: try model.requireEntity(snapshot.objectID.entityName), id: snapshot.objectID)
+                // As for an object inserted here, the change set holds it until its save (which
+                // registers it), and lookups by ID look there too.
+                object = makeObject(entity: try entity(of: snapshot.objectID), id: snapshot.objectID)
                 object.state.isInserted = true
-                register(object)
                 noteInserted(object.objectID)
             }
             willChange(object)
