@@ -41,13 +41,14 @@ extension ObjectContext {
                 pending.updated.append(object)
             }
         }
+        let willSaveSets = ObjectSets(
+            inserted: Set(pending.inserted), updated: Set(pending.updated), deleted: Set(pending.deleted))
         post(
             ObjectContext.willSaveNotification,
             ContextChanges(
                 inserted: Set(pending.inserted.map(\.objectID)), updated: Set(pending.updated.map(\.objectID)),
                 deleted: Set(pending.deleted.map(\.objectID))),
-            sets: ObjectSets(
-                inserted: Set(pending.inserted), updated: Set(pending.updated), deleted: Set(pending.deleted)))
+            sets: willSaveSets)
         // While the journal exists, every change must reach it (see ``ManagedObject/set(_:for:)``).
         try SaveActivity.counting {
             journal = Journal(changedBefore: changed)
@@ -60,11 +61,19 @@ extension ObjectContext {
             let saved = try saveResolvingConflicts(&resolved)
             removeVanishedObjects()
             pendingChanges = ContextChanges()
+            /// `objects` as a set: `made`, the will-save set of `before`, when they are the same
+            /// objects in the same order (the usual case), which costs no hashing.
+            func asSet(_ objects: [ManagedObject], reusing made: Set<ManagedObject>, of before: [ManagedObject])
+                -> Set<ManagedObject>
+            {
+                objects.count == before.count && zip(objects, before).allSatisfy { $0 === $1 } ? made : Set(objects)
+            }
             post(
                 ObjectContext.didSaveNotification, saved.changes,
                 sets: ObjectSets(
-                    inserted: Set(saved.objects.inserted), updated: Set(saved.objects.updated),
-                    deleted: Set(saved.objects.deleted)),
+                    inserted: asSet(saved.objects.inserted, reusing: willSaveSets.inserted, of: pending.inserted),
+                    updated: asSet(saved.objects.updated, reusing: willSaveSets.updated, of: pending.updated),
+                    deleted: asSet(saved.objects.deleted, reusing: willSaveSets.deleted, of: pending.deleted)),
                 resolvedConflicts: resolved.values.sorted { $0.objectID < $1.objectID })
         }
     }
