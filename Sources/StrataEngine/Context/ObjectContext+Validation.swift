@@ -71,7 +71,10 @@ extension ObjectContext {
                     {
                         continue
                     }
-                    if let other = seen[key] {
+                    if seen.isEmpty { seen.reserveCapacity(group.count) }
+                    // One hash of the key for the usual new value (a lookup and an insertion in one).
+                    if let other = seen.updateValue(object, forKey: key) {
+                        seen[key] = other
                         failures.append(
                             ValidationFailure(
                                 objectID: object.objectID, property: property,
@@ -80,8 +83,6 @@ extension ObjectContext {
                             ))
                         continue
                     }
-                    if seen.isEmpty { seen.reserveCapacity(group.count) }
-                    seen[key] = object
                     checked.append((key, object))
                 }
                 // The store's holder of each value, first found, unless it is the object itself or
@@ -91,9 +92,10 @@ extension ObjectContext {
                 for start in stride(from: 0, to: checked.count, by: batchSize) {
                     let batch = checked[start..<min(start + batchSize, checked.count)]
                     let holders = try coordinator.fetch(
-                        FetchRequest(
-                            entityName: entityName,
-                            predicate: Self.holderPredicate(constraint, keys: batch.map(\.key))
+                        holderRequest(
+                            FetchRequest(
+                                entityName: entityName,
+                                predicate: Self.holderPredicate(constraint, keys: batch.map(\.key)))
                         )
                     ).snapshots()
                     func isFreed(_ holder: ObjectID, from key: ConstraintKey) -> Bool {
@@ -139,6 +141,16 @@ extension ObjectContext {
             }
         }
         return failures
+    }
+
+    /// `request`, a fetch of holders of constrained values, marked as checked against the model:
+    /// its predicate compares the entity's own constrained attributes with values its objects
+    /// hold (which fit the attributes' types), so the model's check of every value of the list
+    /// would pass. Debug builds make that check.
+    private func holderRequest(_ request: FetchRequest) -> FetchRequest {
+        assert(
+            (try? request.validated(for: model)) != nil, "the unique check built an invalid request: \(request)")
+        return request.markedValidated(for: model)
     }
 
     /// How many constrained values one store fetch of the unique-constraint check asks about
