@@ -79,6 +79,9 @@ public final class ObjectContext: @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     var journal: Journal?
+    /// A child's push whose unique check this context's next save may take as its own (see
+    /// ``CheckedPush``); consumed by that save.
+    var checkedPush: CheckedPush?
     /// The route of the last scope whose snapshot the context looked up (see ``sourceSnapshot(for:)``).
     #if !DEBUG
         @exclusivity(unchecked)
