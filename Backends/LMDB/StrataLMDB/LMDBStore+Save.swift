@@ -34,8 +34,8 @@ extension LMDBStore {
         var conflicts: [SaveConflict] = []
         let keepsUpdates = plan.updateLayouts.contains { !$0.secondaries.isEmpty }
         let keepsDeletes = plan.deleteLayouts.contains { !$0.secondaries.isEmpty }
-        var oldUpdates: [Snapshot?] = []
-        var oldDeletes: [Snapshot?] = []
+        var oldUpdates: [IndexedValues?] = []
+        var oldDeletes: [IndexedValues?] = []
         if keepsUpdates { oldUpdates.reserveCapacity(request.updates.count) }
         if keepsDeletes { oldDeletes.reserveCapacity(request.deletes.count) }
         for (i, update) in request.updates.enumerated() {
@@ -65,13 +65,14 @@ extension LMDBStore {
         // 2. Old secondary entries of updated and deleted objects (from the snapshots read in
         // step 1); deleted records.
         for (i, old) in oldUpdates.enumerated() where !plan.updateLayouts[i].secondaries.isEmpty {
-            try removeSecondaries(of: old!, plan.updateLayouts[i], txn, &keyWriter)
+            let pk = request.updates[i].snapshot.objectID.primaryKey!
+            try removeSecondaries(of: pk, old!, plan.updateLayouts[i], txn, &keyWriter)
         }
         for (i, delete) in request.deletes.enumerated() {
             let layout = plan.deleteLayouts[i]
             let pk = delete.objectID.primaryKey!
             if !layout.secondaries.isEmpty {
-                try removeSecondaries(of: oldDeletes[i]!, layout, txn, &keyWriter)
+                try removeSecondaries(of: pk, oldDeletes[i]!, layout, txn, &keyWriter)
             }
             try PrimaryKey.withKey(pk) { key in _ = try txn.delete(layout.records, key: key) }
         }
@@ -151,12 +152,13 @@ extension LMDBStore {
     }
 
     /// Reads the record of object `pk` once: appends a conflict to `conflicts` when its stored
-    /// version is not `expected` (or it is gone); otherwise returns its stored snapshot when
-    /// `layout` has secondary databases (whose old entries the save removes), else `nil`.
+    /// version is not `expected` (or it is gone); otherwise returns the stored values its
+    /// secondary entries are keyed by when `layout` has secondary databases (whose old entries
+    /// the save removes), else `nil`.
     private func check(
         _ pk: Int64, expected: Int64, _ layout: EntityLayout, _ txn: LMDBTransaction,
         _ conflicts: inout [SaveConflict]
-    ) throws -> Snapshot? {
+    ) throws -> IndexedValues? {
         guard let bytes = try record(pk, layout, txn) else {
             conflicts.append(
                 SaveConflict(objectID: layout.objectID(pk), expectedVersion: expected, storedSnapshot: nil))
@@ -171,7 +173,12 @@ extension LMDBStore {
                 ))
             return nil
         }
-        return layout.secondaries.isEmpty ? nil : try decode(bytes, pk, layout)
+        guard !layout.secondaries.isEmpty else { return nil }
+        do {
+            return try RecordCodec.indexedValues(of: bytes, layout: layout)
+        } catch let corruption as RecordCorruption {
+            throw corrupt(corruption, pk, layout)
+        }
     }
 
     /// The stored record of `pk` read by a save, counted in ``recordReadsInSaves``.
@@ -196,20 +203,21 @@ extension LMDBStore {
         return PrimaryKey.decode(entry.key) ?? Int64.max
     }
 
+    /// Removes the secondary entries of object `pk`, keyed by its stored values `old`.
     private func removeSecondaries(
-        of snapshot: Snapshot, _ layout: EntityLayout, _ txn: LMDBTransaction, _ keyWriter: inout ByteWriter
+        of pk: Int64, _ old: IndexedValues, _ layout: EntityLayout, _ txn: LMDBTransaction,
+        _ keyWriter: inout ByteWriter
     ) throws {
-        let pk = snapshot.objectID.primaryKey!
         try PrimaryKey.withKey(pk) { pkBytes in
             for secondary in layout.secondaries {
                 if case .toOne(let position) = secondary.kind {
-                    guard case .toOne(let target?) = snapshot.relationships[position], let targetKey = target.primaryKey
+                    guard case .toOne(let target?) = old.relationships[position], let targetKey = target.primaryKey
                     else { continue }
                     try PrimaryKey.withKey(targetKey) { key in
                         _ = try txn.delete(secondary.dbi, key: key, value: pkBytes)
                     }
                 } else {
-                    IndexKey.encode(snapshot.attributes, positions: secondary.attributes, into: &keyWriter)
+                    IndexKey.encode(old.attributes, positions: secondary.attributes, into: &keyWriter)
                     try keyWriter.bytes.withUnsafeBytes { key in
                         _ = try txn.delete(secondary.dbi, key: key, value: pkBytes)
                     }
