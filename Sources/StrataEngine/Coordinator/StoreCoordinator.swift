@@ -226,6 +226,25 @@ public final class StoreCoordinator: Sendable {
         return try snapshot(for: id, via: route)
     }
 
+    /// The snapshot to fill a child context's fault of `id` with, which a fetch begun at row
+    /// cache epoch `epoch` left it (`kept`, its parent's answer from the stores): see
+    /// ``RowCache/snapshotToFill(_:kept:epoch:throughParent:)``. `nil` when the row cache cannot
+    /// vouch for it, or the store serves snapshots from memory (no epochs then): the child asks
+    /// its parent.
+    func keptSnapshotForChild(of id: ObjectID, kept: Snapshot, epoch: UInt64, lastRoute: inout ScopeRoute?) throws
+        -> Snapshot?
+    {
+        let route: Route
+        if let lastRoute, lastRoute.scope == id.scope, lastRoute.route.isCurrent {
+            route = lastRoute.route
+        } else {
+            route = try self.route(for: id)
+            lastRoute = ScopeRoute(scope: id.scope, route: route)
+        }
+        guard route.serving == nil else { return nil }
+        return rowCache.snapshotToFill(id, kept: kept, epoch: epoch, throughParent: true)
+    }
+
     private func snapshot(for id: ObjectID, via route: Route) throws -> Snapshot? {
         if let serving = route.serving { return try serving.snapshot(for: id) }
         if let cached = rowCache.snapshot(for: id) { return cached }
