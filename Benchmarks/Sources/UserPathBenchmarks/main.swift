@@ -6,9 +6,12 @@ import BenchmarkSupport
 import Foundation
 import Strata
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: UserPathBenchmarks [runs] [count]"
-guard arguments.allSatisfy({ Int($0) != nil }) else {
+// The `stack` mode (StackWorkloads.swift) runs ObjectGraphBenchmarks' lookups by key and delete
+// in a three-tier stack instead: `UserPathBenchmarks stack [runs] [count] [lookups]`.
+let stackMode = CommandLine.arguments.dropFirst().first == "stack"
+let arguments = Array(CommandLine.arguments.dropFirst(stackMode ? 2 : 1))
+let usage = "usage: UserPathBenchmarks [runs] [count] | UserPathBenchmarks stack [runs] [count] [lookups]"
+guard arguments.allSatisfy({ Int($0) != nil }), arguments.count <= (stackMode ? 3 : 2) else {
     print(usage)
     exit(2)
 }
@@ -210,6 +213,11 @@ var namedTimes = [[Double]](repeating: [], count: workloads.count)
     times[3].append(milliseconds { byKey(coordinator) })
     times[4].append(milliseconds { update(coordinator) })
     times[5].append(milliseconds { delete(coordinator) })
+}
+
+if stackMode {
+    runStackMode(runs: runs, lookups: arguments.count > 2 ? Int(arguments[2])! : count)
+    exit(0)
 }
 
 for _ in 0..<runs {
