@@ -104,7 +104,7 @@ extension ObjectContext {
         catchUpWithPermanentIDs()
         var shaped = request
         shaped.resultType = .dictionaries
-        let snapshots = try resolve(shaped.validated(for: model), options: options)
+        let snapshots = try resolve(coordinator.validations.validated(shaped), options: options)
         let evaluator = contextEvaluator()
         return try snapshots.map { snapshot in
             var row: [String: Value] = [:]
@@ -158,7 +158,7 @@ extension ObjectContext {
         guard options.includesPendingChanges, hasPendingChanges(for: request) else {
             return try sourceFetch(request.keepingValidation { $0.resultType = .snapshots })
         }
-        let request = try request.validated(for: model)
+        let request = try coordinator.validations.validated(request)
         let entityName = request.entityName
         let reads = RequestReads(request, entity: model.entity(named: entityName))
         let everyObject = reads.followsRelationships && changed.count > changed.count(of: entityName)

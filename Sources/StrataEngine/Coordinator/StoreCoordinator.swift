@@ -30,6 +30,8 @@ public final class StoreCoordinator: Sendable {
     public let model: Model
     /// The snapshots shared by the contexts; see ``RowCache``.
     package let rowCache: RowCache
+    /// The request shapes already checked against ``model``: a repeated fetch is checked once.
+    package let validations: FetchRequestValidationCache
     /// Routes and stores; held only to look up or change them, never across a store's work.
     private let routes = Locked(RouteTable())
     private let classes = Locked<[String: ManagedObject.Type]>([:])
@@ -42,6 +44,7 @@ public final class StoreCoordinator: Sendable {
     public init(model: Model, rowCacheCapacity: Int = 50_000) {
         self.model = model
         self.rowCache = RowCache(capacity: max(1, rowCacheCapacity))
+        self.validations = FetchRequestValidationCache(model: model)
     }
 
     /// Maps each class's ``ManagedObject/entityName`` to the class, so contexts create instances
@@ -159,12 +162,13 @@ public final class StoreCoordinator: Sendable {
     /// Runs `request` on the store of its entity (see ``PersistentStore/fetch(_:)``), caching
     /// the snapshots it returns (unless the store serves snapshots from memory itself).
     ///
-    /// The request is checked against the model here, once (``FetchRequest/validated(for:)``);
-    /// the store does not check it again.
+    /// The request is checked against the model here (``FetchRequest/validated(for:)``), once
+    /// for each request shape (see ``FetchRequestValidationCache``); the store does not check it
+    /// again.
     public func fetch(_ request: FetchRequest) throws -> FetchResult {
         let route = try route(for: request.entityName)
         storeReads.add(1, ordering: .relaxed)
-        let result = try route.store.fetch(request.validated(for: model))
+        let result = try route.store.fetch(validations.validated(request))
         if route.serving == nil, route.isCurrent, case .snapshots(let snapshots) = result { rowCache.store(snapshots) }
         return result
     }
