@@ -53,9 +53,9 @@ extension ObjectContext {
         options: FetchOptions = FetchOptions()
     ) throws -> [T] {
         checkConfinement()
-        coordinator.registerClasses([type])
+        let entityName = coordinator.registeredEntityName(of: type)
         return try fetch(
-            FetchRequest(entityName: type.entityName, predicate: predicate, sorts: sorts, limit: limit),
+            FetchRequest(entityName: entityName, predicate: predicate, sorts: sorts, limit: limit),
             options: options
         ).map {
             guard let typed = $0 as? T else { preconditionFailure("\($0.objectID) is not a \(T.self)") }

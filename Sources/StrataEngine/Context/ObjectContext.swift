@@ -411,11 +411,11 @@ public final class ObjectContext: @unchecked Sendable {
     /// is a programming error and stops the program.
     @discardableResult
     public func insert<T: ManagedObject>(_ type: T.Type) -> T {
-        coordinator.registerClasses([type])
+        let entityName = coordinator.registeredEntityName(of: type)
         let inserted: ManagedObject
-        do { inserted = try insert(type.entityName) } catch { preconditionFailure("\(error)") }
+        do { inserted = try insert(entityName) } catch { preconditionFailure("\(error)") }
         guard let object = inserted as? T else {
-            preconditionFailure("entity '\(type.entityName)' is mapped to another class than \(T.self)")
+            preconditionFailure("entity '\(entityName)' is mapped to another class than \(T.self)")
         }
         return object
     }

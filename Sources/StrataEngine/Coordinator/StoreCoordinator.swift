@@ -34,7 +34,7 @@ public final class StoreCoordinator: Sendable {
     package let validations: FetchRequestValidationCache
     /// Routes and stores; held only to look up or change them, never across a store's work.
     private let routes = Locked(RouteTable())
-    private let classes = Locked<[String: ManagedObject.Type]>([:])
+    private let classes = Locked(ClassTable())
     private let classGenerations = Atomic<Int>(0)
     /// See ``storeReadCount``.
     private let storeReads = Atomic<Int>(0)
@@ -51,16 +51,32 @@ public final class StoreCoordinator: Sendable {
     /// of it for that entity. Classes for entities the model lacks are a programmer's mistake.
     public func registerClasses(_ types: [ManagedObject.Type]) {
         classes.withLock { table in
-            for type in types {
-                precondition(
-                    model.entity(named: type.entityName) != nil,
-                    "\(type) maps to entity '\(type.entityName)', which the model does not have")
-                if table[type.entityName] != type {
-                    table[type.entityName] = type
-                    classGenerations.add(1, ordering: .releasing)
-                }
-            }
+            for type in types { register(type, named: type.entityName, in: &table) }
         }
+    }
+
+    /// The ``ManagedObject/entityName`` of `type`, registered as ``registerClasses(_:)`` does:
+    /// for the typed calls of a context, which register their class on every call. Once `type`
+    /// is registered this is one lookup by the type's identity, without working out its name
+    /// again (`String(describing:)` of a type costs thousands of instructions).
+    func registeredEntityName(of type: ManagedObject.Type) -> String {
+        classes.withLock { table in
+            if let name = table.nameByType[ObjectIdentifier(type)] { return name }
+            let name = type.entityName
+            register(type, named: name, in: &table)
+            table.nameByType[ObjectIdentifier(type)] = name
+            return name
+        }
+    }
+
+    private func register(_ type: ManagedObject.Type, named name: String, in table: inout ClassTable) {
+        precondition(
+            model.entity(named: name) != nil, "\(type) maps to entity '\(name)', which the model does not have")
+        guard table.byName[name] != type else { return }
+        // Another class for the entity: the names known by type no longer say what is registered.
+        table.byName[name] = type
+        table.nameByType = [:]
+        classGenerations.add(1, ordering: .releasing)
     }
 
     /// Changes whenever ``registerClasses(_:)`` maps an entity to a new class, so contexts may
@@ -69,7 +85,7 @@ public final class StoreCoordinator: Sendable {
 
     /// The class whose instances represent `entityName` (``ManagedObject`` when none is registered).
     public func managedClass(for entityName: String) -> ManagedObject.Type {
-        classes.withLock { $0[entityName] } ?? ManagedObject.self
+        classes.withLock { $0.byName[entityName] } ?? ManagedObject.self
     }
 
     /// The row cache's epoch (see ``RowCache``): a fetch whose faults keep the snapshots it
@@ -407,4 +423,13 @@ private final class Route: Sendable {
     var isCurrent: Bool { !retired.load(ordering: .acquiring) }
 
     func retire() { retired.store(true, ordering: .releasing) }
+}
+
+/// The classes registered with a coordinator.
+private struct ClassTable {
+    /// The class of each entity that has one.
+    var byName: [String: ManagedObject.Type] = [:]
+    /// The entity name of each class that ``StoreCoordinator/registeredEntityName(of:)``
+    /// registered and that is still the class of its entity.
+    var nameByType: [ObjectIdentifier: String] = [:]
 }
