@@ -422,6 +422,11 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// Marks `object` deleted. Its delete rules run at save; an inserted object simply disappears
     /// (its relationships are nullified at once).
+    ///
+    /// A fault is loaded only when something needs its values: its relationships (for the delete
+    /// rules), or the version a root context's save checks against the store. A child context
+    /// deleting a fault of an entity without relationships hands its parent the ID alone, and
+    /// the parent reads every such object at once when the child saves.
     public func delete(_ object: ManagedObject) {
         checkConfinement()
         precondition(object.context === self, "\(object.objectID) belongs to another context")
@@ -433,7 +438,7 @@ public final class ObjectContext: @unchecked Sendable {
             noteDeleted(object.objectID)
             return
         }
-        object.fulfill()
+        if parent == nil || !object.entity.relationships.isEmpty { object.fulfill() }
         // A fetch drops deleted objects from the store's answer; none of its slots changes.
         willChange(object, slots: 0)
         object.state.isDeleted = true

@@ -235,6 +235,39 @@ public final class StoreCoordinator: Sendable {
         return try snapshot(for: id, via: route)
     }
 
+    /// The snapshots of `ids` that exist, by ID: each from the row cache (or a store that
+    /// serves snapshots) when it holds it, the others read with one store request per entity
+    /// instead of one per object. Temporary IDs have none.
+    func snapshots(for ids: [ObjectID]) throws -> [ObjectID: Snapshot] {
+        var found: [ObjectID: Snapshot] = [:]
+        found.reserveCapacity(ids.count)
+        var missing: [ObjectID.Scope: (route: Route, ids: [ObjectID])] = [:]
+        var lastRoute: ScopeRoute?
+        for id in ids where !id.isTemporary {
+            let route: Route
+            if let last = lastRoute, last.scope == id.scope, last.route.isCurrent {
+                route = last.route
+            } else {
+                route = try self.route(for: id)
+                lastRoute = ScopeRoute(scope: id.scope, route: route)
+            }
+            if let serving = route.serving {
+                if let snapshot = try serving.snapshot(for: id) { found[id] = snapshot }
+            } else if let cached = rowCache.snapshot(for: id) {
+                found[id] = cached
+            } else {
+                missing[id.scope, default: (route, [])].ids.append(id)
+            }
+        }
+        for (_, read) in missing {
+            storeReads.add(1, ordering: .relaxed)
+            let loaded = try read.route.store.snapshots(of: read.ids[0].entityName, among: read.ids)
+            if read.route.isCurrent { rowCache.store(loaded) }
+            for snapshot in loaded { found[snapshot.objectID] = snapshot }
+        }
+        return found
+    }
+
     private func snapshot(for id: ObjectID, via route: Route) throws -> Snapshot? {
         if let serving = route.serving { return try serving.snapshot(for: id) }
         if let cached = rowCache.snapshot(for: id) { return cached }
