@@ -7,7 +7,8 @@ import Testing
 
 /// A fetch is checked against the model once on its way from the caller to the store, whatever
 /// path it takes: a store directly, the coordinator, a container's store, a context with or
-/// without pending changes. Counted through the validator's package hook.
+/// without pending changes; through a coordinator, once for each request shape (a repeated
+/// fetch of the same shape is not checked again). Counted through the validator's package hook.
 @Suite struct FetchValidationCountTests {
     static let model = try! Model(
         versionIdentifier: "count",
@@ -95,23 +96,61 @@ import Testing
     @Test(arguments: schemes)
     func aContextFetchIsCheckedOnceWithOrWithoutPendingChanges(_ scheme: String) throws {
         try withSeededStore(scheme) { store in
-            let coordinator = StoreCoordinator(model: Self.model)
-            try coordinator.addStore(store)
-            let context = ObjectContext(coordinator: coordinator)
-            #expect(try validations { try context.fetch(Self.filtered()) }.count == 1)
-            #expect(try validations { try context.fetchObjectIDs(Self.filtered()) }.count == 1)
-            #expect(try validations { try context.count(Self.filtered()) }.count == 1)
-            let note = try context.insert("Note")
+            // A new coordinator for each way of fetching, so that each one checks its shape anew.
+            func context() throws -> ObjectContext {
+                let coordinator = StoreCoordinator(model: Self.model)
+                try coordinator.addStore(store)
+                return ObjectContext(coordinator: coordinator)
+            }
+            let fetching = try context()
+            #expect(try validations { try fetching.fetch(Self.filtered()) }.count == 1)
+            #expect(try validations { try fetching.fetch(Self.filtered()) }.count == 0)
+            let identifying = try context()
+            #expect(try validations { try identifying.fetchObjectIDs(Self.filtered()) }.count == 1)
+            #expect(try validations { try identifying.fetchObjectIDs(Self.filtered()) }.count == 0)
+            let counting = try context()
+            #expect(try validations { try counting.count(Self.filtered()) }.count == 1)
+            #expect(try validations { try counting.count(Self.filtered()) }.count == 0)
+            let changing = try context()
+            let note = try changing.insert("Note")
             note["text"] = .string("a pending note")
             note["rank"] = .integer(7)
-            let (pending, objects) = try validations { try context.fetch(Self.filtered()) }
+            let (pending, objects) = try validations { try changing.fetch(Self.filtered()) }
             #expect(pending == 1)
             #expect(objects.count == 4 && objects.contains { $0["text"] == .string("a pending note") })
+            #expect(try validations { try changing.fetch(Self.filtered()) }.count == 0)
             var dictionaries = try Self.filtered()
             dictionaries.propertiesToFetch = ["text"]
-            let (shaped, rows) = try validations { try context.fetchDictionaries(dictionaries) }
-            #expect(shaped == 1)
+            let (shaped, rows) = try validations { try changing.fetchDictionaries(dictionaries) }
+            #expect(shaped == 1, "properties to fetch make another shape")
             #expect(rows.count == 4)
+            #expect(try validations { try changing.fetchDictionaries(dictionaries) }.count == 0)
+        }
+    }
+
+    @Test func aLoopOfLookupsByKeyChecksItsShapeOnce() throws {
+        try withSeededStore("sqlite") { store in
+            let coordinator = StoreCoordinator(model: Self.model)
+            try coordinator.addStore(store)
+            let writer = ObjectContext(coordinator: coordinator, name: "writer")
+            let context = ObjectContext(parent: writer, name: "background")
+            let (count, found) = try validations {
+                try context.performAndWait {
+                    try (0..<10).map { rank in
+                        try context.fetch(
+                            FetchRequest(entityName: "Note", predicate: .key("rank") == Int64(rank), limit: 1)
+                        ).count
+                    }
+                }
+            }
+            #expect(count == 1)
+            #expect(found == Array(repeating: 1, count: 10))
+            let wrongKind = #expect(throws: StrataError.self) {
+                try context.performAndWait {
+                    try context.fetch(FetchRequest(entityName: "Note", predicate: .key("rank") == "7", limit: 1))
+                }
+            }
+            #expect(wrongKind?.code == .invalidPredicate, "a constant of another kind is another shape, checked")
         }
     }
 
@@ -128,6 +167,9 @@ import Testing
         }
         #expect(count == 1)
         #expect(answer.isEmpty)
-        #expect(try validations { try container.coordinator.fetch(Self.filtered()) }.count == 1)
+        #expect(try validations { try container.coordinator.fetch(Self.filtered()) }.count == 0, "a shape seen before")
+        var other = try Self.filtered()
+        other.sorts = [Sort("rank")]
+        #expect(try validations { try container.coordinator.fetch(other) }.count == 1)
     }
 }

@@ -7,12 +7,16 @@ import BenchmarkSupport
 import Foundation
 import Strata
 
-var arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: UserPathBenchmarks [runs] [count] [sqlite|lmdb]"
+// The `stack` mode (StackWorkloads.swift) runs ObjectGraphBenchmarks' lookups by key and delete
+// in a three-tier stack instead: `UserPathBenchmarks stack [runs] [count] [lookups]`.
+let stackMode = CommandLine.arguments.dropFirst().first == "stack"
+var arguments = Array(CommandLine.arguments.dropFirst(stackMode ? 2 : 1))
+let usage =
+    "usage: UserPathBenchmarks [runs] [count] [sqlite|lmdb] | UserPathBenchmarks stack [runs] [count] [lookups]"
 /// The store the workloads run on (`sqlite` unless the last argument names `lmdb`).
 let scheme = arguments.last.flatMap { ["sqlite", "lmdb"].contains($0) ? $0 : nil } ?? "sqlite"
 if arguments.last == scheme { arguments.removeLast() }
-guard arguments.allSatisfy({ Int($0) != nil }) else {
+guard arguments.allSatisfy({ Int($0) != nil }), arguments.count <= (stackMode ? 3 : 2) else {
     print(usage)
     exit(2)
 }
@@ -216,6 +220,11 @@ var namedTimes = [[Double]](repeating: [], count: workloads.count)
     times[3].append(milliseconds { byKey(coordinator) })
     times[4].append(milliseconds { update(coordinator) })
     times[5].append(milliseconds { delete(coordinator) })
+}
+
+if stackMode {
+    runStackMode(runs: runs, lookups: arguments.count > 2 ? Int(arguments[2])! : count)
+    exit(0)
 }
 
 for _ in 0..<runs {

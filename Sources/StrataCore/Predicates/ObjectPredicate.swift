@@ -129,6 +129,11 @@ public struct PropertyPath: Sendable, Hashable, CustomStringConvertible, Express
     public init(_ components: [String]) { self.components = components }
     /// A path from dotted text (`"department.name"`).
     public init(_ dotted: String) {
+        // Most paths name one property: they need no split (a lookup builds one per call).
+        guard dotted.utf8.contains(UInt8(ascii: ".")) else {
+            self.components = [dotted]
+            return
+        }
         self.components = dotted.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     }
     /// A path from a string literal.

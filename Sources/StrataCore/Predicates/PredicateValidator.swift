@@ -4,7 +4,8 @@ import Synchronization
 ///
 /// This is where an unknown key path, an operator on the wrong type, or a value of the wrong type
 /// becomes a readable error naming the entity and the key, instead of an empty result or a store
-/// error. The engine runs it once for every fetch, through ``FetchRequest/validated(for:)``.
+/// error. The engine runs it once for every shape of fetch (see ``FetchRequestValidationCache``),
+/// through ``FetchRequest/validated(for:)``.
 public enum PredicateValidator {
     /// Called with every request ``validate(_:in:)`` checks, in the task that sets it, while
     /// ``observers`` is above zero: lets tests count how often a fetch is checked.
@@ -32,6 +33,14 @@ public enum PredicateValidator {
     package static func validatePlain(_ request: FetchRequest) throws {
         if observers.load(ordering: .relaxed) != 0 { requestObserver?(request) }
         assert(request.predicate == nil && request.sorts.isEmpty && request.propertiesToFetch.isEmpty)
+        try request.validateShape()
+        try rejectTemporaryIDs(in: request)
+    }
+
+    /// Checks what of `request` its ``FetchRequestValidationShape`` leaves out (limit, offset,
+    /// batch size, result type, temporary object IDs), for a request whose shape passed
+    /// ``validate(_:in:)`` before. Does not count as a check for ``requestObserver``.
+    package static func validateValues(of request: FetchRequest) throws {
         try request.validateShape()
         try rejectTemporaryIDs(in: request)
     }

@@ -57,9 +57,9 @@ extension ObjectContext {
         options: FetchOptions = FetchOptions()
     ) throws -> [T] {
         checkConfinement()
-        try coordinator.registerClasses([type])
+        let entityName = try coordinator.registeredEntityName(of: type)
         return try fetch(
-            FetchRequest(entityName: type.entityName, predicate: predicate, sorts: sorts, limit: limit),
+            FetchRequest(entityName: entityName, predicate: predicate, sorts: sorts, limit: limit),
             options: options
         ).map {
             guard let typed = $0 as? T else { preconditionFailure("\($0.objectID) is not a \(T.self)") }
@@ -108,7 +108,7 @@ extension ObjectContext {
         catchUpWithPermanentIDs()
         var shaped = request
         shaped.resultType = .dictionaries
-        let snapshots = try resolve(shaped.validated(for: model), options: options)
+        let snapshots = try resolve(coordinator.validations.validated(shaped), options: options)
         let evaluator = contextEvaluator()
         return try snapshots.map { snapshot in
             var row: [String: Value] = [:]
@@ -178,7 +178,7 @@ extension ObjectContext {
         guard options.includesPendingChanges, hasPendingChanges(for: request) else {
             return try sourceFetch(request.keepingValidation { $0.resultType = .snapshots }, fromStores: &fromStores)
         }
-        let request = try request.validated(for: model)
+        let request = try coordinator.validations.validated(request)
         let entityName = request.entityName
         let reads = RequestReads(request, entity: model.entity(named: entityName))
         let everyObject = reads.followsRelationships && changed.count > changed.count(of: entityName)

@@ -16,6 +16,15 @@ extension ObjectContext {
         return try parent.performAndWait { try parent.snapshotForChild(id) }
     }
 
+    /// ``sourceSnapshot(for:)`` of each of `ids`, for those that exist: a root context reads
+    /// those the row cache lacks with one store request per entity, not one per object.
+    func sourceSnapshots(for ids: [ObjectID]) throws -> [ObjectID: Snapshot] {
+        guard parent != nil else { return try coordinator.snapshots(for: ids) }
+        var found: [ObjectID: Snapshot] = [:]
+        for id in ids { found[id] = try sourceSnapshot(for: id) }
+        return found
+    }
+
     /// The snapshots matching `request` where this context reads from: the stores for a root
     /// context, the parent's answer including its pending changes for a child.
     func sourceFetch(_ request: FetchRequest) throws -> [Snapshot] {
@@ -127,7 +136,11 @@ extension ObjectContext {
         var targets: [ObjectID: ManagedObject] = [:]
         var conflicts: [SaveConflict] = []
         var loads: [Snapshot] = []
-        for id in updates.map(\.objectID) + deletes {
+        let ids = updates.map(\.objectID) + deletes
+        // The objects not loaded here are read from the source at once (a child that deletes
+        // objects it never read hands over their IDs alone).
+        let sources = try sourceSnapshots(for: ids.filter { registeredObject(for: $0)?.state.isFault ?? true })
+        for id in ids {
             let read = readStates[id]
             if let object = registeredObject(for: id), !object.state.isFault {
                 guard !object.state.isDeleted, !object.state.isInvalid else {
@@ -143,7 +156,7 @@ extension ObjectContext {
                 targets[id] = object
                 continue
             }
-            guard let snapshot = try sourceSnapshot(for: id) else {
+            guard let snapshot = sources[id] else {
                 conflicts.append(SaveConflict(objectID: id, expectedVersion: read?.version ?? 0, storedSnapshot: nil))
                 continue
             }

@@ -13,6 +13,9 @@ extension ObjectContext {
             } else if let original = object.original {
                 object.apply(original)
                 object.state.isDeleted = false
+            } else {
+                // A fault deleted without being loaded: it has nothing to put back.
+                object.state.isDeleted = false
             }
         }
         changed.removeAll()

@@ -429,17 +429,23 @@ public final class ObjectContext: @unchecked Sendable {
     /// is a programming error and stops the program.
     @discardableResult
     public func insert<T: ManagedObject>(_ type: T.Type) -> T {
-        do { try coordinator.registerClasses([type]) } catch { preconditionFailure("\(error)") }
+        let entityName: String
+        do { entityName = try coordinator.registeredEntityName(of: type) } catch { preconditionFailure("\(error)") }
         let inserted: ManagedObject
-        do { inserted = try insert(type.entityName) } catch { preconditionFailure("\(error)") }
+        do { inserted = try insert(entityName) } catch { preconditionFailure("\(error)") }
         guard let object = inserted as? T else {
-            preconditionFailure("entity '\(type.entityName)' is mapped to another class than \(T.self)")
+            preconditionFailure("entity '\(entityName)' is mapped to another class than \(T.self)")
         }
         return object
     }
 
     /// Marks `object` deleted. Its delete rules run at save; an inserted object simply disappears
     /// (its relationships are nullified at once).
+    ///
+    /// A fault is loaded only when something needs its values: its relationships (for the delete
+    /// rules), or the version a root context's save checks against the store. A child context
+    /// deleting a fault of an entity without relationships hands its parent the ID alone, and
+    /// the parent reads every such object at once when the child saves.
     public func delete(_ object: ManagedObject) {
         checkConfinement()
         precondition(object.context === self, "\(object.objectID) belongs to another context")
@@ -451,7 +457,7 @@ public final class ObjectContext: @unchecked Sendable {
             noteDeleted(object.objectID)
             return
         }
-        object.fulfill()
+        if parent == nil || !object.entity.relationships.isEmpty { object.fulfill() }
         // A fetch drops deleted objects from the store's answer; none of its slots changes.
         willChange(object, slots: 0)
         object.state.isDeleted = true

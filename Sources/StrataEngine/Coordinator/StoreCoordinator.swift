@@ -30,9 +30,11 @@ public final class StoreCoordinator: Sendable {
     public let model: Model
     /// The snapshots shared by the contexts; see ``RowCache``.
     package let rowCache: RowCache
+    /// The request shapes already checked against ``model``: a repeated fetch is checked once.
+    package let validations: FetchRequestValidationCache
     /// Routes and stores; held only to look up or change them, never across a store's work.
     private let routes = Locked(RouteTable())
-    private let classes = Locked<[String: ClassBinding]>([:])
+    private let classes = Locked(ClassTable())
     private let classGenerations = Atomic<Int>(0)
     /// See ``storeReadCount``.
     private let storeReads = Atomic<Int>(0)
@@ -44,6 +46,7 @@ public final class StoreCoordinator: Sendable {
     public init(model: Model, rowCacheCapacity: Int = 50_000) {
         self.model = model
         self.rowCache = RowCache(capacity: max(1, rowCacheCapacity))
+        self.validations = FetchRequestValidationCache(model: model)
     }
 
     /// Maps each class's ``ManagedObject/entityName`` to the class, so contexts create instances
@@ -56,9 +59,26 @@ public final class StoreCoordinator: Sendable {
     ///   property the entity lacks or has with another type. The classes before it stay registered.
     public func registerClasses(_ types: [ManagedObject.Type]) throws {
         for type in types {
-            if classes.withLock({ $0[type.entityName]?.type == type }) { continue }
+            if classes.withLock({ $0.byName[type.entityName]?.type == type }) { continue }
             try register(type, forEntity: type.entityName, properties: type.declaredProperties)
         }
+    }
+
+    /// The ``ManagedObject/entityName`` of `type`, registered as ``registerClasses(_:)`` does:
+    /// for the typed calls of a context, which register their class on every call. Once `type`
+    /// is registered this is one lookup by the type's identity, without working out its name
+    /// again (`String(describing:)` of a type costs thousands of instructions).
+    ///
+    /// - Throws: what ``registerClasses(_:)`` throws for `type`.
+    func registeredEntityName(of type: ManagedObject.Type) throws -> String {
+        if let name = classes.withLock({ $0.nameByType[ObjectIdentifier(type)] }) { return name }
+        let name = type.entityName
+        try registerClasses([type])
+        classes.withLock { table in
+            // Only while `type` is still its entity's class: a later registration clears the table.
+            if table.byName[name]?.type == type { table.nameByType[ObjectIdentifier(type)] = name }
+        }
+        return name
     }
 
     /// Maps `entityName` to `type` (whose instances contexts then make for it) and binds the typed
@@ -83,8 +103,12 @@ public final class StoreCoordinator: Sendable {
         let slots = properties.isEmpty ? nil : try PropertySlots(binding: properties, of: "\(type)", to: entity)
         let binding = ClassBinding(type: type, properties: properties, slots: slots)
         classes.withLock { table in
-            if let current = table[entityName], current.type == type, current.properties == properties { return }
-            table[entityName] = binding
+            if let current = table.byName[entityName], current.type == type, current.properties == properties {
+                return
+            }
+            table.byName[entityName] = binding
+            // Another class or binding for the entity: the names known by type may be stale.
+            table.nameByType = [:]
             classGenerations.add(1, ordering: .releasing)
         }
     }
@@ -95,12 +119,12 @@ public final class StoreCoordinator: Sendable {
 
     /// The class whose instances represent `entityName` (``ManagedObject`` when none is registered).
     public func managedClass(for entityName: String) -> ManagedObject.Type {
-        classes.withLock { $0[entityName]?.type } ?? ManagedObject.self
+        classes.withLock { $0.byName[entityName]?.type } ?? ManagedObject.self
     }
 
     /// The class registered for `entityName` and its slot map, if any.
     func classBinding(for entityName: String) -> ClassBinding? {
-        classes.withLock { $0[entityName] }
+        classes.withLock { $0.byName[entityName] }
     }
 
     /// The row cache's epoch (see ``RowCache``): a fetch whose faults keep the snapshots it
@@ -202,12 +226,13 @@ public final class StoreCoordinator: Sendable {
     /// Runs `request` on the store of its entity (see ``PersistentStore/fetch(_:)``), caching
     /// the snapshots it returns (unless the store serves snapshots from memory itself).
     ///
-    /// The request is checked against the model here, once (``FetchRequest/validated(for:)``);
-    /// the store does not check it again.
+    /// The request is checked against the model here (``FetchRequest/validated(for:)``), once
+    /// for each request shape (see ``FetchRequestValidationCache``); the store does not check it
+    /// again.
     public func fetch(_ request: FetchRequest) throws -> FetchResult {
         let route = try route(for: request.entityName)
         storeReads.add(1, ordering: .relaxed)
-        let result = try route.store.fetch(request.validated(for: model))
+        let result = try route.store.fetch(validations.validated(request))
         if route.serving == nil, route.isCurrent, case .snapshots(let snapshots) = result { rowCache.store(snapshots) }
         return result
     }
@@ -275,6 +300,39 @@ public final class StoreCoordinator: Sendable {
         }
         guard route.serving == nil else { return nil }
         return rowCache.snapshotToFill(id, kept: kept, epoch: epoch, throughParent: true)
+    }
+
+    /// The snapshots of `ids` that exist, by ID: each from the row cache (or a store that
+    /// serves snapshots) when it holds it, the others read with one store request per entity
+    /// instead of one per object. Temporary IDs have none.
+    func snapshots(for ids: [ObjectID]) throws -> [ObjectID: Snapshot] {
+        var found: [ObjectID: Snapshot] = [:]
+        found.reserveCapacity(ids.count)
+        var missing: [ObjectID.Scope: (route: Route, ids: [ObjectID])] = [:]
+        var lastRoute: ScopeRoute?
+        for id in ids where !id.isTemporary {
+            let route: Route
+            if let last = lastRoute, last.scope == id.scope, last.route.isCurrent {
+                route = last.route
+            } else {
+                route = try self.route(for: id)
+                lastRoute = ScopeRoute(scope: id.scope, route: route)
+            }
+            if let serving = route.serving {
+                if let snapshot = try serving.snapshot(for: id) { found[id] = snapshot }
+            } else if let cached = rowCache.snapshot(for: id) {
+                found[id] = cached
+            } else {
+                missing[id.scope, default: (route, [])].ids.append(id)
+            }
+        }
+        for (_, read) in missing {
+            storeReads.add(1, ordering: .relaxed)
+            let loaded = try read.route.store.snapshots(of: read.ids[0].entityName, among: read.ids)
+            if read.route.isCurrent { rowCache.store(loaded) }
+            for snapshot in loaded { found[snapshot.objectID] = snapshot }
+        }
+        return found
     }
 
     private func snapshot(for id: ObjectID, via route: Route) throws -> Snapshot? {
@@ -466,4 +524,13 @@ private final class Route: Sendable {
     var isCurrent: Bool { !retired.load(ordering: .acquiring) }
 
     func retire() { retired.store(true, ordering: .releasing) }
+}
+
+/// The classes registered with a coordinator.
+private struct ClassTable {
+    /// The class of each entity that has one.
+    var byName: [String: ClassBinding] = [:]
+    /// The entity name of each class that ``StoreCoordinator/registeredEntityName(of:)``
+    /// registered and that is still the class of its entity.
+    var nameByType: [ObjectIdentifier: String] = [:]
 }
