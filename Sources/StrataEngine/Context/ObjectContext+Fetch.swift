@@ -53,9 +53,16 @@ extension ObjectContext {
         options: FetchOptions = FetchOptions()
     ) throws -> [T] {
         checkConfinement()
-        try coordinator.registerClasses([type])
+        let entityName: String
+        if let last = lastMaker, last.type == type, last.generation == coordinator.classGeneration {
+            // The class this context last made objects of, still registered: no lookup.
+            entityName = last.entity.name
+        } else {
+            try coordinator.registerClasses([type])
+            entityName = type.entityName
+        }
         return try fetch(
-            FetchRequest(entityName: type.entityName, predicate: predicate, sorts: sorts, limit: limit),
+            FetchRequest(entityName: entityName, predicate: predicate, sorts: sorts, limit: limit),
             options: options
         ).map {
             guard let typed = $0 as? T else { preconditionFailure("\($0.objectID) is not a \(T.self)") }
