@@ -57,7 +57,13 @@ extension ObjectContext {
         options: FetchOptions = FetchOptions()
     ) throws -> [T] {
         checkConfinement()
-        let entityName = try coordinator.registeredEntityName(of: type)
+        let entityName: String
+        if let last = lastMaker, last.type == type, last.generation == coordinator.classGeneration {
+            // The class this context last made objects of, still registered: no lookup.
+            entityName = last.entity.name
+        } else {
+            entityName = try coordinator.registeredEntityName(of: type)
+        }
         return try fetch(
             FetchRequest(entityName: entityName, predicate: predicate, sorts: sorts, limit: limit),
             options: options

@@ -69,7 +69,7 @@ public final class ObjectContext: @unchecked Sendable {
     #if !DEBUG
         @exclusivity(unchecked)
     #endif
-    private var lastMaker: ObjectMaker?
+    var lastMaker: ObjectMaker?
     /// Objects with unsaved changes (inserted, changed or deleted), held strongly.
     #if !DEBUG
         @exclusivity(unchecked)
@@ -402,6 +402,11 @@ public final class ObjectContext: @unchecked Sendable {
         } else {
             maker = self.maker(for: try model.requireEntity(entityName))
         }
+        return insert(using: maker)
+    }
+
+    /// Inserts a new object made by `maker`.
+    private func insert(using maker: ObjectMaker) -> ManagedObject {
         let id = ObjectID.temporary(like: maker.temporarySibling)
         let object = maker.type.init(entity: maker.entity, objectID: id, context: self)
         object.slots = maker.slots
@@ -429,6 +434,12 @@ public final class ObjectContext: @unchecked Sendable {
     /// is a programming error and stops the program.
     @discardableResult
     public func insert<T: ManagedObject>(_ type: T.Type) -> T {
+        // A run of inserts of one class: its maker is at hand, registered and current, so neither
+        // the class's entity name nor the coordinator's class table is looked up again.
+        if let last = lastMaker, last.type == type, last.generation == coordinator.classGeneration {
+            checkConfinement()
+            return unsafeDowncast(insert(using: last), to: T.self)
+        }
         let entityName: String
         do { entityName = try coordinator.registeredEntityName(of: type) } catch { preconditionFailure("\(error)") }
         let inserted: ManagedObject
