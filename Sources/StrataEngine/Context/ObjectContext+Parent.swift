@@ -19,8 +19,15 @@ extension ObjectContext {
     /// The snapshots matching `request` where this context reads from: the stores for a root
     /// context, the parent's answer including its pending changes for a child.
     func sourceFetch(_ request: FetchRequest) throws -> [Snapshot] {
+        var fromStores = true
+        return try sourceFetch(request, fromStores: &fromStores)
+    }
+
+    /// ``sourceFetch(_:)``, setting `fromStores` to `false` when an ancestor's pending changes
+    /// are in the answer (it is then not the stores' answer).
+    func sourceFetch(_ request: FetchRequest, fromStores: inout Bool) throws -> [Snapshot] {
         guard let parent else { return try coordinator.fetch(request).snapshots() }
-        return try parent.performAndWait { try parent.resolve(request, options: FetchOptions()) }
+        return try parent.performAndWait { try parent.resolveForChild(request, fromStores: &fromStores) }
     }
 
     /// This context's current state of `id`, for a child.
