@@ -121,6 +121,7 @@ public final class ModelContext {
                 .readOnly, "the configuration '\(configuration.name)' does not allow saving (allowsSave is false)",
                 location: ["configuration": configuration.name])
         }
+        try mergeUniqueInserts()
         try objectContext.save()
     }
 
