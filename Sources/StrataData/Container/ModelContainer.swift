@@ -22,6 +22,8 @@ public final class ModelContainer: Sendable {
     package let coordinator: StoreCoordinator
     /// The model types by entity name.
     let types: [String: ModelType]
+    /// The stored property names of every model by key path, for predicates and sorts.
+    let keyPaths: ModelKeyPaths
     private let main = MainContextHolder()
 
     /// A container of `types` (and the models they relate to).
@@ -75,6 +77,7 @@ public final class ModelContainer: Sendable {
         self.schema = schema
         self.configurations = configurations
         self.coordinator = coordinator
+        keyPaths = ModelKeyPaths(schema.modelTypes.map(\.type))
         types = Dictionary(schema.modelTypes.map { (entityName(of: $0.type), $0) }, uniquingKeysWith: { a, _ in a })
     }
 

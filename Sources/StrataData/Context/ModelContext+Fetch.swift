@@ -9,25 +9,22 @@ extension ModelContext {
     /// - Throws: ``StrataError`` when the store fails, or when the predicate or a sort cannot
     ///   be evaluated (naming the expression).
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
-        let plan = FetchPlan(descriptor)
-        let objects = try objectContext.fetch(plan.request, options: plan.options)
-        var models = objects.map { StrataData.model(for: $0, as: T.self) }
-        if plan.isInMemory { models = try plan.finish(models) }
-        return models
+        let plan = try FetchPlan(descriptor, keyPaths: container.keyPaths)
+        return try objectContext.fetch(plan.request, options: plan.options).map {
+            StrataData.model(for: $0, as: T.self)
+        }
     }
 
     /// How many models `descriptor` matches (its limit and offset applied).
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
-        let plan = FetchPlan(descriptor)
-        if plan.isInMemory { return try fetch(descriptor).count }
+        let plan = try FetchPlan(descriptor, keyPaths: container.keyPaths)
         return try objectContext.count(plan.request, options: plan.options)
     }
 
     /// The identifiers of the models `descriptor` matches, in its order.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier]
     {
-        let plan = FetchPlan(descriptor)
-        if plan.isInMemory { return try fetch(descriptor).map(\.persistentModelID) }
+        let plan = try FetchPlan(descriptor, keyPaths: container.keyPaths)
         return try objectContext.fetchObjectIDs(plan.request, options: plan.options).map(PersistentIdentifier.init)
     }
 
@@ -70,34 +67,24 @@ private func autoreleasepoolIfAvailable(_ body: () throws -> Void) rethrows {
     try body()
 }
 
-/// How a fetch descriptor runs: what the engine's request does, and what is left to do in
-/// memory on the models it returns (a predicate or sort the request does not carry; then the
-/// offset and limit apply in memory too).
+/// The engine's request for a fetch descriptor: the predicate and sorts translated (each
+/// backend runs what it can and the engine evaluates the rest), the offset and limit as given.
 struct FetchPlan<T: PersistentModel> {
-    let descriptor: FetchDescriptor<T>
     var request: FetchRequest
     var options: FetchOptions
-    /// Whether the predicate, sorts, offset and limit apply in memory.
-    let isInMemory: Bool
 
-    init(_ descriptor: FetchDescriptor<T>) {
-        self.descriptor = descriptor
+    /// - Throws: ``StrataError/Code/invalidPredicate`` naming the part of the predicate, or the
+    ///   sort, that has no Strata counterpart.
+    init(_ descriptor: FetchDescriptor<T>, keyPaths: ModelKeyPaths) throws {
         request = FetchRequest(entityName: entityName(of: T.self))
-        options = FetchOptions(includesPendingChanges: descriptor.includePendingChanges)
-        isInMemory = descriptor.predicate != nil || !descriptor.sortBy.isEmpty
-        if !isInMemory {
-            request.limit = descriptor.fetchLimit
-            request.offset = descriptor.fetchOffset ?? 0
+        if let predicate = descriptor.predicate {
+            request.predicate = try objectPredicate(
+                predicate, naming: keyPaths.name(of:), isIdentifier: keyPaths.isIdentifier(_:),
+                objectID: ModelKeyPaths.objectID(of:))
         }
-    }
-
-    /// Applies the predicate, sorts, offset and limit to `models`.
-    func finish(_ models: [T]) throws -> [T] {
-        var result = models
-        if let predicate = descriptor.predicate { result = try result.filter { try predicate.evaluate($0) } }
-        if !descriptor.sortBy.isEmpty { result.sort(using: descriptor.sortBy) }
-        let offset = min(max(0, descriptor.fetchOffset ?? 0), result.count)
-        let end = descriptor.fetchLimit.map { min(result.count, offset + max(0, $0)) } ?? result.count
-        return Array(result[offset..<end])
+        request.sorts = try sorts(descriptor.sortBy, naming: keyPaths.name(of:))
+        request.limit = descriptor.fetchLimit
+        request.offset = descriptor.fetchOffset ?? 0
+        options = FetchOptions(includesPendingChanges: descriptor.includePendingChanges)
     }
 }
