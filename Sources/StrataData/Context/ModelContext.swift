@@ -59,13 +59,14 @@ public final class ModelContext {
     /// programmer's mistake and stops the program with a message naming it.
     public func insert<T: PersistentModel>(_ model: T) {
         let backing = model.persistentBackingData
-        guard backing.isDetached else {
+        guard backing.isUnattached else {
             precondition(
                 backing.context === objectContext,
                 "\(backing.objectID) belongs to another context; fetch it in this one with model(for:)")
             return
         }
         do { try objectContext.insertDetached(backing) } catch { preconditionFailure("\(error)") }
+        backing.isUnattached = false
         backing.model = model
         let pending = backing.pendingTargets
         backing.pendingTargets = [:]
@@ -101,7 +102,7 @@ public final class ModelContext {
     /// relationships' delete rules apply then.
     public func delete<T: PersistentModel>(_ model: T) {
         let backing = model.persistentBackingData
-        guard !backing.isDetached else { return }
+        guard !backing.isUnattached else { return }
         precondition(backing.context === objectContext, "\(backing.objectID) belongs to another context")
         objectContext.delete(backing)
         scheduleAutosave()

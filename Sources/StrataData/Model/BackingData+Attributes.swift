@@ -115,7 +115,7 @@ extension BackingData {
     @usableFromInline
     func setStoredValue(_ value: StrataCore.Value, at slot: Int) {
         do {
-            if isDetached {
+            if isUnattached {
                 try setDetachedValue(value, at: slot)
             } else {
                 try set(value, for: entity.attributes[slot].name)

@@ -49,7 +49,7 @@ extension BackingData {
     /// The related models of slot `slot`.
     @usableFromInline
     func relatedModels<Related: PersistentModel>(at slot: Int, as type: Related.Type) -> [Related] {
-        if isDetached { return (pendingTargets[slot] ?? []).map { $0 as! Related } }
+        if isUnattached { return (pendingTargets[slot] ?? []).map { $0 as! Related } }
         let name = entity.relationships[slot].name
         let objects: [ManagedObject]
         do { objects = try objectIDs(for: name).compactMap { context?.object(with: $0) } } catch {
@@ -62,14 +62,14 @@ extension BackingData {
     /// detached ones are inserted in this object's context first.
     @usableFromInline
     func setRelatedModels<Related: PersistentModel>(_ models: [Related], at slot: Int) {
-        if isDetached {
+        if isUnattached {
             pendingTargets[slot] = models
             return
         }
         guard let modelContext else {
             preconditionFailure("\(objectID) no longer belongs to a context")
         }
-        for related in models where related.persistentBackingData.isDetached { modelContext.insert(related) }
+        for related in models where related.persistentBackingData.isUnattached { modelContext.insert(related) }
         let objects: [ManagedObject] = models.map(\.persistentBackingData)
         let relationship = entity.relationships[slot]
         do {

@@ -19,6 +19,9 @@ public final class BackingData<Model: PersistentModel>: ManagedObject {
     /// The relationship targets of a detached object, by relationship index: applied when it
     /// is inserted.
     var pendingTargets: [Int: [any PersistentModel]] = [:]
+    /// Whether no context adopted the object yet: kept here, so that a write asks one stored
+    /// flag instead of loading the object's weak reference to its context.
+    var isUnattached = false
 
     /// Made by contexts (fetches, lookups) and by ``detached()``.
     public required init(entity: Entity, objectID: ObjectID, context: ObjectContext?) {
@@ -33,6 +36,7 @@ public final class BackingData<Model: PersistentModel>: ManagedObject {
         let entity = Model._$layout.entity
         let object = BackingData(entity: entity, objectID: .temporary(entityName: entity.name), context: nil)
         object.prepareDetached()
+        object.isUnattached = true
         return object
     }
 
