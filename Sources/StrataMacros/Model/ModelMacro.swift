@@ -18,8 +18,11 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         }
         let metadata = analysis.properties.map { property -> String in
             let described = property.metadata?.description ?? "nil"
-            return
-                "StrataData.Schema.PropertyMetadata(name: \"\(property.name)\", keypath: \\\(type).\(property.name), defaultValue: nil, metadata: \(described))"
+            return """
+                StrataData.Schema.PropertyMetadata(
+                    name: "\(property.name)", keypath: \\\(type).\(property.name), defaultValue: nil,
+                    metadata: \(described))
+                """
         }
         let storage = analysis.properties.map { "_\($0.name) = StrataData._ModelNoStorage()" }
         return [
@@ -53,7 +56,8 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
         providingAttributesFor member: some DeclSyntaxProtocol, in context: some MacroExpansionContext
     ) throws -> [AttributeSyntax] {
-        guard let variable = member.as(VariableDeclSyntax.self), ModelClassAnalysis.isPersisted(variable),
+        guard declaration.is(ClassDeclSyntax.self), let variable = member.as(VariableDeclSyntax.self),
+            ModelClassAnalysis.isPersisted(variable),
             let name = variable.bindings.first?.pattern.as(IdentifierPatternSyntax.self)?.identifier.text,
             let property = ModelClassAnalysis(declaration.memberBlock).property(named: name)
         else { return [] }
