@@ -4,17 +4,18 @@ import Strata
 
 /// The record as a Strata user declares it: a `ManagedObject` subclass whose key attribute is
 /// unique (so indexed).
+@Managed
 final class Item: ManagedObject {
-    @Managed var key: Int64
-    @Managed var i1: Int64
-    @Managed var i2: Int64
-    @Managed var i3: Int64
-    @Managed var d1: Double
-    @Managed var d2: Double
-    @Managed var d3: Double
-    @Managed var s1: String
-    @Managed var s2: String
-    @Managed var s3: String
+    var key: Int64
+    var i1: Int64
+    var i2: Int64
+    var i3: Int64
+    var d1: Double
+    var d2: Double
+    var d3: Double
+    var s1: String
+    var s2: String
+    var s3: String
     override class var uniqueConstraints: [[String]] { [["key"]] }
 
     var touched: Int { touch(key: key, i1: i1, i2: i2, i3: i3, d1: d1, d2: d2, d3: d3, s1: s1, s2: s2, s3: s3) }

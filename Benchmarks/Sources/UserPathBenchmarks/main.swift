@@ -21,17 +21,18 @@ let lookupKeys = Array(workload.lookupKeys.prefix(count))
 let keyLookups = Array(workload.lookupKeys.prefix(count / 10))
 
 /// A typed record: the workload's record with its key as an indexed attribute.
+@Managed
 final class TypedRecord: ManagedObject {
-    @Managed var key: Int64
-    @Managed var i1: Int64
-    @Managed var i2: Int64
-    @Managed var i3: Int64
-    @Managed var d1: Double
-    @Managed var d2: Double
-    @Managed var d3: Double
-    @Managed var s1: String
-    @Managed var s2: String
-    @Managed var s3: String
+    var key: Int64
+    var i1: Int64
+    var i2: Int64
+    var i3: Int64
+    var d1: Double
+    var d2: Double
+    var d3: Double
+    var s1: String
+    var s2: String
+    var s3: String
 
     override class var indexes: [Entity.Index] { [Entity.Index(name: "byKey", properties: ["key"])] }
 }

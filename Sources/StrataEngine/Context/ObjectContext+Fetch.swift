@@ -53,7 +53,7 @@ extension ObjectContext {
         options: FetchOptions = FetchOptions()
     ) throws -> [T] {
         checkConfinement()
-        coordinator.registerClasses([type])
+        try coordinator.registerClasses([type])
         return try fetch(
             FetchRequest(entityName: type.entityName, predicate: predicate, sorts: sorts, limit: limit),
             options: options

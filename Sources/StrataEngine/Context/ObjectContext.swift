@@ -315,7 +315,9 @@ public final class ObjectContext: @unchecked Sendable {
     /// (``StoreCoordinator/registerClasses(_:)`` invalidates them).
     func makeObject(entity: Entity, id: ObjectID) -> ManagedObject {
         let maker = self.maker(for: entity)
-        return maker.type.init(entity: maker.entity, objectID: id, context: self)
+        let object = maker.type.init(entity: maker.entity, objectID: id, context: self)
+        object.slots = maker.slots
+        return object
     }
 
     /// The ``ObjectMaker`` for `entity`: the last one when it is for the same entity and no
@@ -327,8 +329,8 @@ public final class ObjectContext: @unchecked Sendable {
         {
             return maker
         }
-        let maker = ObjectMaker(
-            entity: entity, type: coordinator.managedClass(for: entity.name), generation: generation)
+        let binding = coordinator.classBinding(for: entity.name)
+        let maker = ObjectMaker(entity: entity, binding: binding, generation: generation)
         lastMaker = maker
         return maker
     }
@@ -387,6 +389,7 @@ public final class ObjectContext: @unchecked Sendable {
         }
         let id = ObjectID.temporary(like: maker.temporarySibling)
         let object = maker.type.init(entity: maker.entity, objectID: id, context: self)
+        object.slots = maker.slots
         // With no defaults, a fresh array of nulls costs less than sharing the default array and
         // copying it value by value at the first change, as copy-on-write would.
         object.attributeValues =
@@ -411,7 +414,7 @@ public final class ObjectContext: @unchecked Sendable {
     /// is a programming error and stops the program.
     @discardableResult
     public func insert<T: ManagedObject>(_ type: T.Type) -> T {
-        coordinator.registerClasses([type])
+        do { try coordinator.registerClasses([type]) } catch { preconditionFailure("\(error)") }
         let inserted: ManagedObject
         do { inserted = try insert(type.entityName) } catch { preconditionFailure("\(error)") }
         guard let object = inserted as? T else {
@@ -516,6 +519,8 @@ enum SaveActivity {
 final class ObjectMaker {
     let entity: Entity
     let type: ManagedObject.Type
+    /// The slot map of `type` on `entity`, when the class declares typed properties.
+    let slots: PropertySlots?
     let generation: Int
     /// A new object's attribute values: each attribute's default, or null.
     let defaultAttributes: [Value]
@@ -538,9 +543,10 @@ final class ObjectMaker {
         return values
     }
 
-    init(entity: Entity, type: ManagedObject.Type, generation: Int) {
+    init(entity: Entity, binding: ClassBinding?, generation: Int) {
         self.entity = entity
-        self.type = type
+        self.type = binding?.type ?? ManagedObject.self
+        self.slots = binding?.slots
         self.generation = generation
         let fresh = Snapshot(objectID: .temporary(entityName: entity.name), entity: entity)
         temporarySibling = fresh.objectID

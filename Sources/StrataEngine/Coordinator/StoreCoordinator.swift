@@ -32,7 +32,7 @@ public final class StoreCoordinator: Sendable {
     package let rowCache: RowCache
     /// Routes and stores; held only to look up or change them, never across a store's work.
     private let routes = Locked(RouteTable())
-    private let classes = Locked<[String: ManagedObject.Type]>([:])
+    private let classes = Locked<[String: ClassBinding]>([:])
     private let classGenerations = Atomic<Int>(0)
     /// See ``storeReadCount``.
     private let storeReads = Atomic<Int>(0)
@@ -45,18 +45,45 @@ public final class StoreCoordinator: Sendable {
     }
 
     /// Maps each class's ``ManagedObject/entityName`` to the class, so contexts create instances
-    /// of it for that entity. Classes for entities the model lacks are a programmer's mistake.
-    public func registerClasses(_ types: [ManagedObject.Type]) {
+    /// of it for that entity, and binds the class's typed properties
+    /// (``ManagedObject/declaredProperties``) to the entity's: see
+    /// ``register(_:forEntity:properties:)``.
+    ///
+    /// - Throws: ``StrataError/Code/unknownEntity`` for a class whose entity the model lacks;
+    ///   ``StrataError/Code/invalidModel``, naming the class, property and entity, for a typed
+    ///   property the entity lacks or has with another type. The classes before it stay registered.
+    public func registerClasses(_ types: [ManagedObject.Type]) throws {
+        for type in types {
+            if classes.withLock({ $0[type.entityName]?.type == type }) { continue }
+            try register(type, forEntity: type.entityName, properties: type.declaredProperties)
+        }
+    }
+
+    /// Maps `entityName` to `type` (whose instances contexts then make for it) and binds the typed
+    /// properties `properties` to the entity's, once: each slot (see ``PropertySlots``) gets the
+    /// entity's index of the property of the same name, whatever order the model has them in.
+    ///
+    /// ``registerClasses(_:)`` calls this with each class's own declarations; a typed API whose
+    /// model types are not ``ManagedObject`` subclasses (StrataData's `@Model` classes, backed by
+    /// plain objects) passes `ManagedObject.self` and its own declarations.
+    ///
+    /// - Throws: ``StrataError/Code/unknownEntity`` when the model has no `entityName`;
+    ///   ``StrataError/Code/invalidModel`` when a property does not match the entity's.
+    public func register(
+        _ type: ManagedObject.Type = ManagedObject.self, forEntity entityName: String, properties: [DeclaredProperty]
+    ) throws {
+        guard let entity = model.entity(named: entityName) else {
+            throw StrataError(
+                .unknownEntity,
+                "\(type) maps to entity '\(entityName)', which the model does not have; it has: \(model.entities.map(\.name).joined(separator: ", "))",
+                location: ["class": "\(type)", "entity": entityName])
+        }
+        let slots = properties.isEmpty ? nil : try PropertySlots(binding: properties, of: "\(type)", to: entity)
+        let binding = ClassBinding(type: type, properties: properties, slots: slots)
         classes.withLock { table in
-            for type in types {
-                precondition(
-                    model.entity(named: type.entityName) != nil,
-                    "\(type) maps to entity '\(type.entityName)', which the model does not have")
-                if table[type.entityName] != type {
-                    table[type.entityName] = type
-                    classGenerations.add(1, ordering: .releasing)
-                }
-            }
+            if let current = table[entityName], current.type == type, current.properties == properties { return }
+            table[entityName] = binding
+            classGenerations.add(1, ordering: .releasing)
         }
     }
 
@@ -66,7 +93,12 @@ public final class StoreCoordinator: Sendable {
 
     /// The class whose instances represent `entityName` (``ManagedObject`` when none is registered).
     public func managedClass(for entityName: String) -> ManagedObject.Type {
-        classes.withLock { $0[entityName] } ?? ManagedObject.self
+        classes.withLock { $0[entityName]?.type } ?? ManagedObject.self
+    }
+
+    /// The class registered for `entityName` and its slot map, if any.
+    func classBinding(for entityName: String) -> ClassBinding? {
+        classes.withLock { $0[entityName] }
     }
 
     /// The row cache's epoch (see ``RowCache``): a fetch whose faults keep the snapshots it

@@ -10,13 +10,13 @@ import StrataCore
 /// let height = try employee.value(for: "height", as: Double.self)
 /// ```
 ///
-/// or subclass it for typed access (see ``Managed`` and ``Related``):
+/// or subclass it for typed access with the ``Managed()`` macro:
 ///
 /// ```swift
-/// final class Employee: ManagedObject {
-///     @Managed var name: String
-///     @Managed var height: Double?
-///     @Related(inverse: "employees") var department: Department?
+/// @Managed final class Employee: ManagedObject {
+///     var name: String
+///     var height: Double?
+///     @Relationship(inverse: "employees") var department: Department?
 /// }
 /// ```
 ///
@@ -66,6 +66,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         @exclusivity(unchecked)
     #endif
     var state = State()
+    /// Where the typed slots of the object's class are in its entity (see ``PropertySlots``):
+    /// set by the context that makes the object, else bound on first typed access.
+    package var slots: PropertySlots?
 
     struct State {
         /// For a fault a fetch made: the coordinator's row cache epoch when the
@@ -90,6 +93,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// The entity name a subclass maps to: the class's name unless overridden.
     open class var entityName: String { String(describing: self) }
+
+    /// The stored properties of a typed subclass, in declaration order: ``Managed()`` generates
+    /// this; ``ManagedObject`` itself declares none.
+    open class var declaredProperties: [DeclaredProperty] { [] }
 
     /// Unique constraints a subclass declares for model derivation.
     open class var uniqueConstraints: [[String]] { [] }
