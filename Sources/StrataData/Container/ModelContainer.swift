@@ -61,7 +61,7 @@ public final class ModelContainer: Sendable {
                 versionIdentifier: model.versionIdentifier, entities: model.entities, configurations: parts)
         }
         let coordinator = StoreCoordinator(model: model)
-        coordinator.registerClasses(schema.backingTypes.map(\.type))
+        try coordinator.registerClasses(schema.backingTypes.map(\.type))
         for configuration in configurations {
             let url = try configuration.storeURL
             if url.scheme != "memory" {

@@ -1,7 +1,6 @@
 import Foundation
 import StrataCore
 import StrataEngine
-import Synchronization
 
 /// Where models are inserted, changed, deleted, fetched and saved: SwiftData's
 /// `ModelContext`, on an engine context.
@@ -43,7 +42,7 @@ public final class ModelContext {
     }
 
     /// The model contexts by engine context.
-    private static let owners = Mutex<[ObjectIdentifier: WeakModelContext]>([:])
+    private static let owners = Locked<[ObjectIdentifier: WeakModelContext]>([:])
 
     /// The model context of an engine context.
     static func owner(of context: ObjectContext) -> ModelContext? {

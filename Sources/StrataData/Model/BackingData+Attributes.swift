@@ -106,23 +106,18 @@ extension BackingData {
     /// The stored value of attribute slot `slot`.
     @usableFromInline
     func storedValue(at slot: Int) -> StrataCore.Value {
-        let name = entity.attributes[slot].name
-        do { return try value(for: name) } catch { preconditionFailure("\(error)") }
+        value(atSlot: slot)
     }
 
     /// Sets the stored value of attribute slot `slot`: in the object itself while it is
     /// detached, else through its context.
     @usableFromInline
     func setStoredValue(_ value: StrataCore.Value, at slot: Int) {
-        do {
-            if isUnattached {
-                try setDetachedValue(value, at: slot)
-            } else {
-                try set(value, for: entity.attributes[slot].name)
-            }
-        } catch {
-            preconditionFailure("\(error)")
+        guard isUnattached else {
+            setValue(value, atSlot: slot)
+            return
         }
+        do { try setDetachedValue(value, at: slot) } catch { preconditionFailure("\(error)") }
     }
 
     @usableFromInline

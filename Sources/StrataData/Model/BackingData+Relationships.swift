@@ -50,12 +50,7 @@ extension BackingData {
     @usableFromInline
     func relatedModels<Related: PersistentModel>(at slot: Int, as type: Related.Type) -> [Related] {
         if isUnattached { return (pendingTargets[slot] ?? []).map { $0 as! Related } }
-        let name = entity.relationships[slot].name
-        let objects: [ManagedObject]
-        do { objects = try objectIDs(for: name).compactMap { context?.object(with: $0) } } catch {
-            preconditionFailure("\(error)")
-        }
-        return objects.map { StrataData.model(for: $0, as: Related.self) }
+        return relatedObjects(atSlot: slot).map { StrataData.model(for: $0, as: Related.self) }
     }
 
     /// Sets the related models of slot `slot`: kept until insertion while detached; else the
@@ -70,16 +65,6 @@ extension BackingData {
             preconditionFailure("\(objectID) no longer belongs to a context")
         }
         for related in models where related.persistentBackingData.isUnattached { modelContext.insert(related) }
-        let objects: [ManagedObject] = models.map(\.persistentBackingData)
-        let relationship = entity.relationships[slot]
-        do {
-            if relationship.isToMany {
-                try setObjects(objects, for: relationship.name)
-            } else {
-                try setObject(objects.first, for: relationship.name)
-            }
-        } catch {
-            preconditionFailure("\(error)")
-        }
+        setRelatedObjects(models.map(\.persistentBackingData), atSlot: slot)
     }
 }

@@ -31,10 +31,15 @@ public final class BackingData<Model: PersistentModel>: ManagedObject {
     /// The entity name of `Model`.
     public override class var entityName: String { StrataData.entityName(of: Model.self) }
 
+    /// The model's properties, numbered as the engine's typed slot API reads them: attributes
+    /// and relationships apart, in declaration order.
+    public override class var declaredProperties: [DeclaredProperty] { Model._$layout.declaredProperties }
+
     /// A new detached object for a model made by its own initializer.
     public static func detached() -> BackingData<Model> {
-        let entity = Model._$layout.entity
-        let object = BackingData(entity: entity, objectID: .temporary(entityName: entity.name), context: nil)
+        let layout = Model._$layout
+        let object = BackingData(
+            entity: layout.entity, objectID: .temporary(like: layout.temporarySibling), context: nil)
         object.prepareDetached()
         object.isUnattached = true
         return object

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataEngine
 
 /// The entity of a model type and where each of its stored properties lives in it: built once
 /// per type (by the `static let` that `@Model` generates), then read by every accessor, which
@@ -16,6 +17,12 @@ public final class ModelLayout: Sendable {
     public let slots: [Int]
     /// How each attribute's Swift values are stored, by attribute index.
     let storages: [PropertyKind.AttributeStorage]
+    /// The entity's properties as the engine's typed slot API numbers them.
+    public var declaredProperties: [DeclaredProperty] {
+        entity.attributes.map(DeclaredProperty.attribute) + entity.relationships.map(DeclaredProperty.relationship)
+    }
+    /// A temporary ID of the entity, whose scope the IDs of new models share.
+    let temporarySibling: ObjectID
     /// What is wrong with the model's declaration, if anything; ``ModelContainer`` throws it.
     let problem: StrataError?
 
@@ -76,6 +83,7 @@ public final class ModelLayout: Sendable {
         entity = Entity(name, attributes: attributes, relationships: relationships, uniqueConstraints: unique)
         self.slots = slots
         self.storages = storages
+        temporarySibling = .temporary(entityName: name)
         problem =
             problems.isEmpty
             ? nil

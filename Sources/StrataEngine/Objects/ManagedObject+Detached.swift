@@ -7,8 +7,8 @@ import StrataCore
 // object the context inserted.
 
 extension ManagedObject {
-    /// Makes this object, created with no context, a new detached object: every attribute at
-    /// its default, every relationship empty.
+    /// Makes this object, created with no context and a temporary ID, a new detached object:
+    /// every attribute at its default, every relationship empty.
     package func prepareDetached() {
         let fresh = Snapshot(objectID: objectID, entity: entity)
         attributeValues = fresh.attributes
@@ -61,7 +61,11 @@ extension ObjectContext {
         precondition(
             object.relationshipValues.allSatisfy { $0.targets.isEmpty },
             "a detached object is inserted with empty relationships")
-        object.objectID = .temporary(entityName: entity.name)
+        // The object keeps its temporary ID (unique in the process), and gets its class's slot
+        // map, as the objects this context makes do.
+        if let binding = coordinator.classBinding(for: entity.name), binding.type == type(of: object) {
+            object.slots = binding.slots
+        }
         object.context = self
         willChange(object)
         noteInserted(object.objectID)
