@@ -15,8 +15,6 @@ public final class ModelLayout: Sendable {
     /// By property position: the index of the property among the entity's attributes, or among
     /// its relationships for a relationship.
     public let slots: [Int]
-    /// How each attribute's Swift values are stored, by attribute index.
-    let storages: [PropertyKind.AttributeStorage]
     /// The entity's properties as the engine's typed slot API numbers them.
     public var declaredProperties: [DeclaredProperty] {
         entity.attributes.map(DeclaredProperty.attribute) + entity.relationships.map(DeclaredProperty.relationship)
@@ -37,16 +35,14 @@ public final class ModelLayout: Sendable {
         var attributes: [StrataCore.Attribute] = []
         var relationships: [StrataCore.Relationship] = []
         var slots: [Int] = []
-        var storages: [PropertyKind.AttributeStorage] = []
         var unique: [[String]] = []
         var problems: [String] = []
         for property in Model.schemaMetadata {
             let valueType = Swift.type(of: property.keypath).valueType
             switch PropertyKind(of: valueType) {
-            case .attribute(let attributeType, let isOptional, let storage):
+            case .attribute(let attributeType, let isOptional, _):
                 let declared = property.metadata as? Schema.Attribute
                 slots.append(attributes.count)
-                storages.append(storage)
                 attributes.append(
                     StrataCore.Attribute(
                         property.name, attributeType, isOptional: isOptional,
@@ -82,7 +78,6 @@ public final class ModelLayout: Sendable {
         }
         entity = Entity(name, attributes: attributes, relationships: relationships, uniqueConstraints: unique)
         self.slots = slots
-        self.storages = storages
         temporarySibling = .temporary(entityName: name)
         problem =
             problems.isEmpty
