@@ -223,7 +223,10 @@ struct LMDBStoreTests {
     @Test func optionsAreValidated() throws {
         let path = temporaryStorePath()
         defer { cleanUp(path) }
-        for values in [["mapSize": "tiny"], ["mapSize": "10"], ["sync": "sometimes"], ["mapsize": "1048576"]] {
+        for values in [
+            ["mapSize": "tiny"], ["mapSize": "10"], ["sync": "sometimes"], ["durability": "sometimes"],
+            ["mapsize": "1048576"],
+        ] {
             let error = #expect(throws: StrataError.self) {
                 try openStore(path, options: StoreOptions(options: values))
             }

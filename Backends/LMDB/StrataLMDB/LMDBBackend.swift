@@ -10,7 +10,7 @@ import StrataCore
 /// The LMDB backend: scheme `lmdb`, a store per directory (`lmdb:/var/data/app.lmdb`).
 ///
 /// Options (``StoreOptions/options``): `mapSize` (initial map size in bytes, default 64 MiB; the
-/// map grows by itself) and `sync` (`full`, `nometasync` or `nosync`). See docs/LMDBStore.md.
+/// map grows by itself) and `durability` (`normal`, the default, or `full`). See docs/LMDBStore.md.
 ///
 /// ```swift
 /// StoreRegistry.shared.register(LMDBBackend())
@@ -29,8 +29,8 @@ public struct LMDBBackend: StoreBackend {
     /// Persistent, shared between processes, and openable read-only.
     public var capabilities: BackendCapabilities { [.persistent, .multiProcess, .readOnly] }
 
-    /// `mapSize` (bytes; configuration files may write it `lmdbMapSize`), `maxMapSize`, `sync`
-    /// and `pageCheck`. See docs/LMDBStore.md.
+    /// `mapSize` (bytes; configuration files may write it `lmdbMapSize`), `maxMapSize`,
+    /// `durability`, `sync` and `pageCheck`. See docs/LMDBStore.md.
     public var supportedOptions: [StoreBackendOption]? { LMDBOptions.declared }
 
     /// The smallest map size the `mapSize` option accepts, in bytes (1 MiB).

@@ -191,7 +191,20 @@ final class LMDBEnvironment: @unchecked Sendable {
         for txn in readPool { mdb_txn_abort(txn) }
         readPool.removeAll()
         poolLock.unlock()
+        // With `durability=normal` the last commit's meta page may still be unflushed: closing
+        // flushes it, so that every save of a closed store survives a crash of the machine. A
+        // failure leaves the store as consistent as before (the previous meta page is whole).
+        if !isReadOnly && options.sync == .nometasync { mdb_env_sync(env, 1) }
         mdb_env_close(env)
+    }
+
+    /// What a commit flushes, read back from the open environment's flags
+    /// (`mdb_env_get_flags`): whether it flushes the data pages, and whether also the meta page.
+    var commitFlushes: (dataPages: Bool, metaPage: Bool) {
+        var flags: UInt32 = 0
+        mdb_env_get_flags(env, &flags)
+        let data = flags & UInt32(MDB_NOSYNC) == 0
+        return (data, data && flags & UInt32(MDB_NOMETASYNC) == 0)
     }
 
     deinit {

@@ -73,6 +73,9 @@ final class EntityLayout: Sendable {
     /// made from them without a lookup per ID.
     let scope: ObjectID.Scope
     let destinationScopes: [ObjectID.Scope]
+    /// For each attribute position, whether a secondary database (index or unique constraint)
+    /// is keyed by it.
+    let isIndexed: [Bool]
 
     init(entity: Entity, databases: [String: MDB_dbi], storeIdentifier: String) {
         self.entity = entity
@@ -98,6 +101,9 @@ final class EntityLayout: Sendable {
                     attributes: []))
         }
         self.secondaries = secondaries
+        var isIndexed = [Bool](repeating: false, count: entity.attributes.count)
+        for secondary in secondaries { for position in secondary.attributes { isIndexed[position] = true } }
+        self.isIndexed = isIndexed
         destinations = entity.relationships.map(\.destination)
         types = entity.attributes.map(\.type)
         scope = ObjectID.Scope(entityName: entity.name, storeIdentifier: storeIdentifier)

@@ -8,11 +8,15 @@ import StrataCore
 /// - `maxMapSize`: the size the map never grows beyond (default and upper limit 1 TiB, at least
 ///   `mapSize`). A save that needs more fails with ``StrataError/Code/io`` and writes nothing: a
 ///   quota for the store, and how the reliability tests make the map run full.
-/// - `sync`: `full` (default: data and meta pages are flushed at every commit, a committed save
-///   survives a power loss), `nometasync` (the meta page is not flushed: a crash may lose the last
-///   save but never corrupts the store) or `nosync` (nothing is flushed at commit: the operating
-///   system writes when it likes; a crash of the machine may lose recent saves, and on some file
-///   systems damage the store; a crash of the process alone loses nothing).
+/// - `durability`: `normal` (default, `MDB_NOMETASYNC`: the data pages are flushed at every
+///   commit, the meta page at the next commit or when the store closes; a crash of the machine may
+///   undo the last save but never corrupts the store: the guarantee of the SQLite store's default
+///   `synchronous=normal`) or `full` (data and meta pages are flushed at every commit: a committed
+///   save survives a power loss). A crash of the process alone loses nothing in either mode.
+/// - `sync`: the same choice in LMDB's words, kept for existing configurations: `full`,
+///   `nometasync` (= `durability=normal`) or `nosync` (nothing is flushed at commit; a crash of
+///   the machine may lose recent saves, and on some file systems damage the store). Given with
+///   `durability`, the two must agree.
 /// - `pageCheck`: `full` (default: when the environment opens, every B-tree page the snapshot
 ///   uses is checked before liblmdb reads it, see ``LMDBPageCheck``) or `off` (only the meta
 ///   pages are checked: for trusted files, when opening must cost nothing per page).
@@ -20,6 +24,24 @@ struct LMDBOptions: Sendable, Hashable {
     /// The durability trade-off at commit.
     enum Sync: String, Sendable, Hashable, CaseIterable {
         case full, nosync, nometasync
+
+        /// The `sync` mode of a `durability` value (`full` or `normal`), or `nil`.
+        init?(durability: String) {
+            switch durability {
+            case "full": self = .full
+            case "normal": self = .nometasync
+            default: return nil
+            }
+        }
+
+        /// The `durability` value of the mode, or `nil` for `nosync`, which has none.
+        var durability: String? {
+            switch self {
+            case .full: return "full"
+            case .nometasync: return "normal"
+            case .nosync: return nil
+            }
+        }
 
         /// The `mdb_env_open` flag.
         var flags: UInt32 {
@@ -39,7 +61,8 @@ struct LMDBOptions: Sendable, Hashable {
     var mapSize: Int = LMDBOptions.defaultMapSize
     /// The map never grows beyond this.
     var maximumMapSize: Int = LMDBOptions.largestMapSize
-    var sync: Sync = .full
+    /// The default is `durability=normal`, the SQLite store's default guarantee.
+    var sync: Sync = .nometasync
     /// Whether the environment's trees are checked when it opens (`pageCheck=full`).
     var checksPages = true
     var isReadOnly = false
@@ -61,6 +84,11 @@ struct LMDBOptions: Sendable, Hashable {
             "maxMapSize", in: minimumMapSize...largestMapSize, unit: "bytes",
             summary: "The size the map never grows beyond: a quota for the store."),
         .choice(
+            "durability", ["normal", "full"],
+            summary:
+                "What a commit flushes: normal (the data pages; a system crash may undo the last save) or full (all)."
+        ),
+        .choice(
             "sync", Sync.allCases.map(\.rawValue),
             summary: "What a commit flushes: full, nometasync (not the meta page) or nosync (nothing)."),
         .choice(
@@ -76,7 +104,18 @@ struct LMDBOptions: Sendable, Hashable {
         createsIfMissing = options.createsIfMissing
         if let value = options["mapSize"], let bytes = Int(value) { mapSize = bytes }
         if let value = options["maxMapSize"], let bytes = Int(value) { maximumMapSize = bytes }
-        if let value = options["sync"], let mode = Sync(rawValue: value) { sync = mode }
+        if let value = options["durability"], let mode = Sync(durability: value) { sync = mode }
+        if let value = options["sync"], let mode = Sync(rawValue: value) {
+            if let durability = options["durability"], mode.durability != durability {
+                throw StrataError(
+                    .invalidOption,
+                    "options durability=\(durability) and sync=\(value) for \(url) disagree; give one of them",
+                    location: [
+                        "option": "sync", "value": value, "url": url.description, "backend": LMDBBackend.schemeName,
+                    ])
+            }
+            sync = mode
+        }
         if let value = options["pageCheck"] { checksPages = value == "full" }
         if mapSize > maximumMapSize {
             throw StrataError(

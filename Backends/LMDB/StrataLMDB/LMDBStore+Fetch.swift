@@ -268,7 +268,7 @@ extension LMDBStore {
         }
     }
 
-    private func corrupt(_ corruption: RecordCorruption, _ pk: Int64, _ layout: EntityLayout) -> StrataError {
+    func corrupt(_ corruption: RecordCorruption, _ pk: Int64, _ layout: EntityLayout) -> StrataError {
         StrataError(
             .storeCorrupt,
             "the LMDB store at \(environment.path) holds an unreadable record for \(layout.entity.name) p\(pk) in database \(LMDBLayout.records(layout.entity.name)): \(corruption.reason)",

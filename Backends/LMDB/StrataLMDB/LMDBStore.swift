@@ -68,6 +68,10 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     /// of a unique check. For tests that pin what a save reads.
     package var recordReadsInSaves: Int { recordReads.load(ordering: .relaxed) }
 
+    /// What each save's commit flushes to the disk, as the open environment's flags say: the
+    /// data pages, and the meta page too (`durability=full`). For tests that pin the options.
+    package var commitFlushes: (dataPages: Bool, metaPage: Bool) { environment.commitFlushes }
+
     /// The directory of the store.
     public var path: String { environment.path }
 

@@ -128,6 +128,27 @@ enum RecordCodec {
 
     /// Decodes the record of object `pk`.
     static func decode(_ bytes: UnsafeRawBufferPointer, pk: Int64, layout: EntityLayout) throws -> Snapshot {
+        let (version, attributes, relationships) = try fields(of: bytes, layout: layout, indexedOnly: false)
+        return Snapshot(
+            objectID: layout.objectID(pk), version: version, attributes: attributes, relationships: relationships)
+    }
+
+    /// What the secondary databases of `layout` are keyed by, read from a record without building
+    /// the rest (a save removing an object's old secondary entries): the attributes
+    /// ``EntityLayout/isIndexed`` marks, every other one `.null`, and the to-one targets, every
+    /// to-many one empty. The whole record is walked and checked as ``decode(_:pk:layout:)``
+    /// checks it.
+    static func indexedValues(of bytes: UnsafeRawBufferPointer, layout: EntityLayout) throws -> IndexedValues {
+        let (_, attributes, relationships) = try fields(of: bytes, layout: layout, indexedOnly: true)
+        return IndexedValues(attributes: attributes, relationships: relationships)
+    }
+
+    /// The version, attributes and relationships of a record; with `indexedOnly`, as
+    /// ``indexedValues(of:layout:)`` describes.
+    @inline(__always)
+    private static func fields(of bytes: UnsafeRawBufferPointer, layout: EntityLayout, indexedOnly: Bool) throws
+        -> (version: Int64, attributes: [Value], relationships: [RelationshipValue])
+    {
         var reader = ByteReader(bytes)
         try checkFormat(&reader)
         let version = try reader.signed()
@@ -138,7 +159,19 @@ enum RecordCodec {
         }
         var attributes: [Value] = []
         attributes.reserveCapacity(types.count)
-        for type in types { attributes.append(try decodeValue(&reader, type: type)) }
+        if indexedOnly {
+            let indexed = layout.isIndexed
+            for (position, type) in types.enumerated() {
+                if indexed[position] {
+                    attributes.append(try decodeValue(&reader, type: type))
+                } else {
+                    try skipValue(&reader, type: type)
+                    attributes.append(.null)
+                }
+            }
+        } else {
+            for type in types { attributes.append(try decodeValue(&reader, type: type)) }
+        }
         let relationshipCount = try reader.varint()
         let relationships = layout.entity.relationships
         guard relationshipCount == UInt64(relationships.count) else {
@@ -161,6 +194,11 @@ enum RecordCodec {
                 guard count <= UInt64(bytes.count) else {
                     throw RecordCorruption(reason: "a to-many count of \(count) exceeds the record")
                 }
+                if indexedOnly {
+                    for _ in 0..<count { _ = try reader.signed() }
+                    targets.append(.toMany([]))
+                    continue
+                }
                 var ids: [ObjectID] = []
                 ids.reserveCapacity(Int(count))
                 for _ in 0..<count {
@@ -177,7 +215,27 @@ enum RecordCodec {
         guard reader.isAtEnd else {
             throw RecordCorruption(reason: "\(bytes.count - reader.offset) bytes follow the last field")
         }
-        return Snapshot(objectID: layout.objectID(pk), version: version, attributes: attributes, relationships: targets)
+        return (version, attributes, targets)
+    }
+
+    /// Moves `reader` past one value of an attribute of `type`, checking its tag as
+    /// ``decodeValue(_:type:)`` does, without building the value.
+    @inline(__always)
+    private static func skipValue(_ reader: inout ByteReader, type: AttributeType) throws {
+        let tag = try reader.byte()
+        switch (tag, type) {
+        case (Tag.null, _), (Tag.decimalNaN, .decimal), (Tag.boolFalse, .boolean), (Tag.boolTrue, .boolean):
+            return
+        case (Tag.integer, .integer16), (Tag.integer, .integer32), (Tag.integer, .integer64):
+            _ = try reader.varint()
+        case (Tag.double, .double), (Tag.date, .date): _ = try reader.take(8)
+        case (Tag.float, .float): _ = try reader.take(4)
+        case (Tag.uuid, .uuid): _ = try reader.take(16)
+        case (Tag.decimal, .decimal), (Tag.string, .string), (Tag.binary, .binary), (Tag.uri, .uri):
+            _ = try reader.lengthPrefixed()
+        default:
+            throw RecordCorruption(reason: "a value with tag \(tag) does not fit a \(type.rawValue) attribute")
+        }
     }
 
     @inline(__always)
@@ -215,4 +273,12 @@ enum RecordCodec {
             throw RecordCorruption(reason: "a value with tag \(tag) does not fit a \(type.rawValue) attribute")
         }
     }
+}
+
+/// The values of a stored record that its object's secondary entries are keyed by
+/// (``RecordCodec/indexedValues(of:layout:)``): attributes not in any index are `.null`, to-many
+/// relationships empty.
+struct IndexedValues {
+    var attributes: [Value]
+    var relationships: [RelationshipValue]
 }

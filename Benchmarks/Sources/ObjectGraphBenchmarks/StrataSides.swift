@@ -50,19 +50,35 @@ let recordModel = try! Model(
             uniqueConstraints: [["key"]])
     ])
 
-/// The store URL for `name` in `directory` on the backend `scheme` (a fresh file per run).
-func storeURL(scheme: String, directory: String, name: String) -> StoreURL {
-    switch scheme {
+/// The store URL for `name` in `directory` on the backend of `store` (a fresh file per run).
+/// `store` is a scheme, optionally followed by backend options: `lmdb?durability=full`.
+func storeURL(scheme store: String, directory: String, name: String) -> StoreURL {
+    let scheme = String(store.prefix { $0 != "?" })
+    return switch scheme {
     case "sqlite": StoreURL(scheme: "sqlite", location: "\(directory)/\(name).sqlite")
     case "lmdb": StoreURL(scheme: "lmdb", location: "\(directory)/\(name).lmdb")
     default: StoreURL(scheme: scheme, location: "\(name)-\(directory.split(separator: "/").last ?? "")")
     }
 }
 
+/// The backend options after `?` in `store` (`lmdb?durability=full&mapSize=1048576`).
+func storeOptions(_ store: String) -> [String: String] {
+    guard let mark = store.firstIndex(of: "?") else { return [:] }
+    var options: [String: String] = [:]
+    for pair in store[store.index(after: mark)...].split(separator: "&") {
+        let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+        options[parts[0]] = parts.count > 1 ? parts[1] : ""
+    }
+    return options
+}
+
 /// A container on one store, loaded, as the documentation shows (default three-tier stack).
-func loadedContainer(_ url: StoreURL, model: Model) async throws -> PersistentContainer {
+func loadedContainer(_ url: StoreURL, model: Model, options: [String: String] = [:]) async throws
+    -> PersistentContainer
+{
     let container = PersistentContainer(
-        name: "Bench", model: model, storeDescriptions: [StoreDescription(url: url)], environment: [:])
+        name: "Bench", model: model, storeDescriptions: [StoreDescription(url: url, options: options)],
+        environment: [:])
     try await container.loadPersistentStores()
     return container
 }
@@ -91,7 +107,8 @@ struct StrataTypedSide: Side {
 
     func run(_ input: RunInput, directory: String) async throws -> (RunTimes, Int) {
         let container = try await loadedContainer(
-            storeURL(scheme: scheme, directory: directory, name: "typed"), model: itemModel)
+            storeURL(scheme: scheme, directory: directory, name: "typed"), model: itemModel,
+            options: storeOptions(scheme))
         let records = input.records
         var times: RunTimes = []
         var sum = 0
@@ -171,7 +188,8 @@ struct StrataByNameSide: Side {
 
     func run(_ input: RunInput, directory: String) async throws -> (RunTimes, Int) {
         let container = try await loadedContainer(
-            storeURL(scheme: scheme, directory: directory, name: "byname"), model: recordModel)
+            storeURL(scheme: scheme, directory: directory, name: "byname"), model: recordModel,
+            options: storeOptions(scheme))
         let records = input.records
         var times: RunTimes = []
         var sum = 0

@@ -79,6 +79,9 @@ public final class ObjectContext: @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     var journal: Journal?
+    /// A child's push whose unique check this context's next save may take as its own (see
+    /// ``CheckedPush``); consumed by that save.
+    var checkedPush: CheckedPush?
     /// The route of the last scope whose snapshot the context looked up (see ``sourceSnapshot(for:)``).
     #if !DEBUG
         @exclusivity(unchecked)
@@ -102,6 +105,10 @@ public final class ObjectContext: @unchecked Sendable {
     /// adopted yet (see ``catchUpWithPermanentIDs()``).
     let permanentIDsInTransit = Locked<[[ObjectID: ObjectID]]>([])
     private let mergesFromParent = Atomic<Bool>(false)
+    /// Whether a child was ever made of this context: its changes then move the row cache's
+    /// epoch (``RowCache/recordUnsavedChange()``), so its children's faults stop trusting the
+    /// snapshots their fetches kept.
+    private let hasHadChildren = Atomic<Bool>(false)
 
     /// Whether this child context merges, by itself and on its own queue, every change its
     /// siblings save into its parent (as ``mergeChanges(fromContextDidSave:)`` does). `false` by
@@ -130,6 +137,7 @@ public final class ObjectContext: @unchecked Sendable {
             list.removeAll { $0.context == nil }
             list.append(WeakContext(context: self))
         }
+        parent.hasHadChildren.store(true, ordering: .releasing)
     }
 
     private init(coordinator: StoreCoordinator, parent: ObjectContext?, concurrencyType: ConcurrencyType, name: String?)
@@ -364,9 +372,16 @@ public final class ObjectContext: @unchecked Sendable {
     /// said otherwise): keeps it alive until saved, and remembers its state while a save is in
     /// progress so a failed save can be undone.
     func willChange(_ object: ManagedObject, slots: UInt64 = ChangeSet.allSlots) {
+        noteChangeForChildren()
         journal?.record(object)
         if !object.state.isInserted && !object.state.isDeleted { noteUpdated(object.objectID) }
         changed.add(object, changing: slots)
+    }
+
+    /// Tells the row cache that what this context answers its children may have changed, when
+    /// it has had any (see ``RowCache/recordUnsavedChange()``).
+    func noteChangeForChildren() {
+        if hasHadChildren.load(ordering: .acquiring) { coordinator.rowCache.recordUnsavedChange() }
     }
 
     /// Inserts a new object of `entityName`, with every attribute at its default.

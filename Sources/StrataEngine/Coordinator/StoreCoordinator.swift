@@ -36,6 +36,8 @@ public final class StoreCoordinator: Sendable {
     private let classGenerations = Atomic<Int>(0)
     /// See ``storeReadCount``.
     private let storeReads = Atomic<Int>(0)
+    /// See ``writeGeneration``.
+    private let writes = Atomic<UInt64>(0)
 
     /// A coordinator for `model` with no store yet. `rowCacheCapacity` bounds the shared
     /// snapshot cache.
@@ -105,6 +107,12 @@ public final class StoreCoordinator: Sendable {
     /// read takes it before reading the store.
     var rowCacheEpoch: UInt64 { rowCache.epoch }
 
+    /// Moves on whenever a save through this coordinator ends (written or not) and whenever a
+    /// store's route changes: a check made against the stores at one generation still holds at
+    /// the same generation, as far as this coordinator's writes go. A save in progress when the
+    /// generation is read moves it on when it ends.
+    var writeGeneration: UInt64 { writes.load(ordering: .acquiring) }
+
     /// How many requests that read rows went to a store (fetches, and snapshots of single
     /// objects the row cache did not hold). For tests of how many round trips an operation makes.
     package var storeReadCount: Int { storeReads.load(ordering: .relaxed) }
@@ -158,7 +166,10 @@ public final class StoreCoordinator: Sendable {
     func refreshCapabilities(of store: any PersistentStore) {
         guard let entry = routes.withLock({ table in table.entries.first { $0.store === store } }) else { return }
         entry.saveLock.lock()
-        defer { entry.saveLock.unlock() }
+        defer {
+            writes.add(1, ordering: .releasing)
+            entry.saveLock.unlock()
+        }
         let fresh = Route(entry: entry, serving: store.capability((any SnapshotServing).self))
         let names = routes.withLock { table -> Set<String> in
             guard let old = table.current[ObjectIdentifier(entry)] else { return [] }
@@ -245,6 +256,25 @@ public final class StoreCoordinator: Sendable {
         if let serving = route.serving { return try serving.snapshot(for: id) }
         if let snapshot = rowCache.snapshotToFill(id, kept: kept, epoch: epoch) { return snapshot }
         return try snapshot(for: id, via: route)
+    }
+
+    /// The snapshot to fill a child context's fault of `id` with, which a fetch begun at row
+    /// cache epoch `epoch` left it (`kept`, its parent's answer from the stores): see
+    /// ``RowCache/snapshotToFill(_:kept:epoch:throughParent:)``. `nil` when the row cache cannot
+    /// vouch for it, or the store serves snapshots from memory (no epochs then): the child asks
+    /// its parent.
+    func keptSnapshotForChild(of id: ObjectID, kept: Snapshot, epoch: UInt64, lastRoute: inout ScopeRoute?) throws
+        -> Snapshot?
+    {
+        let route: Route
+        if let lastRoute, lastRoute.scope == id.scope, lastRoute.route.isCurrent {
+            route = lastRoute.route
+        } else {
+            route = try self.route(for: id)
+            lastRoute = ScopeRoute(scope: id.scope, route: route)
+        }
+        guard route.serving == nil else { return nil }
+        return rowCache.snapshotToFill(id, kept: kept, epoch: epoch, throughParent: true)
     }
 
     private func snapshot(for id: ObjectID, via route: Route) throws -> Snapshot? {
@@ -363,6 +393,7 @@ public final class StoreCoordinator: Sendable {
     /// Saves `part` to the store of `route` and keeps the row cache in step with it (conflicts
     /// refresh the cached snapshots they found stale). Runs under the store's save lock.
     private func save(_ part: SaveRequest, to route: Route) throws -> SaveResult {
+        defer { writes.add(1, ordering: .releasing) }
         let partial: SaveResult
         do { partial = try route.store.save(part) } catch let error as StrataError where error.code == .conflict {
             if route.serving == nil {

@@ -29,6 +29,10 @@ extension ManagedObject {
     ///
     /// - Throws: ``StrataError/Code/unknownKey``, or ``StrataError/Code/typeMismatch`` when the
     ///   value is not a `T`.
+    ///
+    /// Inlinable, so that the conversion from ``Value`` is compiled for the caller's type: a
+    /// generic call would look up the metadata of `T?` at run time on every read.
+    @inlinable
     public func value<T: ValueConvertible>(for key: String, as type: T.Type) throws -> T {
         let value = try value(for: key)
         guard let typed = T(strataValue: value) else {
