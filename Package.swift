@@ -136,7 +136,7 @@ let package = Package(
         // SwiftData's API on Linux, on any Strata backend (docs/StrataData.md).
         .target(
             name: "StrataData",
-            dependencies: ["Strata", "StrataEngine", "StrataCore"],
+            dependencies: ["Strata", "StrataEngine", "StrataCore", "StrataMacros"],
             path: "Sources/StrataData",
             swiftSettings: strictSettings
         ),

@@ -129,6 +129,7 @@ let package = Package(
                 "MallocStats",
                 .product(name: "Strata", package: root),
                 .product(name: "StrataSQLite", package: root),
+                .product(name: "StrataData", package: root),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/ObjectGraphBenchmarks",

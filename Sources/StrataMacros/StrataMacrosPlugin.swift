@@ -9,5 +9,7 @@ struct StrataMacrosPlugin: CompilerPlugin {
         ManagedMacro.self,
         ManagedSlotMacro.self,
         PropertyMarkerMacro.self,
+        ModelMacro.self,
+        PersistedPropertyMacro.self,
     ]
 }

@@ -4,6 +4,7 @@
 //
 //   swift run -c release --package-path Benchmarks ObjectGraphBenchmarks \
 //       [--runs 5] [--count 100000] [--updates 10000] [--store sqlite[,lmdb,memory,lmdb?durability=full]] [--sides ...]
+//   (sides: raw, grdb, grdb-statements, typed, byname, model; model is StrataData's @Model)
 //   swift run -c release --package-path Benchmarks ObjectGraphBenchmarks scale [--counts 10000,100000,1000000]
 //
 // See Benchmarks/README.md ("Typed objects against GRDB and the raw C API").
@@ -46,7 +47,8 @@ for name in sideNames {
     case "grdb-statements": sides.append(GRDBStatementSide())
     case "typed": sides += stores.map { StrataTypedSide(scheme: $0) }
     case "byname": sides += stores.map { StrataByNameSide(scheme: $0) }
-    default: fatalError("unknown side \(name): raw, grdb, grdb-statements, typed, byname")
+    case "model": sides += stores.map { StrataModelSide(scheme: $0) }
+    default: fatalError("unknown side \(name): raw, grdb, grdb-statements, typed, byname, model")
     }
 }
 func label(_ side: any Side) -> String {
@@ -55,6 +57,9 @@ func label(_ side: any Side) -> String {
     }
     if let byName = side as? StrataByNameSide, stores.count > 1 || byName.scheme != "sqlite" {
         return "\(side.name) (\(byName.scheme))"
+    }
+    if let model = side as? StrataModelSide, stores.count > 1 || model.scheme != "sqlite" {
+        return "\(side.name) (\(model.scheme))"
     }
     return side.name
 }

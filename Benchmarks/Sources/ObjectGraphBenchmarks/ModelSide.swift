@@ -1,0 +1,125 @@
+import BenchmarkSupport
+import Foundation
+import StrataData
+
+/// The record as a SwiftData user declares it, with StrataData: a `@Model` class whose key
+/// attribute is unique (so indexed).
+@Model final class ModelRecord {
+    @Attribute(.unique) var key: Int64
+    var i1: Int64
+    var i2: Int64
+    var i3: Int64
+    var d1: Double
+    var d2: Double
+    var d3: Double
+    var s1: String
+    var s2: String
+    var s3: String
+
+    init(_ r: WorkloadRecord) {
+        key = keyOf(r.id)
+        i1 = r.i1
+        i2 = r.i2
+        i3 = r.i3
+        d1 = r.d1
+        d2 = r.d2
+        d3 = r.d3
+        s1 = r.s1
+        s2 = r.s2
+        s3 = r.s3
+    }
+
+    var touched: Int { touch(key: key, i1: i1, i2: i2, i3: i3, d1: d1, d2: d2, d3: d3, s1: s1, s2: s2, s3: s3) }
+}
+
+/// StrataData: `ModelContainer` on a store URL, and a new `ModelContext` per workload:
+/// `insert`, `fetch(FetchDescriptor)` (by `#Predicate` on the key for lookups and updates),
+/// `model(for:)` by identifier, properties, `delete`, `save`.
+struct StrataModelSide: Side {
+    let scheme: String
+    var name: String { "StrataData @Model" }
+
+    func run(_ input: RunInput, directory: String) async throws -> (RunTimes, Int) {
+        // Synchronous from here on: each context stays on the thread that made it.
+        try runSynchronously(input, directory: directory)
+    }
+
+    private func runSynchronously(_ input: RunInput, directory: String) throws -> (RunTimes, Int) {
+        let url: URL
+        switch scheme {
+        case "sqlite": url = URL(fileURLWithPath: "\(directory)/model.store")
+        case "lmdb": url = URL(string: "lmdb:\(directory)/model.lmdb")!
+        default: url = URL(string: "memory:model-\(directory.split(separator: "/").last ?? "")")!
+        }
+        let container = try ModelContainer(for: ModelRecord.self, configurations: ModelConfiguration(url: url))
+        let records = input.records
+        var times: RunTimes = []
+        var sum = 0
+        func timed(_ body: (ModelContext) throws -> Int) throws {
+            let context = ModelContext(container)
+            var value = 0
+            times.append(try milliseconds { value = try body(context) })
+            sum &+= value
+        }
+        try timed { context in
+            for r in records { context.insert(ModelRecord(r)) }
+            try context.save()
+            return 0
+        }
+        let ids = try identifiers(container, count: records.count)
+        try timed { context in
+            var sum = 0
+            for record in try context.fetch(FetchDescriptor<ModelRecord>()) { sum &+= record.touched }
+            return sum
+        }
+        let lookupIDs = input.lookupIDs
+        try timed { context in
+            var sum = 0
+            for id in lookupIDs { sum &+= (context.model(for: ids[Int(id - 1)]) as! ModelRecord).touched }
+            return sum
+        }
+        try timed { context in
+            var sum = 0
+            for id in lookupIDs { sum &+= try context.fetch(Self.byKey(keyOf(id)))[0].touched }
+            return sum
+        }
+        let updateIDs = input.updateIDs
+        try timed { context in
+            for id in updateIDs {
+                let record = try context.fetch(Self.byKey(keyOf(id)))[0]
+                record.i1 += 1
+                record.d1 += 0.5
+                record.s1 = changedS1(record.s1)
+            }
+            try context.save()
+            return 0
+        }
+        let deleteIDs = input.deleteIDs
+        try timed { context in
+            for id in deleteIDs { context.delete(context.model(for: ids[Int(id - 1)]) as! ModelRecord) }
+            try context.save()
+            return 0
+        }
+        let remaining = try ModelContext(container).fetchCount(FetchDescriptor<ModelRecord>())
+        precondition(remaining == records.count - deleteIDs.count)
+        return (times, sum)
+    }
+
+    static func byKey(_ key: Int64) -> FetchDescriptor<ModelRecord> {
+        var descriptor = FetchDescriptor<ModelRecord>(predicate: #Predicate { $0.key == key })
+        descriptor.fetchLimit = 1
+        return descriptor
+    }
+
+    /// The identifiers of the records, indexed by workload ID - 1 (untimed), as `objectIDs` does.
+    private func identifiers(_ container: ModelContainer, count: Int) throws -> [PersistentIdentifier] {
+        let sorted = try ModelContext(container).fetchIdentifiers(
+            FetchDescriptor<ModelRecord>(sortBy: [SortDescriptor(\.key)]))
+        precondition(sorted.count == count)
+        var ids = [PersistentIdentifier?](repeating: nil, count: count)
+        for (id, identifier) in zip((1...Int64(count)).sorted { keyOf($0) < keyOf($1) }, sorted) {
+            ids[Int(id - 1)] = identifier
+        }
+        return ids.map { $0! }
+    }
+}

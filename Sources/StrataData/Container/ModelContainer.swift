@@ -1,0 +1,113 @@
+import Foundation
+import Strata
+import StrataCore
+import StrataEngine
+
+/// The stores of a schema's models and the contexts that work on them: SwiftData's
+/// `ModelContainer`, on Strata's coordinator and any built-in backend.
+///
+/// ```swift
+/// let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: storeURL))
+/// let context = ModelContext(container)
+/// ```
+///
+/// Each configuration opens one store (its URL picks the backend; see ``ModelConfiguration``).
+/// With several configurations, each names the models it stores with its `schema`.
+public final class ModelContainer: Sendable {
+    /// The models the container stores.
+    public let schema: Schema
+    /// The stores' configurations.
+    public let configurations: [ModelConfiguration]
+    /// The engine's coordinator of every context of the container.
+    package let coordinator: StoreCoordinator
+    /// The model types by entity name.
+    let types: [String: ModelType]
+    /// The stored property names of every model by key path, for predicates and sorts.
+    let keyPaths: ModelKeyPaths
+    private let main = MainContextHolder()
+
+    /// A container of `types` (and the models they relate to).
+    ///
+    /// - Throws: ``StrataError``: an invalid model (a property of a type a model cannot store, a
+    ///   relationship with no inverse), a configuration whose URL picks no backend, a store
+    ///   that cannot be opened or was written with another model.
+    public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
+        try self.init(for: Schema(forTypes), configurations: configurations)
+    }
+
+    /// A container of `schema`'s models.
+    public convenience init(for schema: Schema, configurations: ModelConfiguration...) throws {
+        try self.init(for: schema, configurations: configurations)
+    }
+
+    /// A container of `schema`'s models, stored as `configurations` say (the default store
+    /// when empty).
+    public init(for schema: Schema, configurations: [ModelConfiguration]) throws {
+        if let problem = schema.problem { throw problem }
+        let configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
+        var model = schema.model
+        if configurations.count > 1 {
+            var parts: [String: [String]] = [:]
+            for configuration in configurations {
+                guard let part = configuration.schema else {
+                    throw StrataError(
+                        .invalidModel,
+                        "the configuration '\(configuration.name)' names no schema; with several configurations each says which models it stores",
+                        location: ["configuration": configuration.name])
+                }
+                parts[configuration.name] = part.entities.map(\.name)
+            }
+            model = try StrataCore.Model(
+                versionIdentifier: model.versionIdentifier, entities: model.entities, configurations: parts)
+        }
+        let coordinator = StoreCoordinator(model: model)
+        try coordinator.registerClasses(schema.backingTypes.map(\.type))
+        for configuration in configurations {
+            let url = try configuration.storeURL
+            if url.scheme != "memory" {
+                let directory = URL(fileURLWithPath: url.location).deletingLastPathComponent()
+                try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            }
+            let store = try BuiltInBackends.registry.open(
+                url, model: model, options: StoreOptions(isReadOnly: !configuration.allowsSave))
+            try coordinator.addStore(
+                store,
+                configuration: configurations.count > 1 ? configuration.name : StrataCore.Model.defaultConfiguration)
+        }
+        self.schema = schema
+        self.configurations = configurations
+        self.coordinator = coordinator
+        keyPaths = ModelKeyPaths(schema.modelTypes.map(\.type))
+        types = Dictionary(schema.modelTypes.map { (entityName(of: $0.type), $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The main-queue context: it saves by itself after changes (``ModelContext/autosaveEnabled``).
+    @MainActor public var mainContext: ModelContext {
+        if let context = main.context { return context }
+        let context = ModelContext(self, concurrencyType: .mainQueue)
+        context.autosaveEnabled = true
+        main.context = context
+        return context
+    }
+
+    /// Deletes every model of every store.
+    public func deleteAllData() throws {
+        let context = ObjectContext(coordinator: coordinator)
+        for entity in coordinator.model.entities {
+            for object in try context.fetch(FetchRequest(entityName: entity.name)) { context.delete(object) }
+        }
+        try context.save()
+    }
+}
+
+/// Holds the main context, created on first use on the main actor.
+@MainActor
+private final class MainContextHolder: Sendable {
+    var context: ModelContext?
+    nonisolated init() {}
+}
+
+/// A model type, kept as a `Sendable` value.
+struct ModelType: @unchecked Sendable {
+    let type: any PersistentModel.Type
+}

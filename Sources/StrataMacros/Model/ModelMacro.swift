@@ -1,0 +1,90 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@Model` on a final class (StrataData): the backing object, the schema metadata, the layout,
+/// `init(backingData:)`, an accessor macro on every stored property, and the conformance to
+/// `PersistentModel`.
+public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
+    public static func expansion(
+        of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
+        conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let type = className(of: declaration, diagnosingIn: context, at: node) else { return [] }
+        let analysis = ModelClassAnalysis(declaration.memberBlock)
+        for problem in analysis.problems {
+            context.diagnose(Diagnostic(node: problem.node, message: problem.message))
+        }
+        let metadata = analysis.properties.map { property -> String in
+            let described = property.metadata?.description ?? "nil"
+            return """
+                StrataData.Schema.PropertyMetadata(
+                    name: "\(property.name)", keypath: \\\(type).\(property.name), defaultValue: nil,
+                    metadata: \(described))
+                """
+        }
+        let storage = analysis.properties.map { "_\($0.name) = StrataData._ModelNoStorage()" }
+        return [
+            "private var _$backingData: StrataData.BackingData<\(raw: type)>? = nil",
+            """
+            public var persistentBackingData: StrataData.BackingData<\(raw: type)> {
+                get {
+                    if let backing = _$backingData { return backing }
+                    let backing = StrataData.BackingData<\(raw: type)>.detached()
+                    _$backingData = backing
+                    return backing
+                }
+                set { _$backingData = newValue }
+            }
+            """,
+            "public static let _$layout = StrataData.ModelLayout.of(\(raw: type).self)",
+            """
+            public static var schemaMetadata: [StrataData.Schema.PropertyMetadata] {
+                [\(raw: metadata.isEmpty ? "" : "\n" + metadata.joined(separator: ",\n") + "\n")]
+            }
+            """,
+            """
+            public required init(backingData: StrataData.BackingData<\(raw: type)>) {
+                \(raw: (storage + ["_$backingData = backingData"]).joined(separator: "\n"))
+            }
+            """,
+        ]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
+        providingAttributesFor member: some DeclSyntaxProtocol, in context: some MacroExpansionContext
+    ) throws -> [AttributeSyntax] {
+        guard declaration.is(ClassDeclSyntax.self), let variable = member.as(VariableDeclSyntax.self),
+            ModelClassAnalysis.isPersisted(variable),
+            let name = variable.bindings.first?.pattern.as(IdentifierPatternSyntax.self)?.identifier.text,
+            let property = ModelClassAnalysis(declaration.memberBlock).property(named: name)
+        else { return [] }
+        return ["@StrataData._PersistedProperty(\(raw: property.position))"]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol, conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        guard declaration.is(ClassDeclSyntax.self) else { return [] }
+        return [try ExtensionDeclSyntax("extension \(type.trimmed): StrataData.PersistentModel {}")]
+    }
+
+    /// The class's name, or `nil` after diagnosing a declaration `@Model` does not apply to.
+    private static func className(
+        of declaration: some DeclGroupSyntax, diagnosingIn context: some MacroExpansionContext, at node: AttributeSyntax
+    ) -> String? {
+        guard let decl = declaration.as(ClassDeclSyntax.self) else {
+            context.diagnose(Diagnostic(node: node, message: ModelDiagnostic.notAClass))
+            return nil
+        }
+        if decl.genericParameterClause != nil {
+            context.diagnose(Diagnostic(node: node, message: ModelDiagnostic.generic))
+            return nil
+        }
+        return decl.name.text
+    }
+}
