@@ -60,7 +60,10 @@ import Testing
             entityName: "Reading",
             propertiesToFetch: [.minimum("level", as: "low"), .maximum("level", as: "high")])
         let row = try #require(try run(request, Self.rows).first)
-        guard case .double(let low) = row["low"] else { Issue.record("no minimum"); return }
+        guard case .double(let low) = row["low"] else {
+            Issue.record("no minimum")
+            return
+        }
         #expect(low.isNaN)
         #expect(row["high"] == .double(8))
     }
@@ -108,7 +111,9 @@ import Testing
 
     @Test func anIntegerSumBeyondInt64IsAnOverflowError() throws {
         let request = AggregateRequest(entityName: "Reading", propertiesToFetch: [.sum("count", as: "s")])
-        #expect(try run(request, [("a", .integer(.max - 1), .null, .null), ("a", 1, .null, .null)]).first?["s"] == .integer(.max))
+        #expect(
+            try run(request, [("a", .integer(.max - 1), .null, .null), ("a", 1, .null, .null)]).first?["s"]
+                == .integer(.max))
         do {
             _ = try run(request, [("a", .integer(.max), .null, .null), ("a", 1, .null, .null)])
             Issue.record("the overflow went unnoticed")

@@ -64,7 +64,8 @@ import Testing
         departments[1]["name"] = "c"
         let pending = try context.fetchAggregates(Self.byDepartment)
         #expect(pending != before, "the pending changes change the answer")
-        let unchanged = try context.fetchAggregates(Self.byDepartment, options: FetchOptions(includesPendingChanges: false))
+        let unchanged = try context.fetchAggregates(
+            Self.byDepartment, options: FetchOptions(includesPendingChanges: false))
         #expect(unchanged == before)
         let child = ObjectContext(parent: context, name: "child")
         #expect(try child.fetchAggregates(Self.byDepartment) == pending, "a child sees its parent's pending changes")

@@ -25,8 +25,10 @@ struct SQLiteAggregateQuery {
     /// Builds the query for `request` (checked: `layout` is its layout) on `table`.
     ///
     /// - Throws: ``SQLiteQueryBuilder/Decline`` for what SQL cannot answer exactly.
-    init(_ request: AggregateRequest, layout: AggregateLayout, table: SQLiteEntityTable, schema: SQLiteSchema,
-         storeIdentifier: String) throws {
+    init(
+        _ request: AggregateRequest, layout: AggregateLayout, table: SQLiteEntityTable, schema: SQLiteSchema,
+        storeIdentifier: String
+    ) throws {
         guard request.isGrouped else { throw SQLiteQueryBuilder.Decline(reason: "no aggregate column or group key") }
         var paths: [PropertyPath] = []
         func column(_ path: PropertyPath) -> String {
@@ -81,7 +83,8 @@ struct SQLiteAggregateQuery {
             expressions.append(column(key.path))
             kinds.append(SQLiteColumnKind(key.type))
         }
-        var source = FetchRequest(entityName: request.entityName, predicate: request.predicate, objectIDs: request.objectIDs)
+        var source = FetchRequest(
+            entityName: request.entityName, predicate: request.predicate, objectIDs: request.objectIDs)
         if paths.isEmpty {
             source.resultType = .objectIDs
         } else {

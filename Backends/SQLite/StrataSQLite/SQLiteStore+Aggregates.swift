@@ -27,7 +27,9 @@ extension SQLiteStore: AggregateFetching {
             do {
                 while try statement.step() {
                     rows.append(
-                        try query.kinds.indices.map { try SQLiteValueCoding.read(query.kinds[$0], at: Int32($0), from: statement) })
+                        try query.kinds.indices.map {
+                            try SQLiteValueCoding.read(query.kinds[$0], at: Int32($0), from: statement)
+                        })
                 }
             } catch let error as StrataError where (error.underlying ?? error.message).contains("integer overflow") {
                 throw StrataError(

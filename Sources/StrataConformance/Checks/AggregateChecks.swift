@@ -38,7 +38,8 @@ extension ConformanceKit {
                     "flt": maybe(.float(Float(Int.random(in: -8...8, using: &random)) / 4)),
                     "str": maybe(.string(strings.randomElement(using: &random)!)),
                     "flag": maybe(.bool(Bool.random(using: &random))),
-                    "date": maybe(.date(Date(timeIntervalSince1970: Double(Int.random(in: -3...3, using: &random)) * 86_400))),
+                    "date": maybe(
+                        .date(Date(timeIntervalSince1970: Double(Int.random(in: -3...3, using: &random)) * 86_400))),
                 ])
         }
         try store.save(SaveRequest(inserts: snapshots))
@@ -132,12 +133,21 @@ extension ConformanceKit {
             let rows = try store.fetchAggregates(
                 AggregateRequest(
                     entityName: "Employee",
-                    propertiesToFetch: [.count(as: "people"), .sum("level", as: "levels"), .minimum("name", as: "first")]))
+                    propertiesToFetch: [
+                        .count(as: "people"), .sum("level", as: "levels"), .minimum("name", as: "first"),
+                    ]))
             let levels = ConformanceFixtures.employeeRows.reduce(Int64(0)) { $0 + $1.3 }
-            let first = ConformanceFixtures.employeeRows.map(\.0).min { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) }!
+            let first = ConformanceFixtures.employeeRows.map(\.0).min {
+                $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars)
+            }!
             try run.expectEqual(
-                rows, [["people": .integer(Int64(ConformanceFixtures.employeeRows.count)), "levels": .integer(levels),
-                        "first": .string(first)]], "count, sum and minimum of every employee")
+                rows,
+                [
+                    [
+                        "people": .integer(Int64(ConformanceFixtures.employeeRows.count)), "levels": .integer(levels),
+                        "first": .string(first),
+                    ]
+                ], "count, sum and minimum of every employee")
             let grouped = try store.fetchAggregates(
                 AggregateRequest(
                     entityName: "Employee", propertiesToFetch: [.value("department.name", as: "d"), .count(as: "n")],
@@ -147,7 +157,8 @@ extension ConformanceKit {
             try run.expectEqual(grouped.first?["d"], .null, "the group of employees without a department comes first")
             for row in grouped {
                 let key: String? = if case .string(let name) = row["d"] { name } else { nil }
-                try run.expectEqual(row["n"], .integer(Int64(expected[key]?.count ?? -1)), "employees of \(key ?? "no department")")
+                try run.expectEqual(
+                    row["n"], .integer(Int64(expected[key]?.count ?? -1)), "employees of \(key ?? "no department")")
             }
         },
         ConformanceCheck("aggregateSumBeyondInt64IsATypedError") { run in
@@ -158,7 +169,9 @@ extension ConformanceKit {
                     try run.snapshot(ids[0], ["i64": .integer(.max)]), try run.snapshot(ids[1], ["i64": .integer(1)]),
                 ]))
             let request = AggregateRequest(entityName: "AllTypes", propertiesToFetch: [.sum("i64", as: "total")])
-            _ = try run.expectError(.arithmeticOverflow, "a sum beyond Int64") { _ = try store.fetchAggregates(request) }
+            _ = try run.expectError(.arithmeticOverflow, "a sum beyond Int64") {
+                _ = try store.fetchAggregates(request)
+            }
             _ = try run.expectError(.arithmeticOverflow, "a sum beyond Int64 in memory") {
                 _ = try store.fetchAggregatesInMemory(request)
             }
@@ -166,27 +179,45 @@ extension ConformanceKit {
         ConformanceCheck("badAggregateRequestsAreTypedErrors") { run in
             let store = try run.open()
             let cases: [(StrataError.Code, String, AggregateRequest)] = [
-                (.invalidRequest, "the sum of a string",
-                 AggregateRequest(entityName: "AllTypes", propertiesToFetch: [.sum("str", as: "s")])),
-                (.invalidRequest, "the maximum of a UUID",
-                 AggregateRequest(entityName: "AllTypes", propertiesToFetch: [.maximum("uuid", as: "m")])),
-                (.unknownKey, "an unknown key",
-                 AggregateRequest(entityName: "AllTypes", propertiesToFetch: [.count("nothing", as: "n")])),
-                (.unknownEntity, "an unknown entity",
-                 AggregateRequest(entityName: "Nothing", propertiesToFetch: [.count(as: "n")])),
-                (.invalidRequest, "a group key through a to-many",
-                 AggregateRequest(
-                    entityName: "Employee", propertiesToFetch: [.count(as: "n")], propertiesToGroupBy: ["projects.title"])),
-                (.invalidRequest, "a plain column that is not a group key",
-                 AggregateRequest(
-                    entityName: "Employee", propertiesToFetch: [.value("name"), .count(as: "n")],
-                    propertiesToGroupBy: ["level"])),
-                (.unknownKey, "a having predicate on an unknown column",
-                 AggregateRequest(
-                    entityName: "Employee", propertiesToFetch: [.count(as: "n")],
-                    havingPredicate: .comparison(.init(.keyPath("level"), .greater, .constant(1))))),
-                (.invalidRequest, "two columns of one name",
-                 AggregateRequest(entityName: "Employee", propertiesToFetch: [.count(as: "n"), .sum("level", as: "n")])),
+                (
+                    .invalidRequest, "the sum of a string",
+                    AggregateRequest(entityName: "AllTypes", propertiesToFetch: [.sum("str", as: "s")])
+                ),
+                (
+                    .invalidRequest, "the maximum of a UUID",
+                    AggregateRequest(entityName: "AllTypes", propertiesToFetch: [.maximum("uuid", as: "m")])
+                ),
+                (
+                    .unknownKey, "an unknown key",
+                    AggregateRequest(entityName: "AllTypes", propertiesToFetch: [.count("nothing", as: "n")])
+                ),
+                (
+                    .unknownEntity, "an unknown entity",
+                    AggregateRequest(entityName: "Nothing", propertiesToFetch: [.count(as: "n")])
+                ),
+                (
+                    .invalidRequest, "a group key through a to-many",
+                    AggregateRequest(
+                        entityName: "Employee", propertiesToFetch: [.count(as: "n")],
+                        propertiesToGroupBy: ["projects.title"])
+                ),
+                (
+                    .invalidRequest, "a plain column that is not a group key",
+                    AggregateRequest(
+                        entityName: "Employee", propertiesToFetch: [.value("name"), .count(as: "n")],
+                        propertiesToGroupBy: ["level"])
+                ),
+                (
+                    .unknownKey, "a having predicate on an unknown column",
+                    AggregateRequest(
+                        entityName: "Employee", propertiesToFetch: [.count(as: "n")],
+                        havingPredicate: .comparison(.init(.keyPath("level"), .greater, .constant(1))))
+                ),
+                (
+                    .invalidRequest, "two columns of one name",
+                    AggregateRequest(
+                        entityName: "Employee", propertiesToFetch: [.count(as: "n"), .sum("level", as: "n")])
+                ),
             ]
             for (code, what, request) in cases {
                 _ = try run.expectError(code, what) { _ = try store.fetchAggregates(request) }

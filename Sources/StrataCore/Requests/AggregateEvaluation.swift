@@ -29,7 +29,9 @@ public enum AggregateEvaluation {
         if request.isGrouped {
             let keys = layout.groupKeys.map(\.path)
             rows = try groups(of: matching, by: keys, evaluator: evaluator).map { group in
-                try layout.columns.map { try value(of: $0, over: group, evaluator: evaluator, entity: request.entityName) }
+                try layout.columns.map {
+                    try value(of: $0, over: group, evaluator: evaluator, entity: request.entityName)
+                }
                     + keys.map { key in try group.first.map { try evaluator.value(at: key, of: $0) } ?? .null }
             }
         } else {
@@ -92,7 +94,9 @@ public enum AggregateEvaluation {
         -> [[Snapshot]]
     {
         guard !keys.isEmpty else { return [snapshots] }
-        let keyed = try snapshots.map { snapshot in (snapshot, try keys.map { try evaluator.value(at: $0, of: snapshot) }) }
+        let keyed = try snapshots.map { snapshot in
+            (snapshot, try keys.map { try evaluator.value(at: $0, of: snapshot) })
+        }
         func compare(_ x: [Value], _ y: [Value]) -> Int {
             for (a, b) in zip(x, y) {
                 let order = ValueComparison.sortOrder(a, b)
@@ -141,7 +145,9 @@ public enum AggregateEvaluation {
         }
     }
 
-    private static func sum(_ values: [Value], resultType: AttributeType, column: AggregateLayout.Column, entity: String)
+    private static func sum(
+        _ values: [Value], resultType: AttributeType, column: AggregateLayout.Column, entity: String
+    )
         throws -> Value
     {
         switch resultType {

@@ -83,7 +83,8 @@ extension AggregateRequest {
         for sort in sorts {
             guard sort.keyPath.components.count == 1, names.contains(sort.keyPath.description) else {
                 throw StrataError(
-                    .unknownKey, "the sort key '\(sort.keyPath)' is not a column of the aggregate fetch of '\(entityName)'",
+                    .unknownKey,
+                    "the sort key '\(sort.keyPath)' is not a column of the aggregate fetch of '\(entityName)'",
                     location: ["entity": entityName, "key": sort.keyPath.description])
             }
         }
@@ -163,7 +164,8 @@ extension AggregateRequest {
             current = try model.requireEntity(relationship.destination)
         }
         throw StrataError(
-            .invalidRequest, "the \(role) '\(path)' of '\(entity.name)' must lead through to-one relationships to an attribute",
+            .invalidRequest,
+            "the \(role) '\(path)' of '\(entity.name)' must lead through to-one relationships to an attribute",
             location: ["entity": entity.name, "key": path.description])
     }
 
@@ -183,6 +185,8 @@ extension AggregateRequest {
 
     private static func isPlainName(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
-        return name.unicodeScalars.allSatisfy { $0 == "_" || ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) }
+        return name.unicodeScalars.allSatisfy {
+            $0 == "_" || ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+        }
     }
 }
