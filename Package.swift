@@ -9,6 +9,7 @@
 //   <- StrataEngine (StrataCore and StrataMigrations, no backend)
 //   <- Strata (umbrella: the engine and every built-in backend) <- strata (CLI).
 
+import CompilerPluginSupport
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
@@ -34,7 +35,8 @@ let package = Package(
         .library(name: "StrataData", targets: ["StrataData"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0"),
     ],
     targets: [
         // MARK: Vocabulary
@@ -102,9 +104,23 @@ let package = Package(
         ),
 
         // MARK: Engine (no backend), umbrella (the engine and every built-in backend), conformance kit, tool
+        // The compiler plugin of the typed APIs' macros (`@Managed` for ManagedObject subclasses, and
+        // StrataData's), run at build time only: nothing of swift-syntax links into programs.
+        .macro(
+            name: "StrataMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ],
+            path: "Sources/StrataMacros",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "StrataEngine",
-            dependencies: ["StrataCore", "StrataMigrations"],
+            dependencies: ["StrataCore", "StrataMigrations", "StrataMacros"],
             path: "Sources/StrataEngine",
             swiftSettings: strictSettings
         ),
@@ -240,6 +256,16 @@ let package = Package(
             name: "StrataTests",
             dependencies: ["StrataTestSupport", "Strata"],
             path: "Tests/StrataTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataMacrosTests",
+            dependencies: [
+                "StrataMacros",
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+            ],
+            path: "Tests/StrataMacrosTests",
             swiftSettings: strictSettings
         ),
         .testTarget(

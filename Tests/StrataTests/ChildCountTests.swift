@@ -12,7 +12,7 @@ import Testing
         let model = try Model(versionIdentifier: "1", classes: [Team.self, Player.self])
         let writer = StoreCoordinator(model: model)
         try writer.addStore(BuiltInBackends.registry.open(name, model: model))
-        writer.registerClasses([Team.self, Player.self])
+        try writer.registerClasses([Team.self, Player.self])
         let setup = ObjectContext(coordinator: writer, name: "setup")
         for index in 0..<100 {
             let player = setup.insert(Player.self)
@@ -22,7 +22,7 @@ import Testing
         try setup.save()
         let coordinator = StoreCoordinator(model: model)
         try coordinator.addStore(BuiltInBackends.registry.open(name, model: model))
-        coordinator.registerClasses([Team.self, Player.self])
+        try coordinator.registerClasses([Team.self, Player.self])
         return (coordinator, ObjectContext(coordinator: coordinator, name: "root"))
     }
 

@@ -1,36 +1,40 @@
 import Foundation
 import Strata
 
-// The seeds' Company model (Examples/Models/Company.stratamodel, v3) as typed subclasses.
+// The Company model (Examples/Models/Company.stratamodel, v3) as typed subclasses.
 
+@Managed
 final class Company: ManagedObject {
-    @Managed(validation: AttributeValidation(minimumLength: 1)) var name: String
-    @Managed var founded: Date?
-    @Related(inverse: "company", deleteRule: .cascade) var departments: Set<Department>
+    @Attribute(validation: AttributeValidation(minimumLength: 1)) var name: String
+    var founded: Date?
+    @Relationship(inverse: "company", deleteRule: .cascade) var departments: Set<Department>
 }
 
+@Managed
 final class Department: ManagedObject {
-    @Managed(validation: AttributeValidation(minimumLength: 1)) var name: String
-    @Managed var budget: Decimal?
-    @Related(inverse: "departments") var company: Company?
-    @Related(inverse: "department") var employees: Set<Employee>
+    @Attribute(validation: AttributeValidation(minimumLength: 1)) var name: String
+    var budget: Decimal?
+    @Relationship(inverse: "departments") var company: Company?
+    @Relationship(inverse: "department") var employees: Set<Employee>
 }
 
+@Managed
 final class Employee: ManagedObject {
-    @Managed(validation: AttributeValidation(minimumLength: 1, maximumLength: 100)) var name: String
-    @Managed(renamedFrom: "birthday") var dateOfBirth: Date?
-    @Managed(default: 1.7, validation: AttributeValidation(minimum: 0.0, maximum: 3.0)) var height: Double
-    @Managed(default: 1, validation: AttributeValidation(minimum: 1, maximum: 10)) var level: Int16
-    @Related(inverse: "employees") var department: Department?
-    @Related(inverse: "members") var projects: Set<Project>
+    @Attribute(validation: AttributeValidation(minimumLength: 1, maximumLength: 100)) var name: String
+    @Attribute(renamedFrom: "birthday") var dateOfBirth: Date?
+    @Attribute(default: 1.7, validation: AttributeValidation(minimum: 0.0, maximum: 3.0)) var height: Double
+    @Attribute(default: 1, validation: AttributeValidation(minimum: 1, maximum: 10)) var level: Int16
+    @Relationship(inverse: "employees") var department: Department?
+    @Relationship(inverse: "members") var projects: Set<Project>
 
     override class var indexes: [Entity.Index] { [Entity.Index(name: "byName", properties: ["name"])] }
 }
 
+@Managed
 final class Project: ManagedObject {
-    @Managed(validation: AttributeValidation(minimumLength: 1)) var title: String
-    @Managed var deadline: Date?
-    @Related(inverse: "projects") var members: [Employee]
+    @Attribute(validation: AttributeValidation(minimumLength: 1)) var title: String
+    var deadline: Date?
+    @Relationship(inverse: "projects") var members: [Employee]
 
     override class var uniqueConstraints: [[String]] { [["title"]] }
 }
@@ -50,6 +54,6 @@ func makeContext(_ model: Model? = nil, rowCacheCapacity: Int = 50_000) throws -
     let model = try model ?? exampleCompanyModel()
     let coordinator = StoreCoordinator(model: model, rowCacheCapacity: rowCacheCapacity)
     try coordinator.addStore(BuiltInBackends.registry.open("memory:", model: model))
-    if model.entity(named: "Project") != nil { coordinator.registerClasses(companyClasses) }
+    if model.entity(named: "Project") != nil { try coordinator.registerClasses(companyClasses) }
     return ObjectContext(coordinator: coordinator)
 }

@@ -4,16 +4,17 @@ import Testing
 
 /// The shared object the racers fight over: `shared` is incremented by everybody, `slot<i>` only
 /// by racer `i` (per-context property ownership).
+@Managed
 final class Board: ManagedObject {
-    @Managed(default: 0) var shared: Int64
-    @Managed(default: 0) var slot0: Int64
-    @Managed(default: 0) var slot1: Int64
-    @Managed(default: 0) var slot2: Int64
-    @Managed(default: 0) var slot3: Int64
-    @Managed(default: 0) var slot4: Int64
-    @Managed(default: 0) var slot5: Int64
-    @Managed(default: 0) var slot6: Int64
-    @Managed(default: 0) var slot7: Int64
+    @Attribute(default: 0) var shared: Int64
+    @Attribute(default: 0) var slot0: Int64
+    @Attribute(default: 0) var slot1: Int64
+    @Attribute(default: 0) var slot2: Int64
+    @Attribute(default: 0) var slot3: Int64
+    @Attribute(default: 0) var slot4: Int64
+    @Attribute(default: 0) var slot5: Int64
+    @Attribute(default: 0) var slot6: Int64
+    @Attribute(default: 0) var slot7: Int64
 
     /// Racer `index`'s own counter.
     func slot(_ index: Int) -> Int64 { self["slot\(index)"].integerValue }
@@ -26,15 +27,17 @@ final class Board: ManagedObject {
 /// Shared to-many relationships the racers all add to and remove from: every save adds its new
 /// entry to one bin (round modulo the number of bins) and deletes the racer's previous entry
 /// from another, so the bins are in conflict as often as the board (and the store stays small).
+@Managed
 final class Bin: ManagedObject {
-    @Related(inverse: "bin", deleteRule: .cascade) var entries: Set<Entry>
+    @Relationship(inverse: "bin", deleteRule: .cascade) var entries: Set<Entry>
 }
 
 /// The latest successful save of one racer.
+@Managed
 final class Entry: ManagedObject {
-    @Managed(default: 0) var racer: Int64
-    @Managed(default: 0) var round: Int64
-    @Related(inverse: "entries") var bin: Bin?
+    @Attribute(default: 0) var racer: Int64
+    @Attribute(default: 0) var round: Int64
+    @Relationship(inverse: "entries") var bin: Bin?
 }
 
 extension Value {
@@ -78,7 +81,7 @@ extension Value {
         let model = try Model(versionIdentifier: "1", classes: [Board.self, Bin.self, Entry.self])
         let coordinator = StoreCoordinator(model: model)
         try coordinator.addStore(BuiltInBackends.registry.open("memory:", model: model))
-        coordinator.registerClasses([Board.self, Bin.self, Entry.self])
+        try coordinator.registerClasses([Board.self, Bin.self, Entry.self])
         let setup = ObjectContext(coordinator: coordinator, name: "setup")
         let board = setup.insert(Board.self)
         let bins = (0..<Self.bins).map { _ in setup.insert(Bin.self) }

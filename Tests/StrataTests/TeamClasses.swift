@@ -1,17 +1,19 @@
 import Foundation
 import Strata
 
-// The Team/Player model of seed 002 (a background context adds players to a team).
+// The Team/Player model (a background context adds players to a team).
 
+@Managed
 final class Team: ManagedObject {
-    @Managed(validation: AttributeValidation(minimumLength: 1)) var name: String
-    @Related(inverse: "team", deleteRule: .cascade) var players: Set<Player>
+    @Attribute(validation: AttributeValidation(minimumLength: 1)) var name: String
+    @Relationship(inverse: "team", deleteRule: .cascade) var players: Set<Player>
 }
 
+@Managed
 final class Player: ManagedObject {
-    @Managed(validation: AttributeValidation(minimumLength: 1)) var name: String
-    @Managed(default: 0) var age: Int16
-    @Related(inverse: "players") var team: Team?
+    @Attribute(validation: AttributeValidation(minimumLength: 1)) var name: String
+    @Attribute(default: 0) var age: Int16
+    @Relationship(inverse: "players") var team: Team?
 }
 
 /// A coordinator on a fresh in-memory store of the Team/Player model, classes registered.
@@ -19,7 +21,7 @@ func makeTeamCoordinator() throws -> StoreCoordinator {
     let model = try Model(versionIdentifier: "1", classes: [Team.self, Player.self])
     let coordinator = StoreCoordinator(model: model)
     try coordinator.addStore(BuiltInBackends.registry.open("memory:", model: model))
-    coordinator.registerClasses([Team.self, Player.self])
+    try coordinator.registerClasses([Team.self, Player.self])
     return coordinator
 }
 

@@ -57,7 +57,7 @@ import Testing
         let container = PersistentContainer(
             name: "Company", model: model, storeDescriptions: [try StoreDescription(storeURL(scheme))], environment: [:]
         )
-        container.coordinator.registerClasses(companyClasses)
+        try container.coordinator.registerClasses(companyClasses)
         try await container.loadPersistentStores()
         let view = container.viewContext
         let writer = container.stack.root
@@ -100,7 +100,7 @@ import Testing
         let container = PersistentContainer(
             name: "Company", model: model, storeDescriptions: [try StoreDescription(storeURL(scheme))], environment: [:]
         )
-        container.coordinator.registerClasses(companyClasses)
+        try container.coordinator.registerClasses(companyClasses)
         try await container.loadPersistentStores()
         let view = container.viewContext
         let writer = container.stack.root
@@ -152,7 +152,7 @@ import Testing
         try container.closeStores()
         let reopened = PersistentContainer(
             name: "Company", model: model, storeDescriptions: [StoreDescription(url: url)], environment: [:])
-        reopened.coordinator.registerClasses(companyClasses)
+        try reopened.coordinator.registerClasses(companyClasses)
         try await reopened.loadPersistentStores()
         let (again, stored) = try storedDepartments(reopened.coordinator)
         #expect(again == Self.departmentCount && stored == expected)

@@ -4,8 +4,9 @@ import StrataCore
 extension LMDBStore {
     /// Applies `request` in one write transaction: all of it, or (on any error) none of it.
     ///
-    /// Order inside the transaction: check every expected version (collecting every conflict);
-    /// remove the old secondary entries of updated and deleted objects and the deleted records;
+    /// Order inside the transaction: check every expected version (collecting every conflict;
+    /// a deleted object is removed with its secondary entries as soon as its check passes, and
+    /// a conflict aborts the transaction); remove the old secondary entries of updated objects;
     /// write the updated and inserted records; add their secondary entries, checking unique
     /// constraints against the final state (so swapping unique values between objects works).
     /// When the map fills up, the transaction is aborted, the map grows and the save runs again.
@@ -28,27 +29,51 @@ extension LMDBStore {
     }
 
     private func apply(_ plan: SavePlan, _ request: SaveRequest, _ txn: LMDBTransaction) throws -> [ObjectID: Int64] {
-        // 1. Optimistic locking: every conflict, before any change. Each record is read once:
-        // the stored snapshot of an object whose entity has secondary databases is kept for
-        // step 2 (its old index entries).
+        // 1. Optimistic locking: every conflict is collected and reported together. Each record
+        // is found once: an updated object's stored values that its secondary entries are keyed
+        // by are kept for step 2; a deleted object is checked with a cursor on its record and,
+        // while no conflict has been found, deleted where the cursor stands, with its old
+        // secondary entries. A conflict throws at the end of this step, and `write` aborts the
+        // transaction: nothing of the save is written.
         var conflicts: [SaveConflict] = []
         let keepsUpdates = plan.updateLayouts.contains { !$0.secondaries.isEmpty }
-        let keepsDeletes = plan.deleteLayouts.contains { !$0.secondaries.isEmpty }
         var oldUpdates: [IndexedValues?] = []
-        var oldDeletes: [IndexedValues?] = []
         if keepsUpdates { oldUpdates.reserveCapacity(request.updates.count) }
-        if keepsDeletes { oldDeletes.reserveCapacity(request.deletes.count) }
         for (i, update) in request.updates.enumerated() {
             let layout = plan.updateLayouts[i]
             let pk = update.snapshot.objectID.primaryKey!
             let old = try check(pk, expected: update.expectedVersion, layout, txn, &conflicts)
             if keepsUpdates { oldUpdates.append(old) }
         }
-        for (i, delete) in request.deletes.enumerated() {
-            let layout = plan.deleteLayouts[i]
-            let pk = delete.objectID.primaryKey!
-            let old = try check(pk, expected: delete.expectedVersion, layout, txn, &conflicts)
-            if keepsDeletes { oldDeletes.append(old) }
+        var keyWriter = ByteWriter(capacity: 64)
+        if !request.deletes.isEmpty {
+            var cursors = RecordCursors(txn)
+            defer { cursors.close() }
+            for (i, delete) in request.deletes.enumerated() {
+                let layout = plan.deleteLayouts[i]
+                let pk = delete.objectID.primaryKey!
+                let cursor = try cursors.cursor(on: layout)
+                recordReads.add(1, ordering: .relaxed)
+                guard let bytes = try PrimaryKey.withKey(pk, { try cursor.seek(exactly: $0) }) else {
+                    conflicts.append(
+                        SaveConflict(
+                            objectID: delete.objectID, expectedVersion: delete.expectedVersion, storedSnapshot: nil))
+                    continue
+                }
+                if try decodeVersion(bytes, pk, layout) != delete.expectedVersion {
+                    conflicts.append(
+                        SaveConflict(
+                            objectID: delete.objectID, expectedVersion: delete.expectedVersion,
+                            storedSnapshot: try decode(bytes, pk, layout)))
+                    continue
+                }
+                guard conflicts.isEmpty else { continue }
+                if !layout.secondaries.isEmpty {
+                    let old = try indexedValues(bytes, pk, layout)
+                    try removeSecondaries(of: pk, old, layout, txn, &keyWriter)
+                }
+                try cursor.deleteCurrent()
+            }
         }
         if !conflicts.isEmpty {
             throw StrataError(
@@ -60,21 +85,11 @@ extension LMDBStore {
         }
 
         var writer = ByteWriter(capacity: 512)
-        var keyWriter = ByteWriter(capacity: 64)
 
-        // 2. Old secondary entries of updated and deleted objects (from the snapshots read in
-        // step 1); deleted records.
+        // 2. Old secondary entries of updated objects (from the values read in step 1).
         for (i, old) in oldUpdates.enumerated() where !plan.updateLayouts[i].secondaries.isEmpty {
             let pk = request.updates[i].snapshot.objectID.primaryKey!
             try removeSecondaries(of: pk, old!, plan.updateLayouts[i], txn, &keyWriter)
-        }
-        for (i, delete) in request.deletes.enumerated() {
-            let layout = plan.deleteLayouts[i]
-            let pk = delete.objectID.primaryKey!
-            if !layout.secondaries.isEmpty {
-                try removeSecondaries(of: pk, oldDeletes[i]!, layout, txn, &keyWriter)
-            }
-            try PrimaryKey.withKey(pk) { key in _ = try txn.delete(layout.records, key: key) }
         }
 
         // 3. Records of updated and inserted objects.
@@ -174,6 +189,14 @@ extension LMDBStore {
             return nil
         }
         guard !layout.secondaries.isEmpty else { return nil }
+        return try indexedValues(bytes, pk, layout)
+    }
+
+    /// The stored values the secondary entries of `pk` are keyed by, reporting damage as
+    /// ``StrataError/Code/storeCorrupt``.
+    private func indexedValues(_ bytes: UnsafeRawBufferPointer, _ pk: Int64, _ layout: EntityLayout) throws
+        -> IndexedValues
+    {
         do {
             return try RecordCodec.indexedValues(of: bytes, layout: layout)
         } catch let corruption as RecordCorruption {
@@ -291,4 +314,28 @@ extension LMDBStore {
             }
         }
     }
+}
+
+/// One cursor per entity's records database, opened when a save first deletes from it and
+/// closed when the save's work is done.
+private struct RecordCursors {
+    private let txn: LMDBTransaction
+    private var open: [(layout: EntityLayout, cursor: LMDBCursor)] = []
+
+    init(_ txn: LMDBTransaction) { self.txn = txn }
+
+    /// The cursor on the records of `layout`.
+    @inline(__always)
+    mutating func cursor(on layout: EntityLayout) throws -> LMDBCursor {
+        if let last = open.last, last.layout === layout { return last.cursor }
+        if let index = open.firstIndex(where: { $0.layout === layout }) {
+            open.append(open.remove(at: index))
+            return open[open.count - 1].cursor
+        }
+        let cursor = try txn.cursor(layout.records)
+        open.append((layout, cursor))
+        return cursor
+    }
+
+    func close() { for entry in open { entry.cursor.close() } }
 }

@@ -106,6 +106,24 @@ struct LMDBCursor {
         )
     }
 
+    /// Positions the cursor at exactly `key` (`MDB_SET_KEY`) and returns the value there, or
+    /// `nil` (the cursor is then unpositioned).
+    @inline(__always)
+    func seek(exactly key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val()
+        let code = mdb_cursor_get(handle, &k, &v, MDB_SET_KEY)
+        if code == MDB_NOTFOUND { return nil }
+        try check(code, "mdb_cursor_get")
+        return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+    }
+
+    /// Deletes the entry the cursor is at (`mdb_cursor_del`), in a write transaction.
+    @inline(__always)
+    func deleteCurrent() throws {
+        try check(mdb_cursor_del(handle, 0), "mdb_cursor_del")
+    }
+
     /// Closes the cursor.
     func close() { mdb_cursor_close(handle) }
 }

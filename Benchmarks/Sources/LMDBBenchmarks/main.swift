@@ -6,6 +6,7 @@
 //   swift run -c release --package-path Benchmarks LMDBBenchmarks open-check [runs]   (OpenCheckBenchmark.swift)
 //   swift run -c release --package-path Benchmarks LMDBBenchmarks in-list [runs]      (InListBenchmark.swift)
 //   swift run -c release --package-path Benchmarks LMDBBenchmarks indexed KIND [repeats] (IndexedProfile.swift)
+//   swift run -c release --package-path Benchmarks LMDBBenchmarks durability [saves] [runs] (DurabilityBenchmark.swift)
 
 import BenchmarkSupport
 import Foundation
@@ -16,6 +17,12 @@ if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "open-check" {
 }
 if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "in-list" {
     try runInListBenchmark(runs: CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 5 : 5)
+    exit(0)
+}
+
+if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "durability" {
+    let values = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+    try runDurabilityBenchmark(saves: values.first ?? 200, runs: values.dropFirst().first ?? 3)
     exit(0)
 }
 

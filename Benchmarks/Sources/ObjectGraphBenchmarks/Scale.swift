@@ -6,18 +6,19 @@ import Strata
 
 /// The scale mode's record: the workload record with a date, and an index on one attribute of
 /// each type (integer, double, string, date) besides the unique key.
+@Managed
 final class Sample: ManagedObject {
-    @Managed var key: Int64
-    @Managed var i1: Int64
-    @Managed var i2: Int64
-    @Managed var i3: Int64
-    @Managed var d1: Double
-    @Managed var d2: Double
-    @Managed var d3: Double
-    @Managed var s1: String
-    @Managed var s2: String
-    @Managed var s3: String
-    @Managed var dt: Date
+    var key: Int64
+    var i1: Int64
+    var i2: Int64
+    var i3: Int64
+    var d1: Double
+    var d2: Double
+    var d3: Double
+    var s1: String
+    var s2: String
+    var s3: String
+    var dt: Date
     override class var uniqueConstraints: [[String]] { [["key"]] }
     override class var indexes: [Entity.Index] {
         ["i1", "d1", "s1", "dt"].map { Entity.Index(name: "by_\($0)", properties: [$0]) }

@@ -4,17 +4,18 @@ import Strata
 
 /// The record as a Strata user declares it: a `ManagedObject` subclass whose key attribute is
 /// unique (so indexed).
+@Managed
 final class Item: ManagedObject {
-    @Managed var key: Int64
-    @Managed var i1: Int64
-    @Managed var i2: Int64
-    @Managed var i3: Int64
-    @Managed var d1: Double
-    @Managed var d2: Double
-    @Managed var d3: Double
-    @Managed var s1: String
-    @Managed var s2: String
-    @Managed var s3: String
+    var key: Int64
+    var i1: Int64
+    var i2: Int64
+    var i3: Int64
+    var d1: Double
+    var d2: Double
+    var d3: Double
+    var s1: String
+    var s2: String
+    var s3: String
     override class var uniqueConstraints: [[String]] { [["key"]] }
 
     var touched: Int { touch(key: key, i1: i1, i2: i2, i3: i3, d1: d1, d2: d2, d3: d3, s1: s1, s2: s2, s3: s3) }
@@ -49,19 +50,35 @@ let recordModel = try! Model(
             uniqueConstraints: [["key"]])
     ])
 
-/// The store URL for `name` in `directory` on the backend `scheme` (a fresh file per run).
-func storeURL(scheme: String, directory: String, name: String) -> StoreURL {
-    switch scheme {
+/// The store URL for `name` in `directory` on the backend of `store` (a fresh file per run).
+/// `store` is a scheme, optionally followed by backend options: `lmdb?durability=full`.
+func storeURL(scheme store: String, directory: String, name: String) -> StoreURL {
+    let scheme = String(store.prefix { $0 != "?" })
+    return switch scheme {
     case "sqlite": StoreURL(scheme: "sqlite", location: "\(directory)/\(name).sqlite")
     case "lmdb": StoreURL(scheme: "lmdb", location: "\(directory)/\(name).lmdb")
     default: StoreURL(scheme: scheme, location: "\(name)-\(directory.split(separator: "/").last ?? "")")
     }
 }
 
+/// The backend options after `?` in `store` (`lmdb?durability=full&mapSize=1048576`).
+func storeOptions(_ store: String) -> [String: String] {
+    guard let mark = store.firstIndex(of: "?") else { return [:] }
+    var options: [String: String] = [:]
+    for pair in store[store.index(after: mark)...].split(separator: "&") {
+        let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+        options[parts[0]] = parts.count > 1 ? parts[1] : ""
+    }
+    return options
+}
+
 /// A container on one store, loaded, as the documentation shows (default three-tier stack).
-func loadedContainer(_ url: StoreURL, model: Model) async throws -> PersistentContainer {
+func loadedContainer(_ url: StoreURL, model: Model, options: [String: String] = [:]) async throws
+    -> PersistentContainer
+{
     let container = PersistentContainer(
-        name: "Bench", model: model, storeDescriptions: [StoreDescription(url: url)], environment: [:])
+        name: "Bench", model: model, storeDescriptions: [StoreDescription(url: url, options: options)],
+        environment: [:])
     try await container.loadPersistentStores()
     return container
 }
@@ -90,7 +107,8 @@ struct StrataTypedSide: Side {
 
     func run(_ input: RunInput, directory: String) async throws -> (RunTimes, Int) {
         let container = try await loadedContainer(
-            storeURL(scheme: scheme, directory: directory, name: "typed"), model: itemModel)
+            storeURL(scheme: scheme, directory: directory, name: "typed"), model: itemModel,
+            options: storeOptions(scheme))
         let records = input.records
         var times: RunTimes = []
         var sum = 0
@@ -170,7 +188,8 @@ struct StrataByNameSide: Side {
 
     func run(_ input: RunInput, directory: String) async throws -> (RunTimes, Int) {
         let container = try await loadedContainer(
-            storeURL(scheme: scheme, directory: directory, name: "byname"), model: recordModel)
+            storeURL(scheme: scheme, directory: directory, name: "byname"), model: recordModel,
+            options: storeOptions(scheme))
         let records = input.records
         var times: RunTimes = []
         var sum = 0

@@ -3,7 +3,7 @@
 // statement API, and the raw SQLite C API, alternating in one process, on fresh files each run.
 //
 //   swift run -c release --package-path Benchmarks ObjectGraphBenchmarks \
-//       [--runs 5] [--count 100000] [--updates 10000] [--store sqlite[,lmdb,memory]] [--sides ...]
+//       [--runs 5] [--count 100000] [--updates 10000] [--store sqlite[,lmdb,memory,lmdb?durability=full]] [--sides ...]
 //   swift run -c release --package-path Benchmarks ObjectGraphBenchmarks scale [--counts 10000,100000,1000000]
 //
 // See Benchmarks/README.md ("Typed objects against GRDB and the raw C API").
@@ -117,6 +117,31 @@ if let rawIndex, let grdbIndex, let typedIndex {
         print(
             "| \(name) | \(format(raw))x | <= \(format(rawTargets[w]))x | \(raw <= rawTargets[w] ? "yes" : "NO") | "
                 + "\(format(grdb))x | <= 0.80x | \(grdb <= 0.8 ? "yes" : "NO") |")
+    }
+}
+if stores.count > 1 {
+    // Each Strata side on another store against the same side on the first store.
+    var pairs: [(String, Int, Int)] = []
+    for (s, side) in sides.enumerated() {
+        if let typed = side as? StrataTypedSide, typed.scheme != stores[0],
+            let base = sides.firstIndex(where: { ($0 as? StrataTypedSide)?.scheme == stores[0] })
+        {
+            pairs.append((label(side), s, base))
+        }
+        if let byName = side as? StrataByNameSide, byName.scheme != stores[0],
+            let base = sides.firstIndex(where: { ($0 as? StrataByNameSide)?.scheme == stores[0] })
+        {
+            pairs.append((label(side), s, base))
+        }
+    }
+    if !pairs.isEmpty {
+        print("\n### Against the same side on \(stores[0]) (paired median ratios; below 1 is faster)\n")
+        print("| workload | " + pairs.map(\.0).joined(separator: " | ") + " |")
+        print("|---|" + pairs.map { _ in "---:|" }.joined())
+        for (w, name) in workloadNames.enumerated() {
+            print(
+                "| \(name) | " + pairs.map { "\(format(pairedRatio($0.1, $0.2, w)))x" }.joined(separator: " | ") + " |")
+        }
     }
 }
 print("\npeak RSS of the process: \(format(peakResidentMiB())) MiB (checksum \(checksum))")

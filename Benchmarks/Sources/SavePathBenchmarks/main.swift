@@ -6,11 +6,12 @@
 // saves both levels. Prints, for each task, the time of its work, of the background context's
 // save and of the writer's save.
 //
-//   SavePathBenchmarks [count] [loop|batch] [directory]
+//   SavePathBenchmarks [count] [loop|batch|insert] [directory]
 //
 // `loop` fetches each object of the update and delete tasks by key, one fetch per object (the
 // user's loop); `batch` fetches them with one `key IN {...}` fetch per 500 keys, so that the
-// fetches' evaluation of pending changes does not hide the save path.
+// fetches' evaluation of pending changes does not hide the save path; `insert` runs the insert
+// task alone (the instructions of one object's insert and save through both levels).
 import BenchmarkSupport
 import Foundation
 import Strata
@@ -18,9 +19,14 @@ import Strata
 let arguments = Array(CommandLine.arguments.dropFirst())
 let count = arguments.first.flatMap { Int($0) } ?? 20_000
 let batch = arguments.count > 1 && arguments[1] == "batch"
+let insertOnly = arguments.count > 1 && arguments[1] == "insert"
 let directory = arguments.count > 2 ? arguments[2] : NSTemporaryDirectory()
 let path = "\(directory)/savepath-\(getpid()).sqlite"
-defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+/// Removes the store's files (the program's last step).
+func removeStore() {
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+}
+defer { removeStore() }
 
 let model = try! Model(
     versionIdentifier: "savepath",
@@ -94,6 +100,12 @@ task("insert \(count)") { context in
         try object.set(r.s2, for: "s2")
         try object.set(r.s3, for: "s3")
     }
+}
+if insertOnly {
+    let saved = try! writer.performAndWait { try writer.count(FetchRequest(entityName: "Record")) }
+    precondition(saved == count, "\(saved) objects saved")
+    removeStore()
+    exit(0)
 }
 let tenth = Array(workload.records.prefix(count / 10))
 task("update \(tenth.count) by key") { context in

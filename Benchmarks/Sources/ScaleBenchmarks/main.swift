@@ -3,6 +3,9 @@
 //
 //   swift build -c release --package-path Benchmarks --product ScaleBenchmarks
 //   ScaleBenchmarks fetch N        fetch all (default options) then read every object; filled fetch; raw
+//   ScaleBenchmarks stack N [runs] fetch all by name in a background context of the three-tier stack,
+//                                  reading every property (ObjectGraphBenchmarks' path, synchronous:
+//                                  `valgrind --tool=callgrind --toggle-collect='*stackFetchAll*'`)
 //   ScaleBenchmarks make N PATH    write a store of N records at PATH, for `rss`
 //   ScaleBenchmarks rss MODE PATH  peak RSS of fetching all of PATH: MODE = faults | filled | raw
 //                                  (records, as SQLiteBenchmarks) | raw-values ([Value] rows)
@@ -167,6 +170,44 @@ func tableName(_ db: OpaquePointer) -> String {
     return "\"" + String(cString: sqlite3_column_text(statement, 0)) + "\""
 }
 
+/// A writer context on a fresh store with `count` records inserted through a background child
+/// and saved down to the store, as `performBackgroundTask` does in ObjectGraphBenchmarks; then the
+/// object IDs fetched sorted, as it does before its fetch all.
+func filledStack(_ count: Int) -> ObjectContext {
+    let coordinator = StoreCoordinator(model: model)
+    try! coordinator.addStore(BuiltInBackends.registry.open("sqlite:\(freshPath())", model: model))
+    let writer = ObjectContext(coordinator: coordinator, name: "writer")
+    let importer = ObjectContext(parent: writer, name: "background")
+    importer.performAndWait { insertAndSave(Workload(count: count).records[...], into: importer) }
+    writer.performAndWait { try! writer.save() }
+    let reader = ObjectContext(parent: writer, name: "background")
+    let ids = reader.performAndWait {
+        try! reader.fetchObjectIDs(FetchRequest(entityName: "Record", sorts: [Sort("i1")]))
+    }
+    precondition(ids.count == count)
+    return writer
+}
+
+/// Fetches every record with default options in a new background child of `writer` and reads
+/// every property by name.
+@inline(never) func stackFetchAll(_ writer: ObjectContext) -> Int {
+    let context = ObjectContext(parent: writer, name: "background")
+    return context.performAndWait {
+        var sum = 0
+        for object in try! context.fetch(FetchRequest(entityName: "Record")) {
+            sum &+=
+                Int(try! object.value(for: "i1", as: Int64.self)) &+ Int(try! object.value(for: "i2", as: Int64.self))
+            sum &+= Int(try! object.value(for: "i3", as: Int64.self))
+            sum &+= Int(try! object.value(for: "d1", as: Double.self) + object.value(for: "d2", as: Double.self))
+            sum &+= Int(try! object.value(for: "d3", as: Double.self))
+            sum &+= try! object.value(for: "s1", as: String.self).utf8.count
+            sum &+= try! object.value(for: "s2", as: String.self).utf8.count
+            sum &+= try! object.value(for: "s3", as: String.self).utf8.count
+        }
+        return sum
+    }
+}
+
 func peakRSSMegabytes() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
@@ -200,6 +241,15 @@ case "fetch":
     print(
         "fetch \(count): default (faults) \(format(median(faulted))) us/row, filled \(format(median(filled))) us/row, raw \(format(median(raw))) us/row, faults/filled \(format(median(faulted) / median(filled)))x"
     )
+case "stack":
+    let count = argument(1, 100_000)
+    let runs = argument(2, 3)
+    var times: [Double] = []
+    for _ in 0..<runs {
+        let writer = filledStack(count)
+        times.append(microsecondsPerItem(count) { sink &+= stackFetchAll(writer) })
+    }
+    print("stack fetch all by name \(count): \(format(median(times))) us/row")
 case "make":
     // A store to measure `rss` on, written by this process (whose own peak is not measured).
     let count = argument(1, 1_000_000)
@@ -272,7 +322,7 @@ case "bytes":
     )
 default:
     print(
-        "usage: ScaleBenchmarks fetch N [runs] | make N PATH | rss faults|filled|raw|raw-values PATH | insert N [runs] | saves K N | bytes N"
+        "usage: ScaleBenchmarks fetch N [runs] | stack N [runs] | make N PATH | rss faults|filled|raw|raw-values PATH | insert N [runs] | saves K N | bytes N"
     )
     exit(2)
 }

@@ -1,13 +1,17 @@
 // The object graph on SQLite the way users write it: typed `@Managed` subclass objects and
 // objects by attribute name, default fetch options, lookups by an indexed key attribute, update
 // loops in one context. Each workload is its own function, so one `valgrind --tool=callgrind`
-// run gives every workload's instructions (`callgrind_annotate --inclusive=yes`).
+// run gives every workload's instructions (`callgrind_annotate --inclusive=yes`). A last argument
+// `lmdb` runs them on the LMDB store instead, to compare the two stores' profiles.
 import BenchmarkSupport
 import Foundation
 import Strata
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: UserPathBenchmarks [runs] [count]"
+var arguments = Array(CommandLine.arguments.dropFirst())
+let usage = "usage: UserPathBenchmarks [runs] [count] [sqlite|lmdb]"
+/// The store the workloads run on (`sqlite` unless the last argument names `lmdb`).
+let scheme = arguments.last.flatMap { ["sqlite", "lmdb"].contains($0) ? $0 : nil } ?? "sqlite"
+if arguments.last == scheme { arguments.removeLast() }
 guard arguments.allSatisfy({ Int($0) != nil }) else {
     print(usage)
     exit(2)
@@ -21,17 +25,18 @@ let lookupKeys = Array(workload.lookupKeys.prefix(count))
 let keyLookups = Array(workload.lookupKeys.prefix(count / 10))
 
 /// A typed record: the workload's record with its key as an indexed attribute.
+@Managed
 final class TypedRecord: ManagedObject {
-    @Managed var key: Int64
-    @Managed var i1: Int64
-    @Managed var i2: Int64
-    @Managed var i3: Int64
-    @Managed var d1: Double
-    @Managed var d2: Double
-    @Managed var d3: Double
-    @Managed var s1: String
-    @Managed var s2: String
-    @Managed var s3: String
+    var key: Int64
+    var i1: Int64
+    var i2: Int64
+    var i3: Int64
+    var d1: Double
+    var d2: Double
+    var d3: Double
+    var s1: String
+    var s2: String
+    var s3: String
 
     override class var indexes: [Entity.Index] { [Entity.Index(name: "byKey", properties: ["key"])] }
 }
@@ -52,13 +57,14 @@ let namedModel = try! Model(
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-user-path")
 var sink = 0
 
-/// A fresh SQLite store at a fixed path (the same path every run, so instruction counts repeat).
+/// A fresh store of `scheme` at a fixed path (the same path every run, so instruction counts
+/// repeat).
 func coordinator(_ model: Model, file: String) -> StoreCoordinator {
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let path = directory.appendingPathComponent(file).path
+    let path = directory.appendingPathComponent("\(file).\(scheme)").path
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     let coordinator = StoreCoordinator(model: model)
-    try! coordinator.addStore(BuiltInBackends.registry.open("sqlite:\(path)", model: model))
+    try! coordinator.addStore(BuiltInBackends.registry.open("\(scheme):\(path)", model: model))
     return coordinator
 }
 
@@ -214,16 +220,16 @@ var namedTimes = [[Double]](repeating: [], count: workloads.count)
 
 for _ in 0..<runs {
     runAll(
-        &typedTimes, coordinator: coordinator(typedModel, file: "typed.sqlite"), insert: typedInsert,
+        &typedTimes, coordinator: coordinator(typedModel, file: "typed"), insert: typedInsert,
         fetchAll: typedFetchAll, byID: typedLookupsByID, byKey: typedLookupsByKey, update: typedUpdate,
         delete: typedDelete)
     runAll(
-        &namedTimes, coordinator: coordinator(namedModel, file: "named.sqlite"), insert: namedInsert,
+        &namedTimes, coordinator: coordinator(namedModel, file: "named"), insert: namedInsert,
         fetchAll: namedFetchAll, byID: namedLookupsByID, byKey: namedLookupsByKey, update: namedUpdate,
         delete: namedDelete)
 }
 
-print("User paths on SQLite, N = \(count), \(runs) runs, median wall ms")
+print("User paths on \(scheme), N = \(count), \(runs) runs, median wall ms")
 print("| workload | typed | by name |")
 print("|---|---:|---:|")
 for (index, name) in workloads.enumerated() {

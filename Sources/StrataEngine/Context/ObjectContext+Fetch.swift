@@ -11,11 +11,15 @@ extension ObjectContext {
         catchUpWithPermanentIDs()
         var request = request
         request.resultType = .snapshots
-        // A root context's faults keep the snapshots read here, so filling them needs no second
-        // trip to the store however many rows the fetch returned (see `keep(_:epoch:)`). The
-        // epoch is read before the store is, so a save that races with the fetch counts as newer.
-        let keptEpoch = options.returnsObjectsAsFaults && parent == nil ? coordinator.rowCacheEpoch : 0
-        var snapshots = try resolve(request, options: options)
+        // Faults keep the snapshots read here, so filling them needs no second trip to the store
+        // (or, in a child context, to the parent) however many rows the fetch returned (see
+        // `keep(_:epoch:)`). The epoch is read before the store is, so a save that races with
+        // the fetch counts as newer. A child keeps them only when its parent answered from the
+        // stores, with none of its own (or its ancestors') pending changes in the answer.
+        let epoch = options.returnsObjectsAsFaults ? coordinator.rowCacheEpoch : 0
+        var fromStores = true
+        var snapshots = try resolve(request, options: options, fromStores: &fromStores)
+        let keptEpoch = fromStores ? epoch : 0
         if let batchSize = request.batchSize, batchSize > 0 {
             return FetchedResults(
                 objectIDs: snapshots.map(\.objectID), objects: nil, context: self, batchSize: batchSize)
@@ -53,7 +57,7 @@ extension ObjectContext {
         options: FetchOptions = FetchOptions()
     ) throws -> [T] {
         checkConfinement()
-        coordinator.registerClasses([type])
+        try coordinator.registerClasses([type])
         return try fetch(
             FetchRequest(entityName: type.entityName, predicate: predicate, sorts: sorts, limit: limit),
             options: options
@@ -155,8 +159,24 @@ extension ObjectContext {
     /// path that the store cannot see: then, for a request through relationships, every object
     /// of the entity is a candidate and every changed one is evaluated.
     func resolve(_ request: FetchRequest, options: FetchOptions) throws -> [Snapshot] {
+        var fromStores = true
+        return try resolve(request, options: options, fromStores: &fromStores)
+    }
+
+    /// This context's answer to `request` with its pending changes, for a child; `fromStores`
+    /// turns `false` when pending changes here or in an ancestor can be in it.
+    func resolveForChild(_ request: FetchRequest, fromStores: inout Bool) throws -> [Snapshot] {
+        checkConfinement()
+        if hasPendingChanges(for: request) { fromStores = false }
+        return try resolve(request, options: FetchOptions(), fromStores: &fromStores)
+    }
+
+    /// ``resolve(_:options:)``, setting `fromStores` to `false` when an ancestor's pending
+    /// changes can be in the answer (this context's own are not counted: its changed objects
+    /// are its own).
+    func resolve(_ request: FetchRequest, options: FetchOptions, fromStores: inout Bool) throws -> [Snapshot] {
         guard options.includesPendingChanges, hasPendingChanges(for: request) else {
-            return try sourceFetch(request.keepingValidation { $0.resultType = .snapshots })
+            return try sourceFetch(request.keepingValidation { $0.resultType = .snapshots }, fromStores: &fromStores)
         }
         let request = try request.validated(for: model)
         let entityName = request.entityName
@@ -172,7 +192,7 @@ extension ObjectContext {
         }
         var examined = 0
         var candidates: [ObjectID: Snapshot] = [:]
-        for snapshot in try sourceFetch(storeRequest) {
+        for snapshot in try sourceFetch(storeRequest, fromStores: &fromStores) {
             guard let object = changed[snapshot.objectID] else {
                 candidates[snapshot.objectID] = snapshot
                 continue
@@ -264,13 +284,20 @@ extension ObjectContext {
 
     /// The snapshot to fill the fault `object` with: the one a fetch left it, unless something
     /// newer is known (see ``StoreCoordinator/snapshot(for:kept:epoch:lastRoute:)``), else the
-    /// source's.
+    /// source's. In a child context, the kept one while no context with children changed
+    /// anything since the fetch (see ``RowCache``), else the parent's current state.
     func faultSnapshot(for object: ManagedObject) throws -> Snapshot? {
         let epoch = object.state.keptSnapshotEpoch
-        guard epoch != 0, parent == nil, let kept = object.original else {
-            return try sourceSnapshot(for: object.objectID)
+        guard epoch != 0, let kept = object.original else { return try sourceSnapshot(for: object.objectID) }
+        guard parent != nil else {
+            return try coordinator.snapshot(for: object.objectID, kept: kept, epoch: epoch, lastRoute: &lastRoute)
         }
-        return try coordinator.snapshot(for: object.objectID, kept: kept, epoch: epoch, lastRoute: &lastRoute)
+        if let snapshot = try coordinator.keptSnapshotForChild(
+            of: object.objectID, kept: kept, epoch: epoch, lastRoute: &lastRoute)
+        {
+            return snapshot
+        }
+        return try sourceSnapshot(for: object.objectID)
     }
 
     /// Loads the objects for `ids` in one store request (a batch of a batched fetch).

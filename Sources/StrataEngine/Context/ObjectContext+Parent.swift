@@ -19,8 +19,15 @@ extension ObjectContext {
     /// The snapshots matching `request` where this context reads from: the stores for a root
     /// context, the parent's answer including its pending changes for a child.
     func sourceFetch(_ request: FetchRequest) throws -> [Snapshot] {
+        var fromStores = true
+        return try sourceFetch(request, fromStores: &fromStores)
+    }
+
+    /// ``sourceFetch(_:)``, setting `fromStores` to `false` when an ancestor's pending changes
+    /// are in the answer (it is then not the stores' answer).
+    func sourceFetch(_ request: FetchRequest, fromStores: inout Bool) throws -> [Snapshot] {
         guard let parent else { return try coordinator.fetch(request).snapshots() }
-        return try parent.performAndWait { try parent.resolve(request, options: FetchOptions()) }
+        return try parent.performAndWait { try parent.resolveForChild(request, fromStores: &fromStores) }
     }
 
     /// This context's current state of `id`, for a child.
@@ -36,7 +43,9 @@ extension ObjectContext {
     // MARK: Saving into the parent
 
     /// A child's save: hands the changes to the parent in one step, then marks them saved here.
-    func pushToParent(_ live: [ManagedObject]) throws -> SavedChanges {
+    /// `generation` is the coordinator's write generation at which this save's validation (its
+    /// unique check included) began.
+    func pushToParent(_ live: [ManagedObject], checkedAt generation: UInt64) throws -> SavedChanges {
         guard let parent else { preconditionFailure("\(debugName) has no parent") }
         let inserted = live.filter { $0.state.isInserted }
         let updated = live.filter { !$0.state.isInserted }
@@ -50,7 +59,8 @@ extension ObjectContext {
             inserted: Set(inserts.map(\.objectID)), updated: Set(updates.map(\.objectID)), deleted: Set(deletes))
         do {
             try parent.performAndWait {
-                try parent.absorb(inserts: inserts, updates: updates, deletes: deletes, readStates: readStates)
+                try parent.absorb(
+                    inserts: inserts, updates: updates, deletes: deletes, readStates: readStates, checkedAt: generation)
                 parent.announceToChildren(saved, from: self)
             }
         } catch var error as StrataError where error.code == .conflict {
@@ -59,16 +69,25 @@ extension ObjectContext {
         }
         // Success: from here on nothing can fail, and nothing will be put back.
         journal?.forgetChangedBefore()
-        for object in live {
-            object.apply(object.currentSnapshot())
-            if object.state.isInserted { registerSaved(object) }
+        // When every member of the change set was pushed (the usual case), the set is emptied
+        // at once at the end instead of losing its members one by one.
+        let emptiesChangeSet = live.count + deleted.count == changed.count
+        // Each object's saved state is the snapshot it pushed (no second copy of it).
+        for (object, snapshot) in zip(inserted, inserts) {
+            object.apply(snapshot)
+            registerSaved(object)
             object.state.isInserted = false
-            changed.removeValue(forKey: object.objectID)
+            if !emptiesChangeSet { changed.removeValue(forKey: object.objectID) }
+        }
+        for (object, snapshot) in zip(updated, updates) {
+            object.apply(snapshot)
+            if !emptiesChangeSet { changed.removeValue(forKey: object.objectID) }
         }
         for object in deleted {
-            unregister(object)
+            unregister(object, inChangeSet: !emptiesChangeSet)
             object.state.isInvalid = true
         }
+        if emptiesChangeSet { changed.removeAll() }
         settleUnchangedObjects()
         return SavedChanges(changes: saved, objects: ChangedObjects(inserted: inserted, updated: updated))
     }
@@ -92,12 +111,19 @@ extension ObjectContext {
     /// state here differs from it (this context, or a sibling's save, changed it meanwhile) or
     /// that no longer exists here (deleted here, or gone from the store) is in conflict.
     ///
+    /// When this context had nothing pending, it keeps the push as a ``CheckedPush``: the child
+    /// checked the unique constraints of these changes at write generation `generation`, and
+    /// this context's next save need not check them again while nothing changed since.
+    ///
     /// - Throws: ``StrataError/Code/conflict`` listing every object in conflict with this
     ///   context's current state as the stored snapshot (`nil` when deleted); nothing changes.
-    private func absorb(inserts: [Snapshot], updates: [Snapshot], deletes: [ObjectID], readStates: [ObjectID: Snapshot])
-        throws
-    {
+    private func absorb(
+        inserts: [Snapshot], updates: [Snapshot], deletes: [ObjectID], readStates: [ObjectID: Snapshot],
+        checkedAt generation: UInt64
+    ) throws {
         checkConfinement()
+        let hadNothingPending = changed.isEmpty
+        checkedPush = nil
         var targets: [ObjectID: ManagedObject] = [:]
         var conflicts: [SaveConflict] = []
         var loads: [Snapshot] = []
@@ -133,13 +159,21 @@ extension ObjectContext {
                 "\(conflicts.count) object(s) changed in \(debugName) since its child read them; nothing was saved",
                 conflicts: conflicts)
         }
+        // Pushes are runs of one entity: its entity is looked up once per scope of IDs, not by
+        // name for every object.
+        var lastEntity: (scope: ObjectID.Scope, entity: Entity)?
+        func entity(of id: ObjectID) throws -> Entity {
+            if let lastEntity, lastEntity.scope == id.scope { return lastEntity.entity }
+            let entity = try model.requireEntity(id.entityName)
+            lastEntity = (id.scope, entity)
+            return entity
+        }
         for snapshot in loads {
             let object: ManagedObject
             if let registered = registeredObject(for: snapshot.objectID) {
                 object = registered
             } else {
-                object = makeObject(
-                    entity: try model.requireEntity(snapshot.objectID.entityName), id: snapshot.objectID)
+                object = makeObject(entity: try entity(of: snapshot.objectID), id: snapshot.objectID)
                 register(object)
             }
             object.apply(snapshot)
@@ -150,10 +184,10 @@ extension ObjectContext {
             if let existing = registeredObject(for: snapshot.objectID) {
                 object = existing
             } else {
-                object = makeObject(
-                    entity: try model.requireEntity(snapshot.objectID.entityName), id: snapshot.objectID)
+                // As for an object inserted here, the change set holds it until its save (which
+                // registers it), and lookups by ID look there too.
+                object = makeObject(entity: try entity(of: snapshot.objectID), id: snapshot.objectID)
                 object.state.isInserted = true
-                register(object)
                 noteInserted(object.objectID)
             }
             willChange(object)
@@ -182,6 +216,11 @@ extension ObjectContext {
                 object.state.isDeleted = true
             }
             noteDeleted(id)
+        }
+        if hadNothingPending {
+            checkedPush = CheckedPush(
+                generation: generation, inserts: inserts, updates: updates, deletes: deletes,
+                memberCount: changed.count)
         }
     }
 

@@ -41,13 +41,14 @@ extension ObjectContext {
                 pending.updated.append(object)
             }
         }
+        let willSaveSets = ObjectSets(
+            inserted: Set(pending.inserted), updated: Set(pending.updated), deleted: Set(pending.deleted))
         post(
             ObjectContext.willSaveNotification,
             ContextChanges(
                 inserted: Set(pending.inserted.map(\.objectID)), updated: Set(pending.updated.map(\.objectID)),
                 deleted: Set(pending.deleted.map(\.objectID))),
-            sets: ObjectSets(
-                inserted: Set(pending.inserted), updated: Set(pending.updated), deleted: Set(pending.deleted)))
+            sets: willSaveSets)
         // While the journal exists, every change must reach it (see ``ManagedObject/set(_:for:)``).
         try SaveActivity.counting {
             journal = Journal(changedBefore: changed)
@@ -60,11 +61,19 @@ extension ObjectContext {
             let saved = try saveResolvingConflicts(&resolved)
             removeVanishedObjects()
             pendingChanges = ContextChanges()
+            /// `objects` as a set: `made`, the will-save set of `before`, when they are the same
+            /// objects in the same order (the usual case), which costs no hashing.
+            func asSet(_ objects: [ManagedObject], reusing made: Set<ManagedObject>, of before: [ManagedObject])
+                -> Set<ManagedObject>
+            {
+                objects.count == before.count && zip(objects, before).allSatisfy { $0 === $1 } ? made : Set(objects)
+            }
             post(
                 ObjectContext.didSaveNotification, saved.changes,
                 sets: ObjectSets(
-                    inserted: Set(saved.objects.inserted), updated: Set(saved.objects.updated),
-                    deleted: Set(saved.objects.deleted)),
+                    inserted: asSet(saved.objects.inserted, reusing: willSaveSets.inserted, of: pending.inserted),
+                    updated: asSet(saved.objects.updated, reusing: willSaveSets.updated, of: pending.updated),
+                    deleted: asSet(saved.objects.deleted, reusing: willSaveSets.deleted, of: pending.deleted)),
                 resolvedConflicts: resolved.values.sorted { $0.objectID < $1.objectID })
         }
     }
@@ -133,11 +142,17 @@ extension ObjectContext {
 
     /// One attempt: delete rules, validation, then the write (or the push into the parent).
     private func saveOnce() throws -> SavedChanges {
+        // Taken before anything can change: a later round (after a conflict) checks in full.
+        let push = checkedPush
+        checkedPush = nil
         try applyDeleteRules()
         let live = changed.values.filter {
             !vanished.contains($0.objectID) && !$0.state.isDeleted && ($0.state.isInserted || $0.hasChangedValues)
         }
-        let failures = try validationFailures(of: live).sorted {
+        // Read before the check asks the stores anything: a save that ends after this moves it on.
+        let generation = coordinator.writeGeneration
+        let checked = push?.stillHolds(for: changed, generation: generation) ?? false
+        let failures = try validationFailures(of: live, checkingUniqueness: !checked).sorted {
             ($0.objectID, $0.property ?? "") < ($1.objectID, $1.property ?? "")
         }
         if !failures.isEmpty {
@@ -145,7 +160,7 @@ extension ObjectContext {
                 .validationFailed, "\(failures.count) validation failure(s); nothing was saved",
                 validationFailures: failures)
         }
-        return try parent == nil ? write(live) : pushToParent(live)
+        return try parent == nil ? write(live) : pushToParent(live, checkedAt: generation)
     }
 
     /// Runs the delete rules of every deleted object until nothing more changes.

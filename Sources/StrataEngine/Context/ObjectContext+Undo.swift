@@ -5,6 +5,7 @@ extension ObjectContext {
     /// changed ones return to their last saved state.
     public func rollback() {
         checkConfinement()
+        noteChangeForChildren()
         for object in changed.values {
             if object.state.isInserted {
                 registryRemove(object)
@@ -22,6 +23,7 @@ extension ObjectContext {
     /// (changing one throws; reading one stops the program).
     public func reset() {
         checkConfinement()
+        noteChangeForChildren()
         for object in registeredObjects + Array(changed.values) {
             object.state.isInvalid = true
             object.context = nil

@@ -4,8 +4,11 @@ extension ObjectContext {
     /// Every rule violation of the objects about to be saved: required values, ranges, lengths,
     /// patterns, relationship counts and unique constraints (within the context and against the
     /// store). Complexity: O(objects × properties), plus for each unique constraint one store
-    /// query per ``uniqueCheckBatchSize`` new or changed values.
-    func validationFailures(of objects: [ManagedObject]) throws -> [ValidationFailure] {
+    /// query per ``uniqueCheckBatchSize`` new or changed values. `checkingUniqueness: false`
+    /// leaves the unique constraints out (a child checked them already; see ``CheckedPush``).
+    func validationFailures(of objects: [ManagedObject], checkingUniqueness: Bool = true) throws
+        -> [ValidationFailure]
+    {
         var failures: [ValidationFailure] = []
         var ruled = RuledProperties(entity: nil)
         for object in objects {
@@ -28,7 +31,7 @@ extension ObjectContext {
                     ofTargetCount: targets.count, for: relationship, objectID: object.objectID)
             }
         }
-        if objects.contains(where: { !$0.entity.uniqueConstraints.isEmpty }) {
+        if checkingUniqueness, objects.contains(where: { !$0.entity.uniqueConstraints.isEmpty }) {
             failures += try uniqueConstraintFailures(of: objects.filter { !$0.entity.uniqueConstraints.isEmpty })
         }
         return failures
@@ -68,7 +71,10 @@ extension ObjectContext {
                     {
                         continue
                     }
-                    if let other = seen[key] {
+                    if seen.isEmpty { seen.reserveCapacity(group.count) }
+                    // One hash of the key for the usual new value (a lookup and an insertion in one).
+                    if let other = seen.updateValue(object, forKey: key) {
+                        seen[key] = other
                         failures.append(
                             ValidationFailure(
                                 objectID: object.objectID, property: property,
@@ -77,8 +83,6 @@ extension ObjectContext {
                             ))
                         continue
                     }
-                    if seen.isEmpty { seen.reserveCapacity(group.count) }
-                    seen[key] = object
                     checked.append((key, object))
                 }
                 // The store's holder of each value, first found, unless it is the object itself or
@@ -88,9 +92,10 @@ extension ObjectContext {
                 for start in stride(from: 0, to: checked.count, by: batchSize) {
                     let batch = checked[start..<min(start + batchSize, checked.count)]
                     let holders = try coordinator.fetch(
-                        FetchRequest(
-                            entityName: entityName,
-                            predicate: Self.holderPredicate(constraint, keys: batch.map(\.key))
+                        holderRequest(
+                            FetchRequest(
+                                entityName: entityName,
+                                predicate: Self.holderPredicate(constraint, keys: batch.map(\.key)))
                         )
                     ).snapshots()
                     func isFreed(_ holder: ObjectID, from key: ConstraintKey) -> Bool {
@@ -136,6 +141,16 @@ extension ObjectContext {
             }
         }
         return failures
+    }
+
+    /// `request`, a fetch of holders of constrained values, marked as checked against the model:
+    /// its predicate compares the entity's own constrained attributes with values its objects
+    /// hold (which fit the attributes' types), so the model's check of every value of the list
+    /// would pass. Debug builds make that check.
+    private func holderRequest(_ request: FetchRequest) -> FetchRequest {
+        assert(
+            (try? request.validated(for: model)) != nil, "the unique check built an invalid request: \(request)")
+        return request.markedValidated(for: model)
     }
 
     /// How many constrained values one store fetch of the unique-constraint check asks about

@@ -79,6 +79,9 @@ public final class ObjectContext: @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     var journal: Journal?
+    /// A child's push whose unique check this context's next save may take as its own (see
+    /// ``CheckedPush``); consumed by that save.
+    var checkedPush: CheckedPush?
     /// The route of the last scope whose snapshot the context looked up (see ``sourceSnapshot(for:)``).
     #if !DEBUG
         @exclusivity(unchecked)
@@ -102,6 +105,10 @@ public final class ObjectContext: @unchecked Sendable {
     /// adopted yet (see ``catchUpWithPermanentIDs()``).
     let permanentIDsInTransit = Locked<[[ObjectID: ObjectID]]>([])
     private let mergesFromParent = Atomic<Bool>(false)
+    /// Whether a child was ever made of this context: its changes then move the row cache's
+    /// epoch (``RowCache/recordUnsavedChange()``), so its children's faults stop trusting the
+    /// snapshots their fetches kept.
+    private let hasHadChildren = Atomic<Bool>(false)
 
     /// Whether this child context merges, by itself and on its own queue, every change its
     /// siblings save into its parent (as ``mergeChanges(fromContextDidSave:)`` does). `false` by
@@ -130,6 +137,7 @@ public final class ObjectContext: @unchecked Sendable {
             list.removeAll { $0.context == nil }
             list.append(WeakContext(context: self))
         }
+        parent.hasHadChildren.store(true, ordering: .releasing)
     }
 
     private init(coordinator: StoreCoordinator, parent: ObjectContext?, concurrencyType: ConcurrencyType, name: String?)
@@ -315,7 +323,9 @@ public final class ObjectContext: @unchecked Sendable {
     /// (``StoreCoordinator/registerClasses(_:)`` invalidates them).
     func makeObject(entity: Entity, id: ObjectID) -> ManagedObject {
         let maker = self.maker(for: entity)
-        return maker.type.init(entity: maker.entity, objectID: id, context: self)
+        let object = maker.type.init(entity: maker.entity, objectID: id, context: self)
+        object.slots = maker.slots
+        return object
     }
 
     /// The ``ObjectMaker`` for `entity`: the last one when it is for the same entity and no
@@ -327,8 +337,8 @@ public final class ObjectContext: @unchecked Sendable {
         {
             return maker
         }
-        let maker = ObjectMaker(
-            entity: entity, type: coordinator.managedClass(for: entity.name), generation: generation)
+        let binding = coordinator.classBinding(for: entity.name)
+        let maker = ObjectMaker(entity: entity, binding: binding, generation: generation)
         lastMaker = maker
         return maker
     }
@@ -362,9 +372,16 @@ public final class ObjectContext: @unchecked Sendable {
     /// said otherwise): keeps it alive until saved, and remembers its state while a save is in
     /// progress so a failed save can be undone.
     func willChange(_ object: ManagedObject, slots: UInt64 = ChangeSet.allSlots) {
+        noteChangeForChildren()
         journal?.record(object)
         if !object.state.isInserted && !object.state.isDeleted { noteUpdated(object.objectID) }
         changed.add(object, changing: slots)
+    }
+
+    /// Tells the row cache that what this context answers its children may have changed, when
+    /// it has had any (see ``RowCache/recordUnsavedChange()``).
+    func noteChangeForChildren() {
+        if hasHadChildren.load(ordering: .acquiring) { coordinator.rowCache.recordUnsavedChange() }
     }
 
     /// Inserts a new object of `entityName`, with every attribute at its default.
@@ -387,6 +404,7 @@ public final class ObjectContext: @unchecked Sendable {
         }
         let id = ObjectID.temporary(like: maker.temporarySibling)
         let object = maker.type.init(entity: maker.entity, objectID: id, context: self)
+        object.slots = maker.slots
         // With no defaults, a fresh array of nulls costs less than sharing the default array and
         // copying it value by value at the first change, as copy-on-write would.
         object.attributeValues =
@@ -411,7 +429,7 @@ public final class ObjectContext: @unchecked Sendable {
     /// is a programming error and stops the program.
     @discardableResult
     public func insert<T: ManagedObject>(_ type: T.Type) -> T {
-        coordinator.registerClasses([type])
+        do { try coordinator.registerClasses([type]) } catch { preconditionFailure("\(error)") }
         let inserted: ManagedObject
         do { inserted = try insert(type.entityName) } catch { preconditionFailure("\(error)") }
         guard let object = inserted as? T else {
@@ -516,6 +534,8 @@ enum SaveActivity {
 final class ObjectMaker {
     let entity: Entity
     let type: ManagedObject.Type
+    /// The slot map of `type` on `entity`, when the class declares typed properties.
+    let slots: PropertySlots?
     let generation: Int
     /// A new object's attribute values: each attribute's default, or null.
     let defaultAttributes: [Value]
@@ -538,9 +558,10 @@ final class ObjectMaker {
         return values
     }
 
-    init(entity: Entity, type: ManagedObject.Type, generation: Int) {
+    init(entity: Entity, binding: ClassBinding?, generation: Int) {
         self.entity = entity
-        self.type = type
+        self.type = binding?.type ?? ManagedObject.self
+        self.slots = binding?.slots
         self.generation = generation
         let fresh = Snapshot(objectID: .temporary(entityName: entity.name), entity: entity)
         temporarySibling = fresh.objectID

@@ -16,6 +16,11 @@ import StrataCore
 /// object since; otherwise the store must be asked. The changes the cache cannot show are IDs
 /// removed from it (deleted, or refreshed elsewhere), remembered by ID, and snapshots written by
 /// saves that the cache forgot, remembered as one epoch for all.
+///
+/// A child context's faults keep snapshots too, which its parent answered from the stores. They
+/// stand for the parent's current state only while no context with children changed anything:
+/// such a change moves the epoch on and is remembered as one epoch for all
+/// (``recordUnsavedChange()``), so those faults then ask their parent again.
 package final class RowCache: Sendable {
     /// How many snapshots it holds at most.
     package let capacity: Int
@@ -49,6 +54,9 @@ package final class RowCache: Sendable {
         /// IDs removed from the cache, with the epoch they were removed at: a snapshot of one kept
         /// by a fetch begun at that epoch or earlier may be stale. At most `capacity` of them.
         var removed: [ObjectID: UInt64] = [:]
+        /// Snapshots a child context's fetch begun at this epoch or earlier kept may no longer be
+        /// its parent's answer: a context with children changed an object since.
+        var unsavedThrough: UInt64 = 0
 
         init(capacity: Int) { generationSize = max(1, capacity / 2) }
 
@@ -112,8 +120,14 @@ package final class RowCache: Sendable {
     /// The snapshot to fill a fault of `id` with, which a fetch begun at `epoch` left it
     /// (`kept`): `kept` when nothing changed since; the cached snapshot when it is as new; `kept`
     /// when no change the cache may not show touched `id` since; else `nil` (ask the store).
-    package func snapshotToFill(_ id: ObjectID, kept: Snapshot, epoch: UInt64) -> Snapshot? {
+    ///
+    /// `throughParent`: the fault is a child context's, whose parent answered the fetch from the
+    /// stores; `nil` too when a context with children changed anything since (ask the parent).
+    package func snapshotToFill(_ id: ObjectID, kept: Snapshot, epoch: UInt64, throughParent: Bool = false)
+        -> Snapshot?
+    {
         state.withLock { state in
+            if throughParent && epoch <= state.unsavedThrough { return nil }
             if epoch == state.epoch { return kept }
             if let cached = state.snapshot(for: id), cached.version >= kept.version { return cached }
             if let removedAt = state.removed[id], epoch <= removedAt { return nil }
@@ -135,6 +149,16 @@ package final class RowCache: Sendable {
         state.withLock { state in
             state.remove(deleted, capacity: capacity)
             for snapshot in written { state.insert(snapshot, savedAt: state.epoch, capacity: capacity) }
+            state.epoch += 1
+        }
+    }
+
+    /// Records that a context with children changed an object, or may have (an unsaved change,
+    /// a rollback, a reset), and moves the epoch on: the snapshots kept by child contexts'
+    /// fetches begun before are no longer trusted (see ``snapshotToFill(_:kept:epoch:throughParent:)``).
+    package func recordUnsavedChange() {
+        state.withLock { state in
+            state.unsavedThrough = state.epoch
             state.epoch += 1
         }
     }

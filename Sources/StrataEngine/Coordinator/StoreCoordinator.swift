@@ -32,10 +32,12 @@ public final class StoreCoordinator: Sendable {
     package let rowCache: RowCache
     /// Routes and stores; held only to look up or change them, never across a store's work.
     private let routes = Locked(RouteTable())
-    private let classes = Locked<[String: ManagedObject.Type]>([:])
+    private let classes = Locked<[String: ClassBinding]>([:])
     private let classGenerations = Atomic<Int>(0)
     /// See ``storeReadCount``.
     private let storeReads = Atomic<Int>(0)
+    /// See ``writeGeneration``.
+    private let writes = Atomic<UInt64>(0)
 
     /// A coordinator for `model` with no store yet. `rowCacheCapacity` bounds the shared
     /// snapshot cache.
@@ -45,18 +47,45 @@ public final class StoreCoordinator: Sendable {
     }
 
     /// Maps each class's ``ManagedObject/entityName`` to the class, so contexts create instances
-    /// of it for that entity. Classes for entities the model lacks are a programmer's mistake.
-    public func registerClasses(_ types: [ManagedObject.Type]) {
+    /// of it for that entity, and binds the class's typed properties
+    /// (``ManagedObject/declaredProperties``) to the entity's: see
+    /// ``register(_:forEntity:properties:)``.
+    ///
+    /// - Throws: ``StrataError/Code/unknownEntity`` for a class whose entity the model lacks;
+    ///   ``StrataError/Code/invalidModel``, naming the class, property and entity, for a typed
+    ///   property the entity lacks or has with another type. The classes before it stay registered.
+    public func registerClasses(_ types: [ManagedObject.Type]) throws {
+        for type in types {
+            if classes.withLock({ $0[type.entityName]?.type == type }) { continue }
+            try register(type, forEntity: type.entityName, properties: type.declaredProperties)
+        }
+    }
+
+    /// Maps `entityName` to `type` (whose instances contexts then make for it) and binds the typed
+    /// properties `properties` to the entity's, once: each slot (see ``PropertySlots``) gets the
+    /// entity's index of the property of the same name, whatever order the model has them in.
+    ///
+    /// ``registerClasses(_:)`` calls this with each class's own declarations; a typed API whose
+    /// model types are not ``ManagedObject`` subclasses (StrataData's `@Model` classes, backed by
+    /// plain objects) passes `ManagedObject.self` and its own declarations.
+    ///
+    /// - Throws: ``StrataError/Code/unknownEntity`` when the model has no `entityName`;
+    ///   ``StrataError/Code/invalidModel`` when a property does not match the entity's.
+    public func register(
+        _ type: ManagedObject.Type = ManagedObject.self, forEntity entityName: String, properties: [DeclaredProperty]
+    ) throws {
+        guard let entity = model.entity(named: entityName) else {
+            throw StrataError(
+                .unknownEntity,
+                "\(type) maps to entity '\(entityName)', which the model does not have; it has: \(model.entities.map(\.name).joined(separator: ", "))",
+                location: ["class": "\(type)", "entity": entityName])
+        }
+        let slots = properties.isEmpty ? nil : try PropertySlots(binding: properties, of: "\(type)", to: entity)
+        let binding = ClassBinding(type: type, properties: properties, slots: slots)
         classes.withLock { table in
-            for type in types {
-                precondition(
-                    model.entity(named: type.entityName) != nil,
-                    "\(type) maps to entity '\(type.entityName)', which the model does not have")
-                if table[type.entityName] != type {
-                    table[type.entityName] = type
-                    classGenerations.add(1, ordering: .releasing)
-                }
-            }
+            if let current = table[entityName], current.type == type, current.properties == properties { return }
+            table[entityName] = binding
+            classGenerations.add(1, ordering: .releasing)
         }
     }
 
@@ -66,12 +95,23 @@ public final class StoreCoordinator: Sendable {
 
     /// The class whose instances represent `entityName` (``ManagedObject`` when none is registered).
     public func managedClass(for entityName: String) -> ManagedObject.Type {
-        classes.withLock { $0[entityName] } ?? ManagedObject.self
+        classes.withLock { $0[entityName]?.type } ?? ManagedObject.self
+    }
+
+    /// The class registered for `entityName` and its slot map, if any.
+    func classBinding(for entityName: String) -> ClassBinding? {
+        classes.withLock { $0[entityName] }
     }
 
     /// The row cache's epoch (see ``RowCache``): a fetch whose faults keep the snapshots it
     /// read takes it before reading the store.
     var rowCacheEpoch: UInt64 { rowCache.epoch }
+
+    /// Moves on whenever a save through this coordinator ends (written or not) and whenever a
+    /// store's route changes: a check made against the stores at one generation still holds at
+    /// the same generation, as far as this coordinator's writes go. A save in progress when the
+    /// generation is read moves it on when it ends.
+    var writeGeneration: UInt64 { writes.load(ordering: .acquiring) }
 
     /// How many requests that read rows went to a store (fetches, and snapshots of single
     /// objects the row cache did not hold). For tests of how many round trips an operation makes.
@@ -126,7 +166,10 @@ public final class StoreCoordinator: Sendable {
     func refreshCapabilities(of store: any PersistentStore) {
         guard let entry = routes.withLock({ table in table.entries.first { $0.store === store } }) else { return }
         entry.saveLock.lock()
-        defer { entry.saveLock.unlock() }
+        defer {
+            writes.add(1, ordering: .releasing)
+            entry.saveLock.unlock()
+        }
         let fresh = Route(entry: entry, serving: store.capability((any SnapshotServing).self))
         let names = routes.withLock { table -> Set<String> in
             guard let old = table.current[ObjectIdentifier(entry)] else { return [] }
@@ -213,6 +256,25 @@ public final class StoreCoordinator: Sendable {
         if let serving = route.serving { return try serving.snapshot(for: id) }
         if let snapshot = rowCache.snapshotToFill(id, kept: kept, epoch: epoch) { return snapshot }
         return try snapshot(for: id, via: route)
+    }
+
+    /// The snapshot to fill a child context's fault of `id` with, which a fetch begun at row
+    /// cache epoch `epoch` left it (`kept`, its parent's answer from the stores): see
+    /// ``RowCache/snapshotToFill(_:kept:epoch:throughParent:)``. `nil` when the row cache cannot
+    /// vouch for it, or the store serves snapshots from memory (no epochs then): the child asks
+    /// its parent.
+    func keptSnapshotForChild(of id: ObjectID, kept: Snapshot, epoch: UInt64, lastRoute: inout ScopeRoute?) throws
+        -> Snapshot?
+    {
+        let route: Route
+        if let lastRoute, lastRoute.scope == id.scope, lastRoute.route.isCurrent {
+            route = lastRoute.route
+        } else {
+            route = try self.route(for: id)
+            lastRoute = ScopeRoute(scope: id.scope, route: route)
+        }
+        guard route.serving == nil else { return nil }
+        return rowCache.snapshotToFill(id, kept: kept, epoch: epoch, throughParent: true)
     }
 
     private func snapshot(for id: ObjectID, via route: Route) throws -> Snapshot? {
@@ -331,6 +393,7 @@ public final class StoreCoordinator: Sendable {
     /// Saves `part` to the store of `route` and keeps the row cache in step with it (conflicts
     /// refresh the cached snapshots they found stale). Runs under the store's save lock.
     private func save(_ part: SaveRequest, to route: Route) throws -> SaveResult {
+        defer { writes.add(1, ordering: .releasing) }
         let partial: SaveResult
         do { partial = try route.store.save(part) } catch let error as StrataError where error.code == .conflict {
             if route.serving == nil {

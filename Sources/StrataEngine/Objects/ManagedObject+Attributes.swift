@@ -29,6 +29,10 @@ extension ManagedObject {
     ///
     /// - Throws: ``StrataError/Code/unknownKey``, or ``StrataError/Code/typeMismatch`` when the
     ///   value is not a `T`.
+    ///
+    /// Inlinable, so that the conversion from ``Value`` is compiled for the caller's type: a
+    /// generic call would look up the metadata of `T?` at run time on every read.
+    @inlinable
     public func value<T: ValueConvertible>(for key: String, as type: T.Type) throws -> T {
         let value = try value(for: key)
         guard let typed = T(strataValue: value) else {
@@ -60,11 +64,17 @@ extension ManagedObject {
     ///   value does not fit the attribute's type. Nothing changes when it throws.
     public func set(_ value: Value, for key: String) throws {
         checkConfinement("set(_:for:)")
-        let index = try attributeIndex(key)
-        let newValue = value
+        try set(value, atAttributeIndex: try attributeIndex(key))
+    }
+
+    /// Sets the attribute at `index` of the entity to `newValue`: what ``set(_:for:)`` does once
+    /// the key is found, and what the typed slot API does with the slot's index.
+    @inline(__always)
+    func set(_ newValue: Value, atAttributeIndex index: Int) throws {
         // The type alone, not a copy of the whole attribute: this runs for every value written.
         let type = entity.attributeType(at: index)
         guard newValue.fits(type) else {
+            let key = entity.attributes[index].name
             throw StrataError(
                 .typeMismatch,
                 "\(objectID): '\(entity.name).\(key)' is a \(type.rawValue) and cannot hold \(newValue) (\(newValue.typeName))",

@@ -52,6 +52,13 @@ extension ManagedObject {
                 .typeMismatch, "'\(entity.name).\(key)' is to-many; use setObjects(_:for:)",
                 location: ["entity": entity.name, "key": key])
         }
+        try setObject(target, atRelationshipIndex: index)
+    }
+
+    /// Sets the to-one relationship at `index` of the entity: what ``setObject(_:for:)`` does
+    /// once the key is found and checked to be to-one.
+    func setObject(_ target: ManagedObject?, atRelationshipIndex index: Int) throws {
+        let relationship = entity.relationships[index]
         try checkWritable()
         if let target { try checkTarget(target, of: relationship) }
         fulfill()
@@ -73,6 +80,13 @@ extension ManagedObject {
                 .typeMismatch, "'\(entity.name).\(key)' is to-one; use setObject(_:for:)",
                 location: ["entity": entity.name, "key": key])
         }
+        try setObjects(targets, atRelationshipIndex: index)
+    }
+
+    /// Replaces the targets of the to-many relationship at `index` of the entity: what
+    /// ``setObjects(_:for:)`` does once the key is found and checked to be to-many.
+    func setObjects(_ targets: [ManagedObject], atRelationshipIndex index: Int) throws {
+        let relationship = entity.relationships[index]
         try checkWritable()
         for target in targets { try checkTarget(target, of: relationship) }
         fulfill()

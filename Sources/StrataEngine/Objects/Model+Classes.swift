@@ -1,7 +1,10 @@
 import StrataCore
 
 extension Model {
-    /// Derives a model from typed subclasses, reflecting on each class once.
+    /// Derives a model from typed subclasses (``Managed()`` classes): each class's entity has
+    /// the class's ``ManagedObject/declaredProperties``, in declaration order, and its
+    /// ``ManagedObject/uniqueConstraints`` and ``ManagedObject/indexes``. No reflection: the
+    /// declarations are generated at compile time.
     ///
     /// The result has the same structure, and the same ``Model/versionHash``, as the JSON model
     /// that declares the same entities, attributes and relationships.
@@ -10,23 +13,12 @@ extension Model {
     ///   that does not exist, a destination class not in `classes`).
     public init(versionIdentifier: String = "", classes: [ManagedObject.Type]) throws {
         let entities = classes.map { type -> Entity in
-            let prototype = type.init(
-                entity: Entity(type.entityName), objectID: .temporary(entityName: type.entityName), context: nil)
             var attributes: [Attribute] = []
             var relationships: [Relationship] = []
-            var mirror: Mirror? = Mirror(reflecting: prototype)
-            var levels: [[Mirror.Child]] = []
-            while let current = mirror, current.subjectType != ManagedObject.self {
-                levels.insert(Array(current.children), at: 0)
-                mirror = current.superclassMirror
-            }
-            for child in levels.joined() {
-                guard let label = child.label, label.hasPrefix("_"),
-                    let declaration = child.value as? any PropertyDeclaration
-                else { continue }
-                switch declaration.declaration(named: String(label.dropFirst())) {
-                case .attribute(let a): attributes.append(a)
-                case .relationship(let r): relationships.append(r)
+            for property in type.declaredProperties {
+                switch property {
+                case .attribute(let attribute): attributes.append(attribute)
+                case .relationship(let relationship): relationships.append(relationship)
                 }
             }
             return Entity(

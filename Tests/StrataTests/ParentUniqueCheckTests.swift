@@ -1,0 +1,157 @@
+import Strata
+import StrataTestSupport
+import Testing
+
+/// A store that counts the fetches it answers.
+private final class FetchCountingStore: WrappingStore {
+    let inner: any PersistentStore
+    private let fetches = Locked(0)
+
+    init(_ inner: any PersistentStore) { self.inner = inner }
+
+    var fetchCount: Int { fetches.withLock { $0 } }
+
+    func fetch(_ request: FetchRequest) throws -> FetchResult {
+        fetches.withLock { $0 += 1 }
+        return try inner.fetch(request)
+    }
+}
+
+/// In the default three-tier stack, a background context checks the unique constraints of what
+/// it saves against the stores, and the writer then saves what it took without asking the
+/// stores the same questions again. Whenever the answer could differ (a save went through the
+/// coordinator in between, another child pushed too, the writer changed something or had
+/// changes of its own), the writer checks in full and reports every collision as before.
+@Suite struct ParentUniqueCheckTests {
+    static let model = try! Model(
+        versionIdentifier: "parent-unique-check",
+        entities: [
+            Entity(
+                "Item", attributes: [Attribute("key", .integer64), Attribute("note", .string, isOptional: true)],
+                uniqueConstraints: [["key"]])
+        ])
+
+    private struct Stack {
+        let coordinator: StoreCoordinator
+        let writer: ObjectContext
+        let store: FetchCountingStore
+
+        /// The fetches `body` makes the store answer.
+        func fetches(_ body: () throws -> Void) rethrows -> Int {
+            let before = store.fetchCount
+            try body()
+            return store.fetchCount - before
+        }
+
+        func storedKeys() throws -> [Int64] {
+            let reader = ObjectContext(coordinator: coordinator)
+            return try reader.fetch(FetchRequest(entityName: "Item", sorts: [Sort("key")])).map {
+                try $0.value(for: "key", as: Int64.self)
+            }
+        }
+    }
+
+    private func stack(_ scheme: String) throws -> Stack {
+        let coordinator = StoreCoordinator(model: Self.model)
+        let url =
+            scheme == "sqlite"
+            ? StoreURL(scheme: "sqlite", location: TemporaryDirectory().file("items.sqlite")) : StoreURL("memory:")!
+        let store = FetchCountingStore(try BuiltInBackends.registry.open(url, model: Self.model))
+        try coordinator.addStore(store)
+        return Stack(coordinator: coordinator, writer: ObjectContext(coordinator: coordinator), store: store)
+    }
+
+    @discardableResult
+    private func insertItems(_ keys: some Sequence<Int64>, in context: ObjectContext) throws -> [ManagedObject] {
+        try keys.map { key in
+            let item = try context.insert("Item")
+            item["key"] = .integer(key)
+            return item
+        }
+    }
+
+    private func reasons(of save: () throws -> Void) -> [String] {
+        let error = #expect(throws: StrataError.self) { try save() }
+        #expect(error?.code == .validationFailed)
+        return (error?.validationFailures ?? []).map(\.reason)
+    }
+
+    @Test(arguments: ["memory", "sqlite"])
+    func theWriterTakesTheChildsCheckOfWhatItPushed(_ scheme: String) throws {
+        let stack = try stack(scheme)
+        let background = ObjectContext(parent: stack.writer)
+        let items = try insertItems(0..<1_000, in: background)
+        #expect(try stack.fetches { try background.save() } > 0)
+        #expect(try stack.fetches { try stack.writer.save() } == 0)
+        #expect(try stack.storedKeys() == Array(0..<1_000))
+        // Changed keys: the child asks, the writer does not.
+        for item in items.prefix(10) { try item.set(try item.value(for: "key", as: Int64.self) + 5_000, for: "key") }
+        #expect(try stack.fetches { try background.save() } > 0)
+        #expect(try stack.fetches { try stack.writer.save() } == 0)
+        #expect(try stack.storedKeys().suffix(10) == Array(5_000..<5_010))
+    }
+
+    @Test(arguments: ["memory", "sqlite"])
+    func aSaveThroughTheCoordinatorInBetweenMakesTheWriterCheckAgain(_ scheme: String) throws {
+        let stack = try stack(scheme)
+        let background = ObjectContext(parent: stack.writer)
+        try insertItems([1, 2], in: background)
+        try background.save()
+        // Another context of the coordinator takes key 2 first.
+        let other = ObjectContext(coordinator: stack.coordinator)
+        let holder = try insertItems([2], in: other)[0]
+        try other.save()
+        var failures: [String] = []
+        #expect(stack.fetches { failures = reasons { try stack.writer.save() } } > 0)
+        #expect(failures == ["2 is already used by \(holder.objectID) in the store; 'Item' requires it to be unique"])
+        #expect(try stack.storedKeys() == [2])
+    }
+
+    @Test(arguments: ["memory", "sqlite"])
+    func siblingsThatEachCheckedAloneAreCheckedTogether(_ scheme: String) throws {
+        let stack = try stack(scheme)
+        let first = ObjectContext(parent: stack.writer)
+        let second = ObjectContext(parent: stack.writer)
+        try insertItems([7], in: first)
+        try insertItems([7, 8], in: second)
+        try first.save()
+        try second.save()
+        let failures = reasons { try stack.writer.save() }
+        #expect(failures.count == 1)
+        #expect(failures.first?.hasPrefix("7 is also used by") == true)
+        #expect(try stack.storedKeys() == [])
+    }
+
+    @Test(arguments: ["memory", "sqlite"])
+    func aChangeInTheWriterAfterThePushIsChecked(_ scheme: String) throws {
+        let stack = try stack(scheme)
+        let stored = try insertItems([5], in: stack.writer)[0]
+        try stack.writer.save()
+        let background = ObjectContext(parent: stack.writer)
+        let item = try insertItems([1], in: background)[0]
+        try background.save()
+        let pushed = try #require(stack.writer.registeredObject(for: item.objectID))
+        pushed["key"] = 5
+        #expect(
+            reasons { try stack.writer.save() } == [
+                "5 is already used by \(stored.objectID) in the store; 'Item' requires it to be unique"
+            ])
+        // Put back, the push saves (checked in full: the failed save used up the child's check).
+        pushed["key"] = 1
+        try stack.writer.save()
+        #expect(try stack.storedKeys() == [1, 5])
+    }
+
+    @Test(arguments: ["memory", "sqlite"])
+    func aWriterWithChangesOfItsOwnChecksEverything(_ scheme: String) throws {
+        let stack = try stack(scheme)
+        try insertItems([3], in: stack.writer)
+        let background = ObjectContext(parent: stack.writer)
+        try insertItems([3, 4], in: background)
+        try background.save()
+        var failures: [String] = []
+        #expect(stack.fetches { failures = reasons { try stack.writer.save() } } > 0)
+        #expect(failures.count == 1)
+        #expect(failures.first?.hasPrefix("3 is also used by") == true)
+    }
+}
