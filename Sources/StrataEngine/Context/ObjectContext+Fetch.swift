@@ -146,7 +146,7 @@ extension ObjectContext {
     /// Whether pending changes can change the answer to `request`: objects of its entity
     /// changed, or objects of another entity while the request reads through relationships.
     /// O(1) plus a walk of the request's key paths.
-    private func hasPendingChanges(for request: FetchRequest) -> Bool {
+    func hasPendingChanges(for request: FetchRequest) -> Bool {
         if changed.isEmpty { return false }
         if changed.count(of: request.entityName) > 0 { return true }
         return RequestReads(request, entity: model.entity(named: request.entityName)).followsRelationships
