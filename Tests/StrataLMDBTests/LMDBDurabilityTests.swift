@@ -72,3 +72,30 @@ import Testing
         #expect(store.commitFlushes.metaPage)
     }
 }
+
+/// Two stores of one process share the directory's environment: the stronger durability asked
+/// for applies to both, never the weaker.
+@Suite struct LMDBSharedDurabilityTests {
+    @Test func aSecondOpenerAskingForFullDurabilityGetsIt() throws {
+        let path = temporaryStorePath()
+        defer { cleanUp(path) }
+        let first = try openStore(path, options: StoreOptions(options: ["durability": "normal"]))
+        defer { try? first.close() }
+        #expect(!first.commitFlushes.metaPage)
+        let second = try openStore(path, options: StoreOptions(options: ["durability": "full"]))
+        defer { try? second.close() }
+        #expect(second.commitFlushes.dataPages && second.commitFlushes.metaPage)
+        #expect(first.commitFlushes.metaPage)
+    }
+
+    @Test func aSecondOpenerAskingForLessDoesNotWeakenTheFirst() throws {
+        let path = temporaryStorePath()
+        defer { cleanUp(path) }
+        let first = try openStore(path, options: StoreOptions(options: ["durability": "full"]))
+        defer { try? first.close() }
+        let second = try openStore(path, options: StoreOptions(options: ["sync": "nosync"]))
+        defer { try? second.close() }
+        #expect(first.commitFlushes.dataPages && first.commitFlushes.metaPage)
+        #expect(second.commitFlushes.dataPages && second.commitFlushes.metaPage)
+    }
+}

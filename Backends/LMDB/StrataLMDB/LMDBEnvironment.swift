@@ -26,7 +26,8 @@ final class LMDBEnvironment: @unchecked Sendable {
     let path: String
     /// Whether the environment was opened with `MDB_RDONLY`.
     let isReadOnly: Bool
-    /// The options it was opened with (the first opener's, when shared).
+    /// The options it was opened with (the first opener's, when shared; a later opener may
+    /// strengthen what commits flush: see ``strengthenDurability(to:)``).
     let options: LMDBOptions
 
     private let env: OpaquePointer
@@ -82,6 +83,9 @@ final class LMDBEnvironment: @unchecked Sendable {
                         "LMDB store at \(path) is already open read-only in this process; close it before opening it for writing",
                         location: ["path": path])
                 }
+                // A second opener asking for more durability than the first gets it, for every
+                // user of the environment: never less than a store's options promise.
+                try entry.environment.strengthenDurability(to: options.sync)
                 entry.users += 1
                 table[key] = entry
                 return entry.environment
@@ -194,8 +198,28 @@ final class LMDBEnvironment: @unchecked Sendable {
         // With `durability=normal` the last commit's meta page may still be unflushed: closing
         // flushes it, so that every save of a closed store survives a crash of the machine. A
         // failure leaves the store as consistent as before (the previous meta page is whole).
-        if !isReadOnly && options.sync == .nometasync { mdb_env_sync(env, 1) }
+        let flushes = commitFlushes
+        if !isReadOnly && flushes.dataPages && !flushes.metaPage { mdb_env_sync(env, 1) }
         mdb_env_close(env)
+    }
+
+    /// Makes commits flush at least what `sync` asks for (`full`: data and meta pages;
+    /// `nometasync`: the data pages), clearing `MDB_NOSYNC`/`MDB_NOMETASYNC` as needed; never
+    /// weakens them. Under ``writeLock``, so that no commit of this process runs meanwhile.
+    func strengthenDurability(to sync: LMDBOptions.Sync) throws {
+        guard !isReadOnly else { return }
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        let flushes = commitFlushes
+        var cleared: UInt32 = 0
+        if sync != .nosync && !flushes.dataPages { cleared |= UInt32(MDB_NOSYNC) }
+        if sync == .full && !flushes.metaPage { cleared |= UInt32(MDB_NOMETASYNC) }
+        guard cleared != 0 else { return }
+        do {
+            try check(mdb_env_set_flags(env, cleared, 0), "mdb_env_set_flags")
+        } catch let failure as LMDBFailure {
+            throw StrataError.lmdb(failure, path: path, doing: "making commits flush as its options ask")
+        }
     }
 
     /// What a commit flushes, read back from the open environment's flags
