@@ -122,3 +122,34 @@ enum ToursUncheckedPlan: SchemaMigrationPlan {
         [.lightweight(fromVersion: ToursSchemaV2.self, toVersion: ToursSchemaV3.self)]
     }
 }
+
+/// What the failing stage throws.
+struct SummaryUnavailable: Error {}
+
+/// Version 2 to 3 whose `didMigrate` fails, after the change is made.
+enum ToursFailingSummaryPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [ToursSchemaV2.self, ToursSchemaV3.self] }
+    static var stages: [MigrationStage] {
+        [
+            .custom(
+                fromVersion: ToursSchemaV2.self, toVersion: ToursSchemaV3.self, willMigrate: nil,
+                didMigrate: { _ in throw SummaryUnavailable() })
+        ]
+    }
+}
+
+/// Version 2 to 3 whose `didMigrate` writes each summary.
+enum ToursSummaryPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [ToursSchemaV2.self, ToursSchemaV3.self] }
+    static var stages: [MigrationStage] {
+        [
+            .custom(
+                fromVersion: ToursSchemaV2.self, toVersion: ToursSchemaV3.self, willMigrate: nil,
+                didMigrate: { context in
+                    for tour in try context.fetch(FetchDescriptor<ToursSchemaV3.Tour>()) {
+                        tour.summary += tour.headline
+                    }
+                })
+        ]
+    }
+}

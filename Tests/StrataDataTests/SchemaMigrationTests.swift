@@ -151,4 +151,33 @@ import Testing
             #expect(tours.map(\.headline) == ["Arctic islands", "Arctic summer"])
         }
     }
+
+    @Test(arguments: ModelBackend.allCases)
+    func aDidMigrateThatFailedRunsAgainAtTheNextOpen(_ backend: ModelBackend) throws {
+        try withTemporaryDirectory { directory in
+            let configuration = backend.configuration(in: directory)
+            do {
+                let container = try ModelContainer(
+                    for: Schema(versionedSchema: ToursSchemaV2.self), configurations: configuration)
+                let context = ModelContext(container)
+                context.insert(ToursSchemaV2.Tour(name: "Lofoten", headline: "Arctic islands"))
+                try context.save()
+            }
+            #expect(throws: SummaryUnavailable.self) {
+                _ = try ModelContainer(
+                    for: Tour.self, migrationPlan: ToursFailingSummaryPlan.self, configurations: configuration)
+            }
+            do {
+                let container = try ModelContainer(
+                    for: Tour.self, migrationPlan: ToursSummaryPlan.self, configurations: configuration)
+                let context = ModelContext(container)
+                #expect(try context.fetch(FetchDescriptor<Tour>()).map(\.summary) == ["Arctic islands"])
+            }
+            // Done now: the failing stage does not run again.
+            let container = try ModelContainer(
+                for: Tour.self, migrationPlan: ToursFailingSummaryPlan.self, configurations: configuration)
+            let context = ModelContext(container)
+            #expect(try context.fetch(FetchDescriptor<Tour>()).map(\.summary) == ["Arctic islands"])
+        }
+    }
 }
