@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// `strata`: demo, inspect, import, export, validate, copy and migrate stores.
+/// `strata`: demo, inspect, import, export, validate, query, copy and migrate stores.
 @main
 struct StrataCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,7 +17,7 @@ struct StrataCommand: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             DemoCommand.self, InspectCommand.self, ImportCommand.self, ExportCommand.self, ValidateCommand.self,
-            CopyCommand.self, MigrateCommand.self,
+            QueryCommand.self, CopyCommand.self, MigrateCommand.self,
         ]
     )
 }

@@ -6,7 +6,7 @@ import Testing
 /// change to an option, a value name or a text shows up in review as a change to those files.
 /// After an intended change, run the suite with `STRATA_RECORD_HELP=1` to write them anew.
 @Suite struct HelpSnapshotTests {
-    static let commands = ["", "demo", "inspect", "import", "export", "validate", "copy", "migrate"]
+    static let commands = ["", "demo", "inspect", "import", "export", "validate", "query", "copy", "migrate"]
     static let directory = Repository.root.appendingPathComponent("Tests/StrataToolTests/HelpSnapshots")
 
     @Test(arguments: commands)
