@@ -136,7 +136,7 @@ let package = Package(
         // SwiftData's API on Linux, on any Strata backend (docs/StrataData.md).
         .target(
             name: "StrataData",
-            dependencies: ["Strata", "StrataEngine", "StrataCore", "StrataMacros"],
+            dependencies: ["Strata", "StrataEngine", "StrataCore", "StrataMigrations", "StrataMacros"],
             path: "Sources/StrataData",
             swiftSettings: strictSettings
         ),
