@@ -278,6 +278,7 @@ let package = Package(
             name: "StrataToolTests",
             dependencies: ["StrataTestSupport", "Strata", "StrataTransfer", "strata", "strata-sqlite-only-example"],
             path: "Tests/StrataToolTests",
+            exclude: ["HelpSnapshots"],
             swiftSettings: strictSettings
         ),
         .testTarget(

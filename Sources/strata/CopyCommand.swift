@@ -9,25 +9,25 @@ struct CopyCommand: ParsableCommand {
         commandName: "copy",
         abstract: "Copy every object of a store into a new store of any kind (sqlite: to lmdb:, ...).",
         discussion: """
-            Objects keep their keys, so relationships copy as they are; the copy streams in
-            batches. TO is created at FROM's model version. A TO that already holds objects is
+            Objects keep their keys, so relationships copy as they are; the copy streams in \
+            batches. TO is created at FROM's model version. A TO that already holds objects is \
             refused unless --replace is given, which deletes it first.
             """
     )
 
-    @Argument(help: ArgumentHelp("The store to copy.", valueName: "FROM"))
+    @Argument(help: ArgumentHelp("The URL of the store to copy.", valueName: "FROM"))
     var from: String
 
-    @Argument(help: ArgumentHelp("The store to create.", valueName: "TO"))
+    @Argument(help: ArgumentHelp("The URL of the store to create.", valueName: "TO"))
     var to: String
 
     @Flag(help: "Delete TO first when it already holds objects (destructive).")
     var replace = false
 
     @Option(
-        help:
-            "Objects per save (default: 1,000; 100,000 into an xml: store, which rewrites its whole file at each save)."
-    )
+        help: ArgumentHelp(
+            "Objects per save (default: 1,000; 100,000 into an xml: store, which rewrites its whole file at each save).",
+            valueName: "N"))
     var batchSize: Int?
 
     @OptionGroup var options: CommonOptions

@@ -7,10 +7,11 @@ struct StrataCommand: ParsableCommand {
         commandName: "strata",
         abstract: "Work with Strata object-graph stores.",
         discussion: """
-            Stores are named by URL: memory:[NAME], sqlite:PATH, lmdb:DIR, xml:PATH.
+            Stores are named by URL: memory:[NAME], sqlite:PATH, lmdb:DIR, xml:PATH. \
             Every store command takes --model DIR and --json.
-            Exit codes: 0 success, 1 a Strata error (printed with its code),
-            2 validate found violations, 64 bad usage.
+
+            Exit codes: 0 success, 1 a Strata error (printed with its code), \
+            2 validate found violations, 64 bad usage. \
             strata migrate exits with 3 when a migration is not confirmed.
             """,
         version: "0.1.0",
