@@ -37,10 +37,16 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // MARK: Vocabulary
-        .target(name: "StrataCore", path: "Sources/StrataCore", swiftSettings: strictSettings),
+        .target(
+            name: "StrataCore",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Sources/StrataCore",
+            swiftSettings: strictSettings
+        ),
 
         // MARK: Migrations (planning, inference, stages, the streaming executor)
         .target(
@@ -66,7 +72,7 @@ let package = Package(
         ),
         .target(
             name: "StrataSQLite",
-            dependencies: ["StrataCore", "CStrataSQLite"],
+            dependencies: ["StrataCore", "CStrataSQLite", .product(name: "Logging", package: "swift-log")],
             path: "Backends/SQLite/StrataSQLite",
             swiftSettings: strictSettings
         ),
@@ -153,6 +159,7 @@ let package = Package(
                 "StrataMigrations",
                 "StrataTransfer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/strata",
             swiftSettings: strictSettings
@@ -240,7 +247,10 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataSQLiteTests",
-            dependencies: ["StrataTestSupport", "StrataSQLite", "StrataConformance", "strata-sqlite-probe"],
+            dependencies: [
+                "StrataTestSupport", "StrataSQLite", "StrataConformance", "strata-sqlite-probe",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/StrataSQLiteTests",
             swiftSettings: strictSettings
         ),

@@ -9,6 +9,14 @@ struct CommonOptions: ParsableArguments {
 
     @Flag(help: "Print machine-readable JSON on standard output (errors too) instead of text.")
     var json = false
+
+    @Option(
+        name: .customLong("log-level"),
+        help: ArgumentHelp(
+            "Log on standard error at this level: trace (SQL with its values), debug (SQL, store opens) or coarser "
+                + "(default: $STRATA_LOG_LEVEL, else nothing).",
+            valueName: "LEVEL"))
+    var logLevel: String?
 }
 
 /// The tool's exit codes (docs/CLI.md).

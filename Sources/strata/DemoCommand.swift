@@ -29,6 +29,14 @@ struct DemoCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The model directory (NAME.stratamodel).", valueName: "DIR"))
     var model: String = "Examples/Models/Company.stratamodel"
 
+    @Option(
+        name: .customLong("log-level"),
+        help: ArgumentHelp(
+            "Log on standard error at this level: trace (SQL with its values), debug (SQL, store opens) or coarser "
+                + "(default: $STRATA_LOG_LEVEL, else nothing).",
+            valueName: "LEVEL"))
+    var logLevel: String?
+
     @Flag(help: "Delete the store at --store first (destructive).")
     var deleteExistingStore = false
 
@@ -39,6 +47,7 @@ struct DemoCommand: ParsableCommand {
     func run() throws {
         let demo = Demo(storeURL: store, objects: objects, modelDirectory: model, deleteFirst: deleteExistingStore)
         do {
+            ToolLogging.start(try ToolLogging.level(option: logLevel))
             try DemoMainQueue.run { try await demo.run() }
         } catch let error as StrataError {
             FileHandle.standardError.write(Data("strata: \(error)\n".utf8))

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Strata
 
 /// The model directory and the backends, shared by the store commands.
@@ -7,6 +8,7 @@ struct ToolEnvironment {
     let registry = BuiltInBackends.registry
 
     init(_ options: CommonOptions) throws {
+        ToolLogging.start(try ToolLogging.level(option: options.logLevel))
         versioned = try VersionedModel(directory: URL(fileURLWithPath: options.modelDirectory))
     }
 
@@ -45,6 +47,9 @@ struct ToolEnvironment {
         let (metadata, model) = try existing(url)
         let store = try backend(for: url).open(
             url, model: model, options: StoreOptions(isReadOnly: true, createsIfMissing: false))
+        StrataLog.logger("tool").debug(
+            "opened \(url) read-only",
+            metadata: ["model": .string(model.versionIdentifier), "type": .string(metadata.storeType)])
         return (store, metadata)
     }
 }

@@ -104,6 +104,24 @@ import Testing
         #expect(lines.last == "(\(counts.count) \(counts.count == 1 ? "row" : "rows"))")
     }
 
+    @Test func logLevelDebugShowsTheSQLAndTraceItsValues() throws {
+        let directory = TemporaryDirectory().url
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = try Self.seeded("sqlite", in: directory).description
+        let arguments = ["query", url, "--entity", "Employee", "--where", "level > 7", "--count"]
+        let debug = try strata(arguments + ["--log-level", "debug"])
+        #expect(debug.status == 0, "\(debug.errors)")
+        #expect(debug.errors.contains("debug strata.sqlite"), "\(debug.errors)")
+        #expect(debug.errors.contains(#"FROM "Employee""#) && debug.errors.contains("> ?"), "\(debug.errors)")
+        let trace = try runBuilt(
+            "strata", arguments, in: Repository.root, input: "", environment: ["STRATA_LOG_LEVEL": "trace"])
+        #expect(trace.errors.contains(#""level" > 7"#), "\(trace.errors)")
+        let quiet = try strata(arguments)
+        #expect(quiet.errors.isEmpty, "\(quiet.errors)")
+        let bad = try strata(arguments + ["--log-level", "loud"])
+        #expect(bad.status == 1 && bad.errors.contains("invalidOption"), "\(bad.errors)")
+    }
+
     @Test func badInputIsAClearError() throws {
         let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -16,6 +16,8 @@ final class SQLiteConnection: @unchecked Sendable {
     private var slots: [SQLiteStatement?] = []
     /// Where Strata's SQL functions leave a typed error (see ``SQLiteFunctionFailure``).
     private let functionFailure = SQLiteFunctionFailure()
+    /// The statement log, when the `strata.sqlite` logger wanted one at open.
+    private let statementLog: Unmanaged<SQLiteStatementLog>?
     private static let statementCacheLimit = 512
     private var plans: [SQLiteQueryShape: Plan] = [:]
     /// The most plans kept; the cache is emptied when full.
@@ -49,6 +51,7 @@ final class SQLiteConnection: @unchecked Sendable {
             throw SQLiteErrorMapping.error(code: code, message: message, path: path, action: "opening the database")
         }
         handle = db
+        statementLog = SQLiteStatementLog.install(on: db, path: path)
         self.path = path
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
@@ -73,6 +76,8 @@ final class SQLiteConnection: @unchecked Sendable {
         plans.removeAll()
         statements.removeAll()
         slots.removeAll()
+        // Before the close: a statement finalized later must find no callback.
+        if let statementLog { SQLiteStatementLog.remove(statementLog, from: handle) }
         sqlite3_close_v2(handle)
     }
 
