@@ -167,6 +167,16 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // A SwiftData program (two versioned schemas, a migration plan, a model actor) built on
+        // StrataData with only its import changed: .ci/run runs it on every backend, and
+        // TripPlannerExampleTests run its binary.
+        .executableTarget(
+            name: "TripPlanner",
+            dependencies: ["StrataData"],
+            path: "Examples/TripPlanner",
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Probes (Probes/: the second processes the tests start, and the reliability tests'
         // workload and helper process; docs/Reliability.md)
         .executableTarget(
@@ -276,7 +286,9 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataToolTests",
-            dependencies: ["StrataTestSupport", "Strata", "StrataTransfer", "strata", "strata-sqlite-only-example"],
+            dependencies: [
+                "StrataTestSupport", "Strata", "StrataTransfer", "strata", "strata-sqlite-only-example", "TripPlanner",
+            ],
             path: "Tests/StrataToolTests",
             exclude: ["HelpSnapshots"],
             swiftSettings: strictSettings
