@@ -44,14 +44,12 @@ struct CopyCommand: ParsableCommand {
             let destinationBackend = try environment.backend(for: destination)
             let (store, _) = try environment.openExisting(source)
             defer { try? store.close() }
-            let showProgress = !options.json && isatty(2) == 1
+            let progress = TerminalProgress(json: options.json)
             let report = try StoreCopier(batchSize: batchSize ?? ImportCommand.batchSize(for: destination)).copy(
                 from: store, to: destination, backend: destinationBackend,
-                sourceBackend: try environment.backend(for: source), replacingExisting: replace
-            ) { progress in
-                if showProgress { FileHandle.standardError.write(Data("\r\(progress)\u{1B}[K".utf8)) }
-            }
-            if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
+                sourceBackend: try environment.backend(for: source), replacingExisting: replace, progress: progress.show
+            )
+            progress.finish()
             if options.json {
                 print(
                     JSONNode.object([

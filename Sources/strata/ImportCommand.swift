@@ -58,11 +58,14 @@ struct ImportCommand: ParsableCommand {
             let created = exists ? nil : UUID().uuidString
             let store = try backend.open(url, model: model, options: StoreOptions(identifierForNewStore: created))
             let report: JSONLinesImporter.Report
+            let progress = TerminalProgress(json: options.json)
             do {
                 report = try JSONLinesImporter(batchSize: Self.batchSize(for: url)).importLines(
-                    contentsOf: URL(fileURLWithPath: path), source: file, into: store)
+                    contentsOf: URL(fileURLWithPath: path), source: file, into: store, progress: progress.show)
+                progress.finish()
                 try store.close()
             } catch {
+                progress.finish()
                 try? store.close()
                 // The import's error is what the user needs; a store that cannot be removed
                 // now (another process opened it meanwhile) stays, empty.
