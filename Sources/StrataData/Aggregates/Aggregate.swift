@@ -107,8 +107,7 @@ public struct AnyAggregate<Model: PersistentModel> {
 
 /// What an aggregate computes and of which key path (`nil` for a count of models), or, with
 /// the function `value`, a group key: the identity of a column of an aggregate result.
-struct AggregateColumn: Hashable, @unchecked Sendable {
-    // Key paths are immutable values; sharing them between threads is safe.
+struct AggregateColumn: Hashable {
     var function: AggregateFunction
     var keyPath: AnyKeyPath?
 }
