@@ -138,3 +138,32 @@ enum BrokenPlan {
         #expect(try context.fetch(FetchDescriptor<Tour>()).map(\.rating) == [3])
     }
 }
+
+/// A version whose models collide: two classes named `Tour`.
+enum ToursSchemaV4Colliding: VersionedSchema {
+    static let versionIdentifier = Schema.Version(4, 0, 0)
+    static var models: [any PersistentModel.Type] { [ToursSchemaV3.Tour.self, ToursSchemaV1.Tour.self] }
+}
+
+/// A plan whose newest version has two models of one name.
+enum ToursCollidingModelsPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [ToursSchemaV3.self, ToursSchemaV4Colliding.self] }
+    static var stages: [MigrationStage] {
+        [.lightweight(fromVersion: ToursSchemaV3.self, toVersion: ToursSchemaV4Colliding.self)]
+    }
+}
+
+/// Models of one version that collide.
+@Suite struct CollidingSchemaTests {
+    @Test func aSchemaWithTwoModelsOfOneNameIsRefusedNamingItsVersion() throws {
+        let error = try #require(throws: StrataError.self) {
+            _ = try ModelContainer(
+                for: Tour.self, migrationPlan: ToursCollidingModelsPlan.self,
+                configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        }
+        #expect(error.code == .invalidModel)
+        #expect(error.location["version"] == "4.0.0")
+        #expect(error.message.contains("ToursSchemaV4Colliding (version 4.0.0)"))
+        #expect(error.message.contains("Tour"))
+    }
+}

@@ -35,7 +35,12 @@ struct ResolvedMigrationPlan {
         for type in declared {
             let schema = Schema(versionedSchema: type)
             if var problem = schema.problem {
+                // Two models of one name, or a model Strata cannot store: say which version.
+                problem.message =
+                    "the schema \(type) (version \(schema.version)) of the migration plan \(planName): "
+                    + problem.message
                 problem.location["version"] = schema.version.description
+                problem.location["migrationPlan"] = planName
                 throw problem
             }
             entries.append((type, schema))
