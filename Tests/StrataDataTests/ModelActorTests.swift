@@ -75,6 +75,16 @@ import Testing
         #expect(desk.modelExecutor is DefaultSerialModelExecutor)
     }
 
+    @Test func codeOnTheContextsQueueOutsideAJobIsIsolatedToTheActor() async throws {
+        let desk = TripDesk(modelContainer: try Self.memoryContainer())
+        _ = try await desk.addTrips(["Oslo", "Bergen"])
+        let queue = desk.modelExecutor.modelContext.objectContext
+        let count = try queue.performAndWait {
+            try desk.assumeIsolated { desk in try desk.modelContext.fetchCount(FetchDescriptor<Trip>()) }
+        }
+        #expect(count == 2)
+    }
+
     @Test(arguments: ModelBackend.allCases)
     func whatTheActorSavesReachesTheStoreAndOtherContexts(_ backend: ModelBackend) async throws {
         let directory = TemporaryDirectory()
