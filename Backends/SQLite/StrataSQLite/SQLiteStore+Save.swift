@@ -29,9 +29,11 @@ extension SQLiteStore {
         }
 
         return try inWriteTransaction { connection in
-            try apply(
-                request, insertTables: insertTables, updateTables: updateTables, deleteTables: deleteTables,
-                on: connection)
+            try SQLiteRowBinder.withBinder(keeping: request) { binder in
+                try apply(
+                    request, insertTables: insertTables, updateTables: updateTables, deleteTables: deleteTables,
+                    on: connection, binder: &binder)
+            }
         }
     }
 
@@ -147,7 +149,7 @@ extension SQLiteStore {
 
     private func apply(
         _ request: SaveRequest, insertTables: [SQLiteEntityTable], updateTables: [SQLiteEntityTable],
-        deleteTables: [SQLiteEntityTable], on connection: SQLiteConnection
+        deleteTables: [SQLiteEntityTable], on connection: SQLiteConnection, binder: inout SQLiteRowBinder
     ) throws -> SaveResult {
         var conflicts: [(id: ObjectID, expected: Int64)] = []
         var versions: [ObjectID: Int64] = [:]
@@ -186,7 +188,7 @@ extension SQLiteStore {
             let snapshot = update.snapshot
             let newVersion = update.expectedVersion &+ 1
             statement!.bind(1, newVersion)
-            let next = bindColumns(of: snapshot, table: table, in: statement!, from: 2)
+            let next = bindColumns(of: snapshot, table: table, in: statement!, from: 2, binder: &binder)
             statement!.bind(next, snapshot.objectID.primaryKey!)
             statement!.bind(next + 1, update.expectedVersion)
             try statement!.run()
@@ -223,7 +225,7 @@ extension SQLiteStore {
                     for row in next..<(next + table.bulkInsertRows) {
                         bulk.bind(index, inserts[row].objectID.primaryKey!)
                         bulk.bind(index + 1, Int64(1))
-                        index = bindColumns(of: inserts[row], table: table, in: bulk, from: index + 2)
+                        index = bindColumns(of: inserts[row], table: table, in: bulk, from: index + 2, binder: &binder)
                     }
                     try runInsert(bulk, inserts[next..<(next + table.bulkInsertRows)])
                     next += table.bulkInsertRows
@@ -234,7 +236,7 @@ extension SQLiteStore {
                 for row in next..<end {
                     single.bind(1, inserts[row].objectID.primaryKey!)
                     single.bind(2, Int64(1))
-                    _ = bindColumns(of: inserts[row], table: table, in: single, from: 3)
+                    _ = bindColumns(of: inserts[row], table: table, in: single, from: 3, binder: &binder)
                     try runInsert(single, inserts[row..<(row + 1)])
                 }
             }
@@ -269,15 +271,16 @@ extension SQLiteStore {
         }
     }
 
-    /// Binds the attribute values and stored to-one keys of `snapshot` from parameter `first`;
-    /// returns the next parameter index.
+    /// Binds the attribute values and stored to-one keys of `snapshot` from parameter `first`
+    /// (long strings lent, not copied: see ``SQLiteRowBinder``); returns the next parameter index.
     @inline(__always)
     private func bindColumns(
-        of snapshot: Snapshot, table: SQLiteEntityTable, in statement: SQLiteStatement, from first: Int32
+        of snapshot: Snapshot, table: SQLiteEntityTable, in statement: SQLiteStatement, from first: Int32,
+        binder: inout SQLiteRowBinder
     ) -> Int32 {
         var index = first
         for value in snapshot.attributes {
-            SQLiteValueCoding.bind(value, at: index, in: statement)
+            binder.bind(value, at: index, in: statement)
             index += 1
         }
         for relationship in table.foreignKeyIndexes {

@@ -152,7 +152,13 @@ extension ObjectContext {
         // Read before the check asks the stores anything: a save that ends after this moves it on.
         let generation = coordinator.writeGeneration
         let checked = push?.stillHolds(for: changed, generation: generation) ?? false
-        let failures = try validationFailures(of: live, checkingUniqueness: !checked).sorted {
+        // A root context on one store leaves the inserts' collisions with stored objects to a
+        // store that rejects them as it writes (``UniqueConstraintEnforcing``; see ``write(_:)``).
+        // Across stores, a part already written would stay: the stores are asked first.
+        let leftToStore = parent == nil && coordinator.hasOneStore
+        let failures = try validationFailures(
+            of: live, checkingUniqueness: !checked, askingStoresAboutInserts: !leftToStore
+        ).sorted {
             ($0.objectID, $0.property ?? "") < ($1.objectID, $1.property ?? "")
         }
         if !failures.isEmpty {
@@ -160,7 +166,8 @@ extension ObjectContext {
                 .validationFailed, "\(failures.count) validation failure(s); nothing was saved",
                 validationFailures: failures)
         }
-        return try parent == nil ? write(live) : pushToParent(live, checkedAt: generation)
+        return try parent == nil
+            ? write(live, insertCollisionsLeftToStore: leftToStore) : pushToParent(live, checkedAt: generation)
     }
 
     /// Runs the delete rules of every deleted object until nothing more changes.
@@ -218,11 +225,14 @@ extension ObjectContext {
     }
 
     /// Obtains permanent IDs, writes, and on success moves every object to its saved state.
+    /// `insertCollisionsLeftToStore`: the check before the write did not ask a store that
+    /// enforces unique constraints about the values of the objects inserted (it rejects a
+    /// collision, which is then reported as the check would have).
     ///
     /// Each object's snapshot is built once, under its permanent ID, and the same snapshot
     /// becomes the object's saved state: no second copy, no lookup of the store's answer beyond
     /// the version.
-    private func write(_ live: [ManagedObject]) throws -> SavedChanges {
+    private func write(_ live: [ManagedObject], insertCollisionsLeftToStore: Bool) throws -> SavedChanges {
         var inserted: [ManagedObject] = []
         var updated: [ManagedObject] = []
         for object in live {
@@ -259,7 +269,18 @@ extension ObjectContext {
         do {
             result = try coordinator.save(request)
         } catch var error as StrataError where error.code == .conflict {
+            // The check before the write left the inserts' collisions with stored objects to the
+            // stores, which found a conflict first: a collision still comes first, as it did
+            // when the check asked the stores before the write (whatever the merge policy).
+            if insertCollisionsLeftToStore && leavesCollisionsToStores(inserted) {
+                try throwUniqueFailures(of: live)
+            }
             error.conflicts = error.conflicts.map(describeConflict)
+            throw error
+        } catch let error as StrataError where error.code == .uniqueConstraint {
+            // A store refused a collision the check before the write left to it: name the
+            // objects in collision, as the check would have (the store wrote nothing).
+            try throwUniqueFailures(of: live)
             throw error
         }
         // Success: from here on nothing can fail, and nothing will be put back.
@@ -341,6 +362,28 @@ extension ObjectContext {
             for (position, id) in zip(positions, ids) { result[position] = id }
         }
         return result
+    }
+
+    /// Whether some of `inserted` have unique constraints that their stores enforce as they
+    /// write, so that the check before the write did not ask the stores about their values.
+    private func leavesCollisionsToStores(_ inserted: [ManagedObject]) -> Bool {
+        var lastEntity: Entity?
+        for object in inserted where !object.entity.uniqueConstraints.isEmpty {
+            if let lastEntity, lastEntity.isSameDeclaration(as: object.entity) { continue }
+            lastEntity = object.entity
+            if coordinator.enforcesUniqueConstraints(of: object.entity.name) { return true }
+        }
+        return false
+    }
+
+    /// Throws ``StrataError/Code/validationFailed`` with the unique-constraint failures of
+    /// `objects`, the stores asked about every value, when there are any.
+    private func throwUniqueFailures(of objects: [ManagedObject]) throws {
+        let failures = try uniqueFailuresAfterRejectedSave(of: objects)
+        guard !failures.isEmpty else { return }
+        throw StrataError(
+            .validationFailed, "\(failures.count) validation failure(s); nothing was saved",
+            validationFailures: failures)
     }
 
     /// Whether child contexts may need to hear of new permanent IDs.

@@ -6,9 +6,13 @@ extension ObjectContext {
     /// store). Complexity: O(objects × properties), plus for each unique constraint one store
     /// query per ``uniqueCheckBatchSize`` new or changed values. `checkingUniqueness: false`
     /// leaves the unique constraints out (a child checked them already; see ``CheckedPush``).
-    func validationFailures(of objects: [ManagedObject], checkingUniqueness: Bool = true) throws
-        -> [ValidationFailure]
-    {
+    /// `askingStoresAboutInserts: false` checks inserted objects against each other only, not
+    /// against the stores that enforce unique constraints themselves as they write
+    /// (``UniqueConstraintEnforcing``): their save rejects a collision, and
+    /// ``uniqueFailuresAfterRejectedSave(of:)`` then names it.
+    func validationFailures(
+        of objects: [ManagedObject], checkingUniqueness: Bool = true, askingStoresAboutInserts: Bool = true
+    ) throws -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
         var ruled = RuledProperties(entity: nil)
         for object in objects {
@@ -32,9 +36,27 @@ extension ObjectContext {
             }
         }
         if checkingUniqueness, objects.contains(where: { !$0.entity.uniqueConstraints.isEmpty }) {
-            failures += try uniqueConstraintFailures(of: objects.filter { !$0.entity.uniqueConstraints.isEmpty })
+            let constrained = objects.filter { !$0.entity.uniqueConstraints.isEmpty }
+            var unique = try uniqueConstraintFailures(
+                of: constrained, askingStoresAboutInserts: askingStoresAboutInserts)
+            // A save that fails anyway reports every collision, those with stored objects too.
+            if !askingStoresAboutInserts && !(failures.isEmpty && unique.isEmpty) {
+                unique = try uniqueConstraintFailures(of: constrained, askingStoresAboutInserts: true)
+            }
+            failures += unique
         }
         return failures
+    }
+
+    /// The unique-constraint failures of `objects` after a store refused their save with
+    /// ``StrataError/Code/uniqueConstraint``: the full check, the stores asked about every new
+    /// value, sorted as a save reports them.
+    func uniqueFailuresAfterRejectedSave(of objects: [ManagedObject]) throws -> [ValidationFailure] {
+        let constrained = objects.filter { !$0.entity.uniqueConstraints.isEmpty }
+        guard !constrained.isEmpty else { return [] }
+        return try uniqueConstraintFailures(of: constrained, askingStoresAboutInserts: true).sorted {
+            ($0.objectID, $0.property ?? "") < ($1.objectID, $1.property ?? "")
+        }
     }
 
     /// The unique-constraint failures of `objects`: two of them sharing a constrained value, or
@@ -46,8 +68,11 @@ extension ObjectContext {
     /// one fetch per ``uniqueCheckBatchSize`` values of a constraint (an `IN` list for a
     /// single-attribute constraint, an `OR` of equalities for a compound one), so a save makes a
     /// number of fetches that grows with the new values divided by the batch size, not with the
-    /// objects saved.
-    private func uniqueConstraintFailures(of objects: [ManagedObject]) throws -> [ValidationFailure] {
+    /// objects saved. With `askingStoresAboutInserts: false`, inserted objects of an entity whose
+    /// store enforces unique constraints itself are checked against each other only.
+    private func uniqueConstraintFailures(of objects: [ManagedObject], askingStoresAboutInserts: Bool) throws
+        -> [ValidationFailure]
+    {
         var failures: [ValidationFailure] = []
         // Usually every object is of one entity: no grouping by name then.
         let first = objects[0].entity
@@ -56,6 +81,8 @@ extension ObjectContext {
             ? [first.name: objects] : Dictionary(grouping: objects, by: { $0.entity.name })
         for (entityName, group) in groups {
             let entity = group[0].entity
+            let storeChecksInserts =
+                !askingStoresAboutInserts && coordinator.enforcesUniqueConstraints(of: entityName)
             for constraint in entity.uniqueConstraints {
                 let indexes = constraint.map { entity.attributeIndex(named: $0)! }
                 let property = constraint.joined(separator: ",")
@@ -83,6 +110,7 @@ extension ObjectContext {
                             ))
                         continue
                     }
+                    if storeChecksInserts && object.state.isInserted { continue }
                     checked.append((key, object))
                 }
                 // The store's holder of each value, first found, unless it is the object itself or

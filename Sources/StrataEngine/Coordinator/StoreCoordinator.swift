@@ -215,6 +215,15 @@ public final class StoreCoordinator: Sendable {
         try route(for: entityName).store
     }
 
+    /// Whether the coordinator has exactly one store (every save then goes to it whole).
+    var hasOneStore: Bool { routes.withLock { $0.entries.count == 1 } }
+
+    /// Whether the store of `entityName` rejects a save that breaks a unique constraint as it
+    /// writes, at no extra cost (``UniqueConstraintEnforcing``); `false` when no store serves it.
+    func enforcesUniqueConstraints(of entityName: String) -> Bool {
+        (try? route(for: entityName))?.enforcesUniqueConstraints ?? false
+    }
+
     private func route(for entityName: String) throws -> Route {
         if let route = routes.withLock({ $0.byName[entityName] }) { return route }
         _ = try model.requireEntity(entityName)
@@ -512,12 +521,15 @@ private final class Route: Sendable {
     let entry: StoreEntry
     let store: any PersistentStore
     let serving: (any SnapshotServing)?
+    /// Whether the store is ``UniqueConstraintEnforcing``.
+    let enforcesUniqueConstraints: Bool
     private let retired = Atomic<Bool>(false)
 
     init(entry: StoreEntry, serving: (any SnapshotServing)?) {
         self.entry = entry
         self.store = entry.store
         self.serving = serving
+        enforcesUniqueConstraints = entry.store.capability((any UniqueConstraintEnforcing).self) != nil
     }
 
     /// Whether this is still its store's route.
