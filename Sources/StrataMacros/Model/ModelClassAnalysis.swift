@@ -15,7 +15,7 @@ struct ModelClassAnalysis {
         let position: Int
         /// `Schema.Attribute(...)` or `Schema.Relationship(...)` with the marker's arguments, or `nil`.
         let metadata: ExprSyntax?
-        /// The declared initial value (`var status: Status = .planned`), or `nil`.
+        /// The initial value the declaration gives, if any (`[]` in `var items: [Item] = []`).
         let initialValue: ExprSyntax?
     }
 
