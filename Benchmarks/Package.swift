@@ -136,6 +136,17 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(
+            name: "StrataDataBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                "MallocStats",
+                .product(name: "Strata", package: root),
+                .product(name: "StrataData", package: root),
+            ],
+            path: "Sources/StrataDataBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
             name: "SavePathBenchmarks",
             dependencies: ["BenchmarkSupport", .product(name: "Strata", package: root)],
             path: "Sources/SavePathBenchmarks",

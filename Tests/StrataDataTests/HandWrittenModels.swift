@@ -12,15 +12,27 @@ struct Budget: Codable, Equatable {
 }
 
 final class PlainTrip {
-    private var _$backingData: BackingData<PlainTrip>?
+    private var _$backingData = _ModelBackingStorage<PlainTrip>()
     var persistentBackingData: BackingData<PlainTrip> {
         get {
-            if let backing = _$backingData { return backing }
-            let backing = BackingData<PlainTrip>.detached()
-            _$backingData = backing
+            if let backing = _$backingData.backing { return backing }
+            let backing = Self._$detachedBacking()
+            _$backingData.backing = backing
             return backing
         }
-        set { _$backingData = newValue }
+        set { _$backingData.replace(with: newValue, for: self) }
+    }
+    private static func _$detachedBacking() -> BackingData<PlainTrip> {
+        let backing = BackingData<PlainTrip>.detached()
+        do {
+            let value: TripStatus? = .planned
+            backing.setValue(value, at: Self._$layout.slots[2])
+        }
+        do {
+            let value: [PlainItem] = []
+            backing.setValue(value, at: Self._$layout.slots[4])
+        }
+        return backing
     }
     static let _$layout = ModelLayout.of(PlainTrip.self)
     static var schemaMetadata: [Schema.PropertyMetadata] {
@@ -41,15 +53,15 @@ final class PlainTrip {
         _status = _ModelNoStorage()
         _budget = _ModelNoStorage()
         _items = _ModelNoStorage()
-        _$backingData = backingData
+        _$backingData.backing = backingData
     }
 
     private var _name: _ModelNoStorage
     var name: String {
         @storageRestrictions(accesses: _$backingData, initializes: _name)
         init(initialValue) {
-            if _$backingData == nil { _$backingData = BackingData<PlainTrip>.detached() }
-            _$backingData!.setValue(initialValue, at: Self._$layout.slots[0])
+            if _$backingData.backing == nil { _$backingData.backing = Self._$detachedBacking() }
+            _$backingData.backing.unsafelyUnwrapped.setValue(initialValue, at: Self._$layout.slots[0])
             _name = _ModelNoStorage()
         }
         get { persistentBackingData.getValue(at: Self._$layout.slots[0]) }
@@ -59,8 +71,8 @@ final class PlainTrip {
     var start: Date {
         @storageRestrictions(accesses: _$backingData, initializes: _start)
         init(initialValue) {
-            if _$backingData == nil { _$backingData = BackingData<PlainTrip>.detached() }
-            _$backingData!.setValue(initialValue, at: Self._$layout.slots[1])
+            if _$backingData.backing == nil { _$backingData.backing = Self._$detachedBacking() }
+            _$backingData.backing.unsafelyUnwrapped.setValue(initialValue, at: Self._$layout.slots[1])
             _start = _ModelNoStorage()
         }
         get { persistentBackingData.getValue(at: Self._$layout.slots[1]) }
@@ -70,8 +82,7 @@ final class PlainTrip {
     var status: TripStatus? = .planned {
         @storageRestrictions(accesses: _$backingData, initializes: _status)
         init(initialValue) {
-            if _$backingData == nil { _$backingData = BackingData<PlainTrip>.detached() }
-            _$backingData!.setValue(initialValue, at: Self._$layout.slots[2])
+            if let backing = _$backingData.backing { backing.setValue(initialValue, at: Self._$layout.slots[2]) }
             _status = _ModelNoStorage()
         }
         get { persistentBackingData.getValue(at: Self._$layout.slots[2]) }
@@ -81,8 +92,8 @@ final class PlainTrip {
     var budget: Budget? {
         @storageRestrictions(accesses: _$backingData, initializes: _budget)
         init(initialValue) {
-            if _$backingData == nil { _$backingData = BackingData<PlainTrip>.detached() }
-            _$backingData!.setValue(initialValue, at: Self._$layout.slots[3])
+            if _$backingData.backing == nil { _$backingData.backing = Self._$detachedBacking() }
+            _$backingData.backing.unsafelyUnwrapped.setValue(initialValue, at: Self._$layout.slots[3])
             _budget = _ModelNoStorage()
         }
         get { persistentBackingData.getValue(at: Self._$layout.slots[3]) }
@@ -92,8 +103,7 @@ final class PlainTrip {
     var items: [PlainItem] = [] {
         @storageRestrictions(accesses: _$backingData, initializes: _items)
         init(initialValue) {
-            if _$backingData == nil { _$backingData = BackingData<PlainTrip>.detached() }
-            _$backingData!.setValue(initialValue, at: Self._$layout.slots[4])
+            if let backing = _$backingData.backing { backing.setValue(initialValue, at: Self._$layout.slots[4]) }
             _items = _ModelNoStorage()
         }
         get { persistentBackingData.getValue(at: Self._$layout.slots[4]) }
@@ -110,15 +120,19 @@ final class PlainTrip {
 extension PlainTrip: PersistentModel {}
 
 final class PlainItem {
-    private var _$backingData: BackingData<PlainItem>?
+    private var _$backingData = _ModelBackingStorage<PlainItem>()
     var persistentBackingData: BackingData<PlainItem> {
         get {
-            if let backing = _$backingData { return backing }
-            let backing = BackingData<PlainItem>.detached()
-            _$backingData = backing
+            if let backing = _$backingData.backing { return backing }
+            let backing = Self._$detachedBacking()
+            _$backingData.backing = backing
             return backing
         }
-        set { _$backingData = newValue }
+        set { _$backingData.replace(with: newValue, for: self) }
+    }
+    private static func _$detachedBacking() -> BackingData<PlainItem> {
+        let backing = BackingData<PlainItem>.detached()
+        return backing
     }
     static let _$layout = ModelLayout.of(PlainItem.self)
     static var schemaMetadata: [Schema.PropertyMetadata] {
@@ -130,15 +144,15 @@ final class PlainItem {
     init(backingData: BackingData<PlainItem>) {
         _title = _ModelNoStorage()
         _trip = _ModelNoStorage()
-        _$backingData = backingData
+        _$backingData.backing = backingData
     }
 
     private var _title: _ModelNoStorage
     var title: String {
         @storageRestrictions(accesses: _$backingData, initializes: _title)
         init(initialValue) {
-            if _$backingData == nil { _$backingData = BackingData<PlainItem>.detached() }
-            _$backingData!.setValue(initialValue, at: Self._$layout.slots[0])
+            if _$backingData.backing == nil { _$backingData.backing = Self._$detachedBacking() }
+            _$backingData.backing.unsafelyUnwrapped.setValue(initialValue, at: Self._$layout.slots[0])
             _title = _ModelNoStorage()
         }
         get { persistentBackingData.getValue(at: Self._$layout.slots[0]) }
@@ -148,8 +162,8 @@ final class PlainItem {
     var trip: PlainTrip? {
         @storageRestrictions(accesses: _$backingData, initializes: _trip)
         init(initialValue) {
-            if _$backingData == nil { _$backingData = BackingData<PlainItem>.detached() }
-            _$backingData!.setValue(initialValue, at: Self._$layout.slots[1])
+            if _$backingData.backing == nil { _$backingData.backing = Self._$detachedBacking() }
+            _$backingData.backing.unsafelyUnwrapped.setValue(initialValue, at: Self._$layout.slots[1])
             _trip = _ModelNoStorage()
         }
         get { persistentBackingData.getValue(at: Self._$layout.slots[1]) }

@@ -31,20 +31,31 @@ let modelMacros: [String: MacroSpec] = [
                     var isSelected = false
                     init(name: String) { self.name = name }
 
-                    private var _$backingData: StrataData.BackingData<Trip>? = nil
+                    private var _$backingData = StrataData._ModelBackingStorage<Trip>()
 
                     public var persistentBackingData: StrataData.BackingData<Trip> {
                         get {
-                            if let backing = _$backingData {
+                            if let backing = _$backingData.backing {
                                 return backing
                             }
-                            let backing = StrataData.BackingData<Trip>.detached()
-                            _$backingData = backing
+                            let backing = Self._$detachedBacking()
+                            _$backingData.backing = backing
                             return backing
                         }
                         set {
-                            _$backingData = newValue
+                            _$backingData.replace(with: newValue, for: self)
                         }
+                    }
+
+                    /// A detached object for a model made by its own initializer, holding the declared
+                    /// initial values.
+                    private static func _$detachedBacking() -> StrataData.BackingData<Trip> {
+                        let backing = StrataData.BackingData<Trip>.detached()
+                        do {
+                        let value: [Item] = []
+                        backing.setValue(value, at: Self._$layout.slots[1])
+                        }
+                        return backing
                     }
 
                     public static let _$layout = StrataData.ModelLayout.of(Trip.self)
@@ -65,7 +76,7 @@ let modelMacros: [String: MacroSpec] = [
                     public required init(backingData: StrataData.BackingData<Trip>) {
                         _name = StrataData._ModelNoStorage()
                         _items = StrataData._ModelNoStorage()
-                        _$backingData = backingData
+                        _$backingData.backing = backingData
                     }
                 }
 
@@ -86,20 +97,28 @@ let modelMacros: [String: MacroSpec] = [
                 final class Counter {
                     var count = 0
 
-                    private var _$backingData: StrataData.BackingData<Counter>? = nil
+                    private var _$backingData = StrataData._ModelBackingStorage<Counter>()
 
                     public var persistentBackingData: StrataData.BackingData<Counter> {
                         get {
-                            if let backing = _$backingData {
+                            if let backing = _$backingData.backing {
                                 return backing
                             }
-                            let backing = StrataData.BackingData<Counter>.detached()
-                            _$backingData = backing
+                            let backing = Self._$detachedBacking()
+                            _$backingData.backing = backing
                             return backing
                         }
                         set {
-                            _$backingData = newValue
+                            _$backingData.replace(with: newValue, for: self)
                         }
+                    }
+
+                    /// A detached object for a model made by its own initializer, holding the declared
+                    /// initial values.
+                    private static func _$detachedBacking() -> StrataData.BackingData<Counter> {
+                        let backing = StrataData.BackingData<Counter>.detached()
+
+                        return backing
                     }
 
                     public static let _$layout = StrataData.ModelLayout.of(Counter.self)
@@ -109,7 +128,7 @@ let modelMacros: [String: MacroSpec] = [
                     }
 
                     public required init(backingData: StrataData.BackingData<Counter>) {
-                        _$backingData = backingData
+                        _$backingData.backing = backingData
                     }
                 }
 

@@ -3,6 +3,7 @@ import CStrataSQLite
 import Foundation
 import MallocStats
 import Strata
+import StrataData
 
 /// The scale mode's record: the workload record with a date, and an index on one attribute of
 /// each type (integer, double, string, date) besides the unique key.
@@ -45,7 +46,8 @@ func mallocedBytes() -> Int {
 }
 
 /// One measurement of the scale mode, in a process of its own: `scale-child --side strata|raw
-/// --phase insert|insert-indexed|fetch|first50|unsaved --count N --path P`. Prints `RESULT` lines.
+/// --phase insert|insert-indexed|fetch|first50|unsaved[-byname|-model] --count N --path P`.
+/// Prints `RESULT` lines.
 func runScaleChild() async throws {
     let side = option("side") ?? "strata"
     let phase = option("phase") ?? "insert"
@@ -137,6 +139,24 @@ func runScaleChild() async throws {
             result(
                 "attribute=\(attribute) cold=\(format(samples[0])) warm=\(format(median(Array(samples.dropFirst()))))")
         }
+    case ("strata", "unsaved-model"):
+        // StrataData: `@Model` objects inserted into one `ModelContext`, not saved.
+        let records = Workload(count: count).records
+        let container = try ModelContainer(
+            for: ModelRecord.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        let context = ModelContext(container)
+        // One object first, so that per-class and per-context setup is not counted.
+        context.insert(ModelRecord(records[0]))
+        let mallocBefore = mallocedBytes()
+        let residentBefore = residentBytes()
+        for r in records.dropFirst() { context.insert(ModelRecord(r)) }
+        let malloced = mallocedBytes() - mallocBefore
+        let resident = residentBytes() - residentBefore
+        precondition(context.insertedModelsArray.count == records.count)
+        let objects = count - 1
+        result(
+            "malloc_per_object=\(malloced / objects) rss_per_object=\(resident / objects) "
+                + "values_struct=\(MemoryLayout<WorkloadRecord>.stride)")
     case ("strata", "unsaved"), ("strata", "unsaved-byname"):
         // Run with MALLOC_ARENA_MAX=1 (the scale driver sets it): mallinfo2 counts only the
         // main arena, and the context's queue may allocate on another thread.
@@ -211,7 +231,7 @@ func runScale() async throws {
     if let only = option("only") {
         // One measurement alone: `scale --only unsaved`.
         precondition(only == "unsaved")
-        for phase in ["unsaved", "unsaved-byname"] {
+        for phase in ["unsaved", "unsaved-byname", "unsaved-model"] {
             _ = try child(
                 [
                     "--side", "strata", "--phase", phase, "--count", "100000", "--path",

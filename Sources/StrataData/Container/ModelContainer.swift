@@ -21,8 +21,9 @@ public final class ModelContainer: Sendable {
     public let configurations: [ModelConfiguration]
     /// The engine's coordinator of every context of the container.
     package let coordinator: StoreCoordinator
-    /// The model types by entity name.
-    let types: [String: ModelType]
+    /// The model types by the class of their objects (`BackingData<Model>`): what an object's
+    /// model is made by, found without hashing a name.
+    let typesByBackingClass: [ObjectIdentifier: ModelType]
     /// The stored property names of every model by key path, for predicates and sorts.
     let keyPaths: ModelKeyPaths
     private let main = MainContextHolder()
@@ -112,7 +113,8 @@ public final class ModelContainer: Sendable {
         self.coordinator = coordinator
         self.migrationPlan = migrationPlan
         keyPaths = ModelKeyPaths(schema.modelTypes.map(\.type))
-        types = Dictionary(schema.modelTypes.map { (entityName(of: $0.type), $0) }, uniquingKeysWith: { a, _ in a })
+        typesByBackingClass = Dictionary(
+            schema.modelTypes.map { (ObjectIdentifier($0.type.backingType), $0) }, uniquingKeysWith: { a, _ in a })
     }
 
     /// The main-queue context: it saves by itself after changes (``ModelContext/autosaveEnabled``).

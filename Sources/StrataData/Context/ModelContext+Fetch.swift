@@ -76,7 +76,8 @@ struct FetchPlan<T: PersistentModel> {
     /// - Throws: ``StrataError/Code/invalidPredicate`` naming the part of the predicate, or the
     ///   sort, that has no Strata counterpart.
     init(_ descriptor: FetchDescriptor<T>, keyPaths: ModelKeyPaths) throws {
-        request = FetchRequest(entityName: entityName(of: T.self))
+        // The layout's entity: the type's name, without describing the type on every fetch.
+        request = FetchRequest(entityName: T._$layout.entity.name)
         if let predicate = descriptor.predicate {
             request.predicate = try objectPredicate(
                 predicate, naming: keyPaths.name(of:), isIdentifier: keyPaths.isIdentifier(_:),

@@ -65,7 +65,6 @@ public final class ModelContext {
             return
         }
         do { try objectContext.insertDetached(backing) } catch { preconditionFailure("\(error)") }
-        backing.isUnattached = false
         backing.model = model
         let pending = backing.pendingTargets
         backing.pendingTargets = [:]
@@ -102,8 +101,7 @@ public final class ModelContext {
     public func delete<T: PersistentModel>(_ model: T) {
         let backing = model.persistentBackingData
         guard !backing.isUnattached else { return }
-        precondition(backing.context === objectContext, "\(backing.objectID) belongs to another context")
-        objectContext.delete(backing)
+        objectContext.delete(backing) // which stops a model of another context
         scheduleAutosave()
     }
 
@@ -176,7 +174,7 @@ public final class ModelContext {
 
     /// The model of an engine object of this context, whatever its type.
     func anyModel(for object: ManagedObject) -> any PersistentModel {
-        guard let type = container.types[object.entity.name]?.type else {
+        guard let type = container.typesByBackingClass[ObjectIdentifier(Swift.type(of: object))]?.type else {
             preconditionFailure("entity '\(object.entity.name)' has no model type in the container's schema")
         }
         func make<M: PersistentModel>(_: M.Type) -> any PersistentModel { StrataData.model(for: object, as: M.self) }

@@ -58,7 +58,9 @@ extension BackingData {
     @usableFromInline
     func setRelatedModels<Related: PersistentModel>(_ models: [Related], at slot: Int) {
         if isUnattached {
-            pendingTargets[slot] = models
+            // An empty list is what an unset slot reads as: storing none keeps a model with an
+            // empty to-many initial value (`var items: [Item] = []`) from allocating for it.
+            pendingTargets[slot] = models.isEmpty ? nil : models
             return
         }
         guard let modelContext else {

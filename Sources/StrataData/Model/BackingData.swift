@@ -11,17 +11,16 @@ import StrataEngine
 /// ``ModelContext/insert(_:)`` adopts it; a model read from a store is made by
 /// `init(backingData:)` around the object the fetch produced.
 ///
-/// The context holds one object per stored object, and the object holds its model weakly: one
-/// model instance per object per context, for as long as somebody uses it.
+/// The context holds one object per stored object, and the object points at its model for as
+/// long as the model lives: one model instance per object per context, for as long as somebody
+/// uses it. The model holds the object strongly; the object's pointer back is not reference
+/// counted, and the model's storage (``_ModelBackingStorage``) clears it when the model goes.
 public final class BackingData<Model: PersistentModel>: ManagedObject {
-    /// The model this object backs, while it is alive.
-    weak var model: Model?
+    /// The model this object backs, while it lives (cleared by the model's storage).
+    unowned(unsafe) var model: Model?
     /// The relationship targets of a detached object, by relationship index: applied when it
     /// is inserted.
     var pendingTargets: [Int: [any PersistentModel]] = [:]
-    /// Whether no context adopted the object yet: kept here, so that a write asks one stored
-    /// flag instead of loading the object's weak reference to its context.
-    var isUnattached = false
 
     /// Made by contexts (fetches, lookups) and by ``detached()``.
     public required init(entity: Entity, objectID: ObjectID, context: ObjectContext?) {
@@ -38,23 +37,38 @@ public final class BackingData<Model: PersistentModel>: ManagedObject {
     /// A new detached object for a model made by its own initializer.
     public static func detached() -> BackingData<Model> {
         let layout = Model._$layout
+        #if DEBUG
+            layout.detachedObjectsMade.withLock { $0 += 1 }
+        #endif
         let object = BackingData(
             entity: layout.entity, objectID: .temporary(like: layout.temporarySibling), context: nil)
         object.prepareDetached()
-        object.isUnattached = true
         return object
     }
 
+    /// Whether no context adopted the object yet (the engine's detached flag: one stored word,
+    /// not the object's weak reference to its context).
+    @usableFromInline
+    var isUnattached: Bool { isDetached }
+
+    /// Whether a model instance is backed by this object now (for tests of the link's shape).
+    package var backsAModel: Bool { model != nil }
+
     /// The model context holding the object, if any.
     var modelContext: ModelContext? { context.flatMap(ModelContext.owner(of:)) }
+
+    /// The model of this object: the one it has, or a new one.
+    @inline(__always)
+    func currentModel() -> Model {
+        if let model { return model }
+        let model = Model(backingData: self)
+        self.model = model
+        return model
+    }
 }
 
 /// Makes the model for a backing object: the one it has, or a new one.
 @inline(__always)
 func model<Model: PersistentModel>(for object: ManagedObject, as type: Model.Type) -> Model {
-    let backing = unsafeDowncast(object, to: BackingData<Model>.self)
-    if let model = backing.model { return model }
-    let model = Model(backingData: backing)
-    backing.model = model
-    return model
+    unsafeDowncast(object, to: BackingData<Model>.self).currentModel()
 }

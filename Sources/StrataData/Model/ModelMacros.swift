@@ -16,8 +16,8 @@
 /// Every stored `var` without `@Transient` is stored; give each a type annotation.
 @attached(
     member,
-    names: named(_$backingData), named(persistentBackingData), named(_$layout), named(schemaMetadata),
-    named(init(backingData:))
+    names: named(_$backingData), named(persistentBackingData), named(_$detachedBacking), named(_$layout),
+    named(schemaMetadata), named(init(backingData:))
 )
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)

@@ -23,6 +23,11 @@ public final class ModelLayout: Sendable {
     let temporarySibling: ObjectID
     /// What is wrong with the model's declaration, if anything; ``ModelContainer`` throws it.
     let problem: StrataError?
+    #if DEBUG
+        /// How many detached objects were made for models of this type (debug builds, for tests
+        /// of what a model's initializers allocate).
+        package let detachedObjectsMade = Locked(0)
+    #endif
 
     /// Builds the layout of `type` from its metadata and, for inverses, that of the models it
     /// relates to.

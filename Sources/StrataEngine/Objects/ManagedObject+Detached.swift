@@ -15,10 +15,13 @@ extension ManagedObject {
         relationshipValues = fresh.relationships
         state.isInserted = true
         state.isDirty = true
+        state.isDetached = true
     }
 
-    /// Whether the object was made by ``prepareDetached()`` and no context adopted it yet.
-    package var isDetached: Bool { context == nil && state.isInserted && !state.isInvalid }
+    /// Whether the object was made by ``prepareDetached()`` and no context adopted it yet: a
+    /// flag of its own, so that a typed write to a detached object asks one stored word instead
+    /// of loading the object's weak reference to its context.
+    package var isDetached: Bool { state.isDetached }
 
     /// Sets the attribute at `index` of a detached object.
     ///
@@ -67,6 +70,7 @@ extension ObjectContext {
             object.slots = binding.slots
         }
         object.context = self
+        object.state.isDetached = false
         willChange(object)
         noteInserted(object.objectID)
         sweepRegistryIfDue()

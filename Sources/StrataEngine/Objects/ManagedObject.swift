@@ -99,7 +99,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     package var slots: PropertySlots?
 
     /// The object's flags and bookkeeping, in 16 bytes: the kept snapshot's epoch shares a word
-    /// with the five flags, so that an object of an entity without a subclass is a 120-byte
+    /// with the six flags, so that an object of an entity without a subclass is a 120-byte
     /// instance, which the allocator serves from 128-byte blocks instead of 144-byte ones (a
     /// fetch of 1,000,000 objects peaks 16 MB lower; Benchmarks/README.md, "Engine complexity
     /// that pays").
@@ -116,6 +116,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         private static let deleted: UInt64 = 1 << 58
         private static let dirty: UInt64 = 1 << 59
         private static let invalid: UInt64 = 1 << 60
+        private static let detached: UInt64 = 1 << 61
 
         /// For a fault a fetch made: the coordinator's row cache epoch when the
         /// fetch began, the fault's snapshot being kept in `original`; 0 when it holds none.
@@ -145,6 +146,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         var isInvalid: Bool {
             get { word & Self.invalid != 0 }
             set { set(Self.invalid, newValue) }
+        }
+        /// Made by `prepareDetached()` and not adopted by a context yet.
+        var isDetached: Bool {
+            get { word & Self.detached != 0 }
+            set { set(Self.detached, newValue) }
         }
 
         private mutating func set(_ flag: UInt64, _ on: Bool) {

@@ -3,9 +3,9 @@ import SwiftSyntax
 import SwiftSyntaxBuilder
 import SwiftSyntaxMacros
 
-/// `@Model` on a final class (StrataData): the backing object, the schema metadata, the layout,
-/// `init(backingData:)`, an accessor macro on every stored property, and the conformance to
-/// `PersistentModel`.
+/// `@Model` on a final class (StrataData): the backing object's storage, the schema metadata, the
+/// layout, `init(backingData:)`, an accessor macro on every stored property, and the conformance
+/// to `PersistentModel`.
 public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     public static func expansion(
         of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
@@ -30,17 +30,38 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 """
         }
         let storage = analysis.properties.map { "_\($0.name) = StrataData._ModelNoStorage()" }
+        // The declared initial values, evaluated again (in the class's static context, where
+        // they were written) for a model made by its own initializer: the ones the initializer
+        // gets are dropped, so that a model read from a store makes no object to hold them.
+        let initialValues = analysis.properties.compactMap { property -> String? in
+            guard let value = property.initialValue else { return nil }
+            return """
+                do {
+                    let value: \(property.type.trimmedDescription) = \(value.trimmedDescription)
+                    backing.setValue(value, at: Self._$layout.slots[\(property.position)])
+                }
+                """
+        }
         return [
-            "private var _$backingData: StrataData.BackingData<\(raw: type)>? = nil",
+            "private var _$backingData = StrataData._ModelBackingStorage<\(raw: type)>()",
             """
             public var persistentBackingData: StrataData.BackingData<\(raw: type)> {
                 get {
-                    if let backing = _$backingData { return backing }
-                    let backing = StrataData.BackingData<\(raw: type)>.detached()
-                    _$backingData = backing
+                    if let backing = _$backingData.backing { return backing }
+                    let backing = Self._$detachedBacking()
+                    _$backingData.backing = backing
                     return backing
                 }
-                set { _$backingData = newValue }
+                set { _$backingData.replace(with: newValue, for: self) }
+            }
+            """,
+            """
+            /// A detached object for a model made by its own initializer, holding the declared
+            /// initial values.
+            private static func _$detachedBacking() -> StrataData.BackingData<\(raw: type)> {
+                let backing = StrataData.BackingData<\(raw: type)>.detached()
+                \(raw: initialValues.joined(separator: "\n"))
+                return backing
             }
             """,
             "public static let _$layout = StrataData.ModelLayout.of(\(raw: type).self)",
@@ -51,7 +72,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             """,
             """
             public required init(backingData: StrataData.BackingData<\(raw: type)>) {
-                \(raw: (storage + ["_$backingData = backingData"]).joined(separator: "\n"))
+                \(raw: (storage + ["_$backingData.backing = backingData"]).joined(separator: "\n"))
             }
             """,
         ]
