@@ -87,8 +87,8 @@ private struct LMDBMigrationTransaction {
         guard let metadata = try LMDBStore.readMetadata(txn, meta, path: path) else {
             throw StrataError(.storeCorrupt, "the LMDB store at \(path) has no metadata", location: ["path": path])
         }
-        if metadata.modelVersionHash == step.destination.versionHash && !step.isStructurallyEmpty { return }
-        guard metadata.modelVersionHash == step.source.versionHash else {
+        if step.destination.matchesVersionHash(metadata.modelVersionHash) && !step.isStructurallyEmpty { return }
+        guard step.source.matchesVersionHash(metadata.modelVersionHash) else {
             throw StrataError(
                 .modelMismatch,
                 "the store at \(path) is at model version '\(metadata.modelVersionIdentifier)' (hash \(metadata.modelVersionHash)), not at '\(step.source.versionIdentifier)' where the step \(step.name) starts; nothing was changed",
