@@ -7,7 +7,9 @@ enum StoreFiles {
     /// the files beside it whose names start with the file's name (`-wal`, `-shm`, `.lock`);
     /// `nil` for a store with no location on disk (`memory:`).
     static func sizeOnDisk(of url: StoreURL) -> Int? {
-        guard url.scheme != "memory", url.isPlainLocation, !url.location.isEmpty else { return nil }
+        guard url.scheme != "memory", !url.location.isEmpty,
+            (try? url.plainLocation(for: url.scheme, acceptingQueryOptions: true)) != nil
+        else { return nil }
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
         guard manager.fileExists(atPath: url.location, isDirectory: &isDirectory) else { return nil }

@@ -29,7 +29,7 @@ enum LMDBDirectory {
 
     /// The path of `url`, or ``StrataError/Code/invalidStoreURL`` when it is empty.
     static func path(of url: StoreURL) throws -> String {
-        let path = try url.plainLocation(for: "the LMDB store")
+        let path = try url.plainLocation(for: "the LMDB store", acceptingQueryOptions: true)
         guard !path.isEmpty else {
             throw StrataError(
                 .invalidStoreURL, "'\(url)' names no directory; write lmdb:/path/to/store",

@@ -96,9 +96,10 @@ struct LMDBOptions: Sendable, Hashable {
             summary: "Whether every B-tree page is checked when the environment opens."),
     ]
 
-    /// Parses `options`, rejecting unknown names and unusable values with
+    /// Parses `options` and the query options of `url`, rejecting unknown names and unusable values with
     /// ``StrataError/Code/invalidOption``.
     init(_ options: StoreOptions, url: StoreURL) throws {
+        let options = try options.addingQueryOptions(of: url)
         try LMDBBackend().checkOptions(options.options, for: url)
         isReadOnly = options.isReadOnly
         createsIfMissing = options.createsIfMissing

@@ -99,7 +99,7 @@ public struct SQLiteBackend: StoreBackend {
         guard url.scheme == schemeName else {
             throw StrataError(.invalidStoreURL, "'\(url)' is not a sqlite: URL", location: ["url": url.description])
         }
-        let path = try url.plainLocation(for: "the SQLite store")
+        let path = try url.plainLocation(for: "the SQLite store", acceptingQueryOptions: true)
         guard !path.isEmpty else {
             throw StrataError(
                 .invalidStoreURL, "'\(url)' names no file; use sqlite:/path/to/store.sqlite",

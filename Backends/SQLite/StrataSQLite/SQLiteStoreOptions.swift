@@ -38,9 +38,10 @@ struct SQLiteStoreOptions: Sendable {
             expected: "the name of a SQLite VFS registered in this process", isValid: { !$0.isEmpty }),
     ]
 
-    /// Parses `options`, rejecting unknown names and unusable values with
+    /// Parses `options` and the query options of `url`, rejecting unknown names and unusable values with
     /// ``StrataError/Code/invalidOption``.
     init(_ options: StoreOptions, url: StoreURL) throws {
+        let options = try options.addingQueryOptions(of: url)
         try SQLiteBackend().checkOptions(options.options, for: url)
         isReadOnly = options.isReadOnly
         createsIfMissing = options.createsIfMissing

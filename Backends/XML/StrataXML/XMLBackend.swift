@@ -48,6 +48,7 @@ public struct XMLBackend: StoreBackend {
     /// ``open(_:model:options:)`` with the concrete type.
     public func openStore(_ url: StoreURL, model: Model, options: StoreOptions = StoreOptions()) throws -> XMLStore {
         _ = XMLLibrary.initialized
+        let options = try options.addingQueryOptions(of: url)
         let path = try XMLStorePath.resolve(Self.path(of: url))
         let storeOptions = try XMLStoreOptions(options, url: url)
         // A FIFO or a device is refused before a lock file is created beside it.
@@ -135,7 +136,7 @@ public struct XMLBackend: StoreBackend {
         guard url.scheme == schemeName else {
             throw StrataError(.invalidStoreURL, "'\(url)' is not an xml: URL", location: ["url": url.description])
         }
-        let path = try url.plainLocation(for: "the XML store")
+        let path = try url.plainLocation(for: "the XML store", acceptingQueryOptions: true)
         guard !path.isEmpty else {
             throw StrataError(
                 .invalidStoreURL, "'\(url)' names no file; write xml:/path/to/store.xml",
@@ -159,9 +160,10 @@ struct XMLStoreOptions: Sendable {
             summary: "How long a save waits for another process's save before failing with storeBusy.")
     ]
 
-    /// Parses `options`, rejecting unknown names and unusable values with
+    /// Parses `options` and the query options of `url`, rejecting unknown names and unusable values with
     /// ``StrataError/Code/invalidOption``.
     init(_ options: StoreOptions, url: StoreURL) throws {
+        let options = try options.addingQueryOptions(of: url)
         try XMLBackend().checkOptions(options.options, for: url)
         isReadOnly = options.isReadOnly
         lockTimeoutMilliseconds = options["lockTimeout"].flatMap { Int($0) } ?? 0

@@ -94,7 +94,10 @@ extension StoreBackend {
         let mine = try files(of: url).map(StoreAccessLock.realPath)
         let theirs = try otherBackend.files(of: other).map(StoreAccessLock.realPath)
         if mine.isEmpty || theirs.isEmpty {
-            return scheme == otherBackend.scheme && url == other && !url.location.isEmpty
+            // Stores without files: the same location is the same store, whatever options the
+            // two URLs' queries give.
+            return scheme == otherBackend.scheme && url.host == other.host && url.location == other.location
+                && !url.location.isEmpty
         }
         func inside(_ path: String, _ directory: String) -> Bool {
             path == directory || path.hasPrefix(directory.hasSuffix("/") ? directory : directory + "/")

@@ -38,3 +38,25 @@ public struct StoreOptions: Sendable, Hashable {
         set { options[name] = newValue }
     }
 }
+
+extension StoreOptions {
+    /// These options with the query options of `url` added: `lmdb:/data/app?durability=full`
+    /// opens as `options["durability"] = "full"` would. A backend that takes its URL's query as
+    /// options calls this before it reads ``options``.
+    ///
+    /// - Throws: ``StrataError/Code/invalidOption`` when the query and ``options`` give one
+    ///   option two different values; `location` has `option`, `value` (the query's), `url`.
+    public func addingQueryOptions(of url: StoreURL) throws -> StoreOptions {
+        var result = self
+        for (name, value) in url.query.sorted(by: { $0.key < $1.key }) {
+            if let given = options[name], given != value {
+                throw StrataError(
+                    .invalidOption,
+                    "option \(name) is '\(value)' in the URL \(url) and '\(given)' in the store's options; give it once",
+                    location: ["option": name, "value": value, "url": url.description])
+            }
+            result.options[name] = value
+        }
+        return result
+    }
+}

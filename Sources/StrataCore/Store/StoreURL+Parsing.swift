@@ -2,7 +2,12 @@ extension StoreURL {
     /// The longest store URL accepted, in UTF-8 bytes.
     public static let maximumLength = 16_384
 
-    /// Parses `scheme:location` or `scheme://user:password@host:port/path?name=value&...`.
+    /// Parses `scheme:location`, `scheme:location?name=value&...` or
+    /// `scheme://user:password@host:port/path?name=value&...`.
+    ///
+    /// In the `scheme:location` form the location is taken as written up to the first `?`; what
+    /// follows is the query (backend options, percent-decoded). A file name that contains `?`
+    /// is written in the `scheme:///path` form, its `?` as `%3F`.
     ///
     /// - Throws: ``StrataError/Code/invalidStoreURL`` naming the text (its password written
     ///   `***`) and what is wrong: no or a bad scheme, a NUL byte, a URL longer than
@@ -27,8 +32,17 @@ extension StoreURL {
         let scheme = String(text[..<colon])
         guard isValidScheme(scheme) else { throw fail("'\(scheme)' is not a valid scheme", part: "scheme") }
         let rest = text[text.index(after: colon)...]
-        guard rest.hasPrefix("//") else { return StoreURL(scheme: scheme, location: String(rest)) }
         do {
+            guard rest.hasPrefix("//") else {
+                // `scheme:LOCATION?NAME=VALUE`: the location as written, the query as in the
+                // `scheme://` form.
+                guard let questionMark = rest.firstIndex(of: "?") else {
+                    return StoreURL(scheme: scheme, location: String(rest))
+                }
+                return StoreURL(
+                    scheme: scheme, host: nil, location: String(rest[..<questionMark]),
+                    query: try parseQuery(rest[rest.index(after: questionMark)...]))
+            }
             return try parseHierarchical(rest.dropFirst(2), scheme: scheme)
         } catch {
             throw fail(error.reason, part: error.part)
@@ -54,21 +68,10 @@ extension StoreURL {
         let pathAndQuery = text[authorityEnd...]
         let questionMark = pathAndQuery.firstIndex(of: "?")
         let path = try decode(pathAndQuery[..<(questionMark ?? pathAndQuery.endIndex)], "path")
-        var query: [String: String] = [:]
-        if let questionMark {
-            for item in pathAndQuery[pathAndQuery.index(after: questionMark)...].split(separator: "&") {
-                let equals = item.firstIndex(of: "=")
-                let name = try decode(item[..<(equals ?? item.endIndex)], "query")
-                let value =
-                    try equals.map { (equals) throws(PartFailure) in
-                        try decode(item[item.index(after: equals)...], "query")
-                    } ?? ""
-                guard !name.isEmpty else { throw PartFailure(reason: "a query option has no name", part: "query") }
-                guard query.updateValue(value, forKey: name) == nil else {
-                    throw PartFailure(reason: "the query gives the option '\(name)' twice", part: "query")
-                }
-            }
-        }
+        let query =
+            try questionMark.map { (questionMark) throws(PartFailure) in
+                try parseQuery(pathAndQuery[pathAndQuery.index(after: questionMark)...])
+            } ?? [:]
         guard !authority.isEmpty else {
             return StoreURL(scheme: scheme, host: nil, location: path, query: query)
         }
@@ -88,6 +91,28 @@ extension StoreURL {
         let (host, port) = try parseHostAndPort(hostAndPort)
         return StoreURL(
             scheme: scheme, user: user, password: password, host: host, port: port, location: path, query: query)
+    }
+
+    /// Parses the query after `?`: `NAME=VALUE` pairs separated by `&`, percent-decoded; each name
+    /// at most once.
+    private static func parseQuery(_ text: Substring) throws(PartFailure) -> [String: String] {
+        func decode(_ piece: Substring) throws(PartFailure) -> String {
+            do { return try StoreURLPercent.decode(piece) } catch {
+                throw PartFailure(reason: "the query is malformed: \(error.reason)", part: "query")
+            }
+        }
+        var query: [String: String] = [:]
+        for item in text.split(separator: "&") {
+            let equals = item.firstIndex(of: "=")
+            let name = try decode(item[..<(equals ?? item.endIndex)])
+            let value =
+                try equals.map { (equals) throws(PartFailure) in try decode(item[item.index(after: equals)...]) } ?? ""
+            guard !name.isEmpty else { throw PartFailure(reason: "a query option has no name", part: "query") }
+            guard query.updateValue(value, forKey: name) == nil else {
+                throw PartFailure(reason: "the query gives the option '\(name)' twice", part: "query")
+            }
+        }
+        return query
     }
 
     /// Parses `host`, `host:port`, `[IPv6]` or `[IPv6]:port`.

@@ -8,6 +8,7 @@
 /// sqlite:/var/data/app.sqlite
 /// lmdb:/var/data/app.lmdb  (a directory, as LMDB wants)
 /// xml:/var/data/app.xml
+/// lmdb:/var/data/app.lmdb?durability=full   (query options are the backend's options)
 /// ```
 ///
 /// Network backends take an authority, a path and query options:
@@ -17,7 +18,8 @@
 /// postgres://[::1]/app
 /// ```
 ///
-/// In the `scheme:location` form the location is taken as written. In the `scheme://` form the
+/// In the `scheme:location` form the location is taken as written up to a `?`, which starts the
+/// query. In the `scheme://` form the
 /// user, password, host, path and query are percent-decoded (`%20` is a space); an IPv6 host is
 /// written in brackets; the port is from 1 to 65535. `scheme:///absolute/path` has no authority
 /// and means `scheme:/absolute/path` (percent-decoded). Paths may be relative to the working
@@ -107,6 +109,10 @@ public struct StoreURL: Sendable, Hashable, CustomStringConvertible, CustomDebug
     /// The text of the URL, with the password or `***`.
     private func text(revealingPassword: Bool) -> String {
         guard host != nil || !query.isEmpty else { return "\(scheme):\(location)" }
+        guard host != nil || location.hasPrefix("/") else {
+            // A relative location keeps the `scheme:location?query` form (`lmdb:data?durability=full`).
+            return "\(scheme):\(location)?" + queryText
+        }
         var text = scheme + "://"
         if let host {
             if let user {
@@ -120,14 +126,14 @@ public struct StoreURL: Sendable, Hashable, CustomStringConvertible, CustomDebug
             if let port { text += ":\(port)" }
         }
         text += StoreURLPercent.encode(location, keeping: .path)
-        if !query.isEmpty {
-            text +=
-                "?"
-                + query.sorted { $0.key < $1.key }.map {
-                    StoreURLPercent.encode($0.key, keeping: .query) + "="
-                        + StoreURLPercent.encode($0.value, keeping: .query)
-                }.joined(separator: "&")
-        }
+        if !query.isEmpty { text += "?" + queryText }
         return text
+    }
+
+    /// The query options as text, sorted by name and percent-encoded: `durability=full&mapSize=1GB`.
+    private var queryText: String {
+        query.sorted { $0.key < $1.key }.map {
+            StoreURLPercent.encode($0.key, keeping: .query) + "=" + StoreURLPercent.encode($0.value, keeping: .query)
+        }.joined(separator: "&")
     }
 }

@@ -15,8 +15,8 @@ extension Schema {
     /// The file lists each model's stored properties in declaration order, with the attribute
     /// type each Swift type is stored as (an `Int8` is an `integer16`, an enum its raw value's
     /// type, another `Codable` type `binary`), the inverses, delete rules, count bounds,
-    /// `.unique` constraints and `originalName`s. Default values stay in the Swift code: the
-    /// file has none. Its `version` is the schema's version (`"1.0.0"`).
+    /// `.unique` constraints and `originalName`s, and each attribute's default (the property's
+    /// initial value, when a file can hold it). Its `version` is the schema's version (`"1.0.0"`).
     ///
     /// The bytes are stable: the same schema gives the same file.
     ///
