@@ -274,7 +274,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["StrataTestSupport", "Strata"],
+            dependencies: ["StrataTestSupport", "Strata", "strata"],
             path: "Tests/StrataTests",
             swiftSettings: strictSettings
         ),
@@ -290,7 +290,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataDataTests",
-            dependencies: ["StrataTestSupport", "StrataData"],
+            dependencies: ["StrataTestSupport", "StrataData", "Strata", "strata"],
             path: "Tests/StrataDataTests",
             swiftSettings: strictSettings
         ),

@@ -4,8 +4,10 @@ import Strata
 
 /// The options every store command takes.
 struct CommonOptions: ParsableArguments {
-    @Option(name: .customLong("model"), help: ArgumentHelp("The model directory (NAME.stratamodel).", valueName: "DIR"))
-    var modelDirectory: String = "Examples/Models/Company.stratamodel"
+    @Option(
+        name: .customLong("model"),
+        help: ArgumentHelp("The model: a directory NAME.stratamodel, or one JSON model file.", valueName: "MODEL"))
+    var modelPath: String = "Examples/Models/Company.stratamodel"
 
     @Flag(help: "Print machine-readable JSON on standard output (errors too) instead of text.")
     var json = false

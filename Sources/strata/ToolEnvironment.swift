@@ -9,7 +9,23 @@ struct ToolEnvironment {
 
     init(_ options: CommonOptions) throws {
         ToolLogging.start(try ToolLogging.level(option: options.logLevel))
-        versioned = try VersionedModel(directory: URL(fileURLWithPath: options.modelDirectory))
+        versioned = try Self.model(at: options.modelPath)
+    }
+
+    /// The model at `path`: a `NAME.stratamodel` directory, or one JSON model file (a model with
+    /// one version, named by the file's `version` or, when it has none, by the file's name), such
+    /// as the one `Schema.modelJSON()` or `Model.jsonData()` writes for a model declared in Swift.
+    static func model(at path: String) throws -> VersionedModel {
+        let url = URL(fileURLWithPath: path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            return try VersionedModel(directory: url)
+        }
+        let model = try Model(contentsOf: url)
+        let name = url.deletingPathExtension().lastPathComponent
+        guard model.versionIdentifier.isEmpty else { return try VersionedModel(name: name, versions: [model]) }
+        let named = try Model(versionIdentifier: name, entities: model.entities, configurations: model.configurations)
+        return try VersionedModel(name: name, versions: [named])
     }
 
     func backend(for url: StoreURL) throws -> any StoreBackend { try registry.backend(for: url.scheme) }

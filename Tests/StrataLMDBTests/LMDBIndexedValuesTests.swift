@@ -39,7 +39,7 @@ import Testing
         snapshot.relationships[1] = .toOne(scope.id(primaryKey: 1))
         snapshot.relationships[2] = .toMany([scope.id(primaryKey: 9), scope.id(primaryKey: 5)])
         var writer = ByteWriter(capacity: 256)
-        RecordCodec.encode(snapshot, version: 4, entity: layout.entity, into: &writer)
+        RecordCodec.encode(snapshot, version: 4, layout: layout, into: &writer)
         return writer.bytes
     }
 

@@ -18,7 +18,7 @@ import Testing
     func helpNamesTheCommonOptions(_ command: String) throws {
         let run = try strata([command, "--help"])
         #expect(run.status == 0)
-        #expect(run.output.contains("--model <DIR>"), "\(command): \(run.output)")
+        #expect(run.output.contains("--model <MODEL>"), "\(command): \(run.output)")
         #expect(run.output.contains("--json"), "\(command)")
         #expect(run.output.contains("USAGE: strata \(command)"), "\(command)")
     }

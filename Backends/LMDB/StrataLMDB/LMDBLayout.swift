@@ -76,9 +76,18 @@ final class EntityLayout: Sendable {
     /// For each attribute position, whether a secondary database (index or unique constraint)
     /// is keyed by it.
     let isIndexed: [Bool]
+    /// Where the properties sit in the records, when not in declaration order (see ``RecordOrder``).
+    let recordOrder: RecordOrder?
+    /// ``types``, ``isIndexed``, the entity's relationships and ``destinationScopes``, in record
+    /// order: what ``RecordCodec`` walks a record with.
+    let recordTypes: [AttributeType]
+    let recordIsIndexed: [Bool]
+    let recordRelationships: [Relationship]
+    let recordDestinationScopes: [ObjectID.Scope]
 
-    init(entity: Entity, databases: [String: MDB_dbi], storeIdentifier: String) {
+    init(entity: Entity, databases: [String: MDB_dbi], storeIdentifier: String, recordOrder: RecordOrder? = nil) {
         self.entity = entity
+        self.recordOrder = recordOrder
         self.storeIdentifier = storeIdentifier
         records = databases[LMDBLayout.records(entity.name)]!
         var secondaries: [Secondary] = []
@@ -109,6 +118,17 @@ final class EntityLayout: Sendable {
         scope = ObjectID.Scope(entityName: entity.name, storeIdentifier: storeIdentifier)
         destinationScopes = entity.relationships.map {
             ObjectID.Scope(entityName: $0.destination, storeIdentifier: storeIdentifier)
+        }
+        if let recordOrder {
+            recordTypes = recordOrder.toRecord(types, recordOrder.attributes)
+            recordIsIndexed = recordOrder.toRecord(isIndexed, recordOrder.attributes)
+            recordRelationships = recordOrder.toRecord(entity.relationships, recordOrder.relationships)
+            recordDestinationScopes = recordOrder.toRecord(destinationScopes, recordOrder.relationships)
+        } else {
+            recordTypes = types
+            recordIsIndexed = isIndexed
+            recordRelationships = entity.relationships
+            recordDestinationScopes = destinationScopes
         }
     }
 

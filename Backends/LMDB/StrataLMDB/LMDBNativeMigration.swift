@@ -87,8 +87,8 @@ private struct LMDBMigrationTransaction {
         guard let metadata = try LMDBStore.readMetadata(txn, meta, path: path) else {
             throw StrataError(.storeCorrupt, "the LMDB store at \(path) has no metadata", location: ["path": path])
         }
-        if metadata.modelVersionHash == step.destination.versionHash && !step.isStructurallyEmpty { return }
-        guard metadata.modelVersionHash == step.source.versionHash else {
+        if step.destination.matchesVersionHash(metadata.modelVersionHash) && !step.isStructurallyEmpty { return }
+        guard step.source.matchesVersionHash(metadata.modelVersionHash) else {
             throw StrataError(
                 .modelMismatch,
                 "the store at \(path) is at model version '\(metadata.modelVersionIdentifier)' (hash \(metadata.modelVersionHash)), not at '\(step.source.versionIdentifier)' where the step \(step.name) starts; nothing was changed",
@@ -97,6 +97,7 @@ private struct LMDBMigrationTransaction {
         var newDBs: [String: MDB_dbi] = [:]
         for (name, flags) in newNames { newDBs[name] = try open(name, flags: flags, create: true) }
         let identifier = metadata.storeIdentifier
+        let oldOrders = try RecordOrder.read(txn, meta, model: step.source, path: path)
         let transformer = SnapshotTransformer(step: step, storeIdentifier: identifier)
         let phase = "migrating \(step.name)"
         var total = 0
@@ -107,14 +108,20 @@ private struct LMDBMigrationTransaction {
         progress(StoreProgress(phase: phase, completed: 0, total: total))
 
         for mapping in step.entityMappings {
-            guard let source = mapping.sourceEntity else { continue }
-            let oldEntity = step.source.entity(named: source)!
             let newEntity = step.destination.entity(named: mapping.destinationEntity)!
-            let oldLayout = EntityLayout(entity: oldEntity, databases: oldDBs, storeIdentifier: identifier)
+            guard let source = mapping.sourceEntity else {
+                try RecordOrder.write(txn, meta, entity: newEntity)
+                continue
+            }
+            let oldEntity = step.source.entity(named: source)!
+            let oldLayout = EntityLayout(
+                entity: oldEntity, databases: oldDBs, storeIdentifier: identifier, recordOrder: oldOrders[source])
             let newLayout = EntityLayout(entity: newEntity, databases: newDBs, storeIdentifier: identifier)
             let oldSecondaryNames = Set(secondaryNames(oldEntity))
             let newSecondaryNames = Set(secondaryNames(newEntity))
             if step.keepsRecordsUnchanged(mapping) && oldSecondaryNames == newSecondaryNames { continue }
+            // The records are rewritten in the new entity's declaration order.
+            try RecordOrder.write(txn, meta, entity: newEntity)
             // The new secondaries start empty (those that keep their name held the old entries).
             for secondary in newLayout.secondaries { try check(mdb_drop(txn.handle, secondary.dbi, 0), "mdb_drop") }
             var after: Int64?
@@ -155,7 +162,7 @@ private struct LMDBMigrationTransaction {
                     let snapshot = try transformer.transform(old)
                     let pk = snapshot.objectID.primaryKey!
                     writer.reset()
-                    RecordCodec.encode(snapshot, version: snapshot.version, entity: newEntity, into: &writer)
+                    RecordCodec.encode(snapshot, version: snapshot.version, layout: newLayout, into: &writer)
                     try PrimaryKey.withKey(pk) { key in
                         try writer.bytes.withUnsafeBytes { value in
                             _ = try txn.put(newLayout.records, key: key, value: value)
@@ -167,6 +174,11 @@ private struct LMDBMigrationTransaction {
                 progress(StoreProgress(phase: phase, completed: done, total: total))
                 if batch.count < Self.chunk { break }
             }
+        }
+
+        // The record orders of entities the new model does not have.
+        for entity in step.source.entities where step.destination.entity(named: entity.name) == nil {
+            try Array(RecordOrder.metadataKey(entity.name).utf8).withUnsafeBytes { _ = try txn.delete(meta, key: $0) }
         }
 
         // Databases the new model does not use: removed and renamed entities, dropped secondaries.

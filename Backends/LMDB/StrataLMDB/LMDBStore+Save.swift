@@ -100,7 +100,7 @@ extension LMDBStore {
             let snapshot = update.snapshot
             let version = update.expectedVersion + 1
             writer.reset()
-            RecordCodec.encode(snapshot, version: version, entity: layout.entity, into: &writer)
+            RecordCodec.encode(snapshot, version: version, layout: layout, into: &writer)
             try PrimaryKey.withKey(snapshot.objectID.primaryKey!) { key in
                 _ = try writer.bytes.withUnsafeBytes { try txn.put(layout.records, key: key, value: $0) }
             }
@@ -122,7 +122,7 @@ extension LMDBStore {
             }
             let last = current!.key
             writer.reset()
-            RecordCodec.encode(snapshot, version: 1, entity: layout.entity, into: &writer)
+            RecordCodec.encode(snapshot, version: 1, layout: layout, into: &writer)
             let appending = pk > last
             let stored = try PrimaryKey.withKey(pk) { key in
                 try writer.bytes.withUnsafeBytes {

@@ -41,7 +41,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
 
     private init(
         url: StoreURL, model: Model, identifier: String, readOnly: Bool, environment: LMDBEnvironment,
-        databases: [String: MDB_dbi], accessLock: StoreAccessLock?
+        databases: [String: MDB_dbi], recordOrders: [String: RecordOrder], accessLock: StoreAccessLock?
     ) {
         self.accessLock = accessLock
         self.url = url
@@ -53,7 +53,9 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         sequenceDBI = databases[LMDBLayout.sequenceDatabase]!
         var layouts: [String: EntityLayout] = [:]
         for entity in model.entities {
-            layouts[entity.name] = EntityLayout(entity: entity, databases: databases, storeIdentifier: identifier)
+            layouts[entity.name] = EntityLayout(
+                entity: entity, databases: databases, storeIdentifier: identifier,
+                recordOrder: recordOrders[entity.name])
         }
         self.layouts = layouts
         layoutList = model.entities.map { layouts[$0.name]! }
@@ -130,9 +132,12 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
                 identifier: storeOptions.identifierForNewStore)
             try metadata.checkCompatible(with: model, at: url)
             let databases = try environment.openDatabases(LMDBLayout.databases(for: model), create: false)
+            let recordOrders = try environment.read { txn in
+                try RecordOrder.read(txn, databases[LMDBLayout.metadataDatabase]!, model: model, path: path)
+            }
             return LMDBStore(
                 url: url, model: model, identifier: metadata.storeIdentifier, readOnly: options.isReadOnly,
-                environment: environment, databases: databases, accessLock: accessLock)
+                environment: environment, databases: databases, recordOrders: recordOrders, accessLock: accessLock)
         } catch {
             environment.release()
             if let failure = error as? LMDBFailure, failure.code == MDB_NOTFOUND {
@@ -188,6 +193,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
             ("modelVersionIdentifier", metadata.modelVersionIdentifier),
         ]
         for (key, value) in entries { try putText(txn, meta, key, value) }
+        for entity in model.entities { try RecordOrder.write(txn, meta, entity: entity) }
         return metadata
     }
 

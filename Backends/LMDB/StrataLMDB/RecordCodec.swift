@@ -37,8 +37,24 @@ enum RecordCodec {
         static let targets: UInt8 = 0x22
     }
 
-    /// Appends the record of `snapshot` at `version` to `writer`. The snapshot was validated.
-    static func encode(_ snapshot: Snapshot, version: Int64, entity: Entity, into writer: inout ByteWriter) {
+    /// Appends the record of `snapshot` (an object of `layout`'s entity) at `version` to
+    /// `writer`, its values in the layout's record order. The snapshot was validated.
+    @inline(__always)
+    static func encode(_ snapshot: Snapshot, version: Int64, layout: EntityLayout, into writer: inout ByteWriter) {
+        guard let order = layout.recordOrder else {
+            return encode(snapshot, version: version, relationships: layout.recordRelationships, into: &writer)
+        }
+        var inRecordOrder = snapshot
+        inRecordOrder.attributes = order.toRecord(snapshot.attributes, order.attributes)
+        inRecordOrder.relationships = order.toRecord(snapshot.relationships, order.relationships)
+        encode(inRecordOrder, version: version, relationships: layout.recordRelationships, into: &writer)
+    }
+
+    /// Appends the record of `snapshot` at `version` to `writer`, its values in the snapshot's
+    /// order; `relationships` are the declarations of its relationships, in the same order.
+    static func encode(
+        _ snapshot: Snapshot, version: Int64, relationships: [Relationship], into writer: inout ByteWriter
+    ) {
         writer.byte(formatVersion)
         writer.signed(version)
         writer.varint(UInt64(snapshot.attributes.count))
@@ -54,7 +70,7 @@ enum RecordCodec {
             case .toMany(let targets):
                 writer.byte(Tag.targets)
                 writer.varint(UInt64(targets.count))
-                if entity.relationships[position].isOrdered {
+                if relationships[position].isOrdered {
                     for target in targets { writer.signed(target.primaryKey ?? 0) }
                 } else {
                     var keys = targets.map { $0.primaryKey ?? 0 }
@@ -153,14 +169,14 @@ enum RecordCodec {
         try checkFormat(&reader)
         let version = try reader.signed()
         let attributeCount = try reader.varint()
-        let types = layout.types
+        let types = layout.recordTypes
         guard attributeCount == UInt64(types.count) else {
             throw RecordCorruption(reason: "it holds \(attributeCount) attributes, the entity has \(types.count)")
         }
         var attributes: [Value] = []
         attributes.reserveCapacity(types.count)
         if indexedOnly {
-            let indexed = layout.isIndexed
+            let indexed = layout.recordIsIndexed
             for (position, type) in types.enumerated() {
                 if indexed[position] {
                     attributes.append(try decodeValue(&reader, type: type))
@@ -173,7 +189,7 @@ enum RecordCodec {
             for type in types { attributes.append(try decodeValue(&reader, type: type)) }
         }
         let relationshipCount = try reader.varint()
-        let relationships = layout.entity.relationships
+        let relationships = layout.recordRelationships
         guard relationshipCount == UInt64(relationships.count) else {
             throw RecordCorruption(
                 reason: "it holds \(relationshipCount) relationships, the entity has \(relationships.count)")
@@ -181,7 +197,7 @@ enum RecordCodec {
         var targets: [RelationshipValue] = []
         targets.reserveCapacity(relationships.count)
         for (position, relationship) in relationships.enumerated() {
-            let destination = layout.destinationScopes[position]
+            let destination = layout.recordDestinationScopes[position]
             let tag = try reader.byte()
             switch tag {
             case Tag.noTarget where !relationship.isToMany:
@@ -214,6 +230,12 @@ enum RecordCodec {
         }
         guard reader.isAtEnd else {
             throw RecordCorruption(reason: "\(bytes.count - reader.offset) bytes follow the last field")
+        }
+        if let order = layout.recordOrder {
+            return (
+                version, order.toDeclaration(attributes, order.attributes),
+                order.toDeclaration(targets, order.relationships)
+            )
         }
         return (version, attributes, targets)
     }

@@ -40,12 +40,12 @@ extension SQLiteBackend: NativeMigrating {
                     .storeCorrupt, "'\(path)' is not a Strata store (it has no _strata_metadata table)",
                     location: ["path": path])
             }
-            if metadata.modelVersionHash == step.destination.versionHash && !step.isStructurallyEmpty {
+            if step.destination.matchesVersionHash(metadata.modelVersionHash) && !step.isStructurallyEmpty {
                 // Another process finished this step while we waited for the lock.
                 try connection.execute("COMMIT")
                 return
             }
-            guard metadata.modelVersionHash == step.source.versionHash else {
+            guard step.source.matchesVersionHash(metadata.modelVersionHash) else {
                 throw StrataError(
                     .modelMismatch,
                     "the store at '\(path)' is at model version '\(metadata.modelVersionIdentifier)' (hash \(metadata.modelVersionHash)), not at '\(step.source.versionIdentifier)' where the step \(step.name) starts; nothing was changed",

@@ -144,7 +144,7 @@ public final class SQLiteStore: PersistentStore {
         let known = schemaVersion.withLock { $0 }
         guard let known, current != known else { return }
         let metadata = try SQLiteMetadataTable.read(from: connection)
-        if metadata?.modelVersionHash == model.versionHash,
+        if let metadata, model.matchesVersionHash(metadata.modelVersionHash),
             (try? SQLiteSchema(model: model).verify(on: connection, path: path)) != nil
         {
             schemaVersion.withLock { $0 = current }

@@ -57,11 +57,11 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
             targetModel = versions.current
         }
         let targetIndex = versions.versions.firstIndex { $0.versionIdentifier == targetModel.versionIdentifier }!
-        if storeMetadata.modelVersionHash == targetModel.versionHash {
+        if targetModel.matchesVersionHash(storeMetadata.modelVersionHash) {
             return MigrationPlan(storeVersion: targetModel, targetVersion: targetModel, steps: [])
         }
         let candidates = versions.versions.indices.filter {
-            versions.versions[$0].versionHash == storeMetadata.modelVersionHash
+            versions.versions[$0].matchesVersionHash(storeMetadata.modelVersionHash)
         }
         guard let storeIndex = candidates.last(where: { $0 < targetIndex }) ?? candidates.last else {
             let newest = versions.versions.last!.versionIdentifier

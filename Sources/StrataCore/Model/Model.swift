@@ -19,6 +19,9 @@ public struct Model: Sendable {
     public let configurations: [String: [String]]
     /// The structural hash: 64 lowercase hex digits of SHA-256.
     public let versionHash: String
+    /// The hashes earlier Strata releases gave this structure, where they differ from
+    /// ``versionHash`` (see ``ModelVersionHash/previousHashes(entities:)``); usually empty.
+    public let previousVersionHashes: [String]
 
     private let entityIndexes: [String: Int]
 
@@ -37,7 +40,14 @@ public struct Model: Sendable {
         for (i, entity) in entities.enumerated() where indexes[entity.name] == nil { indexes[entity.name] = i }
         self.entityIndexes = indexes
         self.versionHash = ModelVersionHash.compute(entities: entities)
+        self.previousVersionHashes = ModelVersionHash.previousHashes(entities: entities)
         try ModelValidator(model: self).validate()
+    }
+
+    /// Whether a store that records `hash` was written with this model's structure: `hash` is
+    /// ``versionHash`` or one of ``previousVersionHashes``.
+    public func matchesVersionHash(_ hash: String) -> Bool {
+        hash == versionHash || previousVersionHashes.contains(hash)
     }
 
     /// The entity named `name`. O(1).

@@ -159,7 +159,7 @@ public struct VersionedModel: Sendable {
     }
 
     /// The version whose structure has `hash`, or `nil`.
-    public func version(withHash hash: String) -> Model? { versions.first { $0.versionHash == hash } }
+    public func version(withHash hash: String) -> Model? { versions.first { $0.matchesVersionHash(hash) } }
 
     /// The version named `identifier`, or `nil`.
     public func version(named identifier: String) -> Model? { versions.first { $0.versionIdentifier == identifier } }

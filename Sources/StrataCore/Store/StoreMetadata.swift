@@ -33,7 +33,7 @@ public struct StoreMetadata: Sendable, Hashable {
     /// Throws ``StrataError/Code/modelMismatch``, naming both hashes and versions, unless the store
     /// was written with `model`'s structure.
     public func checkCompatible(with model: Model, at url: StoreURL) throws {
-        guard modelVersionHash != model.versionHash else { return }
+        guard !model.matchesVersionHash(modelVersionHash) else { return }
         throw StrataError(
             .modelMismatch,
             "the store at \(url) was written with model version '\(modelVersionIdentifier)' (hash \(modelVersionHash)), but the model given is version '\(model.versionIdentifier)' (hash \(model.versionHash)); migrate the store (strata migrate) or open it with the model it was written with",

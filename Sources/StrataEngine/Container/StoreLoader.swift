@@ -66,10 +66,10 @@ struct StoreLoader {
         progress(.checking, 0, 1)
         let metadata = try backend.metadata(at: url)
         progress(.checking, 1, 1)
-        if let metadata, metadata.modelVersionHash != model.versionHash {
+        if let metadata, !model.matchesVersionHash(metadata.modelVersionHash) {
             try checkCancelled(storeVersion: versionIdentifier(of: metadata))
             try migrate(from: metadata, backend: backend)
-            guard let after = try backend.metadata(at: url), after.modelVersionHash == model.versionHash else {
+            guard let after = try backend.metadata(at: url), model.matchesVersionHash(after.modelVersionHash) else {
                 throw StrataError(
                     .internalInconsistency,
                     "the migrator finished without error, but the store at \(url) is still not at model version '\(model.versionIdentifier)'",
