@@ -30,6 +30,18 @@ extension ObjectContext {
             // large fetch peaks lower.
             var objects: [ManagedObject] = []
             objects.reserveCapacity(snapshots.count)
+            if hasNoRegisteredObjects {
+                // A context with no object yet (a new background context): every object is new,
+                // with no registry lookup per row (a store returns each object once).
+                for snapshot in snapshots {
+                    objects.append(
+                        newObject(for: snapshot, asFault: options.returnsObjectsAsFaults, keptEpoch: keptEpoch))
+                }
+                snapshots = []
+                reserveRegistryCapacity(objects.count)
+                for object in objects { register(object) }
+                return objects
+            }
             var isNew: [Bool] = []
             isNew.reserveCapacity(snapshots.count)
             for snapshot in snapshots {
@@ -295,6 +307,12 @@ extension ObjectContext {
             }
             return (object, false)
         }
+        return (newObject(for: snapshot, asFault: asFault, keptEpoch: keptEpoch), true)
+    }
+
+    /// A new, unregistered object for `snapshot`: filled, or a fault (that keeps `snapshot`
+    /// when `keptEpoch` is not 0).
+    private func newObject(for snapshot: Snapshot, asFault: Bool, keptEpoch: UInt64) -> ManagedObject {
         let object = makeObject(entity: entityFor(snapshot.objectID), id: snapshot.objectID)
         if !asFault {
             object.apply(snapshot)
@@ -303,7 +321,7 @@ extension ObjectContext {
         } else {
             object.state.isFault = true
         }
-        return (object, true)
+        return object
     }
 
     /// The snapshot to fill the fault `object` with: the one a fetch left it, unless something

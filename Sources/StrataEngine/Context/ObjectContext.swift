@@ -169,6 +169,9 @@ public final class ObjectContext: @unchecked Sendable {
         return changed.isEmpty ? nil : changed[id]
     }
 
+    /// Whether no object is registered or changed here: a fetch then makes every object anew.
+    var hasNoRegisteredObjects: Bool { registry.isEmpty && changed.isEmpty }
+
     /// Every object registered in this context that is still in use: changed, or referenced
     /// from outside the context.
     public var registeredObjects: [ManagedObject] {
