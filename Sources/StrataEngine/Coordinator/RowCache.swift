@@ -86,6 +86,9 @@ package final class RowCache: Sendable {
         mutating func insert(_ snapshot: Snapshot, savedAt: UInt64?, capacity: Int) {
             let id = snapshot.objectID
             if let cached = newer.rows[id] {
+                // One version is one stored state: a snapshot as new as the cached one is
+                // the same state, and the cache keeps the one it has.
+                if cached.version >= snapshot.version && savedAt == nil { return }
                 if cached.version > snapshot.version { return }
             } else {
                 if let cached = older.rows[id] {
