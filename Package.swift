@@ -136,7 +136,7 @@ let package = Package(
         // SwiftData's API on Linux, on any Strata backend (docs/StrataData.md).
         .target(
             name: "StrataData",
-            dependencies: ["Strata", "StrataEngine", "StrataCore", "StrataMacros"],
+            dependencies: ["Strata", "StrataEngine", "StrataCore", "StrataMigrations", "StrataMacros"],
             path: "Sources/StrataData",
             swiftSettings: strictSettings
         ),
@@ -164,6 +164,16 @@ let package = Package(
             name: "strata-sqlite-only-example",
             dependencies: ["StrataEngine", "StrataSQLite"],
             path: "Examples/SQLiteOnly",
+            swiftSettings: strictSettings
+        ),
+
+        // A SwiftData program (two versioned schemas, a migration plan, a model actor) built on
+        // StrataData with only its import changed: .ci/run runs it on every backend, and
+        // TripPlannerExampleTests run its binary.
+        .executableTarget(
+            name: "TripPlanner",
+            dependencies: ["StrataData"],
+            path: "Examples/TripPlanner",
             swiftSettings: strictSettings
         ),
 
@@ -276,8 +286,11 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataToolTests",
-            dependencies: ["StrataTestSupport", "Strata", "StrataTransfer", "strata", "strata-sqlite-only-example"],
+            dependencies: [
+                "StrataTestSupport", "Strata", "StrataTransfer", "strata", "strata-sqlite-only-example", "TripPlanner",
+            ],
             path: "Tests/StrataToolTests",
+            exclude: ["HelpSnapshots"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -11,5 +11,6 @@ struct StrataMacrosPlugin: CompilerPlugin {
         PropertyMarkerMacro.self,
         ModelMacro.self,
         PersistedPropertyMacro.self,
+        ModelActorMacro.self,
     ]
 }

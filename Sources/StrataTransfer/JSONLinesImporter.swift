@@ -46,7 +46,10 @@ public struct JSONLinesImporter: Sendable {
 
     /// Imports `data` into `store` (see the type's documentation).
     ///
-    /// - Parameter source: a name for the input in messages (a file path, `"-"` for standard input).
+    /// - Parameters:
+    ///   - source: a name for the input in messages (a file path, `"-"` for standard input).
+    ///   - progress: called now and then: in ``checkingPhase`` with the bytes checked of the
+    ///     input's size, then in ``importingPhase`` with the objects written of those to write.
     /// - Throws: a ``StrataError`` naming the line: ``StrataError/Code/invalidRequest`` for text
     ///   that is not UTF-8 or not a JSON object (with the byte offset), a number out of range,
     ///   or a duplicate or missing `ref`; ``StrataError/Code/unknownEntity``,
@@ -56,25 +59,38 @@ public struct JSONLinesImporter: Sendable {
     ///   ``StrataError/Code/invalidObjectID`` for a ref no line defines or sides of a
     ///   relationship that disagree; and the store's own errors, with nothing imported.
     @discardableResult
-    public func importLines(_ data: Data, source: String = "input", into store: any PersistentStore) throws -> Report {
-        try run(.data(data), source: source, into: store)
+    public func importLines(
+        _ data: Data, source: String = "input", into store: any PersistentStore,
+        progress: (StoreProgress) -> Void = { _ in }
+    ) throws -> Report {
+        try run(.data(data), source: source, into: store, progress: progress)
     }
 
     /// Imports the JSON Lines file at `file` into `store`, reading it twice (see the type's
     /// documentation); the file must not change meanwhile. Throws as ``importLines(_:source:into:)``,
     /// and ``StrataError/Code/io`` when the file cannot be read.
     @discardableResult
-    public func importLines(contentsOf file: URL, source: String? = nil, into store: any PersistentStore) throws
-        -> Report
-    {
-        try run(.file(file), source: source ?? file.path, into: store)
+    public func importLines(
+        contentsOf file: URL, source: String? = nil, into store: any PersistentStore,
+        progress: (StoreProgress) -> Void = { _ in }
+    ) throws -> Report {
+        try run(.file(file), source: source ?? file.path, into: store, progress: progress)
     }
 
-    private func run(_ input: JSONLinesInput, source: String, into store: any PersistentStore) throws -> Report {
-        var plan = try check(input, source: source, store: store)
+    /// The phase of ``StoreProgress`` while the first pass checks the input; its units are bytes.
+    public static let checkingPhase = "checking"
+    /// The phase of ``StoreProgress`` while the second pass writes; its units are objects.
+    public static let importingPhase = "importing"
+
+    private func run(
+        _ input: JSONLinesInput, source: String, into store: any PersistentStore, progress: (StoreProgress) -> Void
+    ) throws -> Report {
+        var plan = try check(input, source: source, store: store, progress: progress)
         var writer = JSONLinesWriting(plan: plan, store: store, source: source, batchSize: batchSize)
         do {
-            try writer.write(input)
+            try writer.write(input) { inserted in
+                progress(StoreProgress(phase: Self.importingPhase, completed: inserted, total: plan.catalog.count))
+            }
         } catch let failure {
             var error = failure as? StrataError ?? StrataError(.io, "\(failure)")
             do {
@@ -91,13 +107,19 @@ public struct JSONLinesImporter: Sendable {
     }
 
     /// The first pass: reads and checks every line, writing nothing.
-    private func check(_ input: JSONLinesInput, source: String, store: any PersistentStore) throws -> JSONLinesPlan {
+    private func check(
+        _ input: JSONLinesInput, source: String, store: any PersistentStore, progress: (StoreProgress) -> Void
+    ) throws -> JSONLinesPlan {
         let model = store.model
+        let size = input.byteCount
         var plan = JSONLinesPlan(model: model)
         var seenKeys: [[[[Value]: Int]]] = model.entities.map {
             Array(repeating: [:], count: $0.uniqueConstraints.count)
         }
         try input.forEachLine { line in
+            if line.number % 1_000 == 0 {
+                progress(StoreProgress(phase: Self.checkingPhase, completed: line.offset, total: size))
+            }
             let object = try JSONLinesObject(line, source: source, model: model, entityIndexes: plan.entityIndexes)
             let entity = model.entities[object.entity]
             let failures = try PropertyRules.failures(

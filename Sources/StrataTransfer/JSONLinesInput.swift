@@ -9,6 +9,15 @@ enum JSONLinesInput {
     /// A file, read 1 MiB at a time.
     case file(URL)
 
+    /// The input's size in bytes; `0` when a file's size cannot be read.
+    var byteCount: Int {
+        switch self {
+        case .data(let data): return data.count
+        case .file(let url):
+            return ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.intValue ?? 0
+        }
+    }
+
     /// One non-blank line, without its line ending.
     struct Line {
         /// The 1-based line number (blank lines count).

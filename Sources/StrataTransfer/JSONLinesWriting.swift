@@ -30,16 +30,21 @@ struct JSONLinesWriting {
     }
 
     /// Reads `input` again and writes its objects.
-    mutating func write(_ input: JSONLinesInput) throws {
+    /// `inserted` is called after each batch with the objects inserted so far.
+    mutating func write(_ input: JSONLinesInput, inserted: (Int) -> Void = { _ in }) throws {
         var batch: [Item] = []
         try input.forEachLine { line in
             batch.append(try item(line))
             if batch.count == batchSize {
                 try insert(batch)
                 batch.removeAll(keepingCapacity: true)
+                inserted(insertedCount)
             }
         }
-        if !batch.isEmpty { try insert(batch) }
+        if !batch.isEmpty {
+            try insert(batch)
+            inserted(insertedCount)
+        }
         guard insertedCount == plan.catalog.count else { throw changed() }
 
         if !unlinkedLines.isEmpty {

@@ -9,25 +9,25 @@ struct CopyCommand: ParsableCommand {
         commandName: "copy",
         abstract: "Copy every object of a store into a new store of any kind (sqlite: to lmdb:, ...).",
         discussion: """
-            Objects keep their keys, so relationships copy as they are; the copy streams in
-            batches. TO is created at FROM's model version. A TO that already holds objects is
+            Objects keep their keys, so relationships copy as they are; the copy streams in \
+            batches. TO is created at FROM's model version. A TO that already holds objects is \
             refused unless --replace is given, which deletes it first.
             """
     )
 
-    @Argument(help: ArgumentHelp("The store to copy.", valueName: "FROM"))
+    @Argument(help: ArgumentHelp("The URL of the store to copy.", valueName: "FROM"))
     var from: String
 
-    @Argument(help: ArgumentHelp("The store to create.", valueName: "TO"))
+    @Argument(help: ArgumentHelp("The URL of the store to create.", valueName: "TO"))
     var to: String
 
     @Flag(help: "Delete TO first when it already holds objects (destructive).")
     var replace = false
 
     @Option(
-        help:
-            "Objects per save (default: 1,000; 100,000 into an xml: store, which rewrites its whole file at each save)."
-    )
+        help: ArgumentHelp(
+            "Objects per save (default: 1,000; 100,000 into an xml: store, which rewrites its whole file at each save).",
+            valueName: "N"))
     var batchSize: Int?
 
     @OptionGroup var options: CommonOptions
@@ -44,14 +44,12 @@ struct CopyCommand: ParsableCommand {
             let destinationBackend = try environment.backend(for: destination)
             let (store, _) = try environment.openExisting(source)
             defer { try? store.close() }
-            let showProgress = !options.json && isatty(2) == 1
+            let progress = TerminalProgress(json: options.json)
             let report = try StoreCopier(batchSize: batchSize ?? ImportCommand.batchSize(for: destination)).copy(
                 from: store, to: destination, backend: destinationBackend,
-                sourceBackend: try environment.backend(for: source), replacingExisting: replace
-            ) { progress in
-                if showProgress { FileHandle.standardError.write(Data("\r\(progress)\u{1B}[K".utf8)) }
-            }
-            if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
+                sourceBackend: try environment.backend(for: source), replacingExisting: replace, progress: progress.show
+            )
+            progress.finish()
             if options.json {
                 print(
                     JSONNode.object([

@@ -19,13 +19,14 @@ struct DemoCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The store URL (default: $STRATA_STORE, else sqlite:strata-demo.sqlite).")
+    @Option(
+        help: ArgumentHelp("The store URL (default: $STRATA_STORE, else sqlite:strata-demo.sqlite).", valueName: "URL"))
     var store: String?
 
-    @Option(help: "How many employees to insert.")
+    @Option(help: ArgumentHelp("How many employees to insert.", valueName: "N"))
     var objects: Int = 100_000
 
-    @Option(help: "The model directory (NAME.stratamodel).")
+    @Option(help: ArgumentHelp("The model directory (NAME.stratamodel).", valueName: "DIR"))
     var model: String = "Examples/Models/Company.stratamodel"
 
     @Flag(help: "Delete the store at --store first (destructive).")

@@ -9,9 +9,9 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Write a store's objects to standard output as JSON Lines.",
         discussion: """
-            The output is canonical (entities in model order, objects in key order, every property
-            written, refs ENTITY/N), so importing it into a new store and exporting again gives
-            the same bytes. With --entity or --where, only relationships between exported objects
+            The output is canonical (entities in model order, objects in key order, every property \
+            written, refs ENTITY/N), so importing it into a new store and exporting again gives \
+            the same bytes. With --entity or --where, only relationships between exported objects \
             are written. The output is JSON already; --json only changes how errors are reported.
             """
     )
@@ -19,7 +19,7 @@ struct ExportCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The store URL.", valueName: "URL"))
     var url: String
 
-    @Option(help: ArgumentHelp("Export only this entity (repeat for several).", valueName: "E"))
+    @Option(help: ArgumentHelp("Export only this entity (repeat for several).", valueName: "ENTITY"))
     var entity: [String] = []
 
     @Option(

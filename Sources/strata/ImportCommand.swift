@@ -9,12 +9,14 @@ struct ImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Import objects from a JSON Lines file (or - for standard input) into a store.",
         discussion: """
-            One object per line: {"entity":"Employee","ref":"e1","attributes":{...},"relationships":{"department":"d1"}}.
-            The whole file is checked first, against the model's rules too, and only then written,
-            in batches: on any problem (reported with its line number) nothing is imported. The
-            input is read twice (standard input is first copied to a private temporary file), so
-            memory does not grow with the file. A missing store is created at the current model
-            version, or at --version; it is removed again if the import fails.
+            One object per line, such as:
+            {"entity":"Employee","ref":"e1","attributes":{...},"relationships":{...}}
+
+            The whole file is checked first, against the model's rules too, and only then written, \
+            in batches: on any problem (reported with its line number) nothing is imported. The \
+            input is read twice (standard input is first copied to a private temporary file), so \
+            memory does not grow with the file. A missing store is created at the current model \
+            version, or at --model-version; it is removed again if the import fails.
             """
     )
 
@@ -24,7 +26,9 @@ struct ImportCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The JSON Lines file, or - for standard input.", valueName: "FILE"))
     var file: String
 
-    @Option(help: ArgumentHelp("Create the store at this model version instead of the current one.", valueName: "V"))
+    @Option(
+        name: .customLong("model-version"),
+        help: ArgumentHelp("Create the store at this model version instead of the current one.", valueName: "VERSION"))
     var version: String?
 
     @OptionGroup var options: CommonOptions
@@ -54,11 +58,14 @@ struct ImportCommand: ParsableCommand {
             let created = exists ? nil : UUID().uuidString
             let store = try backend.open(url, model: model, options: StoreOptions(identifierForNewStore: created))
             let report: JSONLinesImporter.Report
+            let progress = TerminalProgress(json: options.json)
             do {
                 report = try JSONLinesImporter(batchSize: Self.batchSize(for: url)).importLines(
-                    contentsOf: URL(fileURLWithPath: path), source: file, into: store)
+                    contentsOf: URL(fileURLWithPath: path), source: file, into: store, progress: progress.show)
+                progress.finish()
                 try store.close()
             } catch {
+                progress.finish()
                 try? store.close()
                 // The import's error is what the user needs; a store that cannot be removed
                 // now (another process opened it meanwhile) stays, empty.

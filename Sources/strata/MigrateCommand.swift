@@ -14,12 +14,13 @@ struct MigrateCommand: ParsableCommand {
         commandName: "migrate",
         abstract: "Migrate a store to a version of its model (the current one by default).",
         discussion: """
-            Prints the plan (every step and change), asks before changing the store unless --yes,
-            and shows progress on a terminal. --dry-run prints the plan and touches nothing.
-            Each step is atomic: an interrupted migration leaves the store at a whole version,
+            Prints the plan (every step and change), asks before changing the store unless --yes, \
+            and shows progress on a terminal. --dry-run prints the plan and touches nothing. \
+            Each step is atomic: an interrupted migration leaves the store at a whole version, \
             and running the command again continues from there. The store is never deleted.
-            Exit codes: 0 migrated, or nothing to do, or a dry run; 1 a Strata error (a change
-            inference cannot map, a store newer than the model, ...); 3 not confirmed (the answer
+
+            Exit codes: 0 migrated, or nothing to do, or a dry run; 1 a Strata error (a change \
+            inference cannot map, a store newer than the model, ...); 3 not confirmed (the answer \
             was not yes, or there is no terminal to ask and --yes was not given); 64 bad usage.
             """
     )
@@ -29,7 +30,7 @@ struct MigrateCommand: ParsableCommand {
 
     @Option(
         name: .customLong("to"),
-        help: ArgumentHelp("The version to migrate to (default: the model's current version).", valueName: "V"))
+        help: ArgumentHelp("The version to migrate to (default: the model's current version).", valueName: "VERSION"))
     var target: String?
 
     @Flag(help: "Print the plan and change nothing.")

@@ -9,13 +9,13 @@ struct ValidateCommand: ParsableCommand {
         commandName: "validate",
         abstract: "Check every object of a store against the model's rules and list the violations.",
         discussion: """
-            Checks required values, minimum and maximum, lengths, patterns, required to-one
-            relationships, to-many counts and unique constraints. Nothing is changed.
+            Checks required values, minimum and maximum, lengths, patterns, required to-one \
+            relationships, to-many counts and unique constraints. Nothing is changed. \
             Exit code 0 when every object passes, 2 when some do not.
             """
     )
 
-    @Argument(help: ArgumentHelp("The store URL.", valueName: "URL"))
+    @Argument(help: ArgumentHelp("The store URL (memory:NAME, sqlite:PATH, lmdb:DIR, xml:PATH).", valueName: "URL"))
     var url: String
 
     @OptionGroup var options: CommonOptions

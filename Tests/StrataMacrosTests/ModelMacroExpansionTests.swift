@@ -55,7 +55,9 @@ let modelMacros: [String: MacroSpec] = [
                                 name: "name", keypath: \\Trip.name, defaultValue: nil,
                                 metadata: StrataData.Schema.Attribute(.unique)),
                             StrataData.Schema.PropertyMetadata(
-                                name: "items", keypath: \\Trip.items, defaultValue: nil,
+                                name: "items", keypath: \\Trip.items, defaultValue: { () -> [Item] in
+                                    []
+                                }(),
                                 metadata: StrataData.Schema.Relationship(deleteRule: .cascade))
                         ]
                     }

@@ -33,7 +33,7 @@ import Testing
         var outcomes: [String: Int] = [:]
         for round in 0..<Self.rounds {
             let url = storeText(scheme, "race\(round)")
-            #expect(try Tool.run(["import", "--version", "v1", url, empty], in: directory).status == 0)
+            #expect(try Tool.run(["import", "--model-version", "v1", url, empty], in: directory).status == 0)
             let importing = try Tool.start(["import", url, lines], in: directory)
             usleep(UInt32.random(in: 0...150_000, using: &random))
             let migration = try Tool.run(["migrate", "--yes", url], in: directory)
@@ -145,7 +145,7 @@ import Testing
         let url = storeText(scheme, "store")
         #expect(
             try Tool.run(
-                ["import", "--version", "v1", url, try Tool.writeEmployees(10, to: directory + "/e.jsonl")],
+                ["import", "--model-version", "v1", url, try Tool.writeEmployees(10, to: directory + "/e.jsonl")],
                 in: directory
             ).status == 0)
         let location = String(url.drop { $0 != ":" }.dropFirst())

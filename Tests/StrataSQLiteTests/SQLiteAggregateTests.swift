@@ -57,12 +57,12 @@ import Testing
         #expect(native == (try store.fetchAggregatesInMemory(Self.byDepartment)))
     }
 
-    @Test func decimalsAndRequestsWithoutGroupsDecline() throws {
+    @Test func decimalsAndPlainValuesDecline() throws {
         let store = try seededStore()
         let table = store.schema.tables["Employee"]!
         for request in [
             AggregateRequest(entityName: "Employee", propertiesToFetch: [.sum("salary", as: "payroll")]),
-            AggregateRequest(entityName: "Employee", propertiesToFetch: [.value("name")], returnsDistinctResults: true),
+            AggregateRequest(entityName: "Employee", propertiesToFetch: [.value("name")]),
         ] {
             #expect(throws: SQLiteQueryBuilder.Decline.self) {
                 try SQLiteAggregateQuery(

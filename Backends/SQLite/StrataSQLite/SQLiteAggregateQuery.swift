@@ -29,7 +29,12 @@ struct SQLiteAggregateQuery {
         _ request: AggregateRequest, layout: AggregateLayout, table: SQLiteEntityTable, schema: SQLiteSchema,
         storeIdentifier: String
     ) throws {
-        guard request.isGrouped else { throw SQLiteQueryBuilder.Decline(reason: "no aggregate column or group key") }
+        // A distinct request of plain values is grouped by them, in the order of each group's first object.
+        let isDistinctValues =
+            !request.isGrouped && request.returnsDistinctResults && !request.propertiesToFetch.isEmpty
+        guard request.isGrouped || isDistinctValues else {
+            throw SQLiteQueryBuilder.Decline(reason: "no aggregate column or group key, and not distinct")
+        }
         var paths: [PropertyPath] = []
         func column(_ path: PropertyPath) -> String {
             if let index = paths.firstIndex(of: path) { return "c\(index)" }
@@ -92,11 +97,16 @@ struct SQLiteAggregateQuery {
             source.propertiesToFetch = paths
         }
         var builder = SQLiteQueryBuilder(schema: schema, storeIdentifier: storeIdentifier)
+        builder.selectsPrimaryKeyAfterProperties = isDistinctValues
         let inner = try builder.build(source, table: table)
-        let names = (0..<max(paths.count, 1)).map { "c\($0)" }.joined(separator: ", ")
-        var sql = "WITH src(\(names)) AS (\(inner.sql)) SELECT \(expressions.joined(separator: ", ")) FROM src"
+        var names = (0..<max(paths.count, 1)).map { "c\($0)" }
+        if isDistinctValues { names.append("pk") }
+        var sql =
+            "WITH src(\(names.joined(separator: ", "))) AS (\(inner.sql)) SELECT \(expressions.joined(separator: ", ")) FROM src"
         if !layout.groupKeys.isEmpty {
             sql += " GROUP BY " + layout.groupKeys.map { column($0.path) }.joined(separator: ", ")
+        } else if isDistinctValues {
+            sql += " GROUP BY " + paths.indices.map { "c\($0)" }.joined(separator: ", ") + " ORDER BY min(pk)"
         }
         self.sql = sql
         self.parameters = inner.parameters

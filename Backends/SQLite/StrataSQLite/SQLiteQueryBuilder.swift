@@ -26,6 +26,9 @@ struct SQLiteQueryBuilder {
     let storeIdentifier: String
     private(set) var parameters: [SQLiteParameter] = []
     private var aliasCounter = 0
+    /// Whether a dictionary query selects each object's primary key after the properties (for an
+    /// aggregate query that orders its groups by their first object).
+    var selectsPrimaryKeyAfterProperties = false
 
     init(schema: SQLiteSchema, storeIdentifier: String) {
         self.schema = schema
@@ -100,6 +103,7 @@ struct SQLiteQueryBuilder {
                 expressions.append(expression)
                 dictionaryColumns.append((path.description, SQLiteColumnKind(attribute.type)))
             }
+            if selectsPrimaryKeyAfterProperties { expressions.append("t0.\(q("_pk"))") }
             selectList = expressions.joined(separator: ", ")
         }
 

@@ -94,6 +94,15 @@ extension ConformanceKit {
                 returnsDistinctResults: true, sorts: [.descending("i16")], limit: 4))
         table.append(
             AggregateRequest(
+                entityName: "AllTypes",
+                propertiesToFetch: [.value("dbl", as: "dbl"), .value("flt", as: "flt"), .value("bin", as: "bin")],
+                returnsDistinctResults: true))
+        table.append(
+            AggregateRequest(
+                entityName: "Employee", propertiesToFetch: [.value("department.name", as: "department")],
+                returnsDistinctResults: true))
+        table.append(
+            AggregateRequest(
                 entityName: "Employee",
                 propertiesToFetch: [
                     .value("department.name", as: "department"), .count(as: "people"), .sum("level", as: "levels"),

@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataCore
 import StrataEngine
+import StrataMigrations
 
 /// The stores of a schema's models and the contexts that work on them: SwiftData's
 /// `ModelContainer`, on Strata's coordinator and any built-in backend.
@@ -26,24 +27,46 @@ public final class ModelContainer: Sendable {
     let keyPaths: ModelKeyPaths
     private let main = MainContextHolder()
 
+    /// The plan that brings stores written with older versions of the models up to date, if
+    /// the container was given one.
+    public let migrationPlan: (any SchemaMigrationPlan.Type)?
+
     /// A container of `types` (and the models they relate to).
     ///
+    /// - Parameter migrationPlan: the versions of the models and the stages between them: a
+    ///   store written with an older version is migrated, a stage at a time, before it opens
+    ///   (see ``SchemaMigrationPlan``).
     /// - Throws: ``StrataError``: an invalid model (a property of a type a model cannot store, a
     ///   relationship with no inverse), a configuration whose URL picks no backend, a store
-    ///   that cannot be opened or was written with another model.
-    public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
-        try self.init(for: Schema(forTypes), configurations: configurations)
+    ///   that cannot be opened or was written with another model, a migration plan that cannot
+    ///   be followed (``StrataError/Code/invalidMigrationPlan``) or a migration that failed.
+    public convenience init(
+        for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
     }
 
     /// A container of `schema`'s models.
-    public convenience init(for schema: Schema, configurations: ModelConfiguration...) throws {
-        try self.init(for: schema, configurations: configurations)
+    public convenience init(
+        for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: schema, migrationPlan: migrationPlan, configurations: configurations)
     }
 
     /// A container of `schema`'s models, stored as `configurations` say (the default store
     /// when empty).
-    public init(for schema: Schema, configurations: [ModelConfiguration]) throws {
+    ///
+    /// With a `migrationPlan`, the plan is checked first, then each store written with an older
+    /// version of the plan is migrated to the version of `schema`'s models, through the engine's
+    /// staged migration: each step all or nothing, so an error leaves the store at a whole
+    /// version. A store at the current version opens untouched.
+    public convenience init(
+        for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: [ModelConfiguration]
+    ) throws {
         if let problem = schema.problem { throw problem }
+        let plan = try migrationPlan.map { try ResolvedMigrationPlan($0, for: schema) }
+        let schema = plan?.target ?? schema
         let configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
         var model = schema.model
         if configurations.count > 1 {
@@ -68,15 +91,26 @@ public final class ModelContainer: Sendable {
                 let directory = URL(fileURLWithPath: url.location).deletingLastPathComponent()
                 try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             }
+            try plan?.migrateStore(at: url, configuration: configuration, registry: BuiltInBackends.registry)
             let store = try BuiltInBackends.registry.open(
                 url, model: model, options: StoreOptions(isReadOnly: !configuration.allowsSave))
             try coordinator.addStore(
                 store,
                 configuration: configurations.count > 1 ? configuration.name : StrataCore.Model.defaultConfiguration)
         }
+        self.init(
+            schema: schema, configurations: configurations, coordinator: coordinator, migrationPlan: migrationPlan)
+    }
+
+    /// A container around a coordinator whose stores are open already.
+    init(
+        schema: Schema, configurations: [ModelConfiguration], coordinator: StoreCoordinator,
+        migrationPlan: (any SchemaMigrationPlan.Type)?
+    ) {
         self.schema = schema
         self.configurations = configurations
         self.coordinator = coordinator
+        self.migrationPlan = migrationPlan
         keyPaths = ModelKeyPaths(schema.modelTypes.map(\.type))
         types = Dictionary(schema.modelTypes.map { (entityName(of: $0.type), $0) }, uniquingKeysWith: { a, _ in a })
     }

@@ -40,12 +40,13 @@ public final class ModelLayout: Sendable {
         for property in Model.schemaMetadata {
             let valueType = Swift.type(of: property.keypath).valueType
             switch PropertyKind(of: valueType) {
-            case .attribute(let attributeType, let isOptional, _):
+            case .attribute(let attributeType, let isOptional, let storage):
                 let declared = property.metadata as? Schema.Attribute
                 slots.append(attributes.count)
                 attributes.append(
                     StrataCore.Attribute(
                         property.name, attributeType, isOptional: isOptional,
+                        defaultValue: property.defaultValue.flatMap { Self.storedDefault($0, storage) },
                         renamingIdentifier: declared?.originalName))
                 if declared?.isUnique == true { unique.append([property.name]) }
             case .toOne(let destination, let isOptional):
@@ -106,6 +107,27 @@ public final class ModelLayout: Sendable {
             return ObjectIdentifier(target) == ObjectIdentifier(type)
         }
         return back.count == 1 ? back[0].name : nil
+    }
+
+    /// The stored form of a property's initial value (`var rating: Int = 3`), which existing
+    /// objects take when a migration adds the attribute; `nil` for `nil` or a value of another type.
+    private static func storedDefault(_ value: Any, _ storage: PropertyKind.AttributeStorage) -> StrataCore.Value? {
+        let stored: StrataCore.Value?
+        switch storage {
+        case .plain:
+            stored = (value as? any PersistentAttributeValue)?.storedValue
+        case .rawValue:
+            func raw<R: RawRepresentable>(_ value: R) -> Any { value.rawValue }
+            stored = (value as? any RawRepresentable).flatMap { raw($0) as? any PersistentAttributeValue }?.storedValue
+        case .json:
+            func json<E: Encodable>(_ value: E) -> StrataCore.Value? {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                return (try? encoder.encode(value)).map { $0.elementsEqual("null".utf8) ? .null : .binary($0) }
+            }
+            stored = (value as? any Encodable).flatMap { json($0) }
+        }
+        return stored?.isNull == true ? nil : stored
     }
 
     private static func missingInverse(_ property: String, of entity: String, to destination: Any.Type) -> String {

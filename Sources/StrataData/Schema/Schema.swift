@@ -12,8 +12,8 @@ import StrataEngine
 /// ``ModelContainer`` opens it: a property of a type a model cannot store, or a relationship
 /// with no inverse, fails the container with an error naming them.
 public final class Schema: Sendable {
-    /// A model version: `Schema.Version(1, 0, 0)`.
-    public struct Version: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// A model version: `Schema.Version(1, 0, 0)`. It encodes as `{"major":1,"minor":0,"patch":0}`.
+    public struct Version: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
         /// The version's parts.
         public let major: Int, minor: Int, patch: Int
         /// Creates a version.

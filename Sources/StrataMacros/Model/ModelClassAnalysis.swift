@@ -15,6 +15,8 @@ struct ModelClassAnalysis {
         let position: Int
         /// `Schema.Attribute(...)` or `Schema.Relationship(...)` with the marker's arguments, or `nil`.
         let metadata: ExprSyntax?
+        /// The initial value the declaration gives, if any (`[]` in `var items: [Item] = []`).
+        let initialValue: ExprSyntax?
     }
 
     struct Problem {
@@ -44,7 +46,10 @@ struct ModelClassAnalysis {
             } else if let marker = Self.marker(named: "Attribute", in: variable) {
                 metadata = Self.call("Attribute", marker)
             }
-            properties.append(Property(name: name, type: type, position: properties.count, metadata: metadata))
+            properties.append(
+                Property(
+                    name: name, type: type, position: properties.count, metadata: metadata,
+                    initialValue: binding.initializer?.value))
         }
     }
 

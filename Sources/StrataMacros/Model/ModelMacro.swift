@@ -18,9 +18,14 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         }
         let metadata = analysis.properties.map { property -> String in
             let described = property.metadata?.description ?? "nil"
+            // The initial value, typed by the declaration (`.planned` needs its type), for the
+            // attribute's default: what existing objects get when a migration adds it.
+            let initial = property.initialValue.map {
+                "{ () -> \(property.type.trimmedDescription) in \($0.trimmedDescription) }()"
+            }
             return """
                 StrataData.Schema.PropertyMetadata(
-                    name: "\(property.name)", keypath: \\\(type).\(property.name), defaultValue: nil,
+                    name: "\(property.name)", keypath: \\\(type).\(property.name), defaultValue: \(initial ?? "nil"),
                     metadata: \(described))
                 """
         }
