@@ -3,9 +3,11 @@
 //
 //   swift build -c release --package-path Benchmarks --product ScaleBenchmarks
 //   ScaleBenchmarks fetch N        fetch all (default options) then read every object; filled fetch; raw
-//   ScaleBenchmarks stack N [runs] fetch all by name in a background context of the three-tier stack,
-//                                  reading every property (ObjectGraphBenchmarks' path, synchronous:
-//                                  `valgrind --tool=callgrind --toggle-collect='*stackFetchAll*'`)
+//   ScaleBenchmarks stack N [runs] [sqlite|lmdb]
+//                                  fetch all by name, then typed (`@Managed`), in a background context
+//                                  of the three-tier stack, reading every property (ObjectGraphBenchmarks'
+//                                  paths, synchronous: callgrind counts `stackFetchAll` and
+//                                  `stackTypedFetchAll`)
 //   ScaleBenchmarks make N PATH    write a store of N records at PATH, for `rss`
 //   ScaleBenchmarks rss MODE PATH  peak RSS of fetching all of PATH: MODE = faults | filled | raw
 //                                  (records, as SQLiteBenchmarks) | raw-values ([Value] rows)
@@ -173,9 +175,9 @@ func tableName(_ db: OpaquePointer) -> String {
 /// A writer context on a fresh store with `count` records inserted through a background child
 /// and saved down to the store, as `performBackgroundTask` does in ObjectGraphBenchmarks; then the
 /// object IDs fetched sorted, as it does before its fetch all.
-func filledStack(_ count: Int) -> ObjectContext {
+func filledStack(_ count: Int, scheme: String = "sqlite") -> ObjectContext {
     let coordinator = StoreCoordinator(model: model)
-    try! coordinator.addStore(BuiltInBackends.registry.open("sqlite:\(freshPath())", model: model))
+    try! coordinator.addStore(BuiltInBackends.registry.open("\(scheme):\(freshPath())", model: model))
     let writer = ObjectContext(coordinator: coordinator, name: "writer")
     let importer = ObjectContext(parent: writer, name: "background")
     importer.performAndWait { insertAndSave(Workload(count: count).records[...], into: importer) }
@@ -186,6 +188,72 @@ func filledStack(_ count: Int) -> ObjectContext {
     }
     precondition(ids.count == count)
     return writer
+}
+
+/// ObjectGraphBenchmarks' typed record: a unique (so indexed) key and the nine values.
+@Managed
+final class StackItem: ManagedObject {
+    var key: Int64
+    var i1: Int64
+    var i2: Int64
+    var i3: Int64
+    var d1: Double
+    var d2: Double
+    var d3: Double
+    var s1: String
+    var s2: String
+    var s3: String
+    override class var uniqueConstraints: [[String]] { [["key"]] }
+
+    /// Every value read once, as ObjectGraphBenchmarks reads a fetched object.
+    var touched: Int {
+        Int(key &+ i1 &+ i2 &+ i3) &+ Int(d1 + d2 + d3) &+ s1.utf8.count &+ s2.utf8.count &+ s3.utf8.count
+    }
+}
+
+let typedModel = try! Model(versionIdentifier: "bench-typed", classes: [StackItem.self])
+
+/// ``filledStack(_:)`` for typed objects: `count` `StackItem`s inserted through a background
+/// child and saved down to the store (of `scheme`), then their IDs fetched sorted by key.
+func filledTypedStack(_ count: Int, scheme: String = "sqlite") -> ObjectContext {
+    let coordinator = StoreCoordinator(model: typedModel)
+    try! coordinator.addStore(BuiltInBackends.registry.open("\(scheme):\(freshPath())", model: typedModel))
+    let writer = ObjectContext(coordinator: coordinator, name: "writer")
+    let importer = ObjectContext(parent: writer, name: "background")
+    importer.performAndWait {
+        for r in Workload(count: count).records {
+            let item = importer.insert(StackItem.self)
+            item.key = r.id
+            item.i1 = r.i1
+            item.i2 = r.i2
+            item.i3 = r.i3
+            item.d1 = r.d1
+            item.d2 = r.d2
+            item.d3 = r.d3
+            item.s1 = r.s1
+            item.s2 = r.s2
+            item.s3 = r.s3
+        }
+        try! importer.save()
+    }
+    writer.performAndWait { try! writer.save() }
+    let reader = ObjectContext(parent: writer, name: "background")
+    let ids = reader.performAndWait {
+        try! reader.fetchObjectIDs(FetchRequest(entityName: "StackItem", sorts: [Sort("key")]))
+    }
+    precondition(ids.count == count)
+    return writer
+}
+
+/// Fetches every `StackItem` with default options in a new background child of `writer` and
+/// reads every property, as ObjectGraphBenchmarks' typed fetch all does.
+@inline(never) func stackTypedFetchAll(_ writer: ObjectContext) -> Int {
+    let context = ObjectContext(parent: writer, name: "background")
+    return context.performAndWait {
+        var sum = 0
+        for item in try! context.fetch(StackItem.self) { sum &+= item.touched }
+        return sum
+    }
 }
 
 /// Fetches every record with default options in a new background child of `writer` and reads
@@ -244,12 +312,17 @@ case "fetch":
 case "stack":
     let count = argument(1, 100_000)
     let runs = argument(2, 3)
+    let scheme = arguments.count > 3 ? arguments[3] : "sqlite"
     var times: [Double] = []
+    var typedTimes: [Double] = []
     for _ in 0..<runs {
-        let writer = filledStack(count)
+        let writer = filledStack(count, scheme: scheme)
         times.append(microsecondsPerItem(count) { sink &+= stackFetchAll(writer) })
+        let typedWriter = filledTypedStack(count, scheme: scheme)
+        typedTimes.append(microsecondsPerItem(count) { sink &+= stackTypedFetchAll(typedWriter) })
     }
-    print("stack fetch all by name \(count): \(format(median(times))) us/row")
+    print("stack fetch all by name \(count) (\(scheme)): \(format(median(times))) us/row")
+    print("stack fetch all typed \(count) (\(scheme)): \(format(median(typedTimes))) us/row")
 case "make":
     // A store to measure `rss` on, written by this process (whose own peak is not measured).
     let count = argument(1, 1_000_000)
@@ -322,7 +395,7 @@ case "bytes":
     )
 default:
     print(
-        "usage: ScaleBenchmarks fetch N [runs] | stack N [runs] | make N PATH | rss faults|filled|raw|raw-values PATH | insert N [runs] | saves K N | bytes N"
+        "usage: ScaleBenchmarks fetch N [runs] | stack N [runs] [sqlite|lmdb] | make N PATH | rss faults|filled|raw|raw-values PATH | insert N [runs] | saves K N | bytes N"
     )
     exit(2)
 }

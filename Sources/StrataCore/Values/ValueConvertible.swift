@@ -14,9 +14,9 @@ public protocol ValueConvertible: Sendable {
 
 extension Int: ValueConvertible {
     /// An ``Value/integer(_:)``.
-    public var strataValue: Value { .integer(Int64(self)) }
+    @inlinable public var strataValue: Value { .integer(Int64(self)) }
     /// Reads an ``Value/integer(_:)`` that fits in `Int`.
-    public init?(strataValue value: Value) {
+    @inlinable public init?(strataValue value: Value) {
         guard case .integer(let v) = value, let i = Int(exactly: v) else { return nil }
         self = i
     }
@@ -24,9 +24,9 @@ extension Int: ValueConvertible {
 
 extension Int16: ValueConvertible {
     /// An ``Value/integer(_:)``.
-    public var strataValue: Value { .integer(Int64(self)) }
+    @inlinable public var strataValue: Value { .integer(Int64(self)) }
     /// Reads an ``Value/integer(_:)`` that fits in `Int16`.
-    public init?(strataValue value: Value) {
+    @inlinable public init?(strataValue value: Value) {
         guard case .integer(let v) = value, let i = Int16(exactly: v) else { return nil }
         self = i
     }
@@ -34,9 +34,9 @@ extension Int16: ValueConvertible {
 
 extension Int32: ValueConvertible {
     /// An ``Value/integer(_:)``.
-    public var strataValue: Value { .integer(Int64(self)) }
+    @inlinable public var strataValue: Value { .integer(Int64(self)) }
     /// Reads an ``Value/integer(_:)`` that fits in `Int32`.
-    public init?(strataValue value: Value) {
+    @inlinable public init?(strataValue value: Value) {
         guard case .integer(let v) = value, let i = Int32(exactly: v) else { return nil }
         self = i
     }
@@ -44,9 +44,9 @@ extension Int32: ValueConvertible {
 
 extension Int64: ValueConvertible {
     /// An ``Value/integer(_:)``.
-    public var strataValue: Value { .integer(self) }
+    @inlinable public var strataValue: Value { .integer(self) }
     /// Reads an ``Value/integer(_:)``.
-    public init?(strataValue value: Value) {
+    @inlinable public init?(strataValue value: Value) {
         guard case .integer(let v) = value else { return nil }
         self = v
     }
@@ -54,9 +54,9 @@ extension Int64: ValueConvertible {
 
 extension Double: ValueConvertible {
     /// A ``Value/double(_:)``.
-    public var strataValue: Value { .double(self) }
+    @inlinable public var strataValue: Value { .double(self) }
     /// Reads a ``Value/double(_:)`` (or a ``Value/float(_:)``, widened).
-    public init?(strataValue value: Value) {
+    @inlinable public init?(strataValue value: Value) {
         switch value {
         case .double(let v): self = v
         case .float(let v): self = Double(v)
@@ -67,9 +67,9 @@ extension Double: ValueConvertible {
 
 extension Float: ValueConvertible {
     /// A ``Value/float(_:)``.
-    public var strataValue: Value { .float(self) }
+    @inlinable public var strataValue: Value { .float(self) }
     /// Reads a ``Value/float(_:)``.
-    public init?(strataValue value: Value) {
+    @inlinable public init?(strataValue value: Value) {
         guard case .float(let v) = value else { return nil }
         self = v
     }
@@ -77,9 +77,9 @@ extension Float: ValueConvertible {
 
 extension Decimal: ValueConvertible {
     /// A ``Value/decimal(_:)``.
-    public var strataValue: Value { .decimal(self) }
+    @inlinable public var strataValue: Value { .decimal(self) }
     /// Reads a ``Value/decimal(_:)``.
-    public init?(strataValue value: Value) {
+    @inlinable public init?(strataValue value: Value) {
         guard case .decimal(let v) = value else { return nil }
         self = v
     }
@@ -87,9 +87,9 @@ extension Decimal: ValueConvertible {
 
 extension String: ValueConvertible {
     /// A ``Value/string(_:)``.
-    public var strataValue: Value { .string(self) }
+    @inlinable public var strataValue: Value { .string(self) }
     /// Reads a ``Value/string(_:)``.
-    public init?(strataValue value: Value) {
+    @inlinable public init?(strataValue value: Value) {
         guard case .string(let v) = value else { return nil }
         self = v
     }
@@ -97,9 +97,9 @@ extension String: ValueConvertible {
 
 extension Bool: ValueConvertible {
     /// A ``Value/bool(_:)``.
-    public var strataValue: Value { .bool(self) }
+    @inlinable public var strataValue: Value { .bool(self) }
     /// Reads a ``Value/bool(_:)``.
-    public init?(strataValue value: Value) {
+    @inlinable public init?(strataValue value: Value) {
         guard case .bool(let v) = value else { return nil }
         self = v
     }
@@ -107,9 +107,9 @@ extension Bool: ValueConvertible {
 
 extension Date: ValueConvertible {
     /// A ``Value/date(_:)``.
-    public var strataValue: Value { .date(self) }
+    @inlinable public var strataValue: Value { .date(self) }
     /// Reads a ``Value/date(_:)``.
-    public init?(strataValue value: Value) {
+    @inlinable public init?(strataValue value: Value) {
         guard case .date(let v) = value else { return nil }
         self = v
     }
@@ -117,9 +117,9 @@ extension Date: ValueConvertible {
 
 extension Data: ValueConvertible {
     /// A ``Value/binary(_:)``.
-    public var strataValue: Value { .binary(self) }
+    @inlinable public var strataValue: Value { .binary(self) }
     /// Reads a ``Value/binary(_:)``.
-    public init?(strataValue value: Value) {
+    @inlinable public init?(strataValue value: Value) {
         guard case .binary(let v) = value else { return nil }
         self = v
     }
@@ -127,9 +127,9 @@ extension Data: ValueConvertible {
 
 extension UUID: ValueConvertible {
     /// A ``Value/uuid(_:)``.
-    public var strataValue: Value { .uuid(self) }
+    @inlinable public var strataValue: Value { .uuid(self) }
     /// Reads a ``Value/uuid(_:)``.
-    public init?(strataValue value: Value) {
+    @inlinable public init?(strataValue value: Value) {
         guard case .uuid(let v) = value else { return nil }
         self = v
     }
@@ -137,9 +137,9 @@ extension UUID: ValueConvertible {
 
 extension URL: ValueConvertible {
     /// A ``Value/uri(_:)``.
-    public var strataValue: Value { .uri(self) }
+    @inlinable public var strataValue: Value { .uri(self) }
     /// Reads a ``Value/uri(_:)``.
-    public init?(strataValue value: Value) {
+    @inlinable public init?(strataValue value: Value) {
         guard case .uri(let v) = value else { return nil }
         self = v
     }
@@ -147,16 +147,16 @@ extension URL: ValueConvertible {
 
 extension Value: ValueConvertible {
     /// The value itself.
-    public var strataValue: Value { self }
+    @inlinable public var strataValue: Value { self }
     /// Any value.
-    public init?(strataValue value: Value) { self = value }
+    @inlinable public init?(strataValue value: Value) { self = value }
 }
 
 extension Optional: ValueConvertible where Wrapped: ValueConvertible {
     /// ``Value/null`` for `nil`, else the wrapped value's.
-    public var strataValue: Value { self?.strataValue ?? .null }
+    @inlinable public var strataValue: Value { self?.strataValue ?? .null }
     /// `.some(nil)` for ``Value/null``; `nil` (failure) when the value is of another type.
-    public init?(strataValue value: Value) {
+    @inlinable public init?(strataValue value: Value) {
         if value.isNull {
             self = .none
             return

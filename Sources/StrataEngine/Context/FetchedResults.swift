@@ -42,6 +42,10 @@ public final class FetchedResults: RandomAccessCollection {
         self.batchSize = Swift.max(1, batchSize)
     }
 
+    /// Every object, in order: the array itself for a fetch without a batch size (no copy),
+    /// else each batch loaded in turn.
+    var objects: [ManagedObject] { all ?? Array(self) }
+
     /// The first index.
     public var startIndex: Int { 0 }
     /// One past the last index.

@@ -30,6 +30,18 @@ extension ObjectContext {
             // large fetch peaks lower.
             var objects: [ManagedObject] = []
             objects.reserveCapacity(snapshots.count)
+            if hasNoRegisteredObjects {
+                // A context with no object yet (a new background context): every object is new,
+                // with no registry lookup per row (a store returns each object once).
+                for snapshot in snapshots {
+                    objects.append(
+                        newObject(for: snapshot, asFault: options.returnsObjectsAsFaults, keptEpoch: keptEpoch))
+                }
+                snapshots = []
+                reserveRegistryCapacity(objects.count)
+                for object in objects { register(object) }
+                return objects
+            }
             var isNew: [Bool] = []
             isNew.reserveCapacity(snapshots.count)
             for snapshot in snapshots {
@@ -52,10 +64,26 @@ extension ObjectContext {
     }
 
     /// Fetches objects of a registered subclass.
+    ///
+    /// Inlinable, so that the cast of each object to `T` is specialized for the caller's class
+    /// (a class check) instead of running as unspecialized generic code per object.
+    @inlinable
     public func fetch<T: ManagedObject>(
         _ type: T.Type, where predicate: ObjectPredicate? = nil, sortedBy sorts: [Sort] = [], limit: Int? = nil,
         options: FetchOptions = FetchOptions()
     ) throws -> [T] {
+        try fetchObjects(of: type, where: predicate, sortedBy: sorts, limit: limit, options: options).map {
+            guard let typed = $0 as? T else { typedFetchFailure($0, expected: T.self) }
+            return typed
+        }
+    }
+
+    /// The objects ``fetch(_:where:sortedBy:limit:options:)`` returns, before their cast.
+    @usableFromInline
+    func fetchObjects(
+        of type: ManagedObject.Type, where predicate: ObjectPredicate?, sortedBy sorts: [Sort], limit: Int?,
+        options: FetchOptions
+    ) throws -> [ManagedObject] {
         checkConfinement()
         let entityName: String
         if let last = lastMaker, last.type == type, last.generation == coordinator.classGeneration {
@@ -65,12 +93,14 @@ extension ObjectContext {
             entityName = try coordinator.registeredEntityName(of: type)
         }
         return try fetch(
-            FetchRequest(entityName: entityName, predicate: predicate, sorts: sorts, limit: limit),
-            options: options
-        ).map {
-            guard let typed = $0 as? T else { preconditionFailure("\($0.objectID) is not a \(T.self)") }
-            return typed
-        }
+            FetchRequest(entityName: entityName, predicate: predicate, sorts: sorts, limit: limit), options: options
+        ).objects
+    }
+
+    /// Stops the program: a typed fetch returned `object`, which is not a `T`.
+    @usableFromInline
+    func typedFetchFailure<T>(_ object: ManagedObject, expected: T.Type) -> Never {
+        preconditionFailure("\(object.objectID) is not a \(T.self)")
     }
 
     /// The IDs of the matching objects, in order.
@@ -277,6 +307,12 @@ extension ObjectContext {
             }
             return (object, false)
         }
+        return (newObject(for: snapshot, asFault: asFault, keptEpoch: keptEpoch), true)
+    }
+
+    /// A new, unregistered object for `snapshot`: filled, or a fault (that keeps `snapshot`
+    /// when `keptEpoch` is not 0).
+    private func newObject(for snapshot: Snapshot, asFault: Bool, keptEpoch: UInt64) -> ManagedObject {
         let object = makeObject(entity: entityFor(snapshot.objectID), id: snapshot.objectID)
         if !asFault {
             object.apply(snapshot)
@@ -285,7 +321,7 @@ extension ObjectContext {
         } else {
             object.state.isFault = true
         }
-        return (object, true)
+        return object
     }
 
     /// The snapshot to fill the fault `object` with: the one a fetch left it, unless something

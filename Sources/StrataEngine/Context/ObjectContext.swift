@@ -169,6 +169,9 @@ public final class ObjectContext: @unchecked Sendable {
         return changed.isEmpty ? nil : changed[id]
     }
 
+    /// Whether no object is registered or changed here: a fetch then makes every object anew.
+    var hasNoRegisteredObjects: Bool { registry.isEmpty && changed.isEmpty }
+
     /// Every object registered in this context that is still in use: changed, or referenced
     /// from outside the context.
     public var registeredObjects: [ManagedObject] {
@@ -352,6 +355,13 @@ public final class ObjectContext: @unchecked Sendable {
     /// Loads a fault's values: from the snapshot a fetch left it (unless something newer is
     /// known), else from the row cache or its store.
     func fireFault(_ object: ManagedObject) {
+        // The common case first: a fault a fetch made, read before anything changed since.
+        let epoch = object.state.keptSnapshotEpoch
+        if epoch != 0, coordinator.keptSnapshotIsCurrent(for: object.objectID, epoch: epoch, lastRoute: &lastRoute),
+            object.fillFromKeptSnapshot()
+        {
+            return
+        }
         do {
             if let snapshot = try faultSnapshot(for: object) {
                 object.apply(snapshot)

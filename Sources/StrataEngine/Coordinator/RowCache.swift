@@ -1,4 +1,5 @@
 import StrataCore
+import Synchronization
 
 /// Snapshots recently read from or written to the stores, shared by every context of a
 /// coordinator, so that firing a fault rarely needs a store round trip; and the bookkeeping that
@@ -25,6 +26,13 @@ package final class RowCache: Sendable {
     /// How many snapshots it holds at most.
     package let capacity: Int
     private let state: Locked<State>
+    /// ``epoch``, readable without the lock: written under it, with every change of
+    /// `State.epoch`. A fault whose fetch began at the epoch still current fills from its kept
+    /// snapshot with one atomic load (``keptSnapshotIsCurrent(epoch:)``), the common case of a
+    /// fetch then a read of what it returned.
+    private let currentEpoch = Atomic<UInt64>(1)
+    /// How many times ``snapshotToFill(_:kept:epoch:throughParent:)`` took the lock; for tests.
+    private let lockedVerdicts = Atomic<Int>(0)
 
     /// One generation of cached snapshots.
     private struct Generation {
@@ -78,6 +86,9 @@ package final class RowCache: Sendable {
         mutating func insert(_ snapshot: Snapshot, savedAt: UInt64?, capacity: Int) {
             let id = snapshot.objectID
             if let cached = newer.rows[id] {
+                // One version is one stored state: a snapshot as new as the cached one is
+                // the same state, and the cache keeps the one it has.
+                if cached.version >= snapshot.version && savedAt == nil { return }
                 if cached.version > snapshot.version { return }
             } else {
                 if let cached = older.rows[id] {
@@ -112,7 +123,18 @@ package final class RowCache: Sendable {
 
     /// The epoch now. A fetch reads it before it reads the store, and tags the snapshots it keeps
     /// in faults with it.
-    package var epoch: UInt64 { state.withLock { $0.epoch } }
+    package var epoch: UInt64 { currentEpoch.load(ordering: .acquiring) }
+
+    /// Whether nothing changed since a fetch that began at `epoch`: its kept snapshots are then
+    /// what ``snapshotToFill(_:kept:epoch:throughParent:)`` would answer, for a context and for
+    /// a child alike (a change a context with children makes moves the epoch on). Lock-free.
+    package func keptSnapshotIsCurrent(epoch: UInt64) -> Bool {
+        epoch == currentEpoch.load(ordering: .acquiring)
+    }
+
+    /// How many fault fills needed the lock (the epoch had moved on since their fetch); for
+    /// tests that pin a fetch-then-read to none.
+    package var lockedFillCount: Int { lockedVerdicts.load(ordering: .relaxed) }
 
     /// The cached snapshot of `id`.
     package func snapshot(for id: ObjectID) -> Snapshot? { state.withLock { $0.snapshot(for: id) } }
@@ -126,7 +148,9 @@ package final class RowCache: Sendable {
     package func snapshotToFill(_ id: ObjectID, kept: Snapshot, epoch: UInt64, throughParent: Bool = false)
         -> Snapshot?
     {
-        state.withLock { state in
+        if keptSnapshotIsCurrent(epoch: epoch) { return kept }
+        lockedVerdicts.add(1, ordering: .relaxed)
+        return state.withLock { state in
             if throughParent && epoch <= state.unsavedThrough { return nil }
             if epoch == state.epoch { return kept }
             if let cached = state.snapshot(for: id), cached.version >= kept.version { return cached }
@@ -149,7 +173,7 @@ package final class RowCache: Sendable {
         state.withLock { state in
             state.remove(deleted, capacity: capacity)
             for snapshot in written { state.insert(snapshot, savedAt: state.epoch, capacity: capacity) }
-            state.epoch += 1
+            advance(&state)
         }
     }
 
@@ -159,7 +183,7 @@ package final class RowCache: Sendable {
     package func recordUnsavedChange() {
         state.withLock { state in
             state.unsavedThrough = state.epoch
-            state.epoch += 1
+            advance(&state)
         }
     }
 
@@ -167,7 +191,7 @@ package final class RowCache: Sendable {
     package func remove(_ ids: some Sequence<ObjectID>) {
         state.withLock { state in
             state.remove(ids, capacity: capacity)
-            state.epoch += 1
+            advance(&state)
         }
     }
 
@@ -178,8 +202,14 @@ package final class RowCache: Sendable {
             state.newer.rows = state.newer.rows.filter { !shouldRemove($0.key) }
             state.older.rows = state.older.rows.filter { !shouldRemove($0.key) }
             state.unseenThrough = state.epoch
-            state.epoch += 1
+            advance(&state)
         }
+    }
+
+    /// Moves the epoch on, under the lock, and publishes it to ``currentEpoch``.
+    private func advance(_ state: inout State) {
+        state.epoch += 1
+        currentEpoch.store(state.epoch, ordering: .releasing)
     }
 
     /// How many snapshots it holds.

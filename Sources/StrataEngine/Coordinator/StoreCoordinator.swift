@@ -292,6 +292,24 @@ public final class StoreCoordinator: Sendable {
         return try snapshot(for: id, via: route)
     }
 
+    /// Whether a fault of `id` that keeps the snapshot of a fetch begun at row cache epoch
+    /// `epoch` fills from it now, for a context and a child alike: nothing changed since (see
+    /// ``RowCache/keptSnapshotIsCurrent(epoch:)``) and its store does not serve snapshots from
+    /// memory. Takes no lock while `lastRoute` holds the route of `id`'s scope; `false` when
+    /// the route cannot be found (the caller's slower path reports it).
+    func keptSnapshotIsCurrent(for id: ObjectID, epoch: UInt64, lastRoute: inout ScopeRoute?) -> Bool {
+        guard rowCache.keptSnapshotIsCurrent(epoch: epoch) else { return false }
+        let route: Route
+        if let lastRoute, lastRoute.scope == id.scope, lastRoute.route.isCurrent {
+            route = lastRoute.route
+        } else {
+            guard let found = try? self.route(for: id) else { return false }
+            route = found
+            lastRoute = ScopeRoute(scope: id.scope, route: route)
+        }
+        return route.serving == nil
+    }
+
     /// The snapshot to fill a child context's fault of `id` with, which a fetch begun at row
     /// cache epoch `epoch` left it (`kept`, its parent's answer from the stores): see
     /// ``RowCache/snapshotToFill(_:kept:epoch:throughParent:)``. `nil` when the row cache cannot

@@ -245,6 +245,18 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         state.keptSnapshotEpoch = 0
     }
 
+    /// Fills a fault from the snapshot it keeps (see ``keep(_:epoch:)``), as ``apply(_:)`` with
+    /// that snapshot does, without building the snapshot again; `false` when it keeps none.
+    func fillFromKeptSnapshot() -> Bool {
+        guard let attributes = originalAttributes else { return false }
+        attributeValues = attributes
+        relationshipValues = originalRelationships
+        state.isFault = false
+        state.isDirty = false
+        state.keptSnapshotEpoch = 0
+        return true
+    }
+
     /// Makes the object a fault that holds `snapshot`, read by a fetch begun at coordinator
     /// epoch `epoch`: filling it needs no store round trip while nothing newer is known.
     func keep(_ snapshot: Snapshot, epoch: UInt64) {
