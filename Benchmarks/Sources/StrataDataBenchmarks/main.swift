@@ -33,7 +33,9 @@ let deleteIDs = shuffled(workload.deleteKeys, seed: 2)
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-data-bench-\(getpid())")
 try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: directory) }
-var sink = 0
+// What the workloads read, summed so that the reads are not optimized away; the program runs them
+// one after another on one thread.
+nonisolated(unsafe) var sink = 0
 
 print("StrataDataBenchmarks: \(count) records, sides \(sides), load average \(loadAverage())")
 if sides != "byname" {
