@@ -101,10 +101,11 @@ extension Value: Hashable {
             hasher.combine(v)
         case .double(let v):
             hasher.combine(2)
-            hasher.combine(v.isNaN ? Double.nan.bitPattern : v.bitPattern)
+            // Equal values hash alike: every NaN as one, and -0.0 as 0.0 (they are ==).
+            hasher.combine(v.isNaN ? Double.nan.bitPattern : v == 0 ? 0.0.bitPattern : v.bitPattern)
         case .float(let v):
             hasher.combine(3)
-            hasher.combine(v.isNaN ? Float.nan.bitPattern : v.bitPattern)
+            hasher.combine(v.isNaN ? Float.nan.bitPattern : v == 0 ? Float(0).bitPattern : v.bitPattern)
         case .decimal(let v):
             hasher.combine(4)
             hasher.combine(v.isNaN ? "NaN" : v.description)
