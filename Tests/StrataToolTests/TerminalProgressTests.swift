@@ -1,9 +1,8 @@
 import Foundation
 import Strata
 import StrataTestSupport
+import StrataTransfer
 import Testing
-
-@testable import strata
 
 /// The progress line of long commands: rate and time left on a terminal, nothing when piped.
 @Suite struct TerminalProgressTests {

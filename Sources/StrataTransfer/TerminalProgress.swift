@@ -1,11 +1,12 @@
 import Foundation
-import Strata
+import StrataCore
 
-/// Progress of long work on standard error, for a person watching a terminal: one line,
+/// Progress of long work on standard error, for a person watching a terminal (the `strata`
+/// tool's import and copy): one line,
 /// rewritten at most ten times a second, with the rate and the time left (`importing: 42,000 of
 /// 100,000 (42%), 35,100/s, 2 s left`). Silent when standard error is not a terminal (a pipe, a
 /// file, CI) or when the command prints JSON.
-final class TerminalProgress {
+package final class TerminalProgress {
     private let isShown: Bool
     private let clock: () -> TimeInterval
     private var phase = ""
@@ -15,14 +16,14 @@ final class TerminalProgress {
     private let write: (String) -> Void
 
     /// A progress line on standard error, shown when it is a terminal and `json` is off.
-    convenience init(json: Bool) {
+    package convenience init(json: Bool) {
         self.init(isShown: !json && isatty(STDERR_FILENO) == 1) {
             FileHandle.standardError.write(Data($0.utf8))
         }
     }
 
     /// A progress line written through `write`, for tests; `clock` gives seconds.
-    init(
+    package init(
         isShown: Bool, clock: @escaping () -> TimeInterval = { ProcessInfo.processInfo.systemUptime },
         write: @escaping (String) -> Void
     ) {
@@ -33,7 +34,7 @@ final class TerminalProgress {
 
     /// Shows `progress`, unless a line was shown less than 0.1 s ago in the same phase and the
     /// work is not done.
-    func show(_ progress: StoreProgress) {
+    package func show(_ progress: StoreProgress) {
         guard isShown else { return }
         let now = clock()
         if progress.phase != phase {
@@ -48,13 +49,13 @@ final class TerminalProgress {
     }
 
     /// Ends the progress line, so that what is printed next starts on a line of its own.
-    func finish() {
+    package func finish() {
         if wroteLine { write("\n") }
         wroteLine = false
     }
 
     /// `phase: completed of total (p%), rate/s, t left`; what cannot be known yet is left out.
-    static func line(_ progress: StoreProgress, elapsed: TimeInterval) -> String {
+    package static func line(_ progress: StoreProgress, elapsed: TimeInterval) -> String {
         var text = "\(progress.phase): \(grouped(progress.completed))"
         if progress.total > 0 {
             let percent = min(100, progress.completed * 100 / progress.total)
@@ -70,7 +71,7 @@ final class TerminalProgress {
     }
 
     /// `1234567` as `1,234,567`.
-    static func grouped(_ number: Int) -> String {
+    package static func grouped(_ number: Int) -> String {
         let digits = String(number.magnitude)
         var result = ""
         for (index, digit) in digits.enumerated() {
@@ -81,7 +82,7 @@ final class TerminalProgress {
     }
 
     /// `42 s`, `3 min 5 s`, `2 h 10 min`.
-    static func duration(_ seconds: Double) -> String {
+    package static func duration(_ seconds: Double) -> String {
         let whole = Int(seconds.rounded(.up))
         if whole < 60 { return "\(whole) s" }
         if whole < 3600 { return "\(whole / 60) min \(whole % 60) s" }
