@@ -24,6 +24,12 @@ let package = Package(
             path: "Sources/BenchmarkSupport",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        .target(
+            name: "ObjectGraphWorkload",
+            dependencies: ["BenchmarkSupport", .product(name: "StrataData", package: root)],
+            path: "Sources/ObjectGraphWorkload",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // Backends add one executable target each below, named <Backend>Benchmarks,
         // in Sources/<Backend>Benchmarks.
         .target(
@@ -126,6 +132,7 @@ let package = Package(
             dependencies: [
                 "RawSQLiteSupport",
                 "BenchmarkSupport",
+                "ObjectGraphWorkload",
                 "MallocStats",
                 .product(name: "Strata", package: root),
                 .product(name: "StrataSQLite", package: root),
@@ -139,6 +146,7 @@ let package = Package(
             name: "StrataDataBenchmarks",
             dependencies: [
                 "BenchmarkSupport",
+                "ObjectGraphWorkload",
                 "MallocStats",
                 .product(name: "Strata", package: root),
                 .product(name: "StrataData", package: root),

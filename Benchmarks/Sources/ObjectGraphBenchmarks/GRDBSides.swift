@@ -1,6 +1,7 @@
 import BenchmarkSupport
 import Foundation
 import GRDB
+import ObjectGraphWorkload
 
 /// The record as GRDB's documentation writes one: a Codable struct that is a fetchable and
 /// persistable record.

@@ -1,6 +1,7 @@
 import BenchmarkSupport
 import CStrataSQLite
 import Foundation
+import ObjectGraphWorkload
 import RawSQLiteSupport
 
 /// The raw SQLite C API, written the way a careful programmer would: one connection, WAL,

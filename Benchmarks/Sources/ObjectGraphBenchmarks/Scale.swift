@@ -2,6 +2,7 @@ import BenchmarkSupport
 import CStrataSQLite
 import Foundation
 import MallocStats
+import ObjectGraphWorkload
 import Strata
 import StrataData
 

@@ -1,5 +1,6 @@
 import BenchmarkSupport
 import Foundation
+import ObjectGraphWorkload
 import Strata
 
 /// The record as a Strata user declares it: a `ManagedObject` subclass whose key attribute is

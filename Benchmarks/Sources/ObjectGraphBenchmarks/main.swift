@@ -11,6 +11,7 @@
 
 import BenchmarkSupport
 import Foundation
+import ObjectGraphWorkload
 
 /// `--name value` from the command line.
 func option(_ name: String) -> String? {

@@ -1,5 +1,6 @@
 import BenchmarkSupport
 import Foundation
+import ObjectGraphWorkload
 import Strata
 
 /// The same entity for access by name (as ObjectGraphBenchmarks' `byname` side declares it).

@@ -1,35 +1,7 @@
 import BenchmarkSupport
 import Foundation
+import ObjectGraphWorkload
 import StrataData
-
-/// The record as a SwiftData user declares it (as ObjectGraphBenchmarks' `model` side does).
-@Model final class ModelRecord {
-    @Attribute(.unique) var key: Int64
-    var i1: Int64
-    var i2: Int64
-    var i3: Int64
-    var d1: Double
-    var d2: Double
-    var d3: Double
-    var s1: String
-    var s2: String
-    var s3: String
-
-    init(_ r: WorkloadRecord) {
-        key = keyOf(r.id)
-        i1 = r.i1
-        i2 = r.i2
-        i3 = r.i3
-        d1 = r.d1
-        d2 = r.d2
-        d3 = r.d3
-        s1 = r.s1
-        s2 = r.s2
-        s3 = r.s3
-    }
-
-    var touched: Int { touch(key: key, i1: i1, i2: i2, i3: i3, d1: d1, d2: d2, d3: d3, s1: s1, s2: s2, s3: s3) }
-}
 
 /// The `model` side of ObjectGraphBenchmarks, synchronous: a new `ModelContext` per workload.
 struct ModelWorkloads {

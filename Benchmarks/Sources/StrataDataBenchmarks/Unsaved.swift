@@ -1,6 +1,7 @@
 import BenchmarkSupport
 import Foundation
 import MallocStats
+import ObjectGraphWorkload
 import Strata
 import StrataData
 

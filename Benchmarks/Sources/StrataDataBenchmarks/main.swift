@@ -12,6 +12,7 @@
 import BenchmarkSupport
 import Foundation
 import MallocStats
+import ObjectGraphWorkload
 import Strata
 import StrataData
 
