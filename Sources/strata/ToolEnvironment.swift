@@ -81,7 +81,8 @@ struct ToolEnvironment {
     /// give one.
     private func carriedModel(at url: StoreURL) throws -> Model {
         do { return try StoreModelReader.model(at: url, registry: registry) } catch var error as StrataError
-        where error.code == .storeHasNoModel {
+            where error.code == .storeHasNoModel
+        {
             error.message += "; pass --model MODEL or set \(CommonOptions.modelVariable)"
             throw error
         }

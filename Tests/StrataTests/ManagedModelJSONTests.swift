@@ -78,7 +78,8 @@ import Testing
             try Data(export.output.utf8).write(to: lines)
             let imported = storeURL(scheme, in: directory, name: "imported")
             let run = try runBuilt(
-                "strata", ["import", imported.description, lines.path, "--model", Repository.companyModelDirectory.path])
+                "strata",
+                ["import", imported.description, lines.path, "--model", Repository.companyModelDirectory.path])
             #expect(run.status == 0, "\(run.errors)")
 
             let context = try Self.context(imported, try Model(versionIdentifier: "v3", classes: companyClasses))

@@ -232,7 +232,8 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
 
     /// Records `model`'s JSON in `_meta` under its hash (the store keeps the ones it had before).
     static func putModel(_ txn: LMDBTransaction, _ meta: MDB_dbi, _ model: Model) throws {
-        try putText(txn, meta, LMDBLayout.modelPrefix + model.versionHash, String(decoding: model.jsonData(), as: UTF8.self))
+        try putText(
+            txn, meta, LMDBLayout.modelPrefix + model.versionHash, String(decoding: model.jsonData(), as: UTF8.self))
     }
 
     /// The JSON of the model version with `versionHash` recorded in `_meta`, or `nil`.
