@@ -251,8 +251,21 @@ extension ObjectContext {
         }
         for child in live {
             child.permanentIDsInTransit.withLock { $0.append(mapping) }
-            child.perform { child.adoptPermanentIDsInTransit() }
+            child.perform { child.adoptPermanentIDsInTransitOnQueue() }
         }
+    }
+
+    /// Adopts the mappings in transit from a block on this context's queue, unless a thread
+    /// adopted the context (uses it outside perform blocks): this block would then run beside
+    /// that thread's work, so the mappings wait for the context's next save or fetch on it
+    /// (``catchUpWithPermanentIDs()``).
+    private func adoptPermanentIDsInTransitOnQueue() {
+        let me = ThreadIdentity.current
+        let adoptedByAnotherThread = confinement.withLock { state in
+            state.adoptedThread.map { $0 != me } ?? false
+        }
+        guard !adoptedByAnotherThread else { return }
+        adoptPermanentIDsInTransit()
     }
 
     /// Adopts every permanent ID the parent handed down and this context has not adopted yet,
@@ -274,17 +287,19 @@ extension ObjectContext {
     /// has already handed everything to the next one, which is read after it.
     private var hasPermanentIDsInTransit: Bool {
         if let parent, parent.hasPermanentIDsInTransit { return true }
-        return permanentIDsInTransit.withLock { !$0.isEmpty }
+        return permanentIDsInTransit.withLock { !$0.mappings.isEmpty }
     }
 
     /// Adopts the mappings in transit to this context, in the order they were made. They stay
     /// in the list until they are adopted and handed to the children (see
-    /// ``hasPermanentIDsInTransit``).
+    /// ``hasPermanentIDsInTransit``). An adoption that runs inside another (or after it, from a
+    /// perform block queued before the first finished) finds the mappings already gone or adopts
+    /// them again, which changes nothing; either way it removes only the mappings it adopted.
     private func adoptPermanentIDsInTransit() {
-        let mappings = permanentIDsInTransit.withLock { $0 }
-        guard !mappings.isEmpty else { return }
-        for mapping in mappings { adoptPermanentIDs(mapping) }
-        permanentIDsInTransit.withLock { $0.removeFirst(mappings.count) }
+        let pending = permanentIDsInTransit.withLock { $0 }
+        guard let last = pending.lastSerial else { return }
+        for mapping in pending.mappings { adoptPermanentIDs(mapping) }
+        permanentIDsInTransit.withLock { $0.removeMappings(through: last) }
     }
 
     /// Re-keys this context's objects from temporary to permanent IDs, everywhere they appear.

@@ -103,7 +103,7 @@ public final class ObjectContext: @unchecked Sendable {
     let children = Locked<[WeakContext]>([])
     /// Temporary-to-permanent ID mappings the parent handed down that this context has not
     /// adopted yet (see ``catchUpWithPermanentIDs()``).
-    let permanentIDsInTransit = Locked<[[ObjectID: ObjectID]]>([])
+    let permanentIDsInTransit = Locked(PermanentIDsInTransit())
     private let mergesFromParent = Atomic<Bool>(false)
     /// Whether a child was ever made of this context: its changes then move the row cache's
     /// epoch (``RowCache/recordUnsavedChange()``), so its children's faults stop trusting the
