@@ -76,7 +76,8 @@ import Testing
             let context = try Self.context(.sqlite, in: directory)
             context.insert(Flight(carrier: "SK", number: 1, day: Self.monday, departure: "OSL"))
             try context.save()
-            let store = try #require(try context.container.coordinator.store(for: "Flight").capability(SQLiteStore.self))
+            let store = try #require(
+                try context.container.coordinator.store(for: "Flight").capability(SQLiteStore.self))
             let byDeparture = try Self.plan(
                 FetchRequest(entityName: "Flight", predicate: .key("departure") == "OSL"), in: store)
             #expect(byDeparture.contains { $0.contains("USING INDEX") && $0.contains("departure=?") }, "\(byDeparture)")
@@ -123,7 +124,9 @@ import Testing
         #expect(generated.entities == schema.model.entities)
 
         let renamedIndex = try Model(
-            jsonData: Data(handWritten.replacingOccurrences(of: #""name": "departure", "#, with: #""name": "dep", "#).utf8))
+            jsonData: Data(
+                handWritten.replacingOccurrences(of: #""departure", "properties""#, with: #""dep", "properties""#).utf8)
+        )
         #expect(renamedIndex.versionHash != schema.model.versionHash, "an index's name is part of the hash")
     }
 

@@ -43,7 +43,10 @@ import Testing
 
     @Test func badListsAreCompileTimeErrors() {
         let cases: [(source: String, diagnostic: String)] = [
-            (#"#Unique<Trip>()"#, "1:2 #Unique needs one key-path list or more: #Unique<Trip>([\\.name, \\.startDate])"),
+            (
+                #"#Unique<Trip>()"#,
+                "1:2 #Unique needs one key-path list or more: #Unique<Trip>([\\.name, \\.startDate])"
+            ),
             (#"#Unique<Trip>([])"#, "1:15 a list of #Unique is empty: give it one stored attribute or more"),
             (#"#Index<Trip>(.binary([]))"#, "1:22 a list of #Index is empty: give it one stored attribute or more"),
             (#"#Unique([\Trip.name])"#, "1:2 write the model type: #Unique<Trip>([\\.name])"),
@@ -52,8 +55,11 @@ import Testing
                 "1:15 '\\.name.count' does not name one property: #Index lists stored attributes of the model (\\.name)"
             ),
             (#"#Unique<Trip>([\.name, \.name])"#, "1:24 'name' is listed twice in one list of #Unique"),
-            (#"#Unique<Trip>(lists)"#, "1:15 give #Unique key-path lists written out ([\\.name, \\.startDate]), "
-                + "which @Model checks against the class's stored properties"),
+            (
+                #"#Unique<Trip>(lists)"#,
+                "1:15 give #Unique key-path lists written out ([\\.name, \\.startDate]), "
+                    + "which @Model checks against the class's stored properties"
+            ),
             (#"#Index<Trip>([name])"#, "1:15 a list of #Index holds key paths written out (\\.name)"),
         ]
         for (source, diagnostic) in cases {
@@ -77,7 +83,7 @@ import Testing
             expansionDiagnostics(source, macros: Self.macros) == [
                 "2:28 'isSelected' is not a stored property of Trip: #Unique lists stored attributes (not @Transient "
                     + "or computed properties)",
-                "2:45 'items' is a relationship: #Unique lists attributes (Strata's unique constraints and indexes "
+                "2:44 'items' is a relationship: #Unique lists attributes (Strata's unique constraints and indexes "
                     + "cover attributes only)",
                 "3:5 #Index<Flight> is inside Trip: write #Index<Trip>",
                 "3:21 'summary' is not a stored property of Trip: #Index lists stored attributes (not @Transient or "

@@ -14,7 +14,9 @@ extension ModelContext {
             for constraint in object.entity.uniqueConstraints {
                 let values = try constraint.map { try object.value(for: $0) }
                 if values.contains(where: \.isNull) { continue }
-                let equalities = zip(constraint, values).map { name, value in ObjectPredicate.key(PropertyPath(name)) == value }
+                let equalities = zip(constraint, values).map { name, value in
+                    ObjectPredicate.key(PropertyPath(name)) == value
+                }
                 let predicate = equalities.dropFirst().reduce(equalities[0]) { $0 && $1 }
                 let request = FetchRequest(entityName: object.entity.name, predicate: predicate, limit: 1)
                 let stored = try objectContext.fetch(request, options: FetchOptions(includesPendingChanges: false))

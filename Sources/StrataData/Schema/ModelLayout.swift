@@ -127,7 +127,8 @@ public final class ModelLayout: Sendable {
         func names(_ lists: [[AnyKeyPath]], macro: String) -> [[String]] {
             lists.compactMap { keyPaths -> [String]? in
                 if keyPaths.isEmpty {
-                    problems.append("\(macro) of '\(entity)' has an empty list: give each list one stored attribute or more")
+                    problems.append(
+                        "\(macro) of '\(entity)' has an empty list: give each list one stored attribute or more")
                     return nil
                 }
                 var names: [String] = []

@@ -68,20 +68,28 @@ struct ModelClassAnalysis {
             else { continue }
             let lists = KeyPathLists(expansion)
             if !seen.insert(lists.macro).inserted {
-                problems.append(Problem(node: Syntax(expansion), message: KeyPathListDiagnostic.declaredTwice(lists.macro)))
+                problems.append(
+                    Problem(node: Syntax(expansion), message: KeyPathListDiagnostic.declaredTwice(lists.macro)))
             }
             if let written = lists.modelType, written != model {
                 problems.append(
-                    Problem(node: Syntax(expansion), message: KeyPathListDiagnostic.otherModel(lists.macro, written: written, model: model)))
+                    Problem(
+                        node: Syntax(expansion),
+                        message: KeyPathListDiagnostic.otherModel(lists.macro, written: written, model: model)))
             }
             for entry in lists.lists.joined() {
                 guard let property = property(named: entry.name) else {
                     problems.append(
-                        Problem(node: entry.node, message: KeyPathListDiagnostic.notStored(lists.macro, property: entry.name, model: model)))
+                        Problem(
+                            node: entry.node,
+                            message: KeyPathListDiagnostic.notStored(lists.macro, property: entry.name, model: model)))
                     continue
                 }
                 if property.isMarkedRelationship {
-                    problems.append(Problem(node: entry.node, message: KeyPathListDiagnostic.relationship(lists.macro, property: entry.name)))
+                    problems.append(
+                        Problem(
+                            node: entry.node,
+                            message: KeyPathListDiagnostic.relationship(lists.macro, property: entry.name)))
                 }
             }
         }
