@@ -11,6 +11,8 @@ struct StrataMacrosPlugin: CompilerPlugin {
         PropertyMarkerMacro.self,
         ModelMacro.self,
         PersistedPropertyMacro.self,
+        UniqueMacro.self,
+        IndexMacro.self,
         ModelActorMacro.self,
     ]
 }

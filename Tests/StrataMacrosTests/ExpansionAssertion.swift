@@ -1,3 +1,5 @@
+import SwiftParser
+import SwiftSyntax
 import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacros
 import SwiftSyntaxMacrosGenericTestSupport
@@ -28,4 +30,21 @@ func expectExpansion(
                 Comment(rawValue: failure.message),
                 sourceLocation: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
         })
+}
+
+/// The diagnostics of expanding `source` with `macros`, each as `line:column message`, in the
+/// order they were reported: for tests of what a macro reports, whatever it generates.
+func expansionDiagnostics(_ source: String, macros: [String: MacroSpec]) -> [String] {
+    let file = Parser.parse(source: source)
+    let context = BasicMacroExpansionContext(
+        sourceFiles: [file: .init(moduleName: "TestModule", fullFilePath: "test.swift")])
+    _ = file.expand(
+        macroSpecs: macros,
+        contextGenerator: { syntax in
+            BasicMacroExpansionContext(sharingWith: context, lexicalContext: syntax.allMacroLexicalContexts())
+        }, indentationWidth: .spaces(4))
+    return context.diagnostics.map { diagnostic in
+        let location = context.location(for: diagnostic.position, anchoredAt: diagnostic.node, fileName: "test.swift")
+        return "\(location.line):\(location.column) \(diagnostic.message)"
+    }
 }

@@ -3,18 +3,22 @@ import StrataCore
 import StrataEngine
 
 extension ModelContext {
-    /// SwiftData's upsert: an inserted model whose `@Attribute(.unique)` value a stored model
-    /// holds already updates that model instead of failing the save. The stored model takes the
-    /// inserted one's values and relationships, and the inserted model instance is backed by
-    /// the stored object from then on (so it has its identifier).
+    /// SwiftData's upsert: an inserted model whose values on a unique constraint (an
+    /// `@Attribute(.unique)` property, or one list of `#Unique`) a stored model holds already
+    /// updates that model instead of failing the save. The stored model takes the inserted one's
+    /// values and relationships, and the inserted model instance is backed by the stored object
+    /// from then on (so it has its identifier). A constraint with `nil` in one of its values
+    /// matches nothing, as in the store.
     func mergeUniqueInserts() throws {
         for object in objectContext.insertedObjects {
-            for constraint in object.entity.uniqueConstraints where constraint.count == 1 {
-                let name = constraint[0]
-                let value = try object.value(for: name)
-                if value.isNull { continue }
-                let request = FetchRequest(
-                    entityName: object.entity.name, predicate: .key(PropertyPath(name)) == value, limit: 1)
+            for constraint in object.entity.uniqueConstraints {
+                let values = try constraint.map { try object.value(for: $0) }
+                if values.contains(where: \.isNull) { continue }
+                let equalities = zip(constraint, values).map { name, value in
+                    ObjectPredicate.key(PropertyPath(name)) == value
+                }
+                let predicate = equalities.dropFirst().reduce(equalities[0]) { $0 && $1 }
+                let request = FetchRequest(entityName: object.entity.name, predicate: predicate, limit: 1)
                 let stored = try objectContext.fetch(request, options: FetchOptions(includesPendingChanges: false))
                 guard let existing = stored.first, existing !== object, !existing.isDeleted else { continue }
                 try merge(object, into: existing)

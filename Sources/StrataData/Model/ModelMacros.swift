@@ -46,3 +46,38 @@ public macro Relationship(
 /// A stored property the model does not store: `@Transient var isSelected = false`.
 @attached(peer)
 public macro Transient() = #externalMacro(module: "StrataMacros", type: "PropertyMarkerMacro")
+
+/// Unique constraints of a model, each array one constraint over the listed stored attributes:
+/// SwiftData's `#Unique`. Write it once, inside the `@Model` class.
+///
+/// ```swift
+/// @Model final class Trip {
+///     #Unique<Trip>([\.name, \.startDate], [\.code])
+///     ...
+/// }
+/// ```
+///
+/// Inserting a model whose values collide with a stored model's on one constraint updates the
+/// stored model instead (an upsert), as `@Attribute(.unique)` does.
+@freestanding(declaration, names: named(_$uniqueConstraints))
+public macro Unique<T: PersistentModel>(_ constraints: [PartialKeyPath<T>]...) =
+    #externalMacro(module: "StrataMacros", type: "UniqueMacro")
+
+/// Indexes of a model, each array one index over the listed stored attributes in order:
+/// SwiftData's `#Index`. Write it once, inside the `@Model` class.
+///
+/// ```swift
+/// @Model final class Trip {
+///     #Index<Trip>([\.name], [\.startDate, \.endDate])
+///     ...
+/// }
+/// ```
+@freestanding(declaration, names: named(_$indexes))
+public macro Index<T: PersistentModel>(_ indices: [PartialKeyPath<T>]...) =
+    #externalMacro(module: "StrataMacros", type: "IndexMacro")
+
+/// Indexes of a model by kind (`.binary([\.name])`): SwiftData's `#Index`. Strata's stores build
+/// one kind of index, ordered by the listed attributes; see ``Schema/Index/Types``.
+@freestanding(declaration, names: named(_$indexes))
+public macro Index<T: PersistentModel>(_ indices: Schema.Index<T>.Types<T>...) =
+    #externalMacro(module: "StrataMacros", type: "IndexMacro")

@@ -82,7 +82,11 @@ public final class ModelLayout: Sendable {
                         + "or mark it @Transient")
             }
         }
-        entity = Entity(name, attributes: attributes, relationships: relationships, uniqueConstraints: unique)
+        let declared = Self.declaredNames(of: type, entity: name, attributes: attributes, problems: &problems)
+        for constraint in declared.unique where !unique.contains(constraint) { unique.append(constraint) }
+        entity = Entity(
+            name, attributes: attributes, relationships: relationships, uniqueConstraints: unique,
+            indexes: Self.indexes(declared.indexes))
         self.slots = slots
         temporarySibling = .temporary(entityName: name)
         problem =
@@ -112,6 +116,59 @@ public final class ModelLayout: Sendable {
             return ObjectIdentifier(target) == ObjectIdentifier(type)
         }
         return back.count == 1 ? back[0].name : nil
+    }
+
+    /// The attribute names of the constraints of `#Unique` and the indexes of `#Index`, and a
+    /// problem for each key path that is not one of the model's stored attributes.
+    private static func declaredNames<Model: PersistentModel>(
+        of type: Model.Type, entity: String, attributes: [StrataCore.Attribute], problems: inout [String]
+    ) -> (unique: [[String]], indexes: [[String]]) {
+        let metadata = Model.schemaMetadata
+        func names(_ lists: [[AnyKeyPath]], macro: String) -> [[String]] {
+            lists.compactMap { keyPaths -> [String]? in
+                if keyPaths.isEmpty {
+                    problems.append(
+                        "\(macro) of '\(entity)' has an empty list: give each list one stored attribute or more")
+                    return nil
+                }
+                var names: [String] = []
+                for keyPath in keyPaths {
+                    guard let property = metadata.first(where: { $0.keypath == keyPath }) else {
+                        problems.append(
+                            "\(macro) of '\(entity)' names \(keyPath), which is not a stored property: list stored "
+                                + "attributes")
+                        return nil
+                    }
+                    guard attributes.contains(where: { $0.name == property.name }) else {
+                        problems.append(
+                            "\(macro) of '\(entity)' names '\(property.name)', a relationship: Strata's unique "
+                                + "constraints and indexes cover attributes only")
+                        return nil
+                    }
+                    if !names.contains(property.name) { names.append(property.name) }
+                }
+                return names
+            }
+        }
+        return (names(Model._$uniqueConstraints, macro: "#Unique"), names(Model._$indexes, macro: "#Index"))
+    }
+
+    /// The engine indexes over `lists` of attribute names, named after their attributes
+    /// (`startDate_endDate`); a list given twice makes one index.
+    private static func indexes(_ lists: [[String]]) -> [Entity.Index] {
+        var indexes: [Entity.Index] = []
+        for properties in lists where !indexes.contains(where: { $0.properties == properties }) {
+            var name = properties.joined(separator: "_")
+            if name.utf8.count > 100 || !ModelNaming.isValidName(name) { name = "index\(indexes.count + 1)" }
+            let base = name
+            var suffix = 2
+            while indexes.contains(where: { $0.name == name }) {
+                name = "\(base)_\(suffix)"
+                suffix += 1
+            }
+            indexes.append(Entity.Index(name: name, properties: properties))
+        }
+        return indexes
     }
 
     /// The stored form of a property's initial value (`var rating: Int = 3`), which existing

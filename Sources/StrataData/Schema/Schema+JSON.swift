@@ -15,7 +15,8 @@ extension Schema {
     /// The file lists each model's stored properties in declaration order, with the attribute
     /// type each Swift type is stored as (an `Int8` is an `integer16`, an enum its raw value's
     /// type, another `Codable` type `binary`), the inverses, delete rules, count bounds,
-    /// `.unique` constraints and `originalName`s, and each attribute's default (the property's
+    /// `.unique` and `#Unique` constraints, the `#Index` indexes (each named after its attributes,
+    /// `startDate_endDate`) and `originalName`s, and each attribute's default (the property's
     /// initial value, when a file can hold it). Its `version` is the schema's version (`"1.0.0"`).
     ///
     /// The bytes are stable: the same schema gives the same file.

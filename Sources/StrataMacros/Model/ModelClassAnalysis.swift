@@ -17,11 +17,13 @@ struct ModelClassAnalysis {
         let metadata: ExprSyntax?
         /// The initial value the declaration gives, if any (`[]` in `var items: [Item] = []`).
         let initialValue: ExprSyntax?
+        /// Whether `@Relationship` marks it.
+        let isMarkedRelationship: Bool
     }
 
     struct Problem {
         let node: Syntax
-        let message: ModelDiagnostic
+        let message: any DiagnosticMessage
     }
 
     private(set) var properties: [Property] = []
@@ -33,15 +35,16 @@ struct ModelClassAnalysis {
             guard variable.bindings.count == 1, let binding = variable.bindings.first,
                 let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
             else {
-                problems.append(Problem(node: Syntax(variable), message: .severalBindings))
+                problems.append(Problem(node: Syntax(variable), message: ModelDiagnostic.severalBindings))
                 continue
             }
             guard let type = binding.typeAnnotation?.type else {
-                problems.append(Problem(node: Syntax(binding.pattern), message: .missingType(name)))
+                problems.append(Problem(node: Syntax(binding.pattern), message: ModelDiagnostic.missingType(name)))
                 continue
             }
             var metadata: ExprSyntax?
-            if let marker = Self.marker(named: "Relationship", in: variable) {
+            let relationship = Self.marker(named: "Relationship", in: variable)
+            if let marker = relationship {
                 metadata = Self.call("Relationship", marker)
             } else if let marker = Self.marker(named: "Attribute", in: variable) {
                 metadata = Self.call("Attribute", marker)
@@ -49,8 +52,48 @@ struct ModelClassAnalysis {
             properties.append(
                 Property(
                     name: name, type: type, position: properties.count, metadata: metadata,
-                    initialValue: binding.initializer?.value))
+                    initialValue: binding.initializer?.value, isMarkedRelationship: relationship != nil))
         }
+    }
+
+    /// What is wrong with the key paths of the class's `#Unique` and `#Index` (their shape is
+    /// the macros' own concern): a property that is not stored, a relationship, another model's
+    /// type, a macro written twice.
+    func keyPathListProblems(_ members: MemberBlockSyntax, model: String) -> [Problem] {
+        var problems: [Problem] = []
+        var seen: Set<String> = []
+        for member in members.members {
+            guard let expansion = member.decl.as(MacroExpansionDeclSyntax.self),
+                ["Unique", "Index"].contains(expansion.macroName.text)
+            else { continue }
+            let lists = KeyPathLists(expansion)
+            if !seen.insert(lists.macro).inserted {
+                problems.append(
+                    Problem(node: Syntax(expansion), message: KeyPathListDiagnostic.declaredTwice(lists.macro)))
+            }
+            if let written = lists.modelType, written != model {
+                problems.append(
+                    Problem(
+                        node: Syntax(expansion),
+                        message: KeyPathListDiagnostic.otherModel(lists.macro, written: written, model: model)))
+            }
+            for entry in lists.lists.joined() {
+                guard let property = property(named: entry.name) else {
+                    problems.append(
+                        Problem(
+                            node: entry.node,
+                            message: KeyPathListDiagnostic.notStored(lists.macro, property: entry.name, model: model)))
+                    continue
+                }
+                if property.isMarkedRelationship {
+                    problems.append(
+                        Problem(
+                            node: entry.node,
+                            message: KeyPathListDiagnostic.relationship(lists.macro, property: entry.name)))
+                }
+            }
+        }
+        return problems
     }
 
     /// The property named `name`, if it is stored by the model.

@@ -13,7 +13,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     ) throws -> [DeclSyntax] {
         guard let type = className(of: declaration, diagnosingIn: context, at: node) else { return [] }
         let analysis = ModelClassAnalysis(declaration.memberBlock)
-        for problem in analysis.problems {
+        for problem in analysis.problems + analysis.keyPathListProblems(declaration.memberBlock, model: type) {
             context.diagnose(Diagnostic(node: problem.node, message: problem.message))
         }
         let metadata = analysis.properties.map { property -> String in
