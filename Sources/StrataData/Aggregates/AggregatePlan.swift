@@ -22,9 +22,7 @@ struct AggregatePlan<Model: PersistentModel> {
         request = AggregateRequest(entityName: entity)
         options = FetchOptions(includesPendingChanges: includePendingChanges)
         if let predicate {
-            request.predicate = try objectPredicate(
-                predicate, naming: keyPaths.name(of:), isIdentifier: keyPaths.isIdentifier(_:),
-                objectID: ModelKeyPaths.objectID(of:))
+            request.predicate = try keyPaths.predicates.objectPredicate(for: predicate)
         }
         func path(_ keyPath: AnyKeyPath, in column: AggregateColumn) throws -> PropertyPath {
             guard let name = keyPaths.name(of: keyPath) else {

@@ -26,6 +26,8 @@ public final class ModelContainer: Sendable {
     let typesByBackingClass: [ObjectIdentifier: ModelType]
     /// The stored property names of every model by key path, for predicates and sorts.
     let keyPaths: ModelKeyPaths
+    /// The translations of the models' predicates, kept per predicate shape (for tests).
+    package var predicateTranslations: PredicateTranslationCache { keyPaths.predicates }
     private let main = MainContextHolder()
 
     /// The plan that brings stores written with older versions of the models up to date, if

@@ -79,9 +79,7 @@ struct FetchPlan<T: PersistentModel> {
         // The layout's entity: the type's name, without describing the type on every fetch.
         request = FetchRequest(entityName: T._$layout.entity.name)
         if let predicate = descriptor.predicate {
-            request.predicate = try objectPredicate(
-                predicate, naming: keyPaths.name(of:), isIdentifier: keyPaths.isIdentifier(_:),
-                objectID: ModelKeyPaths.objectID(of:))
+            request.predicate = try keyPaths.predicates.objectPredicate(for: predicate)
         }
         request.sorts = try sorts(descriptor.sortBy, naming: keyPaths.name(of:))
         request.limit = descriptor.fetchLimit

@@ -7,6 +7,8 @@ struct ModelKeyPaths: @unchecked Sendable {
     // Key paths are immutable values; sharing them between threads is safe.
     private let names: [AnyKeyPath: String]
     private let identifiers: Set<AnyKeyPath>
+    /// The translations of predicates on these models, kept per predicate shape.
+    let predicates: PredicateTranslationCache
 
     init(_ types: [any PersistentModel.Type]) {
         var names: [AnyKeyPath: String] = [:]
@@ -19,6 +21,8 @@ struct ModelKeyPaths: @unchecked Sendable {
         for type in types { add(type) }
         self.names = names
         self.identifiers = identifiers
+        predicates = PredicateTranslationCache(
+            naming: { names[$0] }, isIdentifier: { identifiers.contains($0) }, objectID: Self.objectID(of:))
     }
 
     /// The stored property `keyPath` names, or `nil` when it is not one.
