@@ -83,6 +83,7 @@ extension ObjectContext {
     /// The confinement rule (docs/Concurrency.md): while a perform block runs, only the thread
     /// running it; otherwise the main queue for a main-queue context, and for a private-queue
     /// context the thread that adopted it (the first to use it outside a perform block).
+    @usableFromInline
     func verifyConfinement(_ function: String) {
         let me = ThreadIdentity.current
         let isMain = ThreadIdentity.isOnMainQueue
@@ -133,7 +134,10 @@ extension ObjectContext {
 
 extension ManagedObject {
     /// In debug builds, reports a use of the object off its context's queue; nothing in release.
-    @inline(__always)
+    ///
+    /// Inlinable, so that the typed slot reads (``value(atSlot:)``) inlined into a release
+    /// client cost nothing here.
+    @inlinable
     func checkConfinement(_ function: StaticString = #function) {
         #if DEBUG
             context?.verifyConfinement("\(objectID) " + String(describing: function))

@@ -36,6 +36,10 @@ extension ManagedObject {
 
     /// The value of attribute slot `slot`, untyped: for typed APIs that convert values
     /// themselves (enumerations stored as their raw value, `Codable` values stored as JSON).
+    ///
+    /// Inlinable, so that a typed property read is the slot map's and the values' array reads
+    /// in the caller, with a call only to fill a fault.
+    @inlinable
     public func value(atSlot slot: Int) -> Value {
         checkConfinement("attributeValue(atSlot:)")
         let index = propertySlots.attributes[slot]
@@ -102,13 +106,15 @@ extension ManagedObject {
 
     /// The object's slot map: the one its context gave it, else (an object made by hand) its
     /// class's, bound to its entity now.
+    @inlinable
     var propertySlots: PropertySlots {
         if let slots { return slots }
         return bindSlots()
     }
 
     @inline(never)
-    private func bindSlots() -> PropertySlots {
+    @usableFromInline
+    func bindSlots() -> PropertySlots {
         let type = Swift.type(of: self)
         do {
             let bound = try PropertySlots(binding: type.declaredProperties, of: "\(type)", to: entity)

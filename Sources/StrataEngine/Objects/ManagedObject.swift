@@ -52,6 +52,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     #if !DEBUG
         @exclusivity(unchecked)
     #endif
+    @usableFromInline
     var attributeValues: [Value] = []
     #if !DEBUG
         @exclusivity(unchecked)
@@ -93,9 +94,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     #if !DEBUG
         @exclusivity(unchecked)
     #endif
+    @usableFromInline
     var state = State()
     /// Where the typed slots of the object's class are in its entity (see ``PropertySlots``):
     /// set by the context that makes the object, else bound on first typed access.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    @usableFromInline
     package var slots: PropertySlots?
 
     /// The object's flags and bookkeeping, in 16 bytes: the kept snapshot's epoch shares a word
@@ -103,9 +109,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// instance, which the allocator serves from 128-byte blocks instead of 144-byte ones (a
     /// fetch of 1,000,000 objects peaks 16 MB lower; Benchmarks/README.md, "Engine complexity
     /// that pays").
+    @usableFromInline
     struct State {
         /// The epoch in the low 56 bits (2^56 saves are out of reach), the flags above it.
-        private var word: UInt64 = 0
+        @usableFromInline
+        private(set) var word: UInt64 = 0
         /// While the object is in its context's change set: the slots it may have changed
         /// since it entered (see ``ChangeSet``).
         var changedSlots: UInt64 = 0
@@ -127,8 +135,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
                 word = word & ~Self.epochMask | newValue & Self.epochMask
             }
         }
+        /// Inlinable (the typed slot reads check it): the flag's bit is spelled out, a static
+        /// constant read from another module would go through its lazy initializer.
+        @usableFromInline
         var isFault: Bool {
-            get { word & Self.fault != 0 }
+            @inlinable get { word & (1 << 56) != 0 }
             set { set(Self.fault, newValue) }
         }
         var isInserted: Bool {
@@ -226,8 +237,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Loads the values of a fault. A fault whose object was deleted from the store becomes
     /// invalid; reading it then stops the program (documented Core Data behaviour: check with
     /// ``ObjectContext/existingObject(with:)`` when an object may be gone).
+    @inlinable
     func fulfill() {
-        guard state.isFault else { return }
+        if state.isFault { fillFault() }
+    }
+
+    /// ``fulfill()`` for a fault: asks its context to fill it.
+    @usableFromInline
+    func fillFault() {
         guard let context else {
             preconditionFailure(
                 "\(objectID) is a fault whose context is gone; keep the context alive while you use its objects")

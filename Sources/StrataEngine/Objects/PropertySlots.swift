@@ -10,6 +10,7 @@ import StrataCore
 /// entity may come from a model file whose properties are in another order than the class's.
 public final class PropertySlots: Sendable {
     /// The entity's attribute index of each attribute slot.
+    @usableFromInline
     let attributes: [Int]
     /// The entity's relationship index of each relationship slot.
     let relationships: [Int]
