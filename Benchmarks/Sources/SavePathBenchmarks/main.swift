@@ -6,12 +6,14 @@
 // saves both levels. Prints, for each task, the time of its work, of the background context's
 // save and of the writer's save.
 //
-//   SavePathBenchmarks [count] [loop|batch|insert] [directory]
+//   SavePathBenchmarks [count] [loop|batch|insert|insert-typed] [directory]
 //
 // `loop` fetches each object of the update and delete tasks by key, one fetch per object (the
 // user's loop); `batch` fetches them with one `key IN {...}` fetch per 500 keys, so that the
 // fetches' evaluation of pending changes does not hide the save path; `insert` runs the insert
-// task alone (the instructions of one object's insert and save through both levels).
+// task alone (the instructions of one object's insert and save through both levels);
+// `insert-typed` runs it with typed `@Managed` objects (`context.insert(Item.self)` and property
+// sets, as ObjectGraphBenchmarks' typed side does).
 import BenchmarkSupport
 import Foundation
 import Strata
@@ -19,7 +21,8 @@ import Strata
 let arguments = Array(CommandLine.arguments.dropFirst())
 let count = arguments.first.flatMap { Int($0) } ?? 20_000
 let batch = arguments.count > 1 && arguments[1] == "batch"
-let insertOnly = arguments.count > 1 && arguments[1] == "insert"
+let typed = arguments.count > 1 && arguments[1] == "insert-typed"
+let insertOnly = arguments.count > 1 && (arguments[1] == "insert" || typed)
 let directory = arguments.count > 2 ? arguments[2] : NSTemporaryDirectory()
 let path = "\(directory)/savepath-\(getpid()).sqlite"
 /// Removes the store's files (the program's last step).
@@ -28,17 +31,38 @@ func removeStore() {
 }
 defer { removeStore() }
 
-let model = try! Model(
-    versionIdentifier: "savepath",
-    entities: [
-        Entity(
-            "Record",
-            attributes: [Attribute("key", .integer64)]
-                + ["i1", "i2", "i3"].map { Attribute($0, .integer64) }
-                + ["d1", "d2", "d3"].map { Attribute($0, .double) }
-                + ["s1", "s2", "s3"].map { Attribute($0, .string) },
-            uniqueConstraints: [["key"]])
-    ])
+/// The record as a typed `@Managed` subclass, the same ten attributes and unique key.
+@Managed
+final class Item: ManagedObject {
+    var key: Int64
+    var i1: Int64
+    var i2: Int64
+    var i3: Int64
+    var d1: Double
+    var d2: Double
+    var d3: Double
+    var s1: String
+    var s2: String
+    var s3: String
+    override class var uniqueConstraints: [[String]] { [["key"]] }
+}
+
+/// The entity's name in `model`.
+let entityName = typed ? "Item" : "Record"
+let model =
+    typed
+    ? try! Model(versionIdentifier: "savepath", classes: [Item.self])
+    : try! Model(
+        versionIdentifier: "savepath",
+        entities: [
+            Entity(
+                "Record",
+                attributes: [Attribute("key", .integer64)]
+                    + ["i1", "i2", "i3"].map { Attribute($0, .integer64) }
+                    + ["d1", "d2", "d3"].map { Attribute($0, .double) }
+                    + ["s1", "s2", "s3"].map { Attribute($0, .string) },
+                uniqueConstraints: [["key"]])
+        ])
 
 /// The record's key: a bijection of its workload ID, so keys arrive in random order.
 func keyOf(_ id: Int64) -> Int64 { Int64(bitPattern: UInt64(bitPattern: id) &* 0x9E37_79B9_7F4A_7C15) }
@@ -87,6 +111,22 @@ func objects(_ records: [WorkloadRecord], in context: ObjectContext) throws -> [
 }
 
 task("insert \(count)") { context in
+    if typed {
+        for r in workload.records {
+            let item = context.insert(Item.self)
+            item.key = keyOf(r.id)
+            item.i1 = r.i1
+            item.i2 = r.i2
+            item.i3 = r.i3
+            item.d1 = r.d1
+            item.d2 = r.d2
+            item.d3 = r.d3
+            item.s1 = r.s1
+            item.s2 = r.s2
+            item.s3 = r.s3
+        }
+        return
+    }
     for r in workload.records {
         let object = try context.insert("Record")
         try object.set(keyOf(r.id), for: "key")
@@ -102,7 +142,7 @@ task("insert \(count)") { context in
     }
 }
 if insertOnly {
-    let saved = try! writer.performAndWait { try writer.count(FetchRequest(entityName: "Record")) }
+    let saved = try! writer.performAndWait { try writer.count(FetchRequest(entityName: entityName)) }
     precondition(saved == count, "\(saved) objects saved")
     removeStore()
     exit(0)

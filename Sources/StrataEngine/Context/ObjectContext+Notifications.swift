@@ -42,11 +42,39 @@ extension ObjectContext {
     }
 
     /// Posts the pending `objectsDidChange` notification, if any.
-    func postPendingChanges() {
-        guard !pendingChanges.isEmpty else { return }
+    ///
+    /// `insertedMembers`: the change set's inserted objects, when the caller has them (a save).
+    /// When they are exactly the objects of the pending inserted IDs (every insert since the
+    /// last notification, the usual case of a run of inserts then a save), their set is made
+    /// from them instead of by looking each ID up, and returned with the IDs, for the caller
+    /// to post again; `nil` otherwise.
+    @discardableResult
+    func postPendingChanges(insertedMembers: [ManagedObject]? = nil) -> (
+        objects: Set<ManagedObject>, ids: Set<ObjectID>
+    )? {
+        guard !pendingChanges.isEmpty else { return nil }
         let changes = pendingChanges
         pendingChanges = ContextChanges()
-        post(ObjectContext.objectsDidChangeNotification, changes)
+        guard let insertedMembers, !insertedMembers.isEmpty, changes.inserted.count == insertedMembers.count,
+            insertedMembers.allSatisfy({ changes.inserted.contains($0.objectID) })
+        else {
+            post(ObjectContext.objectsDidChangeNotification, changes)
+            return nil
+        }
+        let inserted = Set(insertedMembers)
+        post(
+            ObjectContext.objectsDidChangeNotification, changes,
+            sets: ObjectSets(
+                inserted: inserted, updated: registeredObjectSet(of: changes.updated),
+                deleted: registeredObjectSet(of: changes.deleted)))
+        return (inserted, changes.inserted)
+    }
+
+    /// The objects of `ids` registered here (or changed here).
+    private func registeredObjectSet(of ids: Set<ObjectID>) -> Set<ManagedObject> {
+        var found = Set<ManagedObject>(minimumCapacity: ids.count)
+        for id in ids { if let object = registeredObject(for: id) { found.insert(object) } }
+        return found
     }
 
     /// The changes of every future notification `name` of this context, as an asynchronous
@@ -75,15 +103,11 @@ extension ObjectContext {
         _ name: Notification.Name, _ changes: ContextChanges, sets: ObjectSets? = nil,
         resolvedConflicts: [SaveConflict]? = nil
     ) -> ObjectSets {
-        func lookUp(_ ids: Set<ObjectID>) -> Set<ManagedObject> {
-            var found = Set<ManagedObject>(minimumCapacity: ids.count)
-            for id in ids { if let object = registeredObject(for: id) { found.insert(object) } }
-            return found
-        }
         let posted =
             sets
             ?? ObjectSets(
-                inserted: lookUp(changes.inserted), updated: lookUp(changes.updated), deleted: lookUp(changes.deleted))
+                inserted: registeredObjectSet(of: changes.inserted), updated: registeredObjectSet(of: changes.updated),
+                deleted: registeredObjectSet(of: changes.deleted))
         var userInfo: [AnyHashable: Any] = [
             ObjectContext.changesKey: changes,
             ObjectContext.insertedObjectsKey: posted.inserted,

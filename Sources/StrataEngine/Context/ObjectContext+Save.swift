@@ -30,24 +30,23 @@ extension ObjectContext {
         checkConfinement()
         catchUpWithPermanentIDs()
         guard hasChanges else { return }
-        postPendingChanges()
-        var pending = ChangedObjects()
-        for object in changed.values {
-            if object.state.isInserted {
-                pending.inserted.append(object)
-            } else if object.state.isDeleted {
-                pending.deleted.append(object)
-            } else if object.isUpdated {
-                pending.updated.append(object)
-            }
+        // The objects-did-change notification of what changed since the last one comes first.
+        // After a run of inserts its inserted objects are those of the change set: their sets
+        // are then made once, for both notifications, unless its observers changed the context.
+        let beforeObservers = pendingObjects()
+        let posted = postPendingChanges(insertedMembers: beforeObservers.inserted)
+        let pending = pendingObjects()
+        let reused = posted.flatMap { posted in
+            ObjectContext.areSameObjects(pending.inserted, beforeObservers.inserted) ? posted : nil
         }
         let willSaveSets = ObjectSets(
-            inserted: Set(pending.inserted), updated: Set(pending.updated), deleted: Set(pending.deleted))
+            inserted: reused?.objects ?? Set(pending.inserted), updated: Set(pending.updated),
+            deleted: Set(pending.deleted))
         post(
             ObjectContext.willSaveNotification,
             ContextChanges(
-                inserted: Set(pending.inserted.map(\.objectID)), updated: Set(pending.updated.map(\.objectID)),
-                deleted: Set(pending.deleted.map(\.objectID))),
+                inserted: reused?.ids ?? Set(pending.inserted.map(\.objectID)),
+                updated: Set(pending.updated.map(\.objectID)), deleted: Set(pending.deleted.map(\.objectID))),
             sets: willSaveSets)
         // While the journal exists, every change must reach it (see ``ManagedObject/set(_:for:)``).
         try SaveActivity.counting {
@@ -66,7 +65,7 @@ extension ObjectContext {
             func asSet(_ objects: [ManagedObject], reusing made: Set<ManagedObject>, of before: [ManagedObject])
                 -> Set<ManagedObject>
             {
-                objects.count == before.count && zip(objects, before).allSatisfy { $0 === $1 } ? made : Set(objects)
+                ObjectContext.areSameObjects(objects, before) ? made : Set(objects)
             }
             post(
                 ObjectContext.didSaveNotification, saved.changes,
@@ -76,6 +75,26 @@ extension ObjectContext {
                     deleted: asSet(saved.objects.deleted, reusing: willSaveSets.deleted, of: pending.deleted)),
                 resolvedConflicts: resolved.values.sorted { $0.objectID < $1.objectID })
         }
+    }
+
+    /// The change set's inserted, deleted and updated objects, in its order.
+    private func pendingObjects() -> ChangedObjects {
+        var pending = ChangedObjects()
+        for object in changed.values {
+            if object.state.isInserted {
+                pending.inserted.append(object)
+            } else if object.state.isDeleted {
+                pending.deleted.append(object)
+            } else if object.isUpdated {
+                pending.updated.append(object)
+            }
+        }
+        return pending
+    }
+
+    /// Whether `objects` and `others` are the same objects in the same order (no hashing).
+    static func areSameObjects(_ objects: [ManagedObject], _ others: [ManagedObject]) -> Bool {
+        objects.count == others.count && zip(objects, others).allSatisfy { $0 === $1 }
     }
 
     /// Saves; under a merge policy other than ``MergePolicy/error``, each conflict puts the

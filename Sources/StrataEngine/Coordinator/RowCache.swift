@@ -33,6 +33,9 @@ package final class RowCache: Sendable {
     private let currentEpoch = Atomic<UInt64>(1)
     /// How many times ``snapshotToFill(_:kept:epoch:throughParent:)`` took the lock; for tests.
     private let lockedVerdicts = Atomic<Int>(0)
+    /// How many written snapshots ``recordSave(written:deleted:omitted:)`` was given to cache;
+    /// for tests.
+    private let savedSnapshotsGiven = Atomic<Int>(0)
 
     /// One generation of cached snapshots.
     private struct Generation {
@@ -169,13 +172,37 @@ package final class RowCache: Sendable {
 
     /// Records a save: forgets `deleted` (remembered as removed), caches `written` (the stored
     /// state of every object the save wrote), and moves the epoch on.
-    package func recordSave(written: some Sequence<Snapshot>, deleted: some Sequence<ObjectID>) {
+    ///
+    /// `omitted`: how many snapshots the save wrote before `written` that the caller left out,
+    /// because the cache would forget them before the call returns (a save of more objects than
+    /// ``capacity``; see ``savedSnapshotsToCache(of:)``). The cache then forgets everything it
+    /// held, as caching them would have, and remembers that snapshots this save wrote are unseen.
+    package func recordSave(written: some Sequence<Snapshot>, deleted: some Sequence<ObjectID>, omitted: Int = 0) {
         state.withLock { state in
             state.remove(deleted, capacity: capacity)
-            for snapshot in written { state.insert(snapshot, savedAt: state.epoch, capacity: capacity) }
+            if omitted > 0 {
+                state.rotate(capacity: capacity)
+                state.rotate(capacity: capacity)
+                state.unseenThrough = max(state.unseenThrough, state.epoch)
+            }
+            var given = 0
+            for snapshot in written {
+                state.insert(snapshot, savedAt: state.epoch, capacity: capacity)
+                given += 1
+            }
+            savedSnapshotsGiven.add(given, ordering: .relaxed)
             advance(&state)
         }
     }
+
+    /// How many written snapshots saves have given the cache so far; for tests that pin a save
+    /// of more objects than ``capacity`` to caching ``capacity`` of them.
+    package var savedSnapshotsGivenCount: Int { savedSnapshotsGiven.load(ordering: .relaxed) }
+
+    /// How many of a save's `count` written snapshots to cache: the last ``capacity`` at most;
+    /// caching the earlier ones would only have them forgotten by the later ones of the same
+    /// save (an insert of 1,000,000 objects through a cache of 50,000 keeps the last 50,000).
+    package func savedSnapshotsToCache(of count: Int) -> Int { min(count, capacity) }
 
     /// Records that a context with children changed an object, or may have (an unsaved change,
     /// a rollback, a reset), and moves the epoch on: the snapshots kept by child contexts'

@@ -488,14 +488,25 @@ public final class StoreCoordinator: Sendable {
             throw error
         }
         guard route.serving == nil else { return partial }
-        var written = part.inserts
-        for i in written.indices { written[i].version = partial.versions[written[i].objectID] ?? 1 }
-        written += part.updates.map { update in
+        // The cache keeps the last of the written snapshots (updates after inserts) only: the
+        // others are neither copied with their versions nor cached.
+        let total = part.inserts.count + part.updates.count
+        let kept = rowCache.savedSnapshotsToCache(of: total)
+        let updates = part.updates.suffix(kept)
+        let inserts = part.inserts.suffix(kept - updates.count)
+        var written: [Snapshot] = []
+        written.reserveCapacity(kept)
+        for insert in inserts {
+            var s = insert
+            s.version = partial.versions[s.objectID] ?? 1
+            written.append(s)
+        }
+        for update in updates {
             var s = update.snapshot
             s.version = partial.versions[s.objectID] ?? update.expectedVersion + 1
-            return s
+            written.append(s)
         }
-        rowCache.recordSave(written: written, deleted: part.deletes.map(\.objectID))
+        rowCache.recordSave(written: written, deleted: part.deletes.map(\.objectID), omitted: total - kept)
         return partial
     }
 }
