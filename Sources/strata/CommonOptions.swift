@@ -4,10 +4,16 @@ import Strata
 
 /// The options every store command takes.
 struct CommonOptions: ParsableArguments {
+    /// The environment variable that names the model when `--model` is not given.
+    static let modelVariable = "STRATA_MODEL"
+
     @Option(
         name: .customLong("model"),
-        help: ArgumentHelp("The model: a directory NAME.stratamodel, or one JSON model file.", valueName: "MODEL"))
-    var modelPath: String = "Examples/Models/Company.stratamodel"
+        help: ArgumentHelp(
+            "The model: a directory NAME.stratamodel, or one JSON model file (default: $STRATA_MODEL, else the model "
+                + "the store carries). Needed to create a store or to migrate one.",
+            valueName: "MODEL"))
+    var modelPath: String?
 
     @Flag(help: "Print machine-readable JSON on standard output (errors too) instead of text.")
     var json = false
@@ -19,6 +25,13 @@ struct CommonOptions: ParsableArguments {
                 + "(default: $STRATA_LOG_LEVEL, else nothing).",
             valueName: "LEVEL"))
     var logLevel: String?
+
+    /// `--model`, else `$STRATA_MODEL` when it is set and not empty, else `nil`.
+    var givenModelPath: String? {
+        if let modelPath { return modelPath }
+        let variable = ProcessInfo.processInfo.environment[Self.modelVariable]
+        return variable?.isEmpty == false ? variable : nil
+    }
 }
 
 /// The tool's exit codes (docs/CLI.md).

@@ -7,7 +7,8 @@ struct Demo: Sendable {
     /// `--store`, or `nil` for the default (`$STRATA_STORE`, else ``defaultStore``).
     let storeURL: String?
     let objects: Int
-    let modelDirectory: String
+    /// The model: the Company example built into the tool, or the one `--model` names.
+    let versioned: VersionedModel
     let deleteFirst: Bool
 
     /// The store when neither `--store` nor `STRATA_STORE` names one.
@@ -17,7 +18,6 @@ struct Demo: Sendable {
     static let departmentNames = ["Engineering", "研发部", "Отдел продаж", "Design", "Support", "Финансы"]
 
     func run() async throws {
-        let versioned = try VersionedModel(directory: URL(fileURLWithPath: modelDirectory))
         let model = versioned.current
         // An explicit --store wins; otherwise the container's environment rule applies (STRATA_STORE).
         let environment = storeURL == nil ? ProcessInfo.processInfo.environment : [:]

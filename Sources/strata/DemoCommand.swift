@@ -26,8 +26,12 @@ struct DemoCommand: ParsableCommand {
     @Option(help: ArgumentHelp("How many employees to insert.", valueName: "N"))
     var objects: Int = 100_000
 
-    @Option(help: ArgumentHelp("The model directory (NAME.stratamodel).", valueName: "DIR"))
-    var model: String = "Examples/Models/Company.stratamodel"
+    @Option(
+        help: ArgumentHelp(
+            "Another model shaped like the Company example: a directory NAME.stratamodel or one JSON model file "
+                + "(default: $STRATA_MODEL, else the Company model built into the tool).",
+            valueName: "MODEL"))
+    var model: String?
 
     @Option(
         name: .customLong("log-level"),
@@ -45,9 +49,12 @@ struct DemoCommand: ParsableCommand {
     }
 
     func run() throws {
-        let demo = Demo(storeURL: store, objects: objects, modelDirectory: model, deleteFirst: deleteExistingStore)
         do {
             ToolLogging.start(try ToolLogging.level(option: logLevel))
+            let variable = ProcessInfo.processInfo.environment[CommonOptions.modelVariable]
+            let path = model ?? (variable?.isEmpty == false ? variable : nil)
+            let versioned = try path.map(ToolEnvironment.model(at:)) ?? DemoCompanyModel.versioned()
+            let demo = Demo(storeURL: store, objects: objects, versioned: versioned, deleteFirst: deleteExistingStore)
             try DemoMainQueue.run { try await demo.run() }
         } catch let error as StrataError {
             FileHandle.standardError.write(Data("strata: \(error)\n".utf8))

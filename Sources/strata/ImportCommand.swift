@@ -15,7 +15,8 @@ struct ImportCommand: ParsableCommand {
             The whole file is checked first, against the model's rules too, and only then written, \
             in batches: on any problem (reported with its line number) nothing is imported. The \
             input is read twice (standard input is first copied to a private temporary file), so \
-            memory does not grow with the file. A missing store is created at the current model \
+            memory does not grow with the file. An existing store is written with the model it \
+            carries. A missing store is created with --model (or $STRATA_MODEL) at its current \
             version, or at --model-version; it is removed again if the import fails.
             """
     )
@@ -45,7 +46,7 @@ struct ImportCommand: ParsableCommand {
             } else if exists {
                 model = try environment.existing(url).model
             } else {
-                model = environment.versioned.current
+                model = try environment.requireModel(to: "creating the store at \(url)").current
             }
             let input = file == "-" ? try StandardInputSpool() : nil
             defer { input?.remove() }

@@ -7,7 +7,10 @@ struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Show a store's type, model version and hash, object counts and size on disk.",
-        discussion: "The store is opened with the version of --model it was written with; nothing is changed."
+        discussion: """
+            The store is opened with the model it carries, or with the version of --model it was \
+            written with when --model is given; nothing is changed.
+            """
     )
 
     @Argument(help: ArgumentHelp("The store URL (memory:NAME, sqlite:PATH, lmdb:DIR, xml:PATH).", valueName: "URL"))
@@ -27,17 +30,18 @@ struct InspectCommand: ParsableCommand {
                 counts[entity.name] = try store.fetch(FetchRequest(entityName: entity.name, resultType: .count)).count()
             }
             let size = StoreFiles.sizeOnDisk(of: url)
-            let current = environment.versioned.current
+            let current = environment.given?.current
             if options.json {
                 print(
                     JSONNode.object([
                         ("url", .string(url.description)),
                         ("storeType", .string(metadata.storeType)),
                         ("storeIdentifier", .string(metadata.storeIdentifier)),
-                        ("model", .string(environment.versioned.name)),
+                        ("model", environment.given.map { .string($0.name) } ?? .null),
+                        ("modelSource", .string(environment.given == nil ? "store" : "option")),
                         ("modelVersion", .string(model.versionIdentifier)),
                         ("modelVersionHash", .string(metadata.modelVersionHash)),
-                        ("currentModelVersion", .string(current.versionIdentifier)),
+                        ("currentModelVersion", current.map { .string($0.versionIdentifier) } ?? .null),
                         ("sizeOnDisk", size.map { .integer(Int64($0)) } ?? .null),
                         ("objects", .integer(Int64(counts.values.reduce(0, +)))),
                         ("entities", countsNode(counts, model: model)),
@@ -51,10 +55,14 @@ struct InspectCommand: ParsableCommand {
             print("store:        \(url)")
             print("type:         \(metadata.storeType)")
             print("identifier:   \(metadata.storeIdentifier)")
-            let note =
-                model.versionIdentifier == current.versionIdentifier
-                ? "the current version" : "older than the current \(current.versionIdentifier)"
-            print("model:        \(environment.versioned.name) \(model.versionIdentifier) (\(note))")
+            if let given = environment.given, let current {
+                let note =
+                    model.versionIdentifier == current.versionIdentifier
+                    ? "the current version" : "older than the current \(current.versionIdentifier)"
+                print("model:        \(given.name) \(model.versionIdentifier) (\(note))")
+            } else {
+                print("model:        \(model.versionIdentifier) (carried by the store)")
+            }
             print("model hash:   \(metadata.modelVersionHash)")
             print("size on disk: \(size.map { "\($0) bytes" } ?? "none (in memory)")")
             print("objects:      \(counts.values.reduce(0, +))")

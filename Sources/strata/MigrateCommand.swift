@@ -47,7 +47,8 @@ struct MigrateCommand: ParsableCommand {
             let environment = try ToolEnvironment(options)
             let storeURL = try storeURL(url)
             let migrator = try StoreMigrator(
-                versions: environment.versioned, target: target, registry: environment.registry)
+                versions: try environment.requireModel(to: "migrating \(storeURL)"), target: target,
+                registry: environment.registry)
             let plan = try migrator.plan(forStoreAt: storeURL)
             if !options.json { print(plan.description) }
             if plan.isEmpty || dryRun {

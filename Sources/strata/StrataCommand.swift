@@ -8,8 +8,9 @@ struct StrataCommand: ParsableCommand {
         abstract: "Work with Strata object-graph stores.",
         discussion: """
             Stores are named by URL: memory:[NAME], sqlite:PATH, lmdb:DIR, xml:PATH. \
-            Every store command takes --model DIR and --json; strata model looks at a model \
-            without a store.
+            A store carries its model, so reading one needs no --model; creating a store (import) \
+            and migrating one need --model MODEL or $STRATA_MODEL. Every store command takes --json; \
+            strata model looks at a model without a store.
 
             Exit codes: 0 success, 1 a Strata error (printed with its code) or lint \
             warnings, 2 validate found violations, 64 bad usage. \

@@ -2,14 +2,19 @@ import Foundation
 import Logging
 import Strata
 
-/// The model directory and the backends, shared by the store commands.
+/// The model given to a command (`--model`, `$STRATA_MODEL`), if any, and the backends, shared by
+/// the store commands.
+///
+/// A command that reads a store needs no model: it opens the store with the model the store
+/// carries. A given model must then be one the store was written with.
 struct ToolEnvironment {
-    let versioned: VersionedModel
+    /// The model given with `--model` or `$STRATA_MODEL`, or `nil`.
+    let given: VersionedModel?
     let registry = BuiltInBackends.registry
 
     init(_ options: CommonOptions) throws {
         ToolLogging.start(try ToolLogging.level(option: options.logLevel))
-        versioned = try Self.model(at: options.modelPath)
+        given = try options.givenModelPath.map(Self.model(at:))
     }
 
     /// The model at `path`: a `NAME.stratamodel` directory, or one JSON model file (a model with
@@ -30,8 +35,20 @@ struct ToolEnvironment {
 
     func backend(for url: StoreURL) throws -> any StoreBackend { try registry.backend(for: url.scheme) }
 
-    /// The model version named `identifier`, or an error listing the versions there are.
+    /// The given model, or an error saying that `purpose` needs one.
+    func requireModel(to purpose: String) throws -> VersionedModel {
+        guard let given else {
+            throw StrataError(
+                .invalidRequest,
+                "\(purpose) needs a model: pass --model MODEL (a NAME.stratamodel directory or a JSON model file) or set \(CommonOptions.modelVariable)",
+                location: ["option": "--model"])
+        }
+        return given
+    }
+
+    /// The given model's version named `identifier`, or an error listing the versions there are.
     func version(named identifier: String) throws -> Model {
+        let versioned = try requireModel(to: "--model-version")
         guard let model = versioned.version(named: identifier) else {
             throw StrataError(
                 .modelMismatch,
@@ -41,11 +58,14 @@ struct ToolEnvironment {
         return model
     }
 
-    /// The metadata of the existing store at `url` and the model version it was written with.
+    /// The metadata of the existing store at `url` and the model version it was written with:
+    /// the given model's version with the store's hash, or without a given model the model the
+    /// store carries.
     func existing(_ url: StoreURL) throws -> (metadata: StoreMetadata, model: Model) {
         guard let metadata = try backend(for: url).metadata(at: url) else {
             throw StrataError(.storeNotFound, "there is no store at \(url)", location: ["url": url.description])
         }
+        guard let versioned = given else { return (metadata, try carriedModel(at: url)) }
         guard let model = versioned.version(withHash: metadata.modelVersionHash) else {
             let known = versioned.versions.map { "\($0.versionIdentifier) \($0.versionHash.prefix(12))" }.joined(
                 separator: ", ")
@@ -55,6 +75,17 @@ struct ToolEnvironment {
                 location: ["url": url.description, "hash": metadata.modelVersionHash])
         }
         return (metadata, model)
+    }
+
+    /// The model the store at `url` carries; for a store that carries none, the error says to
+    /// give one.
+    private func carriedModel(at url: StoreURL) throws -> Model {
+        do { return try StoreModelReader.model(at: url, registry: registry) } catch var error as StrataError
+            where error.code == .storeHasNoModel
+        {
+            error.message += "; pass --model MODEL or set \(CommonOptions.modelVariable)"
+            throw error
+        }
     }
 
     /// Opens the existing store at `url` read-only, with the model version it was written with:

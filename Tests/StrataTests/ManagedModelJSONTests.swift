@@ -77,7 +77,9 @@ import Testing
             let lines = directory.appendingPathComponent("company.jsonl")
             try Data(export.output.utf8).write(to: lines)
             let imported = storeURL(scheme, in: directory, name: "imported")
-            let run = try runBuilt("strata", ["import", imported.description, lines.path], in: Repository.root)
+            let run = try runBuilt(
+                "strata",
+                ["import", imported.description, lines.path, "--model", Repository.companyModelDirectory.path])
             #expect(run.status == 0, "\(run.errors)")
 
             let context = try Self.context(imported, try Model(versionIdentifier: "v3", classes: companyClasses))

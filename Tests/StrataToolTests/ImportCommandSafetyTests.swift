@@ -82,7 +82,9 @@ import Testing
         process.executableURL = try builtExecutable("strata")
         process.arguments = arguments
         process.currentDirectoryURL = Repository.root
-        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": temporaryDirectory.path]) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "TMPDIR": temporaryDirectory.path, "STRATA_MODEL": Repository.companyModelDirectory.path,
+        ]) { $1 }
         let inputFile = temporaryDirectory.deletingLastPathComponent().appendingPathComponent(
             "input-\(UUID().uuidString)")
         let outputFile = inputFile.appendingPathExtension("out")

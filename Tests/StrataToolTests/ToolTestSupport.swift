@@ -108,9 +108,12 @@ func seedCompany(_ store: any PersistentStore, employees count: Int = 250) throw
     try store.save(SaveRequest(inserts: companies + departments + people + projects))
 }
 
-/// Runs the `strata` executable built beside the test bundle, from the repository root.
+/// Runs the `strata` executable built beside the test bundle, from the repository root, with
+/// `STRATA_MODEL` naming the repository's Company model (what creating a store needs).
 func strata(_ arguments: [String], input: String? = nil) throws -> ProgramOutput {
-    try runBuilt("strata", arguments, in: Repository.root, input: input ?? "")
+    try runBuilt(
+        "strata", arguments, in: Repository.root, input: input ?? "",
+        environment: ["STRATA_MODEL": Repository.companyModelDirectory.path])
 }
 
 /// Parses `text` as one JSON document (the tool's `--json` output).

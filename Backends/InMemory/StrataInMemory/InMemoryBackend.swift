@@ -1,3 +1,4 @@
+import Foundation
 import StrataCore
 
 /// The in-memory backend, scheme `memory`: the reference implementation of the store protocol
@@ -47,6 +48,7 @@ public struct InMemoryBackend: StoreBackend {
         }
         try storage.metadata().checkCompatible(with: model, at: url)
         try storage.checkDeclarationOrder(of: model, at: url)
+        storage.record(model)
         return InMemoryStore(url: url, model: model, storage: storage, readOnly: options.isReadOnly)
     }
 
@@ -58,6 +60,14 @@ public struct InMemoryBackend: StoreBackend {
     }
 
     /// Forgets the named store and its data.
+    /// The JSON of the model version with `versionHash` the named store at `url` has been opened
+    /// with in this process, or `nil`.
+    public func storedModelJSON(at url: StoreURL, versionHash: String) throws -> Data? {
+        let name = try url.plainLocation(for: "the in-memory store")
+        guard !name.isEmpty else { return nil }
+        return InMemoryStorage.existing(name)?.model(withHash: versionHash)?.jsonData()
+    }
+
     public func destroyStore(at url: StoreURL) throws {
         InMemoryStorage.remove(try url.plainLocation(for: "the in-memory store"))
     }
@@ -97,6 +107,18 @@ final class InMemoryStorage: Sendable {
 
     func metadata() -> StoreMetadata { state.withLock { $0.metadata } }
 
+    /// Records `model`, which the store was opened with, as the model of the store's version.
+    func record(_ model: Model) {
+        state.withLock { state in
+            if state.models[state.metadata.modelVersionHash] == nil {
+                state.models[state.metadata.modelVersionHash] = model
+            }
+        }
+    }
+
+    /// The model recorded for the version with `hash`, or `nil`.
+    func model(withHash hash: String) -> Model? { state.withLock { $0.models[hash] } }
+
     private static let named = Locked<[String: InMemoryStorage]>([:])
 
     static func named(_ name: String, createWith metadata: StoreMetadata?, model: Model, url: StoreURL) throws
@@ -123,6 +145,8 @@ final class InMemoryStorage: Sendable {
 /// atomic and readers holding the old value see a consistent state.
 struct InMemoryState: Sendable {
     var metadata: StoreMetadata
+    /// The models the store has been opened with, by the hash of the version each was opened at.
+    var models: [String: Model] = [:]
     var tables = InMemoryTables()
     var nextKeys: [String: Int64] = [:]
 }

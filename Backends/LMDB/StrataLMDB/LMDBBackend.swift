@@ -1,3 +1,4 @@
+import CStrataLMDB
 import Foundation
 import StrataCore
 
@@ -62,6 +63,24 @@ public struct LMDBBackend: StoreBackend {
 
     /// The metadata of the store at `url`, or `nil` when there is no LMDB environment there.
     public func metadata(at url: StoreURL) throws -> StoreMetadata? {
+        try withMetadata(at: url, doing: "reading the metadata") { environment, meta, path in
+            try environment.read { txn in try LMDBStore.readMetadata(txn, meta, path: path) }
+        } ?? nil
+    }
+
+    /// The JSON of the model version with `versionHash` the store at `url` carries (in `_meta`, as
+    /// `model.<versionHash>`), or `nil`.
+    public func storedModelJSON(at url: StoreURL, versionHash: String) throws -> Data? {
+        try withMetadata(at: url, doing: "reading the model") { environment, meta, _ in
+            try environment.read { txn in try LMDBStore.modelJSON(txn, meta, versionHash: versionHash) }
+        } ?? nil
+    }
+
+    /// `body` with the environment at `url` opened read-only and its `_meta` database, or `nil`
+    /// when there is no store there.
+    private func withMetadata<T>(
+        at url: StoreURL, doing action: String, _ body: (LMDBEnvironment, MDB_dbi, String) throws -> T
+    ) throws -> T? {
         let path = try LMDBDirectory.path(of: url)
         let state = try LMDBDirectory.state(path)
         switch state {
@@ -81,9 +100,9 @@ public struct LMDBBackend: StoreBackend {
             }
             let meta = try environment.openDatabases([(LMDBLayout.metadataDatabase, 0)], create: false)[
                 LMDBLayout.metadataDatabase]!
-            return try environment.read { txn in try LMDBStore.readMetadata(txn, meta, path: path) }
+            return try body(environment, meta, path)
         } catch {
-            throw environment.translate(error, doing: "reading the metadata")
+            throw environment.translate(error, doing: action)
         }
     }
 

@@ -5,7 +5,8 @@ import StrataCore
 ///
 /// Model names never contain `:` or `,`, so these names never collide:
 /// - `_meta`: store metadata (`storeIdentifier`, `storeType`, `modelVersionHash`,
-///   `modelVersionIdentifier`, `layoutVersion`, and `user.KEY` for user info), UTF-8 values.
+///   `modelVersionIdentifier`, `layoutVersion`, `user.KEY` for user info, and `model.HASH` for the
+///   JSON of each model version the store has been written with), UTF-8 values.
 /// - `_seq`: per entity name, the last primary key handed out (8 bytes, big-endian).
 /// - `e:ENTITY`: the records, keyed by ``PrimaryKey``.
 /// - `i:ENTITY:INDEX`: a model index, `MDB_DUPSORT`: ``IndexKey`` of the values -> primary keys.
@@ -17,6 +18,7 @@ enum LMDBLayout {
     static let metadataDatabase = "_meta"
     static let sequenceDatabase = "_seq"
     static let userInfoPrefix = "user."
+    static let modelPrefix = "model."
 
     static func records(_ entity: String) -> String { "e:\(entity)" }
     static func index(_ entity: String, _ name: String) -> String { "i:\(entity):\(name)" }

@@ -215,6 +215,7 @@ private struct LMDBMigrationTransaction {
             }
         }
 
+        try LMDBStore.putModel(txn, meta, step.destination)
         try LMDBStore.putText(txn, meta, "modelVersionHash", step.destination.versionHash)
         try LMDBStore.putText(txn, meta, "modelVersionIdentifier", step.destination.versionIdentifier)
         for (key, value) in metadataChanges {

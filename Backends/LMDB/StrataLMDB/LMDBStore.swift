@@ -210,6 +210,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
             ("modelVersionIdentifier", metadata.modelVersionIdentifier),
         ]
         for (key, value) in entries { try putText(txn, meta, key, value) }
+        try putModel(txn, meta, model)
         for entity in model.entities { try RecordOrder.write(txn, meta, entity: entity) }
         return metadata
     }
@@ -221,7 +222,9 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         defer { cursor.close() }
         var entry = try cursor.move(MDB_FIRST)
         while let (key, value) = entry {
-            values[String(decoding: key, as: UTF8.self)] = String(decoding: value, as: UTF8.self)
+            let name = String(decoding: key, as: UTF8.self)
+            // The models are read only when asked for (``modelJSON(_:_:versionHash:)``).
+            if !name.hasPrefix(LMDBLayout.modelPrefix) { values[name] = String(decoding: value, as: UTF8.self) }
             entry = try cursor.move(MDB_NEXT)
         }
         guard let identifier = values["storeIdentifier"] else { return nil }
@@ -242,6 +245,19 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         return StoreMetadata(
             storeIdentifier: identifier, storeType: values["storeType"] ?? LMDBBackend.schemeName,
             modelVersionHash: hash, modelVersionIdentifier: values["modelVersionIdentifier"] ?? "", userInfo: userInfo)
+    }
+
+    /// Records `model`'s JSON in `_meta` under its hash (the store keeps the ones it had before).
+    static func putModel(_ txn: LMDBTransaction, _ meta: MDB_dbi, _ model: Model) throws {
+        try putText(
+            txn, meta, LMDBLayout.modelPrefix + model.versionHash, String(decoding: model.jsonData(), as: UTF8.self))
+    }
+
+    /// The JSON of the model version with `versionHash` recorded in `_meta`, or `nil`.
+    static func modelJSON(_ txn: LMDBTransaction, _ meta: MDB_dbi, versionHash: String) throws -> Data? {
+        try Array((LMDBLayout.modelPrefix + versionHash).utf8).withUnsafeBytes { key in
+            try txn.get(meta, key: key).map { Data($0) }
+        }
     }
 
     static func putText(_ txn: LMDBTransaction, _ dbi: MDB_dbi, _ key: String, _ value: String) throws {

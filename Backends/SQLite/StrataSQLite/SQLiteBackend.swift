@@ -51,14 +51,7 @@ public struct SQLiteBackend: StoreBackend {
 
     /// The metadata of the store at `url`, or `nil` when no file is there.
     public func metadata(at url: StoreURL) throws -> StoreMetadata? {
-        let path = try Self.path(of: url)
-        switch try SQLiteFileInspection.inspect(path) {
-        case .missing, .empty: return nil
-        case .database:
-            let immutable = try SQLiteFileInspection.mustReadImmutably(path)
-            let connection = try SQLiteConnection(
-                path: path, flags: SQLITE_OPEN_READONLY, busyTimeoutMilliseconds: 5000, immutable: immutable)
-            defer { connection.close() }
+        try withReadOnlyConnection(to: url) { (connection, path) -> StoreMetadata? in
             guard let metadata = try SQLiteMetadataTable.read(from: connection) else {
                 // A database with no tables holds nothing: a store whose creation never finished.
                 if try SQLiteMetadataTable.tableCount(in: connection) == 0 { return nil }
@@ -68,6 +61,30 @@ public struct SQLiteBackend: StoreBackend {
                     location: ["path": path])
             }
             return metadata
+        } ?? nil
+    }
+
+    /// The JSON of the model version with `versionHash` the store at `url` carries (in its
+    /// metadata table, as `model:<versionHash>`), or `nil`.
+    public func storedModelJSON(at url: StoreURL, versionHash: String) throws -> Data? {
+        try withReadOnlyConnection(to: url) { connection, _ in
+            try SQLiteMetadataTable.modelJSON(forVersionHash: versionHash, in: connection)
+        } ?? nil
+    }
+
+    /// `body` with a read-only connection to the store file at `url`, or `nil` when there is none.
+    private func withReadOnlyConnection<T>(
+        to url: StoreURL, _ body: (SQLiteConnection, String) throws -> T
+    ) throws -> T? {
+        let path = try Self.path(of: url)
+        switch try SQLiteFileInspection.inspect(path) {
+        case .missing, .empty: return nil
+        case .database:
+            let immutable = try SQLiteFileInspection.mustReadImmutably(path)
+            let connection = try SQLiteConnection(
+                path: path, flags: SQLITE_OPEN_READONLY, busyTimeoutMilliseconds: 5000, immutable: immutable)
+            defer { connection.close() }
+            return try body(connection, path)
         }
     }
 

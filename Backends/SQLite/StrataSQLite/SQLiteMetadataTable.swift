@@ -1,10 +1,13 @@
+import Foundation
 import StrataCore
 
 /// Reads and writes `_strata_metadata`: one row per key. Strata's own keys are `storeIdentifier`,
 /// `storeType`, `modelVersionHash`, `modelVersionIdentifier` and `formatVersion`; the
-/// application's keys are stored as `user:<key>`.
+/// application's keys are stored as `user:<key>`, and the JSON of each model version the store
+/// has been written with as `model:<versionHash>`.
 enum SQLiteMetadataTable {
     static let userPrefix = "user:"
+    static let modelPrefix = "model:"
     static let formatVersion = "1"
 
     /// Whether the database has Strata's metadata table.
@@ -25,7 +28,10 @@ enum SQLiteMetadataTable {
     /// The metadata, or `nil` when the table does not exist.
     static func read(from connection: SQLiteConnection) throws -> StoreMetadata? {
         guard try exists(in: connection) else { return nil }
-        let statement = try connection.prepare("SELECT \(q("key")), \(q("value")) FROM \(q("_strata_metadata"))")
+        // The models are read only when asked for (``modelJSON(forVersionHash:in:)``).
+        let statement = try connection.prepare(
+            "SELECT \(q("key")), \(q("value")) FROM \(q("_strata_metadata")) WHERE substr(\(q("key")), 1, \(modelPrefix.count)) != '\(modelPrefix)'"
+        )
         defer { statement.reset() }
         var values: [String: String] = [:]
         var user: [String: String] = [:]
@@ -69,8 +75,24 @@ enum SQLiteMetadataTable {
         }
     }
 
-    /// Writes the metadata of a new store.
-    static func initialize(_ metadata: StoreMetadata, in connection: SQLiteConnection) throws {
+    /// The JSON of the model version with `hash` the store carries, or `nil`.
+    static func modelJSON(forVersionHash hash: String, in connection: SQLiteConnection) throws -> Data? {
+        guard try exists(in: connection) else { return nil }
+        let statement = try connection.prepare(
+            "SELECT \(q("value")) FROM \(q("_strata_metadata")) WHERE \(q("key")) = ?")
+        defer { statement.reset() }
+        statement.bind(1, modelPrefix + hash)
+        return try statement.step() ? Data(statement.string(0).utf8) : nil
+    }
+
+    /// Records `model`'s JSON under its hash (the store keeps the ones it had before).
+    static func setModel(_ model: Model, in connection: SQLiteConnection) throws {
+        try set(modelPrefix + model.versionHash, String(decoding: model.jsonData(), as: UTF8.self), in: connection)
+    }
+
+    /// Writes the metadata of a new store written with `model`.
+    static func initialize(_ metadata: StoreMetadata, model: Model, in connection: SQLiteConnection) throws {
+        try setModel(model, in: connection)
         try set("storeIdentifier", metadata.storeIdentifier, in: connection)
         try set("storeType", metadata.storeType, in: connection)
         try set("modelVersionHash", metadata.modelVersionHash, in: connection)

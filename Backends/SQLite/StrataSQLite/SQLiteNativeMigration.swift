@@ -58,6 +58,7 @@ extension SQLiteBackend: NativeMigrating {
                     try runner.run()
                 }
             }
+            try SQLiteMetadataTable.setModel(step.destination, in: connection)
             try SQLiteMetadataTable.set("modelVersionHash", step.destination.versionHash, in: connection)
             try SQLiteMetadataTable.set("modelVersionIdentifier", step.destination.versionIdentifier, in: connection)
             for (key, value) in metadataChanges.sorted(by: { $0.key < $1.key }) {

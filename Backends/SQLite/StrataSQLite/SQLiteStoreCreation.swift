@@ -73,7 +73,7 @@ enum SQLiteStoreCreation {
             let metadata = StoreMetadata.new(
                 storeType: SQLiteBackend.schemeName, model: model, identifier: options.identifierForNewStore)
             for statement in SQLiteSchema(model: model).creationStatements() { try connection.execute(statement) }
-            try SQLiteMetadataTable.initialize(metadata, in: connection)
+            try SQLiteMetadataTable.initialize(metadata, model: model, in: connection)
             try connection.execute("COMMIT")
         } catch {
             connection.rollbackQuietly()

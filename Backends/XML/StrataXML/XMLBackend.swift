@@ -121,6 +121,18 @@ public struct XMLBackend: StoreBackend {
         return try XMLStoreReader.metadata(path: path, url: url)
     }
 
+    /// The JSON of the model the store at `url` carries (its root element's `model` attribute)
+    /// when the store is at the version with `versionHash`, or `nil`: an XML store keeps only its
+    /// current model.
+    public func storedModelJSON(at url: StoreURL, versionHash: String) throws -> Data? {
+        _ = XMLLibrary.initialized
+        let path = try XMLStorePath.resolve(Self.path(of: url))
+        guard XMLFileIdentity.of(path: path) != nil else { return nil }
+        let (metadata, json) = try XMLStoreReader.header(path: path, url: url)
+        guard metadata.modelVersionHash == versionHash, let json else { return nil }
+        return Data(json.utf8)
+    }
+
     /// Deletes the store file, its lock file and its key ledger (and temporary files a crash may
     /// have left).
     public func destroyStore(at url: StoreURL) throws {

@@ -26,6 +26,9 @@ enum XMLFormat {
     static let modelHashAttribute = "modelHash"
     /// Root attribute: the model's version identifier.
     static let modelVersionAttribute = "modelVersion"
+    /// Root attribute: the JSON of the model the store was written with (``Model/jsonData()``);
+    /// absent in stores written before stores kept their model.
+    static let modelAttribute = "model"
     /// Root attribute: the store identifier.
     static let storeIdentifierAttribute = "storeIdentifier"
     /// One user-metadata entry: `<_meta key="…" value="…"/>`.

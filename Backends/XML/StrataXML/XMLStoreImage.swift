@@ -15,10 +15,13 @@ struct XMLStoreImage: Sendable {
     var nextKeys: [Int64]
     /// For each entity (indexed like the model), its objects in primary-key order.
     var tables: [EntityTable]
+    /// The JSON of the model the store is written with, recorded in the root element.
+    var modelJSON: String
 
     /// An empty graph for a new store.
     init(metadata: StoreMetadata, model: Model) {
         self.metadata = metadata
+        self.modelJSON = String(decoding: model.jsonData(), as: UTF8.self)
         self.nextKeys = Array(repeating: 1, count: model.entities.count)
         self.tables = Array(repeating: EntityTable(), count: model.entities.count)
     }

@@ -29,13 +29,19 @@ enum XMLStoreReader {
 
     /// Reads only the root element's metadata (and the `_meta` entries, which follow it).
     static func metadata(path: String, url: StoreURL) throws -> StoreMetadata {
+        try header(path: path, url: url).metadata
+    }
+
+    /// Reads only the root element: the metadata (with the `_meta` entries, which follow it) and
+    /// the JSON of the model the store carries, if it carries one.
+    static func header(path: String, url: StoreURL) throws -> (metadata: StoreMetadata, modelJSON: String?) {
         let state = XMLLoadState(path: path, url: url, layout: nil, model: nil, headerOnly: true)
         try state.run()
         guard let metadata = state.metadata else {
             throw StrataError(
                 .storeCorrupt, "\(path) has no <\(XMLFormat.rootElement)> root element", location: ["path": path])
         }
-        return metadata
+        return (metadata, state.modelJSON)
     }
 }
 
@@ -72,6 +78,8 @@ final class XMLLoadState {
 
     var depth = 0
     var metadata: StoreMetadata?
+    /// The root element's ``XMLFormat/modelAttribute``.
+    var modelJSON: String?
     var userInfo: [String: String] = [:]
     var sequences: [Int64] = []
     /// One reader per entity, indexed like the model (empty when reading only the header).
@@ -373,6 +381,7 @@ final class XMLLoadState {
             case XMLFormat.modelHashAttribute: hash = value
             case XMLFormat.modelVersionAttribute: version = value
             case XMLFormat.storeIdentifierAttribute: identifier = value
+            case XMLFormat.modelAttribute: modelJSON = value
             default: return fail("unknown root attribute '\(key)'")
             }
         }

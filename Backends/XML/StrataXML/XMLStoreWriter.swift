@@ -139,6 +139,7 @@ private struct XMLWriterSession {
             attribute(XMLFormat.modelHashAttribute, image.metadata.modelVersionHash),
             attribute(XMLFormat.modelVersionAttribute, image.metadata.modelVersionIdentifier),
             attribute(XMLFormat.storeIdentifierAttribute, image.metadata.storeIdentifier),
+            attribute(XMLFormat.modelAttribute, image.modelJSON),
             newline()
         else { return false }
 

@@ -1,3 +1,4 @@
+import Foundation
 import StrataCore
 
 extension ConformanceKit {
@@ -11,6 +12,17 @@ extension ConformanceKit {
             try run.expect(
                 StoreIdentifier.isValid(metadata.storeIdentifier),
                 "store identifier '\(metadata.storeIdentifier)' is not a valid identifier")
+        },
+        ConformanceCheck("aCarriedModelIsTheOneTheStoreWasWrittenWith") { run in
+            let store = try run.open()
+            try store.save(SaveRequest(metadataChanges: ["owner": "lxz"]))
+            let carried = try run.subject.backend.storedModelJSON(at: run.url, versionHash: run.model.versionHash)
+            // A backend may carry no model (the protocol's default); one that does carries this one.
+            if let carried {
+                try run.expect(
+                    carried == run.model.jsonData(),
+                    "the model JSON the store carries is not the bytes Model.jsonData() writes for its model")
+            }
         },
         ConformanceCheck("userMetadataIsSavedAndRemoved") { run in
             let store = try run.open()

@@ -67,6 +67,9 @@ public struct StrataError: Error, Sendable, Hashable {
         public static let storeCorrupt = Code(rawValue: "storeCorrupt")
         /// The store was written with another model version; see ``message`` for both hashes.
         public static let modelMismatch = Code(rawValue: "modelMismatch")
+        /// The store carries no model of its own (it was written before stores kept theirs), so
+        /// the model must be given to open it.
+        public static let storeHasNoModel = Code(rawValue: "storeHasNoModel")
         /// The store is read-only (opened so, or the file system refuses writes).
         public static let readOnly = Code(rawValue: "readOnly")
         /// Another process or connection holds the store.

@@ -61,11 +61,25 @@ public protocol StoreBackend: Sendable {
     /// before any store is opened. A backend that declares its options calls
     /// ``checkOptions(_:for:)`` at the start of ``open(_:model:options:)`` too.
     var supportedOptions: [StoreBackendOption]? { get }
+
+    /// The model JSON the store at `url` carries for the model version whose
+    /// ``Model/versionHash`` is `versionHash`: the bytes ``Model/jsonData()`` wrote when the store
+    /// was created or migrated to that version, or `nil` when the store carries none for it (a
+    /// store written before stores kept their model, a version it never had, no store at `url`).
+    ///
+    /// A backend writes the model in the same atomic write that creates the store or moves it to
+    /// a new version, so a store never records a hash without its model. Read it through
+    /// ``StoreModelReader``, which checks the JSON against the store's hash. The default carries
+    /// none: implement it so that tools can open the backend's stores without being given the model.
+    func storedModelJSON(at url: StoreURL, versionHash: String) throws -> Data?
 }
 
 extension StoreBackend {
     /// No files: stores that live elsewhere, or a backend that does not say.
     public func files(of url: StoreURL) throws -> [String] { [] }
+
+    /// No model: a backend that does not keep the model its stores were written with.
+    public func storedModelJSON(at url: StoreURL, versionHash: String) throws -> Data? { nil }
 
     /// Accepts every model: a backend without limits a valid model can exceed needs no check.
     public func checkLimits(of model: Model) throws {}
