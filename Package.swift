@@ -51,7 +51,7 @@ let package = Package(
         // MARK: Migrations (planning, inference, stages, the streaming executor)
         .target(
             name: "StrataMigrations",
-            dependencies: ["StrataCore"],
+            dependencies: ["StrataCore", .product(name: "Logging", package: "swift-log")],
             path: "Migrations/StrataMigrations",
             swiftSettings: strictSettings
         ),
@@ -126,7 +126,9 @@ let package = Package(
         ),
         .target(
             name: "StrataEngine",
-            dependencies: ["StrataCore", "StrataMigrations", "StrataMacros"],
+            dependencies: [
+                "StrataCore", "StrataMigrations", "StrataMacros", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Sources/StrataEngine",
             swiftSettings: strictSettings
         ),
@@ -220,7 +222,7 @@ let package = Package(
         // MARK: Tests (StrataTestSupport: generators, fixtures and helpers the test targets share)
         .target(
             name: "StrataTestSupport",
-            dependencies: ["StrataCore"],
+            dependencies: ["StrataCore", .product(name: "Logging", package: "swift-log")],
             path: "Tests/StrataTestSupport",
             swiftSettings: strictSettings
         ),
@@ -274,7 +276,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["StrataTestSupport", "Strata", "strata"],
+            dependencies: ["StrataTestSupport", "Strata", "strata", .product(name: "Logging", package: "swift-log")],
             path: "Tests/StrataTests",
             swiftSettings: strictSettings
         ),

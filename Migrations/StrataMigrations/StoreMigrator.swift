@@ -1,3 +1,4 @@
+import Logging
 import StrataCore
 
 /// The built-in migrator: plans with ``MigrationPlan/make(versions:storeMetadata:target:stages:url:)``
@@ -130,6 +131,8 @@ public struct StoreMigrator: StoreMigrating {
         _ step: MigrationStep, at url: StoreURL, backend: any StoreBackend, options: StoreOptions,
         progress: (StoreProgress) -> Void, isCancelled: () -> Bool
     ) throws {
+        let start = ContinuousClock.now
+        var native = false
         if let will = step.stage?.willMigrate {
             progress(StoreProgress(phase: "stage \(step.name): willMigrate", completed: 0, total: 1))
             try withStore(at: url, model: step.source, backend: backend, options: options, will)
@@ -140,8 +143,11 @@ public struct StoreMigrator: StoreMigrating {
             metadataChanges[pendingDidMigrateKey] =
                 "\(step.source.versionIdentifier)->\(step.destination.versionIdentifier)"
         }
-        if allowsNativeExecution, let native = backend as? any NativeMigrating, native.canMigrateNatively(step) {
-            try native.migrateNatively(
+        if allowsNativeExecution, let nativeBackend = backend as? any NativeMigrating,
+            nativeBackend.canMigrateNatively(step)
+        {
+            native = true
+            try nativeBackend.migrateNatively(
                 step, at: url, options: options, metadataChanges: metadataChanges, progress: progress,
                 isCancelled: isCancelled)
         } else {
@@ -157,6 +163,33 @@ public struct StoreMigrator: StoreMigrating {
             }
             progress(StoreProgress(phase: "stage \(step.name): didMigrate", completed: 1, total: 1))
         }
+        logStep(step, at: url, backend: backend, options: options, native: native, since: start)
+    }
+
+    /// Logs a finished step at `info` (`strata.migration`): the versions, the objects of each
+    /// entity after it (counted only when the log wants them), how it ran, and its time.
+    private func logStep(
+        _ step: MigrationStep, at url: StoreURL, backend: any StoreBackend, options: StoreOptions, native: Bool,
+        since start: ContinuousClock.Instant
+    ) {
+        let logger = StrataLog.logger("migration")
+        guard logger.logLevel <= .info else { return }
+        let milliseconds = StoreOperationLog.milliseconds(ContinuousClock.now - start)
+        var counts: [String] = []
+        try? withStore(at: url, model: step.destination, backend: backend, options: options) { context in
+            for entity in step.destination.entities {
+                let count = try context.store.fetch(FetchRequest(entityName: entity.name, resultType: .count)).count()
+                counts.append("\(entity.name)=\(count)")
+            }
+        }
+        let shown = url.loggedDescription
+        logger.info(
+            "migrated \(shown) from \(step.source.versionIdentifier) to \(step.destination.versionIdentifier)",
+            metadata: [
+                "url": .string(shown), "from": .string(step.source.versionIdentifier),
+                "to": .string(step.destination.versionIdentifier), "objects": .string(counts.joined(separator: ",")),
+                "execution": .string(native ? "native" : "streaming"), "ms": .string(milliseconds),
+            ])
     }
 
     private func runPendingDidMigrate(

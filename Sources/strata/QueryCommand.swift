@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataTransfer
 
 /// `strata query URL --entity E ...`: ad-hoc reads and aggregates, pushed down to the store.
 struct QueryCommand: ParsableCommand {
@@ -148,11 +149,14 @@ struct QueryCommand: ParsableCommand {
             return
         }
         let cells = rows.map { $0.map(Self.text) }
+        // Columns are as wide as their widest cell on a terminal: CJK and emoji take two columns.
         let widths = columns.indices.map { column in
-            cells.reduce(columns[column].count) { Swift.max($0, $1[column].count) }
+            cells.reduce(TerminalDisplayWidth.of(columns[column])) {
+                Swift.max($0, TerminalDisplayWidth.of($1[column]))
+            }
         }
         func line(_ texts: [String]) -> String {
-            zip(texts, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+            zip(texts, widths).map { TerminalDisplayWidth.padded($0, toWidth: $1) }.joined(separator: "  ")
                 .replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) + "\n"
         }
         output.write(line(columns))

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// `strata`: demo, inspect, import, export, validate, query, copy and migrate stores.
+/// `strata`: demo, inspect, import, export, validate, query, copy and migrate stores; inspect models.
 @main
 struct StrataCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -9,16 +9,17 @@ struct StrataCommand: ParsableCommand {
         discussion: """
             Stores are named by URL: memory:[NAME], sqlite:PATH, lmdb:DIR, xml:PATH. \
             A store carries its model, so reading one needs no --model; creating a store (import) \
-            and migrating one need --model MODEL or $STRATA_MODEL. Every store command takes --json.
+            and migrating one need --model MODEL or $STRATA_MODEL. Every store command takes --json; \
+            strata model looks at a model without a store.
 
-            Exit codes: 0 success, 1 a Strata error (printed with its code), \
-            2 validate found violations, 64 bad usage. \
+            Exit codes: 0 success, 1 a Strata error (printed with its code) or lint \
+            warnings, 2 validate found violations, 64 bad usage. \
             strata migrate exits with 3 when a migration is not confirmed.
             """,
         version: "0.1.0",
         subcommands: [
             DemoCommand.self, InspectCommand.self, ImportCommand.self, ExportCommand.self, ValidateCommand.self,
-            QueryCommand.self, CopyCommand.self, MigrateCommand.self,
+            QueryCommand.self, CopyCommand.self, MigrateCommand.self, ModelCommand.self,
         ]
     )
 }

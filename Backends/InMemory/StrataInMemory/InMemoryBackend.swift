@@ -22,6 +22,13 @@ public struct InMemoryBackend: StoreBackend {
 
     /// Opens (creating when allowed) the store at `url`.
     public func open(_ url: StoreURL, model: Model, options: StoreOptions) throws -> any PersistentStore {
+        let start = ContinuousClock.now
+        let store = try openUnlogged(url, model: model, options: options)
+        StrataLog.storeOpened(url, backend: scheme, model: model, readOnly: options.isReadOnly, since: start)
+        return store
+    }
+
+    private func openUnlogged(_ url: StoreURL, model: Model, options: StoreOptions) throws -> InMemoryStore {
         try checkOptions(options.options, for: url)
         let name = try url.plainLocation(for: "the in-memory store")
         let storage: InMemoryStorage

@@ -8,8 +8,18 @@ extension LMDBStore {
     public func snapshots(of entityName: String, among ids: [ObjectID]?) throws -> [Snapshot] {
         try ensureOpen()
         let layout = try layout(entityName)
-        if let ids, ids.count == 1 { return try lookUp(ids[0], layout) }
-        return try read(FetchRequest(entityName: entityName, objectIDs: ids), layout).snapshots()
+        return try operationLog.timed {
+            if let ids, ids.count == 1 { return try lookUp(ids[0], layout) }
+            return try read(FetchRequest(entityName: entityName, objectIDs: ids), layout).snapshots()
+        } _: { snapshots in
+            (
+                "read \(entityName)",
+                [
+                    "entity": entityName, "access": ids == nil ? "scan" : "keys",
+                    "rows": String(snapshots.count),
+                ]
+            )
+        }
     }
 
     /// Answers a fetch natively, in one read-only snapshot transaction. It finds candidates
@@ -23,7 +33,19 @@ extension LMDBStore {
         try ensureOpen()
         let layout = try layout(request.entityName)
         try request.checkUnlessValidated(for: model, entityIsKnown: true)
-        return try read(request, layout)
+        guard operationLog.isEnabled else { return try read(request, layout) }
+        var recordsRead = 0
+        return try operationLog.timed {
+            try read(request, layout, recordsRead: &recordsRead)
+        } _: { result in
+            (
+                "fetched \(request.entityName)",
+                [
+                    "entity": request.entityName, "access": accessDescription(of: request, layout),
+                    "rows": String(result.rowCount), "recordsRead": String(recordsRead),
+                ]
+            )
+        }
     }
 
     /// The stored snapshot of `id` (none when it is not stored, or not an ID of this store and

@@ -21,7 +21,9 @@ extension LMDBStore {
         if request.isEmpty { return SaveResult() }
         let plan = try SavePlan(request: request, store: self)
         do {
-            let versions = try environment.write { txn in try apply(plan, request, txn) }
+            let versions = try operationLog.timed(
+                { try environment.write { txn in try apply(plan, request, txn) } },
+                { _ in ("saved", request.loggedMetadata) })
             return SaveResult(versions: versions)
         } catch {
             throw environment.translate(error, doing: "saving")

@@ -38,6 +38,8 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     let recordReads = Atomic<Int>(0)
     /// The store-wide lock, held shared while the store is open (see `StoreAccessLock`).
     private let accessLock: StoreAccessLock?
+    /// The log of reads and writes (`strata.lmdb`, `debug`), decided at open.
+    let operationLog: StoreOperationLog
 
     private init(
         url: StoreURL, model: Model, identifier: String, readOnly: Bool, environment: LMDBEnvironment,
@@ -50,6 +52,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         self.identifier = identifier
         self.isReadOnly = readOnly
         self.environment = environment
+        operationLog = StoreOperationLog(component: "lmdb", path: environment.path)
         metadataDBI = databases[LMDBLayout.metadataDatabase]!
         sequenceDBI = databases[LMDBLayout.sequenceDatabase]!
         var layouts: [String: EntityLayout] = [:]
@@ -88,6 +91,16 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     /// Where there is no store yet, it is created whole before it is opened
     /// (``LMDBStoreCreation``); a store that another process created meanwhile is opened.
     static func open(_ url: StoreURL, model: Model, options storeOptions: StoreOptions) throws -> LMDBStore {
+        let start = ContinuousClock.now
+        let store = try openUnlogged(url, model: model, options: storeOptions)
+        StrataLog.storeOpened(
+            url, backend: LMDBBackend.schemeName, model: model, readOnly: store.isReadOnly, since: start)
+        return store
+    }
+
+    private static func openUnlogged(_ url: StoreURL, model: Model, options storeOptions: StoreOptions) throws
+        -> LMDBStore
+    {
         try LMDBLayout.checkLimits(of: model)
         let options = try LMDBOptions(storeOptions, url: url)
         let path = try LMDBDirectory.path(of: url)

@@ -5,6 +5,16 @@ import StrataCore
 extension SQLiteStore {
     /// Opens or creates the store at `url` (see ``SQLiteBackend/open(_:model:options:)``).
     static func open(_ url: StoreURL, model: Model, options storeOptions: StoreOptions) throws -> SQLiteStore {
+        let start = ContinuousClock.now
+        let store = try openUnlogged(url, model: model, options: storeOptions)
+        StrataLog.storeOpened(
+            url, backend: SQLiteBackend.schemeName, model: model, readOnly: storeOptions.isReadOnly, since: start)
+        return store
+    }
+
+    private static func openUnlogged(_ url: StoreURL, model: Model, options storeOptions: StoreOptions) throws
+        -> SQLiteStore
+    {
         try SQLiteBackend().checkLimits(of: model)
         let path = try SQLiteBackend.path(of: url)
         var options = try SQLiteStoreOptions(storeOptions, url: url)

@@ -47,6 +47,13 @@ public struct XMLBackend: StoreBackend {
 
     /// ``open(_:model:options:)`` with the concrete type.
     public func openStore(_ url: StoreURL, model: Model, options: StoreOptions = StoreOptions()) throws -> XMLStore {
+        let start = ContinuousClock.now
+        let store = try openUnlogged(url, model: model, options: options)
+        StrataLog.storeOpened(url, backend: scheme, model: model, readOnly: store.options.isReadOnly, since: start)
+        return store
+    }
+
+    private func openUnlogged(_ url: StoreURL, model: Model, options: StoreOptions) throws -> XMLStore {
         _ = XMLLibrary.initialized
         let options = try options.addingQueryOptions(of: url)
         let path = try XMLStorePath.resolve(Self.path(of: url))
@@ -88,7 +95,14 @@ public struct XMLBackend: StoreBackend {
                     fileIdentity: identity, fileLock: lock, accessLock: accessLock)
             }
         }
-        let (image, identity) = try XMLStoreReader.load(path: path, url: url, layout: layout, model: model)
+        let (image, identity) = try StoreOperationLog(component: "xml", path: path).timed {
+            try XMLStoreReader.load(path: path, url: url, layout: layout, model: model)
+        } _: { image, identity in
+            (
+                "loaded \(image.objectCount) objects",
+                ["objects": String(image.objectCount), "bytes": String(identity.size)]
+            )
+        }
         let lock = options.isReadOnly ? nil : try XMLFileLock(storePath: path)
         if let lock, (try? lock.lock(timeoutMilliseconds: 0, storePath: path)) != nil {
             XMLAtomicFile.removeStrayTemporaries(of: path)

@@ -42,8 +42,15 @@ extension XMLStore {
                     location: ["path": path])
             }
             let writer = XMLStoreWriter(layout: layout)
-            let identity = try XMLAtomicFile.replace(path, beforeRename: hook) { fd, temporary in
-                try writer.write(next, to: fd, path: temporary)
+            let identity = try operationLog.timed {
+                try XMLAtomicFile.replace(path, beforeRename: hook) { fd, temporary in
+                    try writer.write(next, to: fd, path: temporary)
+                }
+            } _: { identity in
+                var metadata = request.loggedMetadata
+                metadata["objects"] = String(next.objectCount)
+                metadata["bytes"] = String(identity.size)
+                return ("saved \(next.objectCount) objects", metadata)
             }
             state.withLock { state in
                 // Keys handed out while the file was being written stay handed out.

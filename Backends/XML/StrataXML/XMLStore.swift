@@ -67,6 +67,8 @@ public final class XMLStore: PersistentStore {
 
     /// The store-wide lock, held shared while the store is open (see `StoreAccessLock`).
     private let accessLock: StoreAccessLock?
+    /// The log of loads and saves (`strata.xml`, `debug`), decided at open.
+    let operationLog: StoreOperationLog
 
     init(
         url: StoreURL, path: String, model: Model, layout: XMLModelLayout, options: XMLStoreOptions,
@@ -75,6 +77,7 @@ public final class XMLStore: PersistentStore {
         self.accessLock = accessLock
         self.url = url
         self.path = path
+        operationLog = StoreOperationLog(component: "xml", path: path)
         self.model = model
         self.layout = layout
         self.options = options

@@ -43,6 +43,7 @@ extension ObjectContext {
             try refresh(object, mergeChanges: true)
             merged.updated.insert(id)
         }
+        logMerge(of: changes, merged: merged)
         if !merged.isEmpty { post(ObjectContext.objectsDidChangeNotification, merged) }
     }
 }

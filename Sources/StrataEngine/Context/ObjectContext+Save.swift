@@ -125,6 +125,7 @@ extension ObjectContext {
                 where error.code == .conflict && mergePolicy != .error && rounds < Self.maximumMergeRounds
             {
                 rounds += 1
+                logConflicts(error.conflicts, resolving: true, round: rounds)
                 journal?.restore()
                 if let before = journal?.changedBefore { changed.restore(before) }
                 vanished = []
@@ -141,10 +142,14 @@ extension ObjectContext {
                 Self.backOff(afterRound: rounds)
                 resolveConflicts(Array(resolved.values))
             } catch var error as StrataError where error.code == .conflict && rounds >= Self.maximumMergeRounds {
+                logConflicts(error.conflicts, resolving: false, round: rounds + 1)
                 restoreAfterFailedSave()
                 error.message += " (still in conflict after \(rounds) rounds of merging under \(mergePolicy))"
                 throw error
             } catch {
+                if let conflict = error as? StrataError, conflict.code == .conflict {
+                    logConflicts(conflict.conflicts, resolving: false, round: rounds + 1)
+                }
                 restoreAfterFailedSave()
                 throw error
             }
