@@ -166,14 +166,14 @@ public struct StoreMigrator: StoreMigrating {
         logStep(step, at: url, backend: backend, options: options, native: native, since: start)
     }
 
-    /// Logs a finished step at `info` (`strata.migration`): the versions, the objects of each
+    /// Logs a finished step at `debug` (`strata.migration`): the versions, the objects of each
     /// entity after it (counted only when the log wants them), how it ran, and its time.
     private func logStep(
         _ step: MigrationStep, at url: StoreURL, backend: any StoreBackend, options: StoreOptions, native: Bool,
         since start: ContinuousClock.Instant
     ) {
         let logger = StrataLog.logger("migration")
-        guard logger.logLevel <= .info else { return }
+        guard logger.logLevel <= .debug else { return }
         let milliseconds = StoreOperationLog.milliseconds(ContinuousClock.now - start)
         var counts: [String] = []
         try? withStore(at: url, model: step.destination, backend: backend, options: options) { context in
@@ -183,7 +183,7 @@ public struct StoreMigrator: StoreMigrating {
             }
         }
         let shown = url.loggedDescription
-        logger.info(
+        logger.debug(
             "migrated \(shown) from \(step.source.versionIdentifier) to \(step.destination.versionIdentifier)",
             metadata: [
                 "url": .string(shown), "from": .string(step.source.versionIdentifier),

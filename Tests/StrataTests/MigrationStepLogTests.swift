@@ -26,13 +26,13 @@ import Testing
                         return snapshot
                     }))
         }
-        let records = try CapturingLogHandler.capture(at: .info, mentioning: directory.path) {
+        let records = try CapturingLogHandler.capture(at: .debug, mentioning: directory.path) {
             try StoreMigrator(versions: LoggedCompany.versions, registry: BuiltInBackends.registry).migrate(
                 storeAt: url)
         }.labelled("strata.migration")
         #expect(
             records.map { "\($0.metadata["from"] ?? "") -> \($0.metadata["to"] ?? "")" } == ["v1 -> v2", "v2 -> v3"])
-        #expect(records.allSatisfy { $0.level == .info && $0.metadata["ms"].flatMap(Double.init) != nil })
+        #expect(records.allSatisfy { $0.level == .debug && $0.metadata["ms"].flatMap(Double.init) != nil })
         #expect(records.allSatisfy { $0.metadata["objects"]?.contains("Employee=3") == true }, "\(records)")
         #expect(records.allSatisfy { $0.metadata["url"] == url.description })
         #expect(records.neverMention("s3cret"))

@@ -8,19 +8,19 @@ import Testing
 /// secret of it), the backend, the model version.
 @Suite struct StoreOpenLogTests {
     @Test(arguments: ["memory", "sqlite", "lmdb", "xml"])
-    func eachOpenIsLoggedAtInfo(_ scheme: String) throws {
+    func eachOpenIsLoggedAtDebug(_ scheme: String) throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
         let url =
             scheme == "memory"
             ? try StoreURL.parse("memory:open-log-\(UUID().uuidString)") : directory.storeURL(scheme, name: "opened")
         let token = scheme == "memory" ? url.location : directory.path
-        let records = try CapturingLogHandler.capture(at: .info, mentioning: token) {
+        let records = try CapturingLogHandler.capture(at: .debug, mentioning: token) {
             let store = try BuiltInBackends.registry.open(url, model: LoggedCompany.model)
             try store.close()
         }.labelled("strata.store")
         try #require(records.count == 1, "\(records)")
-        #expect(records[0].level == .info)
+        #expect(records[0].level == .debug)
         #expect(records[0].metadata["backend"] == scheme)
         #expect(records[0].metadata["model"] == LoggedCompany.model.versionIdentifier)
         #expect(records[0].metadata["url"] == url.description)
@@ -28,10 +28,10 @@ import Testing
         #expect(records[0].metadata["ms"].flatMap(Double.init) != nil)
     }
 
-    @Test func aLoggerAtNoticeLogsNoOpen() throws {
+    @Test func aLoggerAtInfoLogsNoOpen() throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
-        let records = try CapturingLogHandler.capture(at: .notice, mentioning: directory.path) {
+        let records = try CapturingLogHandler.capture(at: .info, mentioning: directory.path) {
             try BuiltInBackends.registry.open(directory.storeURL("sqlite"), model: LoggedCompany.model).close()
         }
         #expect(records.isEmpty, "\(records)")

@@ -1,16 +1,16 @@
 import Logging
 
 extension StrataLog {
-    /// Logs at `info`, under `strata.store`, that a store opened: its URL (``StoreURL/loggedDescription``),
+    /// Logs at `debug`, under `strata.store`, that a store opened: its URL (``StoreURL/loggedDescription``),
     /// backend, model version, whether read-only, and how long the open took since `start`. Every
     /// built-in backend calls it at the end of a successful open.
     package static func storeOpened(
         _ url: StoreURL, backend: String, model: Model, readOnly: Bool, since start: ContinuousClock.Instant
     ) {
         let logger = logger("store")
-        guard logger.logLevel <= .info else { return }
+        guard logger.logLevel <= .debug else { return }
         let shown = url.loggedDescription
-        logger.info(
+        logger.debug(
             "opened \(shown)",
             metadata: [
                 "url": .string(shown), "backend": .string(backend), "model": .string(model.versionIdentifier),

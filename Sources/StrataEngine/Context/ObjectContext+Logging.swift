@@ -21,13 +21,13 @@ extension ObjectContext {
     /// `round`), or ending the save.
     func logConflicts(_ conflicts: [SaveConflict], resolving: Bool, round: Int) {
         let logger = StrataLog.logger("context")
-        guard logger.logLevel <= .notice, !conflicts.isEmpty else { return }
+        guard logger.logLevel <= .debug, !conflicts.isEmpty else { return }
         var metadata = contextMetadata(entities: Set(conflicts.map(\.objectID)))
         metadata["objects"] = .stringConvertible(conflicts.count)
         metadata["round"] = .stringConvertible(round)
         let outcome =
             resolving ? "resolving them by \(mergePolicy)" : "the save fails (merge policy \(mergePolicy))"
-        logger.notice(
+        logger.debug(
             "the save of \(contextName) met \(conflicts.count) conflict\(conflicts.count == 1 ? "" : "s"); \(outcome)",
             metadata: metadata)
     }
