@@ -1,6 +1,6 @@
 # The two commands of the README, plus helpers. Each installs missing system packages first.
 
-.PHONY: deps demo test test-tsan test-reliability test-tsan-ci test-asan build clean-demo lint format
+.PHONY: deps demo test test-tsan test-reliability test-tsan-ci test-asan build clean-demo lint lint-docs format
 
 deps:
 	@./scripts/install-deps.sh
@@ -48,9 +48,21 @@ build: deps
 # Every Swift file of the package and of the benchmarks, in the house style (.swift-format).
 FORMATTED = Package.swift Sources Backends Migrations Probes Tests Examples Benchmarks/Package.swift Benchmarks/Sources
 
-## Check the formatting (swift-format, which ships with Swift 6); CI fails on any finding.
-lint:
+## Check the formatting (swift-format, which ships with Swift 6) and the user docs; CI fails on any
+## finding.
+lint: lint-docs
 	swift format lint --strict --recursive --parallel $(FORMATTED)
+
+# Words that speak of how Strata is made rather than of Strata: a user's docs name no seed, issue
+# number or helper process of the project's own.
+DOCS_FORBIDDEN = seed 0|issue \#?[0-9]|agents
+
+## Check that the README, docs/ and the changelog speak to users about Strata alone.
+lint-docs:
+	@if grep -rniE '$(DOCS_FORBIDDEN)' README.md docs CHANGELOG.md; then \
+	  echo "lint-docs: the lines above speak of the project's workings, not to users; reword them" >&2; \
+	  exit 1; \
+	fi
 
 ## Reformat every Swift file in place.
 format:
