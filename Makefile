@@ -1,6 +1,6 @@
 # The two commands of the README, plus helpers. Each installs missing system packages first.
 
-.PHONY: deps demo test test-tsan test-reliability test-tsan-ci test-asan build clean-demo lint lint-docs format
+.PHONY: deps demo test test-tsan test-reliability test-tsan-ci test-asan build clean-demo lint lint-docs format docs
 
 deps:
 	@./scripts/install-deps.sh
@@ -44,6 +44,16 @@ test-asan: deps
 
 build: deps
 	swift build
+
+# The library products' modules, each with a DocC catalog (<Module>.docc beside its sources) whose
+# articles are docs/*.md.
+DOC_TARGETS = Strata StrataEngine StrataCore StrataData StrataMigrations StrataTransfer StrataConformance \
+	StrataInMemory StrataSQLite StrataLMDB StrataXML
+
+## Build the documentation of every library module (DocC, in one run) into
+## .build/plugins/Swift-DocC/outputs/; a warning (a broken symbol link) fails it.
+docs: deps
+	swift package generate-documentation --warnings-as-errors $(foreach t,$(DOC_TARGETS),--target $(t))
 
 # Every Swift file of the package and of the benchmarks, in the house style (.swift-format).
 FORMATTED = Package.swift Sources Backends Migrations Probes Tests Examples Benchmarks/Package.swift Benchmarks/Sources
