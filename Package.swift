@@ -186,6 +186,21 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // README.md's Swift samples, as the README shows them: built with the package so that a sample
+        // that stops compiling fails CI, and ReadmeSampleTests check that the README still shows them.
+        .executableTarget(
+            name: "readme-strata-sample",
+            dependencies: ["Strata"],
+            path: "Examples/ReadmeSamples/Strata",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "readme-strata-data-sample",
+            dependencies: ["StrataData"],
+            path: "Examples/ReadmeSamples/StrataData",
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Probes (Probes/: the second processes the tests start, and the reliability tests'
         // workload and helper process; docs/Reliability.md)
         .executableTarget(
