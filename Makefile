@@ -1,6 +1,6 @@
 # The two commands of the README, plus helpers. Each installs missing system packages first.
 
-.PHONY: deps demo test test-tsan test-reliability test-tsan-ci test-asan build clean-demo lint lint-docs format docs
+.PHONY: deps demo test test-tsan test-reliability test-tsan-ci test-asan build clean-demo lint lint-docs format docs tutorial-check
 
 deps:
 	@./scripts/install-deps.sh
@@ -54,6 +54,10 @@ DOC_TARGETS = Strata StrataEngine StrataCore StrataData StrataMigrations StrataT
 ## .build/plugins/Swift-DocC/outputs/; a warning (a broken symbol link) fails it.
 docs: deps
 	swift package generate-documentation --warnings-as-errors $(foreach t,$(DOC_TARGETS),--target $(t))
+
+## Follow docs/Tutorial.md in a temporary directory against this checkout.
+tutorial-check: deps
+	./scripts/tutorial-check.sh
 
 # Every Swift file of the package and of the benchmarks, in the house style (.swift-format).
 FORMATTED = Package.swift Sources Backends Migrations Probes Tests Examples Benchmarks/Package.swift Benchmarks/Sources
