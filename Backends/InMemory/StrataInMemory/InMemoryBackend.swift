@@ -29,15 +29,17 @@ public struct InMemoryBackend: StoreBackend {
                 throw StrataError(.storeNotFound, "\(url) names no store", location: ["url": url.description])
             }
             storage = InMemoryStorage(
-                metadata: .new(storeType: scheme, model: model, identifier: options.identifierForNewStore))
+                metadata: .new(storeType: scheme, model: model, identifier: options.identifierForNewStore),
+                model: model)
         } else {
             storage = try InMemoryStorage.named(
                 name,
                 createWith: options.createsIfMissing
                     ? StoreMetadata.new(storeType: scheme, model: model, identifier: options.identifierForNewStore)
-                    : nil, url: url)
+                    : nil, model: model, url: url)
         }
         try storage.metadata().checkCompatible(with: model, at: url)
+        try storage.checkDeclarationOrder(of: model, at: url)
         return InMemoryStore(url: url, model: model, storage: storage, readOnly: options.isReadOnly)
     }
 
@@ -57,23 +59,49 @@ public struct InMemoryBackend: StoreBackend {
 /// The data of one in-memory store, shared by every ``InMemoryStore`` opened on it.
 final class InMemoryStorage: Sendable {
     let state: Locked<InMemoryState>
+    /// Each entity's attribute and relationship names in the order of the model that made the
+    /// store: the order its snapshots hold their values in.
+    private let declarationOrder: [String: [String]]
 
-    init(metadata: StoreMetadata) {
+    init(metadata: StoreMetadata, model: Model) {
         state = Locked(InMemoryState(metadata: metadata))
+        declarationOrder = Self.declarationOrder(of: model)
+    }
+
+    private static func declarationOrder(of model: Model) -> [String: [String]] {
+        Dictionary(
+            uniqueKeysWithValues: model.entities.map { entity in
+                (entity.name, entity.attributes.map(\.name) + [";"] + entity.relationships.map(\.name))
+            })
+    }
+
+    /// Throws ``StrataError/Code/modelMismatch`` when `model` declares an entity's properties in
+    /// another order than the model that made the store: the stored snapshots hold their values
+    /// by position, so they would be read as the wrong properties. (The version hash ignores the
+    /// order; persistent stores read their values by name or record their order.)
+    func checkDeclarationOrder(of model: Model, at url: StoreURL) throws {
+        for (entity, names) in Self.declarationOrder(of: model) where declarationOrder[entity] != names {
+            throw StrataError(
+                .modelMismatch,
+                "the in-memory store \(url) was made with a model that declares the properties of \(entity) in another order; open it with the same model declaration (its values are kept by position)",
+                location: ["url": url.description, "entity": entity])
+        }
     }
 
     func metadata() -> StoreMetadata { state.withLock { $0.metadata } }
 
     private static let named = Locked<[String: InMemoryStorage]>([:])
 
-    static func named(_ name: String, createWith metadata: StoreMetadata?, url: StoreURL) throws -> InMemoryStorage {
+    static func named(_ name: String, createWith metadata: StoreMetadata?, model: Model, url: StoreURL) throws
+        -> InMemoryStorage
+    {
         try Self.named.withLock { table in
             if let existing = table[name] { return existing }
             guard let metadata else {
                 throw StrataError(
                     .storeNotFound, "no in-memory store is named '\(name)'", location: ["url": url.description])
             }
-            let storage = InMemoryStorage(metadata: metadata)
+            let storage = InMemoryStorage(metadata: metadata, model: model)
             table[name] = storage
             return storage
         }

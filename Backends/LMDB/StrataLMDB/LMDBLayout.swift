@@ -25,14 +25,20 @@ enum LMDBLayout {
     }
     static func toOne(_ entity: String, _ relationship: String) -> String { "r:\(entity):\(relationship)" }
 
-    /// Every named database a store of `model` uses, with its flags.
-    static func databases(for model: Model) -> [(name: String, flags: UInt32)] {
+    /// Every named database a store of `model` uses, with its flags; unique constraints under the
+    /// names `uniqueOrder` gives them.
+    static func databases(for model: Model, uniqueOrder: UniqueConstraintOrder = .declared) -> [(
+        name: String, flags: UInt32
+    )] {
         let dupsort = UInt32(MDB_DUPSORT)
         var result: [(name: String, flags: UInt32)] = [(metadataDatabase, 0), (sequenceDatabase, 0)]
         for entity in model.entities {
             result.append((records(entity.name), 0))
             for index in entity.indexes { result.append((self.index(entity.name, index.name), dupsort)) }
-            for constraint in entity.uniqueConstraints { result.append((unique(entity.name, constraint), dupsort)) }
+            for constraint in entity.uniqueConstraints {
+                let attributes = uniqueOrder.attributes(of: constraint, in: entity.name)
+                result.append((unique(entity.name, attributes), dupsort))
+            }
             for relationship in entity.relationships where !relationship.isToMany {
                 result.append((toOne(entity.name, relationship.name), dupsort))
             }
@@ -85,7 +91,10 @@ final class EntityLayout: Sendable {
     let recordRelationships: [Relationship]
     let recordDestinationScopes: [ObjectID.Scope]
 
-    init(entity: Entity, databases: [String: MDB_dbi], storeIdentifier: String, recordOrder: RecordOrder? = nil) {
+    init(
+        entity: Entity, databases: [String: MDB_dbi], storeIdentifier: String, recordOrder: RecordOrder? = nil,
+        uniqueOrder: UniqueConstraintOrder = .declared
+    ) {
         self.entity = entity
         self.recordOrder = recordOrder
         self.storeIdentifier = storeIdentifier
@@ -97,7 +106,8 @@ final class EntityLayout: Sendable {
                     kind: .index(index.name), dbi: databases[LMDBLayout.index(entity.name, index.name)]!,
                     attributes: index.properties.map { entity.attributeIndex(named: $0)! }))
         }
-        for constraint in entity.uniqueConstraints {
+        for declared in entity.uniqueConstraints {
+            let constraint = uniqueOrder.attributes(of: declared, in: entity.name)
             secondaries.append(
                 Secondary(
                     kind: .unique, dbi: databases[LMDBLayout.unique(entity.name, constraint)]!,

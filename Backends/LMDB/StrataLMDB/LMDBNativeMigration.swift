@@ -79,8 +79,15 @@ private struct LMDBMigrationTransaction {
     }
 
     func run() throws {
-        let oldNames = LMDBLayout.databases(for: step.source)
-        let newNames = LMDBLayout.databases(for: step.destination)
+        // A unique constraint keeps the database (and key order) the store has for it, whatever
+        // order either model declares its attributes in.
+        let exists: (String) throws -> Bool = { name in
+            try Array(name.utf8).withUnsafeBytes { try txn.get(LMDBTransaction.mainDatabase, key: $0) != nil }
+        }
+        let oldUniqueOrder = try UniqueConstraintOrder.resolve(for: step.source, exists: exists)
+        let newUniqueOrder = try UniqueConstraintOrder.resolve(for: step.destination, exists: exists)
+        let oldNames = LMDBLayout.databases(for: step.source, uniqueOrder: oldUniqueOrder)
+        let newNames = LMDBLayout.databases(for: step.destination, uniqueOrder: newUniqueOrder)
         var oldDBs: [String: MDB_dbi] = [:]
         for (name, flags) in oldNames { oldDBs[name] = try open(name, flags: flags, create: false) }
         let meta = oldDBs[LMDBLayout.metadataDatabase]!
@@ -115,10 +122,12 @@ private struct LMDBMigrationTransaction {
             }
             let oldEntity = step.source.entity(named: source)!
             let oldLayout = EntityLayout(
-                entity: oldEntity, databases: oldDBs, storeIdentifier: identifier, recordOrder: oldOrders[source])
-            let newLayout = EntityLayout(entity: newEntity, databases: newDBs, storeIdentifier: identifier)
-            let oldSecondaryNames = Set(secondaryNames(oldEntity))
-            let newSecondaryNames = Set(secondaryNames(newEntity))
+                entity: oldEntity, databases: oldDBs, storeIdentifier: identifier, recordOrder: oldOrders[source],
+                uniqueOrder: oldUniqueOrder)
+            let newLayout = EntityLayout(
+                entity: newEntity, databases: newDBs, storeIdentifier: identifier, uniqueOrder: newUniqueOrder)
+            let oldSecondaryNames = Set(secondaryNames(oldEntity, oldUniqueOrder))
+            let newSecondaryNames = Set(secondaryNames(newEntity, newUniqueOrder))
             if step.keepsRecordsUnchanged(mapping) && oldSecondaryNames == newSecondaryNames { continue }
             // The records are rewritten in the new entity's declaration order.
             try RecordOrder.write(txn, meta, entity: newEntity)
@@ -223,9 +232,11 @@ private struct LMDBMigrationTransaction {
         }
     }
 
-    private func secondaryNames(_ entity: Entity) -> [String] {
+    private func secondaryNames(_ entity: Entity, _ uniqueOrder: UniqueConstraintOrder) -> [String] {
         entity.indexes.map { LMDBLayout.index(entity.name, $0.name) }
-            + entity.uniqueConstraints.map { LMDBLayout.unique(entity.name, $0) }
+            + entity.uniqueConstraints.map {
+                LMDBLayout.unique(entity.name, uniqueOrder.attributes(of: $0, in: entity.name))
+            }
             + entity.relationships.filter { !$0.isToMany }.map { LMDBLayout.toOne(entity.name, $0.name) }
     }
 

@@ -41,7 +41,8 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
 
     private init(
         url: StoreURL, model: Model, identifier: String, readOnly: Bool, environment: LMDBEnvironment,
-        databases: [String: MDB_dbi], recordOrders: [String: RecordOrder], accessLock: StoreAccessLock?
+        databases: [String: MDB_dbi], recordOrders: [String: RecordOrder], uniqueOrder: UniqueConstraintOrder,
+        accessLock: StoreAccessLock?
     ) {
         self.accessLock = accessLock
         self.url = url
@@ -55,7 +56,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
         for entity in model.entities {
             layouts[entity.name] = EntityLayout(
                 entity: entity, databases: databases, storeIdentifier: identifier,
-                recordOrder: recordOrders[entity.name])
+                recordOrder: recordOrders[entity.name], uniqueOrder: uniqueOrder)
         }
         self.layouts = layouts
         layoutList = model.entities.map { layouts[$0.name]! }
@@ -131,13 +132,16 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
                 environment: environment, model: model, create: !existing,
                 identifier: storeOptions.identifierForNewStore)
             try metadata.checkCompatible(with: model, at: url)
-            let databases = try environment.openDatabases(LMDBLayout.databases(for: model), create: false)
+            let uniqueOrder = try UniqueConstraintOrder.resolve(for: model, exists: environment.hasDatabase)
+            let databases = try environment.openDatabases(
+                LMDBLayout.databases(for: model, uniqueOrder: uniqueOrder), create: false)
             let recordOrders = try environment.read { txn in
                 try RecordOrder.read(txn, databases[LMDBLayout.metadataDatabase]!, model: model, path: path)
             }
             return LMDBStore(
                 url: url, model: model, identifier: metadata.storeIdentifier, readOnly: options.isReadOnly,
-                environment: environment, databases: databases, recordOrders: recordOrders, accessLock: accessLock)
+                environment: environment, databases: databases, recordOrders: recordOrders,
+                uniqueOrder: uniqueOrder, accessLock: accessLock)
         } catch {
             environment.release()
             if let failure = error as? LMDBFailure, failure.code == MDB_NOTFOUND {
