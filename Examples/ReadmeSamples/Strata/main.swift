@@ -2,6 +2,7 @@
 // (ReadmeSampleTests check that every README sample appears verbatim in Examples/ReadmeSamples).
 // Built, not run: it would create company.sqlite in the current directory.
 
+import Foundation
 import Strata
 
 let versions = try VersionedModel(directory: URL(fileURLWithPath: "Examples/Models/Company.stratamodel"))
@@ -16,7 +17,9 @@ let names = try store.fetch(
 // The store: sqlite:Company.sqlite, or the URL in $STRATA_STORE when it is set.
 let container = PersistentContainer(name: "Company", versionedModel: versions)
 try await container.loadPersistentStores() // checks, migrates and opens it in the background
-try await container.performBackgroundTask { context in
-    try context.insert("Employee")["name"] = "Ada"
+let ada = try await container.performBackgroundTask { context in
+    let employee = try context.insert("Employee")
+    employee["name"] = "Ada"
     try context.save()
+    return employee.objectID // once this returns, the employee is in the store
 }
