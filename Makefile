@@ -1,6 +1,6 @@
 # The two commands of the README, plus helpers. Each installs missing system packages first.
 
-.PHONY: deps demo test test-tsan test-reliability test-tsan-ci test-asan build clean-demo lint lint-docs format docs tutorial-check
+.PHONY: deps demo test test-tsan test-reliability test-tsan-ci test-asan build clean-demo lint lint-docs format docs tutorial-check api-check api-update
 
 deps:
 	@./scripts/install-deps.sh
@@ -68,6 +68,13 @@ docs: deps
 tutorial-check: deps
 	./scripts/tutorial-check.sh
 
+## Fail when a public symbol of the last release (tag) is gone or changed (scripts/api-check.sh).
+api-check: deps
+	./scripts/api-check.sh check
+
+## Record the public API as it is now in api/public-api.txt (at a release, before tagging).
+api-update: deps
+	./scripts/api-check.sh update
 
 # Every Swift file of the package and of the benchmarks, in the house style (.swift-format).
 FORMATTED = Package.swift Sources Backends Migrations Probes Tests Examples Benchmarks/Package.swift Benchmarks/Sources
