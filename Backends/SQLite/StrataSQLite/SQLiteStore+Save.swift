@@ -178,25 +178,42 @@ extension SQLiteStore {
             }
         }
 
-        // Updates, checked against their expected version.
+        // Updates, checked against their expected version. One that meets a unique index is set
+        // aside until the others ran (see SQLiteStore+UniqueConstraints).
         lastTable = nil
+        var collided: [(update: SaveRequest.Update, table: SQLiteEntityTable)] = []
+        func runUpdate(_ update: SaveRequest.Update, _ statement: SQLiteStatement, _ table: SQLiteEntityTable) throws
+            -> Bool
+        {
+            let snapshot = update.snapshot
+            let newVersion = update.expectedVersion &+ 1
+            statement.bind(1, newVersion)
+            let next = bindColumns(of: snapshot, table: table, in: statement, from: 2, binder: &binder)
+            statement.bind(next, snapshot.objectID.primaryKey!)
+            statement.bind(next + 1, update.expectedVersion)
+            try statement.run()
+            guard connection.changes == 1 else { return false }
+            versions[snapshot.objectID] = newVersion
+            return true
+        }
         for (update, table) in zip(request.updates, updateTables) {
             if table !== lastTable {
                 statement = try connection.prepare(.update, of: table)
                 lastTable = table
             }
-            let snapshot = update.snapshot
-            let newVersion = update.expectedVersion &+ 1
-            statement!.bind(1, newVersion)
-            let next = bindColumns(of: snapshot, table: table, in: statement!, from: 2, binder: &binder)
-            statement!.bind(next, snapshot.objectID.primaryKey!)
-            statement!.bind(next + 1, update.expectedVersion)
-            try statement!.run()
-            if connection.changes != 1 {
-                conflicts.append((snapshot.objectID, update.expectedVersion))
-            } else {
-                versions[snapshot.objectID] = newVersion
+            do {
+                if try !runUpdate(update, statement!, table) {
+                    conflicts.append((update.snapshot.objectID, update.expectedVersion))
+                }
+            } catch  where Self.isUniqueCollision(error) && !table.entity.uniqueConstraints.isEmpty {
+                collided.append((update, table))
             }
+        }
+        if !collided.isEmpty {
+            let stale = try reapplyCollidedUpdates(collided, on: connection) { update, table in
+                try runUpdate(update, try connection.prepare(.update, of: table), table)
+            }
+            conflicts += stale.map { ($0.snapshot.objectID, $0.expectedVersion) }
         }
 
         if !conflicts.isEmpty {
