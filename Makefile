@@ -1,6 +1,6 @@
 # The two commands of the README, plus helpers. Each installs missing system packages first.
 
-.PHONY: deps demo test test-tsan test-reliability test-tsan-ci test-asan build clean-demo lint format
+.PHONY: deps demo test test-tsan test-reliability test-tsan-ci test-asan build clean-demo lint lint-docs format docs tutorial-check api-check api-update
 
 deps:
 	@./scripts/install-deps.sh
@@ -45,12 +45,55 @@ test-asan: deps
 build: deps
 	swift build
 
+# The library products' modules, each with a DocC catalog (<Module>.docc beside its sources) whose
+# articles are docs/*.md.
+DOC_TARGETS = Strata StrataEngine StrataCore StrataData StrataMigrations StrataTransfer StrataConformance \
+	StrataInMemory StrataSQLite StrataLMDB StrataXML
+
+## Build the documentation of every library module (DocC, in one run) into
+## .build/plugins/Swift-DocC/outputs/. A warning about a catalog's own page (a landing page or an
+## article: a broken symbol or article link) fails it; the doc comments' warnings are printed.
+docs: deps
+	@out=$$(mktemp); \
+	swift package generate-documentation $(foreach t,$(DOC_TARGETS),--target $(t)) > "$$out" 2>&1; \
+	status=$$?; cat "$$out"; \
+	pages=$$(grep -A1 -E '^(warning|error):' "$$out" | grep -E '^ *--> [^ ]*\.md:' | sort -u); \
+	rm -f "$$out"; \
+	if [ "$$status" != 0 ]; then exit "$$status"; fi; \
+	if [ -n "$$pages" ]; then \
+	  printf '%s\n' "$$pages"; echo "docs: DocC warned about the catalog pages above; fix their links" >&2; exit 1; \
+	fi
+
+## Follow docs/Tutorial.md in a temporary directory against this checkout.
+tutorial-check: deps
+	./scripts/tutorial-check.sh
+
+## Fail when a public symbol of the last release (tag) is gone or changed (scripts/api-check.sh).
+api-check: deps
+	./scripts/api-check.sh check
+
+## Record the public API as it is now in api/public-api.txt (at a release, before tagging).
+api-update: deps
+	./scripts/api-check.sh update
+
 # Every Swift file of the package and of the benchmarks, in the house style (.swift-format).
 FORMATTED = Package.swift Sources Backends Migrations Probes Tests Examples Benchmarks/Package.swift Benchmarks/Sources
 
-## Check the formatting (swift-format, which ships with Swift 6); CI fails on any finding.
-lint:
+## Check the formatting (swift-format, which ships with Swift 6) and the user docs; CI fails on any
+## finding.
+lint: lint-docs
 	swift format lint --strict --recursive --parallel $(FORMATTED)
+
+# Words that speak of how Strata is made rather than of Strata: a user's docs name no seed, issue
+# number or helper process of the project's own.
+DOCS_FORBIDDEN = seed 0|issue \#?[0-9]|agents
+
+## Check that the README, docs/ and the changelog speak to users about Strata alone.
+lint-docs:
+	@if grep -rniE '$(DOCS_FORBIDDEN)' README.md docs CHANGELOG.md; then \
+	  echo "lint-docs: the lines above speak of the project's workings, not to users; reword them" >&2; \
+	  exit 1; \
+	fi
 
 ## Reformat every Swift file in place.
 format:

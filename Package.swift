@@ -38,6 +38,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // `swift package generate-documentation` (make docs): builds the DocC catalogs, no code of it links in.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // MARK: Vocabulary
@@ -183,6 +185,21 @@ let package = Package(
             name: "TripPlanner",
             dependencies: ["StrataData"],
             path: "Examples/TripPlanner",
+            swiftSettings: strictSettings
+        ),
+
+        // README.md's Swift samples, as the README shows them: built with the package so that a sample
+        // that stops compiling fails CI, and ReadmeSampleTests check that the README still shows them.
+        .executableTarget(
+            name: "readme-strata-sample",
+            dependencies: ["Strata"],
+            path: "Examples/ReadmeSamples/Strata",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "readme-strata-data-sample",
+            dependencies: ["StrataData"],
+            path: "Examples/ReadmeSamples/StrataData",
             swiftSettings: strictSettings
         ),
 
