@@ -98,7 +98,7 @@ check)
   fi
   current_list > "$work/current"
   touch "$work/accepted"
-  if [ -f "$accepted_file" ]; then grep -v '^#' "$accepted_file" | sed '/^$/d' | sort > "$work/accepted"; fi
+  if [ -f "$accepted_file" ]; then { grep -v '^#' "$accepted_file" || true; } | sed '/^$/d' | sort > "$work/accepted"; fi
   comm -23 "$work/release" "$work/current" | comm -23 - "$work/accepted" > "$work/broken"
   added=$(comm -13 "$work/release" "$work/current" | wc -l)
   if [ -s "$work/broken" ]; then
