@@ -1,7 +1,7 @@
 import Foundation
 import StrataCore
 
-/// The kit's model and data: the seeds' Company model (its newest version, the same structure as
+/// The kit's model and data: the Company example model (its newest version, the same structure as
 /// `Examples/Models/Company.stratamodel/v3.json`) plus an `AllTypes` entity with one optional
 /// attribute of every type.
 public enum ConformanceFixtures {
@@ -65,7 +65,7 @@ public enum ConformanceFixtures {
             Attribute("uuid", .uuid, isOptional: true), Attribute("uri", .uri, isOptional: true),
         ])
 
-    /// The seeds' Company model, version `v3`.
+    /// The Company example model, version `v3`.
     public static let companyModel: Model = try! Model(versionIdentifier: "v3", entities: companyEntities)
 
     /// The kit's model: ``companyModel``'s entities plus ``allTypesEntity``.

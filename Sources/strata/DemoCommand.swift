@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// `strata demo`: builds the seeds' Company graph through a persistent container, queries it,
+/// `strata demo`: builds the Company example's graph through a persistent container, queries it,
 /// and prints what happens with timings.
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

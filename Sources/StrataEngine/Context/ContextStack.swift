@@ -1,6 +1,6 @@
 import Dispatch
 
-/// The seeds' context stacks, each set up in one line, with MagicalRecord-style save helpers.
+/// The usual context stacks, each set up in one line, with MagicalRecord-style save helpers.
 ///
 /// ```swift
 /// let stack = ContextStack.threeTier(coordinator: coordinator)   // writer <- view <- workers
@@ -75,8 +75,8 @@ public struct ContextStack: Sendable {
     }
 
     /// MagicalRecord's `saveWithBlockAndWait`: the same as ``save(_:completion:)`` but waits, and
-    /// throws the first error. Each level saves inside its `performAndWait`, so, as seed 004
-    /// shows, the blocks run on the *calling* thread; call it off the main thread when the
+    /// throws the first error. Each level saves inside its `performAndWait`, so the
+    /// blocks run on the *calling* thread; call it off the main thread when the
     /// block is long.
     public func saveAndWait(_ block: (ObjectContext) throws -> Void) throws {
         let worker = newWorkerContext()

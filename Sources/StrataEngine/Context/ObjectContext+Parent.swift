@@ -270,7 +270,7 @@ extension ObjectContext {
 
     /// Adopts every permanent ID the parent handed down and this context has not adopted yet,
     /// after having each ancestor do the same: a child that saves or fetches in the same
-    /// perform block as the root's save (the seeds' import, which saves every level after each
+    /// perform block as the root's save (an import that saves every level after each
     /// chunk) then names the saved objects by their permanent IDs, as its parent does, instead
     /// of by temporary IDs its parent no longer knows. A few lock acquisitions when nothing is
     /// in transit.

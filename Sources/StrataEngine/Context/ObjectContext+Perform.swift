@@ -25,7 +25,7 @@ extension ObjectContext {
     ///   thread while it holds the queue (it waits first for the blocks enqueued before it). So
     ///   `performAndWait` called from the main thread runs its block on the main thread, with
     ///   the private queue held; "the receiver's queue" means exclusive use of the context, not a
-    ///   thread. This is what seed 004 shows people get wrong: `performAndWait` does not move
+    ///   thread. A common mistake to avoid: `performAndWait` does not move
     ///   work off the main thread; use ``perform(_:)`` or `await perform` for that.
     ///
     /// Calling it for a main-queue context from a thread while the main thread waits on that
