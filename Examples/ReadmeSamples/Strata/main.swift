@@ -1,6 +1,6 @@
 // The Swift samples of README.md's "A first look" that use the engine, as the README shows them
 // (ReadmeSampleTests check that every README sample appears verbatim in Examples/ReadmeSamples).
-// Built, not run: it would create company.sqlite in the current directory.
+// CI runs it in a directory of its own (it writes company.sqlite and Company.sqlite there).
 
 import Foundation
 import Strata

@@ -1,6 +1,6 @@
 // The StrataData sample of README.md's "A first look", as the README shows it (ReadmeSampleTests
-// check that every README sample appears verbatim in Examples/ReadmeSamples). Built, not run: it
-// would create trips.store in the current directory.
+// check that every README sample appears verbatim in Examples/ReadmeSamples). CI runs it in a
+// directory of its own (it writes trips.store there).
 
 import StrataData
 
