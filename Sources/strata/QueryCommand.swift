@@ -164,9 +164,12 @@ struct QueryCommand: ParsableCommand {
         output.write("(\(rows.count) \(rows.count == 1 ? "row" : "rows"))\n")
     }
 
-    /// A value as a table cell: strings as they are (control characters escaped), null as `null`.
+    /// A value as a table cell: strings as they are (control characters escaped), dates in ISO 8601
+    /// to the millisecond (JSON Lines keep their full precision), null as `null`.
     private static func text(_ value: Value) -> String {
         switch value {
+        case .date(let date):
+            return JSONValueCoding.formatDate(date)
         case .string(let string):
             return string.unicodeScalars.map {
                 $0.value < 0x20 || $0.value == 0x7F ? $0.escaped(asASCII: true) : String($0)
