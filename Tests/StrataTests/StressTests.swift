@@ -54,7 +54,9 @@ extension Value {
 /// every inverse matches at the end.
 @Suite struct StressTests {
     static let racers = 8
-    static let rounds = 1_000
+    /// Saves per racer: 1,000, or `STRATA_STRESS_ROUNDS` (CI's ThreadSanitizer run takes fewer:
+    /// the races it looks for show in the first rounds, and each round costs ten times as much).
+    static let rounds = ProcessInfo.processInfo.environment["STRATA_STRESS_ROUNDS"].flatMap(Int.init) ?? 1_000
     static let bins = 16
 
     /// What one racer saw.
