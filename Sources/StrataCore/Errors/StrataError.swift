@@ -76,6 +76,9 @@ public struct StrataError: Error, Sendable, Hashable {
         public static let storeBusy = Code(rawValue: "storeBusy")
         /// The store was closed.
         public static let storeClosed = Code(rawValue: "storeClosed")
+        /// The history after a token was pruned: the reader missed changes and must fetch
+        /// everything again. `location["token"]` names the token.
+        public static let historyExpired = Code(rawValue: "historyExpired")
         /// An operating-system I/O failure (permission, disk full, failed sync).
         public static let io = Code(rawValue: "io")
         /// An option the backend does not understand or a value it cannot accept.

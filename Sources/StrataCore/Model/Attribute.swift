@@ -15,6 +15,10 @@ public struct Attribute: Sendable, Hashable {
     public var renamingIdentifier: String?
     /// Rules checked at save. Not part of the version hash.
     public var validation: AttributeValidation
+    /// Whether a store's history keeps this attribute's value when the object is deleted (in the
+    /// delete's ``HistoryChange/tombstone``), so readers can tell which object went. Not part of
+    /// the version hash.
+    public var preservesValueOnDeletion: Bool
 
     /// Creates an attribute.
     public init(
@@ -23,7 +27,8 @@ public struct Attribute: Sendable, Hashable {
         isOptional: Bool = false,
         defaultValue: Value? = nil,
         renamingIdentifier: String? = nil,
-        validation: AttributeValidation = AttributeValidation()
+        validation: AttributeValidation = AttributeValidation(),
+        preservesValueOnDeletion: Bool = false
     ) {
         self.name = name
         self.type = type
@@ -31,6 +36,7 @@ public struct Attribute: Sendable, Hashable {
         self.defaultValue = defaultValue
         self.renamingIdentifier = renamingIdentifier
         self.validation = validation
+        self.preservesValueOnDeletion = preservesValueOnDeletion
     }
 }
 

@@ -87,6 +87,7 @@ extension Model {
                         if a.isOptional { m.append(("optional", .bool(true))) }
                         if let d = a.defaultValue { m.append(("default", JSONValueCoding.encode(d))) }
                         if let r = a.renamingIdentifier { m.append(("renamingIdentifier", .string(r))) }
+                        if a.preservesValueOnDeletion { m.append(("preservesValueOnDeletion", .bool(true))) }
                         if !a.validation.isEmpty {
                             var v: [(String, JSONNode)] = []
                             if let x = a.validation.minimum { v.append(("min", JSONValueCoding.encode(x))) }
@@ -259,7 +260,11 @@ private struct ModelJSONReader {
     func attribute(_ node: JSONNode, at path: String) throws -> Attribute {
         let a = JSONNode.object(
             try object(
-                node, at: path, allowed: ["name", "type", "optional", "default", "renamingIdentifier", "validation"]))
+                node, at: path,
+                allowed: [
+                    "name", "type", "optional", "default", "renamingIdentifier", "validation",
+                    "preservesValueOnDeletion",
+                ]))
         let name = try string(a["name"], at: "\(path).name")!
         let typeName = try string(a["type"], at: "\(path).type")!
         guard let type = AttributeType(rawValue: typeName) else {
@@ -294,7 +299,9 @@ private struct ModelJSONReader {
             name, type, isOptional: try bool(a["optional"], at: "\(path).optional", default: false),
             defaultValue: try value("default"),
             renamingIdentifier: try string(a["renamingIdentifier"], at: "\(path).renamingIdentifier", required: false),
-            validation: rules)
+            validation: rules,
+            preservesValueOnDeletion: try bool(
+                a["preservesValueOnDeletion"], at: "\(path).preservesValueOnDeletion", default: false))
     }
 
     func relationship(_ node: JSONNode, at path: String) throws -> Relationship {

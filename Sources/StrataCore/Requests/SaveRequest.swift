@@ -15,6 +15,10 @@ public struct SaveRequest: Sendable, Hashable {
     public var deletes: [Delete]
     /// User metadata keys to set in the same transaction (a `nil` value removes the key).
     public var metadataChanges: [String: String?]
+    /// Who saves, recorded in the store's history (a context's `transactionAuthor`).
+    public var transactionAuthor: String?
+    /// The saving context's name, recorded in the store's history.
+    public var contextName: String?
 
     /// A changed object and the version the change was based on.
     public struct Update: Sendable, Hashable {
@@ -23,10 +27,15 @@ public struct SaveRequest: Sendable, Hashable {
         /// The version the object was read at. If the store holds another version (or no longer
         /// holds the object), the whole save fails with a ``SaveConflict``.
         public var expectedVersion: Int64
+        /// The stored state the change was based on, when the caller holds it: a store that
+        /// records history takes the old values from it instead of reading the row. A store
+        /// uses it only when its version equals ``expectedVersion``.
+        public var previous: Snapshot?
         /// Creates an update.
-        public init(_ snapshot: Snapshot, expectedVersion: Int64) {
+        public init(_ snapshot: Snapshot, expectedVersion: Int64, previous: Snapshot? = nil) {
             self.snapshot = snapshot
             self.expectedVersion = expectedVersion
+            self.previous = previous
         }
     }
 
@@ -37,22 +46,28 @@ public struct SaveRequest: Sendable, Hashable {
         /// The version the object was read at; a mismatch is a conflict, as for updates.
         /// A store that no longer holds the object reports a conflict with a `nil` stored snapshot.
         public var expectedVersion: Int64
+        /// The stored state before the delete, when the caller holds it (see
+        /// ``Update/previous``); history keeps its values marked to survive deletion.
+        public var previous: Snapshot?
         /// Creates a delete.
-        public init(_ objectID: ObjectID, expectedVersion: Int64) {
+        public init(_ objectID: ObjectID, expectedVersion: Int64, previous: Snapshot? = nil) {
             self.objectID = objectID
             self.expectedVersion = expectedVersion
+            self.previous = previous
         }
     }
 
     /// Creates a save request.
     public init(
         inserts: [Snapshot] = [], updates: [Update] = [], deletes: [Delete] = [],
-        metadataChanges: [String: String?] = [:]
+        metadataChanges: [String: String?] = [:], transactionAuthor: String? = nil, contextName: String? = nil
     ) {
         self.inserts = inserts
         self.updates = updates
         self.deletes = deletes
         self.metadataChanges = metadataChanges
+        self.transactionAuthor = transactionAuthor
+        self.contextName = contextName
     }
 
     /// Whether the request changes nothing.

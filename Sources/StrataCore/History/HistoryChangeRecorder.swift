@@ -1,0 +1,86 @@
+/// Turns a ``SaveRequest`` into the ``HistoryChange``s a store records for it.
+///
+/// A store calls it inside its write transaction, after checking versions, with the stored state
+/// of the updated and deleted objects: the request's ``SaveRequest/Update/previous`` when it is
+/// at the expected version, the stored row otherwise.
+public struct HistoryChangeRecorder: Sendable {
+    /// The store's model.
+    public let model: Model
+
+    /// Creates a recorder for `model`.
+    public init(model: Model) { self.model = model }
+
+    /// Whether recording a delete of `entityName` needs the object's stored state (its entity
+    /// keeps some attribute's value after deletion).
+    public func needsStateOfDeleted(_ entityName: String) -> Bool {
+        model.entity(named: entityName)?.attributes.contains { $0.preservesValueOnDeletion } ?? false
+    }
+
+    /// The request's changes: inserts, then updates, then deletes, each in request order.
+    ///
+    /// - Parameter storedState: the stored snapshot of an updated or deleted object before the save,
+    ///   asked for only when the request's ``SaveRequest/Update/previous`` is missing or at another
+    ///   version (and, for a delete, only when ``needsStateOfDeleted(_:)``). An update whose state
+    ///   is unknown is recorded without its properties.
+    public func changes(
+        for request: SaveRequest, storedState: (ObjectID) throws -> Snapshot?
+    ) throws -> [HistoryChange] {
+        var changes: [HistoryChange] = []
+        changes.reserveCapacity(request.inserts.count + request.updates.count + request.deletes.count)
+        for insert in request.inserts { changes.append(HistoryChange(kind: .insert, objectID: insert.objectID)) }
+        for update in request.updates {
+            let id = update.snapshot.objectID
+            let given = update.previous.flatMap { $0.version == update.expectedVersion ? $0 : nil }
+            let before = try given ?? storedState(id)
+            let properties = before.map { changedProperties(from: $0, to: update.snapshot) } ?? []
+            changes.append(HistoryChange(kind: .update, objectID: id, properties: properties))
+        }
+        for delete in request.deletes {
+            var tombstone: [String: Value] = [:]
+            if needsStateOfDeleted(delete.objectID.entityName),
+                let entity = model.entity(named: delete.objectID.entityName)
+            {
+                let given = delete.previous.flatMap { $0.version == delete.expectedVersion ? $0 : nil }
+                let before = try given ?? storedState(delete.objectID)
+                if let before {
+                    for (index, attribute) in entity.attributes.enumerated()
+                    where attribute.preservesValueOnDeletion && index < before.attributes.count {
+                        tombstone[attribute.name] = before.attributes[index]
+                    }
+                }
+            }
+            changes.append(HistoryChange(kind: .delete, objectID: delete.objectID, tombstone: tombstone))
+        }
+        return changes
+    }
+
+    /// The properties whose values differ between `old` and `new`, in the entity's order. Targets
+    /// of an unordered to-many relationship compare as sets.
+    public func changedProperties(from old: Snapshot, to new: Snapshot) -> [PropertyChange] {
+        guard let entity = model.entity(named: new.objectID.entityName) else { return [] }
+        var result: [PropertyChange] = []
+        let attributes = entity.attributes
+        for index in 0..<min(attributes.count, old.attributes.count, new.attributes.count)
+        where old.attributes[index] != new.attributes[index] {
+            result.append(
+                PropertyChange(
+                    name: attributes[index].name, oldValue: .attribute(old.attributes[index]),
+                    newValue: .attribute(new.attributes[index])))
+        }
+        let relationships = entity.relationships
+        for index in 0..<min(relationships.count, old.relationships.count, new.relationships.count) {
+            let before = old.relationships[index]
+            let after = new.relationships[index]
+            guard before != after else { continue }
+            if relationships[index].isToMany, !relationships[index].isOrdered,
+                Set(before.targets) == Set(after.targets)
+            {
+                continue
+            }
+            result.append(
+                PropertyChange(
+                    name: relationships[index].name, oldValue: .relationship(before), newValue: .relationship(after)))
+        }
+        return result
+    }
+}

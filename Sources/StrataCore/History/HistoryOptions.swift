@@ -1,0 +1,69 @@
+/// How a store keeps its history, read from its backend options so a config file or
+/// `STRATA_STORE` can set it:
+///
+/// | option | values | default |
+/// |---|---|---|
+/// | `history` | `on`, `off` | `on` |
+/// | `historyKeepDays` | days to keep transactions | keep all |
+/// | `historyKeepTransactions` | newest transactions to keep | keep all |
+///
+/// With a limit set, a store prunes older transactions as it saves, a bounded batch at a time,
+/// so no save waits long.
+public struct HistoryOptions: Sendable, Hashable {
+    /// Whether saves append to the history.
+    public var isEnabled: Bool
+    /// Transactions older than this many days are pruned automatically; `nil` keeps them.
+    public var keepDays: Int?
+    /// Only the newest this many transactions are kept; `nil` keeps them all.
+    public var keepTransactions: Int?
+
+    /// The option names.
+    public static let enabledOption = "history"
+    /// The option naming how many days to keep.
+    public static let keepDaysOption = "historyKeepDays"
+    /// The option naming how many transactions to keep.
+    public static let keepTransactionsOption = "historyKeepTransactions"
+
+    /// How many transactions an automatic prune deletes at most in one save.
+    public static let pruneBatch = 1_000
+
+    /// Creates options.
+    public init(isEnabled: Bool = true, keepDays: Int? = nil, keepTransactions: Int? = nil) {
+        self.isEnabled = isEnabled
+        self.keepDays = keepDays
+        self.keepTransactions = keepTransactions
+    }
+
+    /// The history options among `options`.
+    ///
+    /// - Throws: ``StrataError/Code/invalidOption`` naming the option and value when `history` is
+    ///   not `on` or `off`, or a limit is not a positive whole number.
+    public init(_ options: StoreOptions) throws {
+        self.init()
+        if let text = options[Self.enabledOption] {
+            switch text.lowercased() {
+            case "on", "true", "yes", "1": isEnabled = true
+            case "off", "false", "no", "0": isEnabled = false
+            default:
+                throw StrataError(
+                    .invalidOption, "option history is '\(text.shortenedForMessages)'; use on or off",
+                    location: ["option": Self.enabledOption, "value": text])
+            }
+        }
+        keepDays = try Self.positive(options, Self.keepDaysOption)
+        keepTransactions = try Self.positive(options, Self.keepTransactionsOption)
+    }
+
+    /// Whether a store should prune as it saves.
+    public var prunesAutomatically: Bool { keepDays != nil || keepTransactions != nil }
+
+    private static func positive(_ options: StoreOptions, _ name: String) throws -> Int? {
+        guard let text = options[name] else { return nil }
+        guard let value = Int(text), value > 0 else {
+            throw StrataError(
+                .invalidOption, "option \(name) is '\(text.shortenedForMessages)'; use a whole number above 0",
+                location: ["option": name, "value": text])
+        }
+        return value
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// A store that keeps persistent history: each save appends one ``HistoryTransaction`` in the same
+/// atomic write, so the history holds a save exactly when the data does.
+///
+/// Every built-in persistent backend records history unless its options turn it off
+/// (``HistoryOptions``). The engine reads it through ``PersistentStore/capability(_:)``.
+///
+/// ## Implementation requirements
+///
+/// The conformance kit checks each point.
+/// - **Atomic**: a save that fails writes no transaction; a save that commits writes exactly one,
+///   with the next sequence (``lastHistoryToken()`` plus one), even across processes.
+/// - **Content**: build the changes with ``HistoryChangeRecorder``, which needs the stored state
+///   of each updated and deleted object before the save (``SaveRequest/Update/previous`` when the
+///   caller gave it at the expected version; the stored row otherwise). An empty save records nothing.
+/// - **Reading**: ``fetchHistory(_:)`` in sequence order, filtered with
+///   ``HistoryRequest/admitting(_:)``, after checking the request with
+///   ``HistoryRequest/validate(storeIdentifier:prunedThrough:path:)``. The limit counts the
+///   transactions returned.
+/// - **Damage**: a transaction that cannot be decoded is ``StrataError/Code/storeCorrupt`` with its
+///   token in `location["token"]`; reading objects is never affected by damaged history.
+public protocol HistoryRecording: PersistentStore {
+    /// Whether saves append to the history (``HistoryOptions/isEnabled``).
+    var recordsHistory: Bool { get }
+
+    /// The transactions `request` asks for, the oldest first.
+    ///
+    /// - Throws: ``StrataError/Code/historyExpired`` when the transactions after the request's
+    ///   token were pruned; ``StrataError/Code/invalidRequest`` for a token of another store.
+    func fetchHistory(_ request: HistoryRequest) throws -> [HistoryTransaction]
+
+    /// The token of the last committed transaction, by any process; `nil` before the first.
+    /// Cheap: a container polls it to notice other processes' saves.
+    func lastHistoryToken() throws -> HistoryToken?
+
+    /// Deletes transactions, the oldest first, and returns how many it deleted. Readers asking
+    /// for history after a pruned token get ``StrataError/Code/historyExpired`` from then on.
+    @discardableResult
+    func pruneHistory(_ pruning: HistoryPruning) throws -> Int
+}
+
+/// Which transactions ``HistoryRecording/pruneHistory(_:)`` deletes.
+public enum HistoryPruning: Sendable, Hashable {
+    /// The transactions up to and including this token.
+    case through(HistoryToken)
+    /// The transactions committed before this date.
+    case before(Date)
+    /// All but the newest `count` transactions.
+    case keepingLast(Int)
+}
