@@ -194,7 +194,7 @@ struct XMLStoreOptions: Sendable {
             .integer(
                 "lockTimeout", in: 0...Int(Int32.max), unit: "milliseconds",
                 summary: "How long a save waits for another process's save before failing with storeBusy.")
-        ] + HistoryOptions.declared
+        ] + HistoryOptions.supportedOptions
 
     /// Parses `options` and the query options of `url`, rejecting unknown names and unusable values with
     /// ``StrataError/Code/invalidOption``.
