@@ -380,6 +380,27 @@ import Testing
         #expect(try store.fetchHistory(HistoryRequest()).map(\.token.sequence) == [3, 4])
     }
 
+    @Test func aTransactionWhoseTimeIsDamagedStopsPruningByDateButNotSaves() throws {
+        let path = temporaryStorePath()
+        defer { cleanUp(path) }
+        var store = try Self.open(path)
+        _ = try Self.insertNotes(store, 2)
+        try store.close()
+        try Self.rewriteHistory(path) { sequence, record in sequence == 1 ? [9] : record }
+
+        store = try Self.open(path, [HistoryOptions.keepDaysOption: "7"])
+        defer { try? store.close() }
+        _ = try Self.insertNotes(store, 1)
+        let first = HistoryToken(storeIdentifier: store.identifier, sequence: 1)
+        #expect(try store.fetchHistory(HistoryRequest(after: first)).map(\.token.sequence) == [2, 3])
+        let error = #expect(throws: StrataError.self) {
+            try store.pruneHistory(.before(Date().addingTimeInterval(60)))
+        }
+        #expect(error?.code == .storeCorrupt)
+        #expect(error?.location["token"] == first.description)
+        #expect(try store.fetchHistory(HistoryRequest(after: first)).count == 2, "a failed prune deletes nothing")
+    }
+
     @Test func aStoreMadeBeforeHistoryOpensAndGainsItWhenWritable() throws {
         let path = temporaryStorePath()
         defer { cleanUp(path) }

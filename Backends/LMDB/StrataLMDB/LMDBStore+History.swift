@@ -143,20 +143,18 @@ extension LMDBStore: HistoryRecording {
         }
         if let days = historyOptions.keepDays, budget > 0 {
             let cutoff = now.addingTimeInterval(-Double(days) * 86_400)
-            do {
-                _ = try pruneOldest(txn, dbi, .before(cutoff), upTo: budget)
-            } catch let error as StrataError where error.code == .storeCorrupt {
-                return
-            }
+            _ = try pruneOldest(txn, dbi, .before(cutoff), upTo: budget, stoppingAtDamage: true)
         }
     }
 
     // MARK: Helpers
 
     /// Deletes up to `limit` of the oldest transactions that `pruning` covers, raises the pruned
-    /// sequence in `_meta`, and returns how many it deleted.
+    /// sequence in `_meta`, and returns how many it deleted. A transaction whose time cannot be
+    /// read ends pruning by date when `stoppingAtDamage`, and throws otherwise.
     private func pruneOldest(
-        _ txn: LMDBTransaction, _ dbi: MDB_dbi, _ pruning: HistoryPruning, upTo limit: Int
+        _ txn: LMDBTransaction, _ dbi: MDB_dbi, _ pruning: HistoryPruning, upTo limit: Int,
+        stoppingAtDamage: Bool = false
     ) throws -> Int {
         var excess = 0
         if case .keepingLast(let keep) = pruning {
@@ -172,7 +170,12 @@ extension LMDBStore: HistoryRecording {
             let covered: Bool
             switch pruning {
             case .through(let through): covered = token.sequence <= through.sequence
-            case .before(let date): covered = try historyTimestamp(value, token: token) < date
+            case .before(let date):
+                if stoppingAtDamage {
+                    covered = (try? historyTimestamp(value, token: token)).map { $0 < date } ?? false
+                } else {
+                    covered = try historyTimestamp(value, token: token) < date
+                }
             case .keepingLast: covered = deleted < excess
             }
             guard covered else { break }
