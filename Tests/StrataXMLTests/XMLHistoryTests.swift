@@ -366,6 +366,30 @@ import Testing
         #expect(try store.fetchHistory(HistoryRequest()).map(\.token.sequence) == [3, 4])
     }
 
+    @Test func aTransactionWhoseTimeIsDamagedStopsPruningByDateButNotSaves() throws {
+        let dir = TemporaryDirectory()
+        defer { dir.cleanUp() }
+        var store = try Self.open(dir.url())
+        try Self.insertNotes(store, 2)
+        try store.close()
+        var text = try Self.text(dir.url())
+        let range = try #require(text.range(of: #"sequence="1" timestamp="[^"]*""#, options: .regularExpression))
+        text.replaceSubrange(range, with: "sequence=\"1\" timestamp=\"yesterday\"")
+        try text.write(toFile: dir.url().location, atomically: true, encoding: .utf8)
+
+        store = try Self.open(dir.url(), [HistoryOptions.keepDaysOption: "7"])
+        defer { try? store.close() }
+        try Self.insertNotes(store, 1)
+        let first = HistoryToken(storeIdentifier: store.identifier, sequence: 1)
+        #expect(try store.fetchHistory(HistoryRequest(after: first)).map(\.token.sequence) == [2, 3])
+        let error = #expect(throws: StrataError.self) {
+            try store.pruneHistory(.before(Date().addingTimeInterval(60)))
+        }
+        #expect(error?.code == .storeCorrupt)
+        #expect(error?.location["token"] == first.description)
+        #expect(try Self.text(dir.url()).contains("timestamp=\"yesterday\""), "a failed prune writes nothing")
+    }
+
     @Test func aBrokenHistoryStructureIsRefusedWithItsLine() throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }

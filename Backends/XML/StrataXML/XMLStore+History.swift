@@ -57,7 +57,9 @@ extension XMLStore: HistoryRecording {
     /// how many it deleted; when none, the file is left alone.
     ///
     /// - Throws: ``StrataError/Code/readOnly``; ``StrataError/Code/invalidRequest`` for a token
-    ///   of another store or a negative count; what a save throws when writing the file.
+    ///   of another store or a negative count; ``StrataError/Code/storeCorrupt`` when pruning by
+    ///   date meets a transaction whose time cannot be read (prune through its token instead);
+    ///   what a save throws when writing the file.
     @discardableResult
     public func pruneHistory(_ pruning: HistoryPruning) throws -> Int {
         switch pruning {
@@ -85,6 +87,15 @@ extension XMLStore: HistoryRecording {
             }
             var next = current
             let pruned = next.history.prune(pruning, upTo: .max)
+            if case .before = pruning, let stop = next.history.entries.first,
+                XMLHistoryCoding.timestamp(of: stop.element) == nil
+            {
+                let token = HistoryToken(storeIdentifier: identifier, sequence: stop.sequence)
+                throw StrataError(
+                    .storeCorrupt,
+                    "the history transaction \(token) in \(path) is damaged: its timestamp '\(stop.element["timestamp"] ?? "")' is not a date; nothing was pruned",
+                    location: ["path": path, "token": token.description])
+            }
             if pruned > 0 {
                 try replaceFile(with: next, fileLock: fileLock, hook: hook, loggedMetadata: ["pruned": String(pruned)])
             }
