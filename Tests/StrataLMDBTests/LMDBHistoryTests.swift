@@ -424,6 +424,22 @@ import Testing
         #expect(try store.fetchHistory(HistoryRequest()).map(\.token.sequence) == [1])
     }
 
+    @Test func aReadOnlyStoreMadeBeforeHistorySeesTheHistoryAnotherProcessAdds() throws {
+        let path = temporaryStorePath()
+        defer { cleanUp(path) }
+        var options = StoreOptions()
+        try openStore(path, model: ProbeModels.lmdb()).close()
+        try Self.dropHistoryDatabase(path)
+        options.isReadOnly = true
+        let reader = try openStore(path, model: ProbeModels.lmdb(), options: options)
+        defer { try? reader.close() }
+        #expect(try reader.lastHistoryToken() == nil)
+        // The probe opens the store for writing, which adds _hist, and saves once.
+        #expect(try runProbe(["insert", path, "2", "1"]).output.hasPrefix("ok "))
+        #expect(try reader.lastHistoryToken()?.sequence == 1)
+        #expect(try reader.fetchHistory(HistoryRequest()).first?.changes.count == 2)
+    }
+
     @Test func aNewStoreListsTheHistoryDatabase() throws {
         let path = temporaryStorePath()
         defer { cleanUp(path) }

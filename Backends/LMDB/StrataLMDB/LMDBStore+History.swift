@@ -25,7 +25,7 @@ extension LMDBStore: HistoryRecording {
     ///   ``StrataError/Code/storeCorrupt`` naming the token of a damaged transaction.
     public func fetchHistory(_ request: HistoryRequest) throws -> [HistoryTransaction] {
         try ensureOpen()
-        guard let historyDBI else {
+        guard let historyDBI = try historyDatabase() else {
             try request.validate(storeIdentifier: identifier, prunedThrough: 0, path: path)
             return []
         }
@@ -59,7 +59,7 @@ extension LMDBStore: HistoryRecording {
     /// which sees every commit so far (one B-tree descent). `nil` before the first.
     public func lastHistoryToken() throws -> HistoryToken? {
         try ensureOpen()
-        guard let historyDBI else { return nil }
+        guard let historyDBI = try historyDatabase() else { return nil }
         do {
             let last = try environment.read { txn in try lastHistorySequence(txn, historyDBI) }
             return last > 0 ? HistoryToken(storeIdentifier: identifier, sequence: last) : nil
@@ -247,6 +247,23 @@ extension LMDBStore: HistoryRecording {
 }
 
 extension LMDBStore {
+    /// The history database to read: the one the store opened with, or, in a read-only store
+    /// made before history, the one another process has added since (looked for at each call
+    /// until found: one read transaction).
+    func historyDatabase() throws -> MDB_dbi? {
+        if let historyDBI { return historyDBI }
+        if let added = addedHistoryDBI.withLock({ $0 }) { return added }
+        do {
+            guard try environment.hasDatabase(LMDBLayout.historyDatabase) else { return nil }
+            let dbi = try environment.openDatabases([(LMDBLayout.historyDatabase, 0)], create: false)[
+                LMDBLayout.historyDatabase]
+            addedHistoryDBI.withLock { $0 = dbi }
+            return dbi
+        } catch {
+            throw environment.translate(error, doing: "opening the history database")
+        }
+    }
+
     /// The history database of the environment: opened when it exists, created when the store
     /// is writable and lacks it (a store made before history); `nil` for such a store opened
     /// read-only.

@@ -34,8 +34,10 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     let metadataDBI: MDB_dbi
     let sequenceDBI: MDB_dbi
     /// The history database (`_hist`), or `nil` in a store made before history and opened
-    /// read-only (its history is then empty).
+    /// read-only (its history is then empty until another process adds the database).
     let historyDBI: MDB_dbi?
+    /// The history database another process added after this read-only store opened.
+    let addedHistoryDBI = Mutex<MDB_dbi?>(nil)
     /// How the store keeps its history (the `history` options).
     let historyOptions: HistoryOptions
     /// Builds each save's history changes.
