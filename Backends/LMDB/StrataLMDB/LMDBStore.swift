@@ -37,7 +37,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     /// read-only (its history is then empty until another process adds the database).
     let historyDBI: MDB_dbi?
     /// The history database another process added after this read-only store opened.
-    let addedHistoryDBI = Mutex<MDB_dbi?>(nil)
+    let addedHistoryDBI = Locked<MDB_dbi?>(nil)
     /// How the store keeps its history (the `history` options).
     let historyOptions: HistoryOptions
     /// Builds each save's history changes.
