@@ -76,8 +76,7 @@ enum SQLiteHistoryTable {
         if let author = transaction.author { statement.bind(2, author) } else { statement.bindNull(2) }
         if let context = transaction.contextName { statement.bind(3, context) } else { statement.bindNull(3) }
         statement.bind(4, Int64(transaction.changes.count))
-        let record = HistoryRecordCodec.encode(transaction)
-        statement.bind(5, Data(record))
+        statement.bind(5, bytes: HistoryRecordCodec.encode(transaction))
         try statement.run()
     }
 
