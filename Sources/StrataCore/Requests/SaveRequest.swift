@@ -85,7 +85,10 @@ public struct SaveResult: Sendable, Hashable {
     public var historyToken: HistoryToken?
 
     /// Creates a result.
-    public init(versions: [ObjectID: Int64] = [:], historyToken: HistoryToken? = nil) {
+    public init(versions: [ObjectID: Int64] = [:]) { self.versions = versions }
+
+    /// Creates the result of a save that appended the history transaction `historyToken`.
+    public init(versions: [ObjectID: Int64], historyToken: HistoryToken?) {
         self.versions = versions
         self.historyToken = historyToken
     }
