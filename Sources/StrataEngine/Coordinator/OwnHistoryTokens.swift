@@ -33,17 +33,18 @@ package final class OwnHistoryTokens: Sendable {
     }
 
     /// The sequences of this coordinator's saves to the store `storeIdentifier` up to and
-    /// including `sequence`, forgotten as they are returned (each is seen once).
-    func take(_ storeIdentifier: String, through sequence: Int64) -> Set<Int64> {
+    /// including `sequence`.
+    func tokens(_ storeIdentifier: String, through sequence: Int64) -> Set<Int64> {
+        tokens.withLock { table in table[storeIdentifier]?.filter { $0 <= sequence } ?? [] }
+    }
+
+    /// Forgets the sequences up to and including `sequence` of the store `storeIdentifier`: a
+    /// watcher has seen them.
+    func forget(_ storeIdentifier: String, through sequence: Int64) {
         tokens.withLock { table in
-            guard let kept = table[storeIdentifier] else { return [] }
-            let taken = kept.filter { $0 <= sequence }
-            if taken.count == kept.count {
-                table[storeIdentifier] = nil
-            } else {
-                table[storeIdentifier] = kept.subtracting(taken)
-            }
-            return taken
+            guard let kept = table[storeIdentifier] else { return }
+            let rest = kept.filter { $0 > sequence }
+            table[storeIdentifier] = rest.isEmpty ? nil : rest
         }
     }
 }
