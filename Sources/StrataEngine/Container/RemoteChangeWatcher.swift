@@ -105,7 +105,8 @@ package final class RemoteChangeWatcher: Sendable {
         let change = RemoteChange(
             storeURL: routedStore.url, token: latest, transactions: transactions, isHistoryExpired: false)
         let changes = change.changes
-        coordinator.rowCache.remove(changes.updated.union(changes.deleted))
+        // Inserted ones too: a fetch may have cached one before a later transaction changed it.
+        coordinator.rowCache.remove(changes.inserted.union(changes.updated).union(changes.deleted))
         return change
     }
 

@@ -21,7 +21,8 @@ extension ObjectContext {
     ///   too gives way to it; under ``MergePolicy/rollback`` the object drops its unsaved edits
     ///   and becomes a fault of the new state.
     /// - Deleted objects registered here leave the context and become invalid.
-    /// - Inserted objects need nothing: they fault in on demand.
+    /// - Inserted objects need nothing: they fault in on demand (one this context read already,
+    ///   between the save and the merge, is refreshed as an updated one).
     /// - A change with ``RemoteChange/isHistoryExpired`` says nothing of what changed: every
     ///   loaded object is refreshed as above, and one that no longer exists leaves the context.
     ///
@@ -34,15 +35,18 @@ extension ObjectContext {
         checkConfinement()
         if change.isHistoryExpired { return try refreshAllObjects() }
         let changes = change.changes
-        coordinator.rowCache.remove(changes.updated.union(changes.deleted))
-        var merged = ContextChanges(inserted: changes.inserted)
+        coordinator.rowCache.remove(changes.inserted.union(changes.updated).union(changes.deleted))
+        var merged = ContextChanges()
         for id in changes.deleted.sorted() {
             guard let object = registeredObject(for: id) else { continue }
             remove(object)
             merged.deleted.insert(id)
         }
-        for id in changes.updated.sorted() {
+        // An object inserted and then changed elsewhere may have been read here in between (a
+        // fetch sees it before the watcher does): it is refreshed as an updated one.
+        for id in changes.inserted.union(changes.updated).sorted() {
             guard let object = registeredObject(for: id), !object.state.isFault, !object.state.isInvalid else {
+                if changes.inserted.contains(id) { merged.inserted.insert(id) }
                 continue
             }
             try refreshUnderMergePolicy(object)
