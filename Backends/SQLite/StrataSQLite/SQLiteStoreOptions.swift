@@ -8,6 +8,9 @@ import StrataCore
 /// | `synchronous` | `normal`, `full`, `off` | `normal` (with WAL: durable up to the last checkpoint on power loss, never corrupt) |
 /// | `busyTimeout` | milliseconds, 0 or more | `5000` |
 /// | `vfs` | the name of a registered SQLite VFS | SQLite's default VFS |
+/// | `history` | `on`, `off` | `on` (see ``HistoryOptions``) |
+/// | `historyKeepDays` | days, 1 or more | keep all |
+/// | `historyKeepTransactions` | transactions, 1 or more | keep all |
 ///
 /// Any other name, or a value outside these, is ``StrataError/Code/invalidOption``.
 struct SQLiteStoreOptions: Sendable {
@@ -23,20 +26,23 @@ struct SQLiteStoreOptions: Sendable {
     var immutable = false
     /// The identifier a store created by this open gets (see `StoreOptions.identifierForNewStore`).
     var identifierForNewStore: String?
+    /// Whether saves record history, and how much of it is kept.
+    var history = HistoryOptions()
 
     /// The options the SQLite backend declares (``SQLiteBackend/supportedOptions``).
-    static let declared: [StoreBackendOption] = [
-        .choice(
-            "synchronous", SQLiteSynchronous.allCases.map(\.rawValue), ignoringCase: true,
-            summary: "How hard a commit pushes data to the disk (PRAGMA synchronous).",
-            configFileKey: "sqliteSynchronous"),
-        .integer(
-            "busyTimeout", in: 0...Int(Int32.max), unit: "milliseconds",
-            summary: "How long a connection waits for another process's lock before failing."),
-        StoreBackendOption(
-            name: "vfs", summary: "The registered SQLite VFS every connection of the store uses.",
-            expected: "the name of a SQLite VFS registered in this process", isValid: { !$0.isEmpty }),
-    ]
+    static let declared: [StoreBackendOption] =
+        [
+            .choice(
+                "synchronous", SQLiteSynchronous.allCases.map(\.rawValue), ignoringCase: true,
+                summary: "How hard a commit pushes data to the disk (PRAGMA synchronous).",
+                configFileKey: "sqliteSynchronous"),
+            .integer(
+                "busyTimeout", in: 0...Int(Int32.max), unit: "milliseconds",
+                summary: "How long a connection waits for another process's lock before failing."),
+            StoreBackendOption(
+                name: "vfs", summary: "The registered SQLite VFS every connection of the store uses.",
+                expected: "the name of a SQLite VFS registered in this process", isValid: { !$0.isEmpty }),
+        ] + HistoryOptions.supportedOptions
 
     /// Parses `options` and the query options of `url`, rejecting unknown names and unusable values with
     /// ``StrataError/Code/invalidOption``.
@@ -46,6 +52,7 @@ struct SQLiteStoreOptions: Sendable {
         isReadOnly = options.isReadOnly
         createsIfMissing = options.createsIfMissing
         identifierForNewStore = options.identifierForNewStore
+        history = try HistoryOptions(options)
         if let value = options["synchronous"], let mode = SQLiteSynchronous(rawValue: value.lowercased()) {
             synchronous = mode
         }
