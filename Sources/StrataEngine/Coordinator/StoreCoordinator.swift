@@ -148,7 +148,8 @@ public final class StoreCoordinator: Sendable {
 
     /// How many previous states (``SaveRequest/Update/previous``, ``SaveRequest/Delete/previous``)
     /// saves took from the row cache for stores that record history; for tests that pin a save
-    /// to sending them instead of the store reading them.
+    /// to sending them instead of the store reading them. Counted in debug builds only (0 in
+    /// release builds, which measure nothing).
     package var previousStateCount: Int { previousStatesGiven.load(ordering: .relaxed) }
 
     /// How many snapshots the row cache holds now (at most the capacity given at init).
