@@ -120,6 +120,44 @@ func eventually(within limit: Duration = .seconds(30), _ condition: () async thr
         #expect(try await text(of: id, in: reader) == "after")
     }
 
+    @Test func anExpiredEventRefreshesTheViewContextAndItsParent() async throws {
+        let url = "memory:remote-\(UUID().uuidString)"
+        let container = PersistentContainer(
+            name: "expired", model: Self.model, storeDescriptions: [try StoreDescription(url)], environment: [:])
+        container.remoteChangePollInterval = nil
+        container.viewContext.automaticallyMergesRemoteChanges = true
+        try await container.loadPersistentStores()
+        let kept = try await insertNote("kept", in: container)
+        let gone = try await insertNote("gone", in: container)
+        let view = container.viewContext
+        // Held, so the view context keeps them registered (it releases objects nobody holds).
+        let held = HeldObjects()
+        try await view.perform {
+            held.objects = [try view.existingObject(with: kept), try view.existingObject(with: gone)]
+        }
+        // Another writer changes both; the container only hears that the history expired.
+        let other = StoreCoordinator(model: Self.model)
+        try other.addStore(BuiltInBackends.registry.open(try StoreURL.parse(url), model: Self.model))
+        let writer = ObjectContext(coordinator: other)
+        try writer.existingObject(with: kept)["text"] = .string("changed elsewhere")
+        writer.delete(try writer.existingObject(with: gone))
+        try writer.save()
+        let token = try #require(try other.lastHistoryToken())
+        container.deliver(
+            RemoteChange(storeURL: try StoreURL.parse(url), token: token, transactions: [], isHistoryExpired: true))
+        #expect(
+            try await eventually {
+                try await view.perform {
+                    view.registeredObject(for: kept)?["text"] == .string("changed elsewhere")
+                        && view.registeredObject(for: gone) == nil
+                }
+            })
+        try await view.perform {
+            #expect(held.objects[0]["text"] == .string("changed elsewhere"))
+            #expect(held.objects[1].context == nil)
+        }
+    }
+
     @Test func watchingIsOffWithoutAPollInterval() async throws {
         let url = "memory:remote-\(UUID().uuidString)"
         let container = PersistentContainer(
@@ -134,4 +172,9 @@ func eventually(within limit: Duration = .seconds(30), _ condition: () async thr
         try container.closeStores()
         #expect(container.watchedStoreCount == 0)
     }
+}
+
+/// Objects a test keeps alive across perform blocks of their context's queue (used only there).
+private final class HeldObjects: @unchecked Sendable {
+    var objects: [ManagedObject] = []
 }

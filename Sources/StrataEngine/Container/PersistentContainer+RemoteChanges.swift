@@ -87,7 +87,7 @@ extension PersistentContainer {
     /// the view context ``ObjectContext/automaticallyMergesRemoteChanges``: first into the root
     /// (a three-tier stack's writer, on its queue), then into the view context on its queue, so
     /// the view context refreshes from a parent that is up to date.
-    func deliver(_ change: RemoteChange) {
+    package func deliver(_ change: RemoteChange) {
         NotificationCenter.default.post(
             name: PersistentContainer.remoteChangeNotification, object: self,
             userInfo: [PersistentContainer.remoteChangeKey: change])
