@@ -15,8 +15,8 @@ extension PersistentContainer {
     ///
     /// Watching runs on one thread per such store from the end of the load until
     /// ``closeStores()`` (or until the container goes away). A look is one read of the store's
-    /// last history token (``HistoryRecording/lastHistoryToken()``), which costs a few
-    /// microseconds; only when another writer has saved does it read the new transactions. It
+    /// last history token (``HistoryRecording/lastHistoryToken()``), which decodes no
+    /// transaction; only when another writer has saved does it read the new transactions. It
     /// runs whether or not anyone observes, because it also keeps the coordinator's row cache
     /// in step: the snapshots of objects other writers changed are dropped, so no context reads
     /// them stale from the cache. A change takes effect at the next load.
