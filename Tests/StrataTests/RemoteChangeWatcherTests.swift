@@ -172,6 +172,19 @@ struct SharedStorePair {
         watcher.stop()
     }
 
+    @Test func aBatchOperationOnTheStoreItselfComesBackAsARemoteChange() throws {
+        let pair = try SharedStorePair()
+        let watcher = try pair.watcher()
+        let ids = try SharedStorePair.insert(3, through: pair.watched)
+        #expect(try watcher.poll() == nil)
+        let batch = try #require(pair.watchedStore.inner.capability((any BatchOperating).self))
+        _ = try batch.batchUpdate(entityName: "Note", predicate: nil, values: ["rank": .integer(9)])
+        let change = try #require(try watcher.poll())
+        #expect(change.changes.updated == Set(ids))
+        #expect(try pair.watched.snapshot(for: ids[0])?.attributes[1] == .integer(9))
+        watcher.stop()
+    }
+
     @Test func anObjectInsertedAndDeletedInBetweenAppearsInNoSet() throws {
         let pair = try SharedStorePair()
         let watcher = try pair.watcher()
