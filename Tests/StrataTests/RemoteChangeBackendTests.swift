@@ -4,8 +4,8 @@ import StrataTestSupport
 import Testing
 
 /// Remote changes on the persistent backends, in one process: every store's save returns the
-/// token of the transaction it appended, and two containers on one store file see each other's
-/// saves merged into their view contexts.
+/// token of the transaction it appended, and two containers on one SQLite or LMDB store see each
+/// other's saves merged into their view contexts.
 @Suite struct RemoteChangeBackendTests {
     static let model = SharedStorePair.model
 
@@ -30,11 +30,11 @@ import Testing
         #expect(try store.save(SaveRequest(metadataChanges: ["key": "value"])).historyToken == nil)
     }
 
-    /// SQLite allows several connections to one file in a process; LMDB (one environment per file
-    /// and process) and XML (one writer per file) are checked across processes instead
-    /// (``RemoteChangeProcessTests``).
-    @Test func twoContainersOnOneSQLiteFileMergeEachOthersSaves() async throws {
-        let url = TemporaryDirectory().storeURL("sqlite").description
+    /// SQLite opens a connection per store; LMDB shares one environment among the stores of a
+    /// process that open one directory. XML (one writer per file) is left out.
+    @Test(arguments: ["sqlite", "lmdb"])
+    func twoContainersOnOneStoreMergeEachOthersSaves(scheme: String) async throws {
+        let url = TemporaryDirectory().storeURL(scheme).description
         func make(_ name: String) async throws -> PersistentContainer {
             let container = PersistentContainer(
                 name: name, model: Self.model, storeDescriptions: [try StoreDescription(url)], environment: [:])
