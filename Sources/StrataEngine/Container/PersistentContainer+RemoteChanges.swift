@@ -19,7 +19,8 @@ extension PersistentContainer {
     /// transaction; only when another writer has saved does it read the new transactions. It
     /// runs whether or not anyone observes, because it also keeps the coordinator's row cache
     /// in step: the snapshots of objects other writers changed are dropped, so no context reads
-    /// them stale from the cache. A change takes effect at the next load.
+    /// them stale from the cache. A change takes effect at the next load; an interval under
+    /// 0.1 ms (zero or negative included) counts as 0.1 ms.
     public var remoteChangePollInterval: Duration? {
         get { remoteChangeState.withLock { $0.pollInterval } }
         set { remoteChangeState.withLock { $0.pollInterval = newValue } }
