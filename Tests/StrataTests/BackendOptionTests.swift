@@ -34,7 +34,8 @@ private struct CloudBackend: StoreBackend {
         }
         #expect(
             names == [
-                ["busyTimeout", "synchronous", "vfs"], ["durability", "mapSize", "maxMapSize", "pageCheck", "sync"],
+                ["busyTimeout", "history", "historyKeepDays", "historyKeepTransactions", "synchronous", "vfs"],
+                ["durability", "mapSize", "maxMapSize", "pageCheck", "sync"],
                 ["lockTimeout"],
                 [],
             ])

@@ -115,6 +115,13 @@ final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    /// The column's bytes (a blob's, or a text's UTF-8), copied once.
+    func bytes(_ index: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, index))
+        guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+
     @inline(__always)
     func data(_ index: Int32) -> Data {
         let count = Int(sqlite3_column_bytes(handle, index))
