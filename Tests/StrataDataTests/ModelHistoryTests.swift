@@ -7,7 +7,7 @@ import Testing
 /// changes typed by model, tombstones, predicates on token and author, and deleting history.
 @Suite struct ModelHistoryTests {
     /// The backends whose stores keep history.
-    static let backends: [ModelBackend] = [.sqlite, .lmdb]
+    static let backends: [ModelBackend] = [.memory, .sqlite, .lmdb]
 
     /// Runs `body` with a new container of notebooks on `backend`.
     func withNotebooks(_ backend: ModelBackend, _ body: (ModelContainer) throws -> Void) throws {
@@ -198,8 +198,23 @@ import Testing
         }
     }
 
+    @Test func aStoreWithoutHistoryIsAnUnsupportedError() throws {
+        try withTemporaryDirectory { directory in
+            let url = try #require(
+                URL(string: "sqlite:" + directory.appendingPathComponent("quiet.store").path + "?history=off"))
+            let container = try ModelContainer(for: Notebook.self, configurations: ModelConfiguration(url: url))
+            try saveNotebook("a", by: "app", in: container)
+            let error = try #require(throws: StrataError.self) { try history(container) }
+            #expect(error.code == .unsupported, "\(error)")
+            let deleting = try #require(throws: StrataError.self) {
+                try ModelContext(container).deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+            }
+            #expect(deleting.code == .unsupported, "\(deleting)")
+        }
+    }
+
     @Test func tokensEncodeAsTheirTextAndCompareInCommitOrder() throws {
-        try withNotebooks(.sqlite) { container in
+        try withNotebooks(.memory) { container in
             try saveNotebook("a", by: nil, in: container)
             try saveNotebook("b", by: nil, in: container)
             let tokens = try history(container).map(\.token)

@@ -67,16 +67,17 @@ extension ModelContext {
                     + "$0.timestamp < a date, not by author or from a token on",
                 location: ["predicate": descriptor.predicate.map { String(describing: $0.expression) } ?? ""])
         }
-        for store in try historyStores(filter) {
+        let coordinator = container.coordinator
+        for store in historyStores(filter) {
             if descriptor.fetchLimit != nil || (filter.through != nil && filter.before != nil) {
                 let matching = try readHistory(filter, limit: descriptor.fetchLimit, from: [store])
-                if let last = matching.last { try store.pruneHistory(.through(last.token)) }
+                if let last = matching.last { try coordinator.pruneHistory(.through(last.token)) }
             } else if let through = filter.through {
-                try store.pruneHistory(.through(through))
+                try coordinator.pruneHistory(.through(through))
             } else if let before = filter.before {
-                try store.pruneHistory(.before(before))
-            } else if let last = try store.lastHistoryToken() {
-                try store.pruneHistory(.through(last))
+                try coordinator.pruneHistory(.before(before), storeIdentifier: store)
+            } else if let last = try coordinator.lastHistoryToken(storeIdentifier: store) {
+                try coordinator.pruneHistory(.through(last))
             }
         }
     }
@@ -89,49 +90,28 @@ extension ModelContext {
         return try descriptor.predicate.map(HistoryPredicateTranslator.filter) ?? .everything
     }
 
-    /// The stores whose history `filter` reads: its tokens' store, or every store of the
-    /// container that keeps history.
-    ///
-    /// - Throws: ``StrataError/Code/unsupported`` when that store, or every store, keeps none;
-    ///   ``StrataError/Code/invalidRequest`` for a token of a store the container lacks.
-    private func historyStores(_ filter: HistoryFilter) throws -> [any HistoryRecording] {
-        let stores = container.coordinator.stores
-        let recording = stores.compactMap { store in
-            store.capability((any HistoryRecording).self).flatMap { $0.recordsHistory ? $0 : nil }
-        }
-        guard let identifier = filter.storeIdentifier else {
-            guard !recording.isEmpty else {
-                throw StrataError(
-                    .unsupported,
-                    "no store of this container keeps history (its backend keeps none, or the store's option "
-                        + "history is off)")
-            }
-            return recording
-        }
-        if let store = recording.first(where: { $0.identifier == identifier }) { return [store] }
-        if stores.contains(where: { $0.identifier == identifier }) {
-            throw StrataError(
-                .unsupported,
-                "the store '\(identifier)' keeps no history (its backend keeps none, or its option history is off)",
-                location: ["store": identifier])
-        }
-        throw StrataError(
-            .invalidRequest, "the history token names store '\(identifier)', which this container does not hold",
-            location: ["store": identifier])
+    /// The identifiers of the stores whose history `filter` reads: its tokens' store, or every
+    /// store of the container that keeps history (`[nil]` when none does, so that the
+    /// coordinator's error says so).
+    private func historyStores(_ filter: HistoryFilter) -> [String?] {
+        if let store = filter.storeIdentifier { return [store] }
+        let stores = container.coordinator.historyRecordingStores.map(\.identifier)
+        return stores.isEmpty ? [nil] : stores
     }
 
     /// The transactions `filter` keeps, at most `limit`, ordered by commit time.
     private func readHistory(
-        _ filter: HistoryFilter, limit: Int?, from stores: [any HistoryRecording]? = nil
+        _ filter: HistoryFilter, limit: Int?, from stores: [String?]? = nil
     ) throws -> [StrataCore.HistoryTransaction] {
         guard !filter.matchesNothing else { return [] }
         let request = HistoryRequest(after: filter.after, authors: filter.authors, limit: limit)
-        let stores = try stores ?? historyStores(filter)
+        let stores = stores ?? historyStores(filter)
         var transactions: [StrataCore.HistoryTransaction] = []
         for store in stores {
             // Within a store the history is in commit order, and the bounds the request lacks
             // (`through`, `before`) keep a prefix of it: cutting after the limit is the same as before.
-            transactions += try store.fetchHistory(request).filter(filter.admitsAfterReading)
+            transactions += try container.coordinator.fetchHistory(request, storeIdentifier: store)
+                .filter(filter.admitsAfterReading)
         }
         if stores.count > 1 {
             transactions.sort { ($0.timestamp, $0.token) < ($1.timestamp, $1.token) }
