@@ -95,7 +95,7 @@ struct LMDBOptions: Sendable, Hashable {
             .choice(
                 "pageCheck", ["full", "off"],
                 summary: "Whether every B-tree page is checked when the environment opens."),
-        ] + HistoryOptions.declared
+        ] + HistoryOptions.supportedOptions
 
     /// Parses `options` and the query options of `url`, rejecting unknown names and unusable values with
     /// ``StrataError/Code/invalidOption``.

@@ -10,8 +10,9 @@ import StrataCore
 /// ```
 ///
 /// Options (``StoreOptions/options``): `lockTimeout`, the milliseconds a save waits for another
-/// process's save to finish before failing with ``StrataError/Code/storeBusy`` (default 0).
-/// See ``XMLStore`` for the store's behaviour and `docs/XMLStore.md` for the file format.
+/// process's save to finish before failing with ``StrataError/Code/storeBusy`` (default 0), and
+/// the history options (``HistoryOptions``; without a limit an XML store keeps the newest 1,000
+/// transactions). See ``XMLStore`` for the store's behaviour and `docs/XMLStore.md` for the file format.
 public struct XMLBackend: StoreBackend {
     /// `"xml"`.
     public static let schemeName = "xml"
@@ -25,7 +26,8 @@ public struct XMLBackend: StoreBackend {
     /// Persistent, several processes may open a store (one saves at a time), read-only opening.
     public var capabilities: BackendCapabilities { [.persistent, .multiProcess, .readOnly] }
 
-    /// `lockTimeout`: the milliseconds a save waits for another process's save.
+    /// `lockTimeout`: the milliseconds a save waits for another process's save; and the history
+    /// options (``HistoryOptions``).
     public var supportedOptions: [StoreBackendOption]? { XMLStoreOptions.declared }
 
     /// Opens (or creates) the XML store at `url`: loads the whole graph, checking the model version
@@ -178,13 +180,21 @@ struct XMLStoreOptions: Sendable {
     var isReadOnly: Bool
     /// How long a save waits for another process's save (`lockTimeout`, ms).
     var lockTimeoutMilliseconds: Int
+    /// How the store keeps its history (the `history` options).
+    var history: HistoryOptions
+
+    /// The transactions an XML store keeps when neither `historyKeepDays` nor
+    /// `historyKeepTransactions` is given: each save rewrites the whole file, history included,
+    /// so an unbounded history would make every save slower than the one before.
+    static let defaultHistoryKeepTransactions = 1_000
 
     /// The options the XML backend declares (``XMLBackend/supportedOptions``).
-    static let declared: [StoreBackendOption] = [
-        .integer(
-            "lockTimeout", in: 0...Int(Int32.max), unit: "milliseconds",
-            summary: "How long a save waits for another process's save before failing with storeBusy.")
-    ]
+    static let declared: [StoreBackendOption] =
+        [
+            .integer(
+                "lockTimeout", in: 0...Int(Int32.max), unit: "milliseconds",
+                summary: "How long a save waits for another process's save before failing with storeBusy.")
+        ] + HistoryOptions.supportedOptions
 
     /// Parses `options` and the query options of `url`, rejecting unknown names and unusable values with
     /// ``StrataError/Code/invalidOption``.
@@ -193,5 +203,9 @@ struct XMLStoreOptions: Sendable {
         try XMLBackend().checkOptions(options.options, for: url)
         isReadOnly = options.isReadOnly
         lockTimeoutMilliseconds = options["lockTimeout"].flatMap { Int($0) } ?? 0
+        history = try HistoryOptions(options)
+        if history.isEnabled && !history.prunesAutomatically {
+            history.keepTransactions = Self.defaultHistoryKeepTransactions
+        }
     }
 }
