@@ -69,16 +69,16 @@ enum SQLiteHistoryTable {
     }
 
     /// Appends `transaction` (its token is assigned by the statement) on the writer, inside the
-    /// save's transaction.
-    static func append(_ transaction: HistoryTransaction, on connection: SQLiteConnection) throws {
+    /// save's transaction; returns the sequence it got.
+    static func append(_ transaction: HistoryTransaction, on connection: SQLiteConnection) throws -> Int64 {
         let statement = try connection.prepare(appendSQL)
         statement.bind(1, transaction.timestamp.timeIntervalSince1970)
         if let author = transaction.author { statement.bind(2, author) } else { statement.bindNull(2) }
         if let context = transaction.contextName { statement.bind(3, context) } else { statement.bindNull(3) }
         statement.bind(4, Int64(transaction.changes.count))
-        let record = HistoryRecordCodec.encode(transaction)
-        statement.bind(5, Data(record))
+        statement.bind(5, bytes: HistoryRecordCodec.encode(transaction))
         try statement.run()
+        return connection.lastInsertRowID
     }
 
     /// The last sequence recorded (kept or pruned), or `nil` before the first.

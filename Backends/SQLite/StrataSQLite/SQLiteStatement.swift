@@ -78,6 +78,17 @@ final class SQLiteStatement {
         }
     }
 
+    /// Binds `bytes` as a blob (SQLite copies them).
+    func bind(_ index: Int32, bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buffer in
+            if let base = buffer.baseAddress, buffer.count > 0 {
+                _ = sqlite3_bind_blob(handle, index, base, Int32(buffer.count), cstrata_sqlite_transient())
+            } else {
+                sqlite3_bind_zeroblob(handle, index, 0)
+            }
+        }
+    }
+
     /// Binds a parameter of a generated query.
     func bind(_ index: Int32, _ parameter: SQLiteParameter) {
         switch parameter {
