@@ -7,7 +7,7 @@ import Testing
 /// changes typed by model, tombstones, predicates on token and author, and deleting history.
 @Suite struct ModelHistoryTests {
     /// The backends whose stores keep history.
-    static let backends: [ModelBackend] = [.memory, .sqlite, .lmdb]
+    static let backends: [ModelBackend] = ModelBackend.allCases
 
     /// Runs `body` with a new container of notebooks on `backend`.
     func withNotebooks(_ backend: ModelBackend, _ body: (ModelContainer) throws -> Void) throws {
