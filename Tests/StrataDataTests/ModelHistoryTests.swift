@@ -44,6 +44,7 @@ import Testing
             editor.author = "editor"
             let notebook = try #require(editor.model(for: id) as? Notebook)
             notebook.summary = "birds"
+            notebook.cover = .stitched
             let page = Page(number: 1)
             notebook.pages.append(page)
             try editor.save()
@@ -67,8 +68,13 @@ import Testing
             }
             #expect(pageInsert is DefaultHistoryInsert<Page>)
             let notebookUpdate = try #require(update as? DefaultHistoryUpdate<Notebook>)
-            #expect(notebookUpdate.updatedAttributes == [\Notebook.summary, \Notebook.pages])
+            #expect(notebookUpdate.updatedAttributes == [\Notebook.cover, \Notebook.summary, \Notebook.pages])
             #expect(notebookUpdate.transactionIdentifier == transactions[1].transactionIdentifier)
+            #expect(notebookUpdate.value(before: \.summary) == "")
+            #expect(notebookUpdate.value(after: \.summary) == "birds")
+            #expect(notebookUpdate.value(after: \.title) == nil, "the title did not change")
+            #expect(
+                notebookUpdate.value(before: \.cover) == .spiral && notebookUpdate.value(after: \.cover) == .stitched)
         }
     }
 
