@@ -27,7 +27,7 @@ struct HistoryFilter: Sendable, Hashable {
 
     /// Transactions both filters keep.
     ///
-    /// - Throws: ``StrataError/Code/invalidPredicate`` when their tokens name different stores.
+    /// - Throws: `.invalidPredicate` when their tokens name different stores.
     func intersected(with other: HistoryFilter, in expression: some PredicateExpression) throws -> HistoryFilter {
         if let a = storeIdentifier, let b = other.storeIdentifier, a != b {
             throw HistoryPredicateTranslator.untranslatable(
@@ -49,7 +49,7 @@ struct HistoryFilter: Sendable, Hashable {
 
     /// Transactions either filter keeps, when both filter by author alone.
     ///
-    /// - Throws: ``StrataError/Code/invalidPredicate`` for any other disjunction.
+    /// - Throws: `.invalidPredicate` for any other disjunction.
     func united(with other: HistoryFilter, in expression: some PredicateExpression) throws -> HistoryFilter {
         if matchesNothing { return other }
         if other.matchesNothing { return self }

@@ -31,7 +31,7 @@ final class HistoryPredicateTranslator {
 
     /// The filter `predicate` means.
     ///
-    /// - Throws: ``StrataError/Code/invalidPredicate`` naming the expression (`location["expression"]`)
+    /// - Throws: `.invalidPredicate` naming the expression (`location["expression"]`)
     ///   and the whole predicate (`location["predicate"]`).
     static func filter<Transaction>(_ predicate: Predicate<Transaction>) throws -> HistoryFilter {
         let translator = HistoryPredicateTranslator(root: predicate.variable.key)

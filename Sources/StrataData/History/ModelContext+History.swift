@@ -16,10 +16,10 @@ extension ModelContext {
     /// A predicate with a token reads the history of that token's store; one without reads the
     /// history of every store of the container that keeps one, ordered by commit time.
     ///
-    /// - Throws: ``StrataError``: ``StrataError/Code/historyExpired`` when the history after the
+    /// - Throws: ``StrataError``: `.historyExpired` when the history after the
     ///   predicate's token was deleted (fetch everything again);
-    ///   ``StrataError/Code/invalidPredicate`` naming a condition a history fetch cannot run;
-    ///   ``StrataError/Code/unsupported`` when no store keeps history (its backend keeps none, or
+    ///   `.invalidPredicate` naming a condition a history fetch cannot run;
+    ///   `.unsupported` when no store keeps history (its backend keeps none, or
     ///   its option `history` is `off`) or `T` is not ``DefaultHistoryTransaction``.
     public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
         let filter = try historyFilter(of: descriptor)
@@ -53,9 +53,9 @@ extension ModelContext {
     /// History is deleted from the oldest transaction on, so a predicate bounds it from above
     /// only: `$0.token < token`, `$0.token <= token`, `$0.timestamp < date`; without one, every
     /// transaction goes. A reader that asks for the history after a deleted token gets
-    /// ``StrataError/Code/historyExpired`` from then on.
+    /// `.historyExpired` from then on.
     ///
-    /// - Throws: ``StrataError/Code/invalidPredicate`` for a predicate that selects by author or
+    /// - Throws: `.invalidPredicate` for a predicate that selects by author or
     ///   from a token on; otherwise as ``fetchHistory(_:)``.
     public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
         let filter = try historyFilter(of: descriptor)
