@@ -13,6 +13,10 @@ import StrataCore
 /// | `memory:` (a private store), `memory:NAME` (shared within the process) | in memory |
 /// | `sqlite:/path/app.sqlite` | SQLite |
 ///
+/// A `scheme:` URL may end in the backend's options, as `strata` takes them:
+/// `sqlite:/path/app.sqlite?history=off` (docs/SQLiteStore.md, docs/LMDBStore.md and
+/// docs/XMLStore.md list them).
+///
 /// `isStoredInMemoryOnly: true` uses a private in-memory store whatever the URL. Without a URL
 /// the store is `default.store` (SQLite) in the user's application support directory
 /// (`~/.local/share` on Linux), which is created if missing.
@@ -95,8 +99,8 @@ public struct ModelConfiguration: Sendable, Hashable, Identifiable {
                     "the configuration '\(name)' has URL \(url), whose scheme '\(scheme)' picks no backend; use a file URL or memory:, sqlite:, lmdb: or xml:",
                     location: ["configuration": name, "url": url.absoluteString])
             }
-            let text = url.absoluteString
-            return StoreURL(scheme: scheme, location: String(text.dropFirst(scheme.count + 1)))
+            // The query, if any, holds the backend's options (`?history=off`).
+            return try StoreURL.parse(url.absoluteString)
         }
     }
 }

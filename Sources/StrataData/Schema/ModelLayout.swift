@@ -52,7 +52,8 @@ public final class ModelLayout: Sendable {
                     StrataCore.Attribute(
                         property.name, attributeType, isOptional: isOptional,
                         defaultValue: property.defaultValue.flatMap { Self.storedDefault($0, storage) },
-                        renamingIdentifier: declared?.originalName))
+                        renamingIdentifier: declared?.originalName,
+                        preservesValueOnDeletion: declared?.preservesValueOnDeletion ?? false))
                 if declared?.isUnique == true { unique.append([property.name]) }
             case .toOne(let destination, let isOptional):
                 slots.append(relationships.count)

@@ -47,7 +47,7 @@ enum PropertyKind {
     }
 
     /// The raw value type of a `RawRepresentable` type whose raw values a model can store.
-    private static func rawValueType(of type: Any.Type) -> (any PersistentAttributeValue.Type)? {
+    static func rawValueType(of type: Any.Type) -> (any PersistentAttributeValue.Type)? {
         guard let representable = type as? any RawRepresentable.Type else { return nil }
         func raw<R: RawRepresentable>(_: R.Type) -> Any.Type { R.RawValue.self }
         return raw(representable) as? any PersistentAttributeValue.Type

@@ -14,7 +14,9 @@ extension Schema {
             public static let externalStorage = Option(name: "externalStorage")
             /// Accepted for source compatibility; Strata has no CloudKit.
             public static let allowsCloudEncryption = Option(name: "allowsCloudEncryption")
-            /// Accepted for source compatibility; deleted models keep no values.
+            /// The store's history keeps the property's value when the model is deleted: the
+            /// delete's ``HistoryDelete/tombstone`` holds it, so a reader of the history can
+            /// tell which model went. It does not change the schema's version hash.
             public static let preserveValueOnDeletion = Option(name: "preserveValueOnDeletion")
             /// Accepted for source compatibility; Strata has no Spotlight index.
             public static let spotlight = Option(name: "spotlight")
@@ -38,6 +40,8 @@ extension Schema {
 
         /// Whether ``Option/unique`` is among the options.
         public var isUnique: Bool { options.contains(.unique) }
+        /// Whether ``Option/preserveValueOnDeletion`` is among the options.
+        public var preservesValueOnDeletion: Bool { options.contains(.preserveValueOnDeletion) }
     }
 
     /// What `@Relationship` says about a stored property: SwiftData's `Schema.Relationship`.
