@@ -125,6 +125,12 @@ let package = Package(
             path: "Sources/TransferBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        .executableTarget(
+            name: "HistoryBenchmarks",
+            dependencies: ["BenchmarkSupport", .product(name: "Strata", package: root)],
+            path: "Sources/HistoryBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // glibc's malloc statistics, for the bytes an unsaved object takes.
         .target(name: "MallocStats", path: "Sources/MallocStats"),
         .executableTarget(
