@@ -18,13 +18,12 @@ import StrataCore
 /// as **one** save that also moves the recorded token, so a follower stopped or killed at any
 /// moment resumes after the last batch it applied, exactly once.
 ///
-/// A batch is applied by state, not by replaying values: every object the batch inserted or
-/// updated is read from the source as it is now and inserted or updated in the copy under the
-/// same key; an object deleted since is skipped (its delete comes in a later batch); every object
-/// the batch deleted is deleted from the copy. Applying a batch again changes nothing, which is
-/// what lets the copy run while the source keeps saving: the transactions after the token
-/// recorded before the copy are applied over it. A relationship to an object the copy does not
-/// hold yet is left out until the save that linked it arrives (that save changed both sides).
+/// A batch is applied by state, not by replaying values: every object the batch touched is
+/// read from the source as it is now and inserted, updated or deleted (when the source no longer
+/// holds it) in the copy under the same key, together with the objects on the other side of
+/// every link that changed, so both sides of each relationship agree after each save. Applying a
+/// batch again changes nothing, which is what lets the copy run while the source keeps saving:
+/// the transactions after the token recorded before the copy are applied over it.
 ///
 /// Every process that saves into the source must record history (``HistoryOptions``): a save
 /// made with `history=off` reaches the copy only when a later recorded save touches its objects.
@@ -252,13 +251,16 @@ public struct StoreFollower: Sendable {
 }
 
 /// One batch of the source's transactions, turned into the save that brings the copy up to it.
+///
+/// The save makes every object the batch touched what the source holds now, and with them every
+/// object whose link to one of those changed (the other side of a relationship), and so on until
+/// no link differs: the copy's two sides of each relationship then agree after the save, as the
+/// source's do, whichever later transactions the source's current state already shows.
 private struct FollowBatch {
     let source: any PersistentStore
     let destination: any PersistentStore
     /// Every object the batch touched (as the destination names it), in the order first touched.
     var touched: [ObjectID] = []
-    /// Whether the batch's last change of an object deleted it.
-    var deleted: Set<ObjectID> = []
 
     init(transactions: [HistoryTransaction], source: any PersistentStore, destination: any PersistentStore) {
         self.source = source
@@ -268,7 +270,6 @@ private struct FollowBatch {
             for change in transaction.changes where source.model.entity(named: change.entityName) != nil {
                 let id = Self.move(change.objectID, to: destination.identifier)
                 if seen.insert(id).inserted { touched.append(id) }
-                if change.kind == .delete { deleted.insert(id) } else { deleted.remove(id) }
             }
         }
     }
@@ -280,7 +281,8 @@ private struct FollowBatch {
     /// The stored snapshots of `ids` in `store`, by ID in the destination's naming.
     func snapshots(of ids: [ObjectID], in store: any PersistentStore) throws -> [ObjectID: Snapshot] {
         var found: [ObjectID: Snapshot] = [:]
-        for (entity, group) in Dictionary(grouping: ids, by: \.entityName) {
+        for (entity, group) in Dictionary(grouping: ids, by: \.entityName)
+        where store.model.entity(named: entity) != nil {
             let asked = group.map { Self.move($0, to: store.identifier) }
             for snapshot in try store.fetch(FetchRequest(entityName: entity, objectIDs: asked)).snapshots() {
                 found[Self.move(snapshot.objectID, to: destination.identifier)] = snapshot
@@ -289,37 +291,51 @@ private struct FollowBatch {
         return found
     }
 
-    /// The save that makes the copy's touched objects what the source holds now, and records
-    /// `metadata` with it.
+    /// The objects `snapshot` relates to, as the destination names them.
+    private func targets(_ snapshot: Snapshot?) -> Set<ObjectID> {
+        guard let snapshot else { return [] }
+        return Set(snapshot.relationships.flatMap(\.targets).map { Self.move($0, to: destination.identifier) })
+    }
+
+    /// The save that makes the copy's touched objects, and the objects linked to them whose links
+    /// changed, what the source holds now, and records `metadata` with it.
     func saveRequest(recording metadata: [String: String?]) throws -> SaveRequest {
-        let alive = touched.filter { !deleted.contains($0) }
-        let current = try snapshots(of: alive, in: source)
-        let held = try snapshots(of: touched, in: destination)
-        // The objects the copy holds once the save is applied, as far as the snapshots name them.
-        var present = Set(held.keys).subtracting(deleted).union(current.keys)
-        var referenced: Set<ObjectID> = []
-        for snapshot in current.values {
-            for value in snapshot.relationships {
-                for target in value.targets {
-                    let id = Self.move(target, to: destination.identifier)
-                    if !present.contains(id) && !deleted.contains(id) { referenced.insert(id) }
+        var order = touched
+        var current = try snapshots(of: touched, in: source)
+        var held = try snapshots(of: touched, in: destination)
+        var known = Set(touched)
+        var frontier = touched
+        while !frontier.isEmpty {
+            var next: [ObjectID] = []
+            for id in frontier {
+                for neighbor in targets(current[id]).symmetricDifference(targets(held[id]))
+                where known.insert(neighbor).inserted {
+                    next.append(neighbor)
                 }
             }
+            guard !next.isEmpty else { break }
+            current.merge(try snapshots(of: next, in: source)) { $1 }
+            held.merge(try snapshots(of: next, in: destination)) { $1 }
+            order += next
+            frontier = next
         }
-        present.formUnion(try snapshots(of: Array(referenced), in: destination).keys)
+        // What the copy holds after the save: what the source holds now, among the objects
+        // looked at, and the copy's other objects.
+        var present = Set(current.keys)
+        let others = Set(current.values.flatMap { targets($0) }).subtracting(known)
+        present.formUnion(try snapshots(of: Array(others), in: destination).keys)
 
         var request = SaveRequest(metadataChanges: metadata, transactionAuthor: StoreFollower.author)
         var largestKeys: [String: Int64] = [:]
-        for id in touched {
+        for id in order {
             guard let entity = destination.model.entity(named: id.entityName) else { continue }
-            if deleted.contains(id) {
+            guard let snapshot = current[id] else {
+                // Gone from the source: deleted by this batch or a later one.
                 if let stored = held[id] {
                     request.deletes.append(SaveRequest.Delete(id, expectedVersion: stored.version, previous: stored))
                 }
                 continue
             }
-            // Deleted since the batch: its delete comes in a later one.
-            guard let snapshot = current[id] else { continue }
             var next = StoreCopier.rehome(snapshot, into: destination.identifier)
             for (index, value) in next.relationships.enumerated() where !value.targets.allSatisfy(present.contains) {
                 next.relationships[index] =

@@ -61,6 +61,37 @@ import Testing
         #expect(again.saves == 0 && again.position == last)
     }
 
+    /// One transaction per save, though the source has moved on: each save brings the other side
+    /// of every link it changes, so an xml: copy (which checks both sides when it opens) opens
+    /// after every one of them.
+    @Test func everySaveLeavesBothSidesOfEachRelationshipAgreeing() throws {
+        let stores = try Stores("sqlite", "xml")
+        defer { stores.close() }
+        let follower = StoreFollower(transactionsPerSave: 1)
+        let start = try follower.start(from: stores.source, to: stores.destination, backend: stores.backend)
+        defer { try? start.store.close() }
+        var writer = CompanyWriter(stores.source, random: SeededGenerator(seed: 15))
+        for _ in 0..<30 { try writer.step() }
+        let last = try #require(try stores.history().lastHistoryToken())
+        var reopened = 0
+        var caughtUp = false
+        func reopen(_ progress: StoreFollower.Progress) {
+            do {
+                let copy = try BuiltInBackends.registry.open(
+                    stores.destination, model: Fixture.model,
+                    options: StoreOptions(isReadOnly: true, createsIfMissing: false))
+                try copy.close()
+                reopened += 1
+            } catch {
+                Issue.record("after \(progress.position): \(error)")
+            }
+            caughtUp = progress.position == last
+        }
+        try follower.follow(from: stores.source, to: start.store, isCancelled: { caughtUp }, applied: reopen)
+        #expect(reopened == 30)
+        #expect(try Fixture.export(start.store) == (try Fixture.export(stores.source)))
+    }
+
     // Not into xml:, which checks when it opens that both sides of every relationship agree: a
     // copy made while the source saves may hold a link on one side until history brings the other.
     @Test(arguments: [("sqlite", "lmdb"), ("lmdb", "sqlite")])
