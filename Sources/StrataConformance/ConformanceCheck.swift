@@ -69,7 +69,7 @@ public enum ConformanceKit {
     public static let checks: [ConformanceCheck] =
         lifecycleChecks + crudChecks + attributeChecks + queryChecks + relationshipChecks + lockingChecks + errorChecks
         + concurrencyChecks
-        + keyPreservingChecks + snapshotServingChecks + wrapperChecks + aggregateChecks
+        + keyPreservingChecks + snapshotServingChecks + wrapperChecks + aggregateChecks + historyChecks
 
     /// Runs every check and returns the failures (empty when the backend conforms).
     public static func failures(of subject: ConformanceSubject) -> [ConformanceFailure] {

@@ -46,7 +46,8 @@ public enum ConformanceFixtures {
         Entity(
             "Project",
             attributes: [
-                Attribute("title", .string, validation: AttributeValidation(minimumLength: 1)),
+                Attribute(
+                    "title", .string, validation: AttributeValidation(minimumLength: 1), preservesValueOnDeletion: true),
                 Attribute("deadline", .date, isOptional: true),
             ],
             relationships: [Relationship("members", to: "Employee", inverse: "projects", toMany: true, ordered: true)],

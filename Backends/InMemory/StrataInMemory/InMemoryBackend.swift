@@ -17,8 +17,8 @@ public struct InMemoryBackend: StoreBackend {
     /// The backend (stateless: named stores live in a process-wide table).
     public init() {}
 
-    /// None: the in-memory store has no options.
-    public var supportedOptions: [StoreBackendOption]? { [] }
+    /// The history options (``HistoryOptions``): the in-memory store has no others.
+    public var supportedOptions: [StoreBackendOption]? { HistoryOptions.supportedOptions }
 
     /// Opens (creating when allowed) the store at `url`.
     public func open(_ url: StoreURL, model: Model, options: StoreOptions) throws -> any PersistentStore {
@@ -30,6 +30,7 @@ public struct InMemoryBackend: StoreBackend {
 
     private func openUnlogged(_ url: StoreURL, model: Model, options: StoreOptions) throws -> InMemoryStore {
         try checkOptions(options.options, for: url)
+        let historyOptions = try HistoryOptions(options)
         let name = try url.plainLocation(for: "the in-memory store")
         let storage: InMemoryStorage
         if name.isEmpty {
@@ -49,7 +50,8 @@ public struct InMemoryBackend: StoreBackend {
         try storage.metadata().checkCompatible(with: model, at: url)
         try storage.checkDeclarationOrder(of: model, at: url)
         storage.record(model)
-        return InMemoryStore(url: url, model: model, storage: storage, readOnly: options.isReadOnly)
+        return InMemoryStore(
+            url: url, model: model, storage: storage, readOnly: options.isReadOnly, historyOptions: historyOptions)
     }
 
     /// The metadata of the named store, or `nil` when there is none.
@@ -149,6 +151,7 @@ struct InMemoryState: Sendable {
     var models: [String: Model] = [:]
     var tables = InMemoryTables()
     var nextKeys: [String: Int64] = [:]
+    var history = InMemoryHistory()
 }
 
 /// The tables of a store by entity name. A lookup by a ``TableName`` the store made once (as a

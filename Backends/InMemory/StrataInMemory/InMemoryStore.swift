@@ -16,6 +16,8 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
     /// The store's identifier.
     public let identifier: String
     let storage: InMemoryStorage
+    /// How saves record history (the store's `history` options).
+    let historyOptions: HistoryOptions
     private let readOnly: Bool
     private let closed = Atomic<Bool>(false)
     /// The table name of each scope of this store's IDs, one per entity: a lookup by ID checks
@@ -31,10 +33,11 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
     /// costs what it changes, not the size of the tables it changes.
     package let visitedRowCount = Atomic<Int>(0)
 
-    init(url: StoreURL, model: Model, storage: InMemoryStorage, readOnly: Bool) {
+    init(url: StoreURL, model: Model, storage: InMemoryStorage, readOnly: Bool, historyOptions: HistoryOptions) {
         self.url = url
         self.model = model
         self.storage = storage
+        self.historyOptions = historyOptions
         self.readOnly = readOnly
         let identifier = storage.metadata().storeIdentifier
         self.identifier = identifier
@@ -199,6 +202,7 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
             runTable = nil
             readTable = nil // the tables change below: no second reference to their storage
             try checkUniqueConstraints(in: &state, after: request, deleted: deleted)
+            let historyChanges = try historyChanges(of: request, in: state)
 
             var versions: [ObjectID: Int64] = [:]
             versions.reserveCapacity(request.inserts.count + request.updates.count)
@@ -237,6 +241,10 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
                 table.update(stored, key: stored.objectID.permanentKey)
             }
             for (key, value) in request.metadataChanges { state.metadata.userInfo[key] = value }
+            if let historyChanges {
+                state.history.append(
+                    historyChanges, of: request, storeIdentifier: identifier, options: historyOptions)
+            }
             return SaveResult(versions: versions)
         }
     }
@@ -367,7 +375,13 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
         guard !doomed.isEmpty else { return BatchResult(objectIDs: []) }
         let gone = Set(doomed)
         storage.state.withLock { state in
-            for id in doomed { state.tables[entityName]?.remove(key: id.primaryKey!) }
+            var before: [Snapshot] = []
+            var after: [ObjectID: Snapshot] = [:]
+            defer { recordBatch(before: before, after: after, in: &state) }
+            for id in doomed {
+                if let old = state.tables[entityName]?[id.primaryKey!] { before.append(old) }
+                state.tables[entityName]?.remove(key: id.primaryKey!)
+            }
             for entity in model.entities where entity.relationships.contains(where: { $0.destination == entityName }) {
                 guard let table = state.tables[entity.name] else { continue }
                 for snapshot in table.orderedSnapshots() {
@@ -384,6 +398,8 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
                     if changed != snapshot {
                         changed.version += 1
                         state.tables[entity.name]?.update(changed, key: changed.objectID.primaryKey!)
+                        before.append(snapshot)
+                        after[changed.objectID] = changed
                     }
                 }
             }
@@ -420,12 +436,17 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
         let targets = try fetch(FetchRequest(entityName: entityName, predicate: predicate, resultType: .objectIDs))
             .objectIDs()
         storage.state.withLock { state in
+            var before: [Snapshot] = []
+            var after: [ObjectID: Snapshot] = [:]
             for id in targets {
                 guard var snapshot = state.tables[entityName]?[id.primaryKey!] else { continue }
+                before.append(snapshot)
                 for (index, value) in assignments { snapshot.attributes[index] = value }
                 snapshot.version += 1
                 state.tables[entityName]?.update(snapshot, key: id.primaryKey!)
+                after[id] = snapshot
             }
+            recordBatch(before: before, after: after, in: &state)
         }
         return BatchResult(objectIDs: targets)
     }

@@ -42,8 +42,8 @@ public struct HistoryOptions: Sendable, Hashable {
         self.init()
         if let text = options[Self.enabledOption] {
             switch text.lowercased() {
-            case "on", "true", "yes", "1": isEnabled = true
-            case "off", "false", "no", "0": isEnabled = false
+            case "on": isEnabled = true
+            case "off": isEnabled = false
             default:
                 throw StrataError(
                     .invalidOption, "option history is '\(text.shortenedForMessages)'; use on or off",
@@ -53,6 +53,18 @@ public struct HistoryOptions: Sendable, Hashable {
         keepDays = try Self.positive(options, Self.keepDaysOption)
         keepTransactions = try Self.positive(options, Self.keepTransactionsOption)
     }
+
+    /// The options as a backend lists them in ``StoreBackend/supportedOptions``: every backend
+    /// that records history appends these to its own.
+    public static let supportedOptions: [StoreBackendOption] = [
+        .choice(enabledOption, ["on", "off"], ignoringCase: true, summary: "Whether saves record persistent history."),
+        .integer(
+            keepDaysOption, in: 1...1_000_000, unit: "days",
+            summary: "Prune history transactions older than this as the store saves."),
+        .integer(
+            keepTransactionsOption, in: 1...Int(Int32.max), unit: "transactions",
+            summary: "Keep only this many of the newest history transactions."),
+    ]
 
     /// Whether a store should prune as it saves.
     public var prunesAutomatically: Bool { keepDays != nil || keepTransactions != nil }

@@ -13,7 +13,9 @@ import Foundation
 ///   with the next sequence (``lastHistoryToken()`` plus one), even across processes.
 /// - **Content**: build the changes with ``HistoryChangeRecorder``, which needs the stored state
 ///   of each updated and deleted object before the save (``SaveRequest/Update/previous`` when the
-///   caller gave it at the expected version; the stored row otherwise). An empty save records nothing.
+///   caller gave it at the expected version; the stored row otherwise). A save that inserts, updates
+///   and deletes no object records nothing (metadata changes alone are not history). Batch
+///   operations record one transaction each, as updates and deletes.
 /// - **Reading**: ``fetchHistory(_:)`` in sequence order, filtered with
 ///   ``HistoryRequest/admitting(_:)``, after checking the request with
 ///   ``HistoryRequest/validate(storeIdentifier:prunedThrough:path:)``. The limit counts the

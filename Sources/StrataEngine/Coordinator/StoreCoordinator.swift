@@ -413,7 +413,9 @@ public final class StoreCoordinator: Sendable {
         func add(_ entry: StoreEntry) -> ObjectIdentifier {
             let key = ObjectIdentifier(entry)
             if parts[key] == nil {
-                parts[key] = (entry, SaveRequest())
+                parts[key] = (
+                    entry, SaveRequest(transactionAuthor: request.transactionAuthor, contextName: request.contextName)
+                )
                 order.append(key)
             }
             return key
