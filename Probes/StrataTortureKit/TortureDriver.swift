@@ -170,6 +170,15 @@ public final class TortureDriver {
     /// The keys of the counters, by slot.
     public var counters: [ObjectID] { counterKeys }
 
+    /// The key of the item in `slot`, if the slot holds one.
+    public func itemKey(slot: Int) -> ObjectID? { itemKeys[slot] }
+
+    /// The keys of the groups, by index.
+    public var groups: [ObjectID] { groupKeys }
+
+    /// The key of the journal object.
+    public var journal: ObjectID { journalKey }
+
     private func itemSnapshot(_ id: ObjectID, slot: Int, _ item: TortureItem, version: Int64) -> Snapshot {
         Snapshot(
             objectID: id, version: version,

@@ -8,7 +8,9 @@ import Testing
 /// persistent backend. After each kill the store must reopen, pass its integrity check and
 /// hold exactly the last save the process reported committed, or the one it had in flight:
 /// since save `n`'s content follows from the seed and `n` alone (``TortureState``), "exactly"
-/// means equal to the state recomputed from scratch, to every value and version.
+/// means equal to the state recomputed from scratch, to every value and version. A store that
+/// records history must hold exactly one transaction per committed save, the last one with the
+/// last save's changes (``TortureHistory``): history and data commit together or not at all.
 @Suite struct CrashTests {
     /// Kills per backend (the issue asks for at least 200).
     static let kills = 200
@@ -23,6 +25,8 @@ import Testing
 
         var random = SeededGenerator(seed: seed)
         var expected = TortureState.initial
+        var beforeLast = TortureState.initial
+        var historyChecks = 0
         var inFlightFound = 0
         var killedDuringOpen = 0
         var waitedCommits = 0
@@ -63,7 +67,8 @@ import Testing
             defer { try? store.close() }
             let problems = try StoreIntegrity.check(url, store: store)
             #expect(problems.isEmpty, "kill \(kill): \(problems)")
-            let found = try TortureDriver.load(from: store, seed: seed).state
+            let loaded = try TortureDriver.load(from: store, seed: seed)
+            let found = loaded.state
             #expect(
                 found.lastSave == committed || found.lastSave == committed + 1,
                 "kill \(kill): the child reported save \(committed) committed, the store holds save \(found.lastSave)")
@@ -73,11 +78,18 @@ import Testing
             }
             if found.lastSave == committed + 1 { inFlightFound += 1 }
             while expected.lastSave < found.lastSave {
+                beforeLast = expected
                 expected.apply(
                     expected.operations(forSave: expected.lastSave + 1, seed: seed), save: expected.lastSave + 1)
             }
             #expect(found == expected, "kill \(kill): the store holds \(found), save \(found.lastSave) is \(expected)")
             if found != expected || !problems.isEmpty { return }
+            if let history = store.capability((any HistoryRecording).self), history.recordsHistory {
+                let historyProblems = try TortureHistory.problems(history, driver: loaded, beforeLastSave: beforeLast)
+                #expect(historyProblems.isEmpty, "kill \(kill): \(historyProblems)")
+                if !historyProblems.isEmpty { return }
+                historyChecks += 1
+            }
             try store.close()
         }
         #expect(
@@ -88,7 +100,7 @@ import Testing
             .count
         #expect(leftovers == 0, "opening the store removes the temporary files killed writers left")
         reportCount(
-            "crash \(scheme): \(Self.kills) kills survived (\(killedDuringOpen) while opening), \(expected.lastSave) saves checked exactly, \(inFlightFound) in-flight saves found committed, \(leftovers) stray temporary files"
+            "crash \(scheme): \(Self.kills) kills survived (\(killedDuringOpen) while opening), \(expected.lastSave) saves checked exactly, \(inFlightFound) in-flight saves found committed, \(leftovers) stray temporary files, history checked after \(historyChecks) kills"
         )
     }
 

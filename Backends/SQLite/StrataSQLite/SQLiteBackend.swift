@@ -9,7 +9,8 @@ import StrataCore
 /// ```
 ///
 /// Options (``StoreOptions/options``): `synchronous` = `normal` (default), `full` or `off`;
-/// `busyTimeout` = milliseconds (default 5000). See docs/SQLiteStore.md.
+/// `busyTimeout` = milliseconds (default 5000); `history` = `on` (default) or `off`,
+/// `historyKeepDays`, `historyKeepTransactions` (see ``HistoryOptions``). See docs/SQLiteStore.md.
 public struct SQLiteBackend: StoreBackend {
     /// The scheme, `"sqlite"`.
     public static let schemeName = "sqlite"
@@ -25,7 +26,8 @@ public struct SQLiteBackend: StoreBackend {
     public var capabilities: BackendCapabilities { [.persistent, .multiProcess, .readOnly] }
 
     /// `synchronous` (`normal`, `full`, `off`; configuration files may write it
-    /// `sqliteSynchronous`), `busyTimeout` (milliseconds) and `vfs`. See docs/SQLiteStore.md.
+    /// `sqliteSynchronous`), `busyTimeout` (milliseconds), `vfs`, and the history options
+    /// (``HistoryOptions``). See docs/SQLiteStore.md.
     public var supportedOptions: [StoreBackendOption]? { SQLiteStoreOptions.declared }
 
     /// Opens (creating when missing and allowed) the store file at `url`.

@@ -13,7 +13,8 @@ import StrataCore
 /// - a many-to-many lives in a join table `"<Entity>.<relationship>"` named after the side that
 ///   sorts first, with columns `source`, `target` and, for ordered sides, `source_position` /
 ///   `target_position`;
-/// - `_strata_metadata` (key, value) and `_strata_sequence` (entity, lastKey).
+/// - `_strata_metadata` (key, value), `_strata_sequence` (entity, lastKey) and `_strata_history`
+///   (see ``SQLiteHistoryTable``).
 struct SQLiteSchema: Sendable {
     /// The tables by entity name.
     let tables: [String: SQLiteEntityTable]
@@ -38,6 +39,7 @@ struct SQLiteSchema: Sendable {
         var statements = [
             "CREATE TABLE \(q("_strata_metadata")) (\(q("key")) TEXT PRIMARY KEY NOT NULL, \(q("value")) TEXT NOT NULL)",
             "CREATE TABLE \(q("_strata_sequence")) (\(q("entity")) TEXT PRIMARY KEY NOT NULL, \(q("lastKey")) INTEGER NOT NULL)",
+            SQLiteHistoryTable.creationSQL,
         ]
         for table in orderedTables { statements += table.creationStatements() }
         var joinTables: Set<String> = []

@@ -78,6 +78,17 @@ final class SQLiteStatement {
         }
     }
 
+    /// Binds `bytes` as a blob (SQLite copies them).
+    func bind(_ index: Int32, bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buffer in
+            if let base = buffer.baseAddress, buffer.count > 0 {
+                _ = sqlite3_bind_blob(handle, index, base, Int32(buffer.count), cstrata_sqlite_transient())
+            } else {
+                sqlite3_bind_zeroblob(handle, index, 0)
+            }
+        }
+    }
+
     /// Binds a parameter of a generated query.
     func bind(_ index: Int32, _ parameter: SQLiteParameter) {
         switch parameter {
@@ -113,6 +124,13 @@ final class SQLiteStatement {
         guard let text = sqlite3_column_text(handle, index) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, index))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// The column's bytes (a blob's, or a text's UTF-8), copied once.
+    func bytes(_ index: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, index))
+        guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
     }
 
     @inline(__always)

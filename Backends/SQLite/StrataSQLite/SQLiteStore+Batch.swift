@@ -8,13 +8,16 @@ extension SQLiteStore: BatchOperating {
     /// them see a conflict rather than writing a dangling reference back.
     ///
     /// A predicate the store cannot evaluate in SQL is evaluated in memory inside the same
-    /// transaction. Returns the deleted IDs in key order.
+    /// transaction. Returns the deleted IDs in key order. With history on, the transaction records
+    /// the deletes (with their tombstones) and the updates of the objects whose relationships
+    /// were nullified.
     public func batchDelete(entityName: String, predicate: ObjectPredicate?) throws -> BatchResult {
         let table = try batchTable(entityName)
         return try inWriteTransaction { connection in
             let keys = try batchKeys(table, predicate: predicate, on: connection)
             guard !keys.isEmpty else { return BatchResult(objectIDs: []) }
             try fillBatch(keys, on: connection)
+            let history = try batchDeleteHistory(table, keys: keys, on: connection)
             let batch = "(SELECT \(q("k")) FROM temp.\(q("_strata_batch")))"
             var joinTablesDone: Set<String> = []
             for other in schema.orderedTables {
@@ -47,6 +50,7 @@ extension SQLiteStore: BatchOperating {
                 }
             }
             try connection.execute("DELETE FROM \(table.quotedName) WHERE \(q("_pk")) IN \(batch)")
+            try recordBatchDelete(history, table: table, on: connection)
             try connection.execute("DELETE FROM temp.\(q("_strata_batch"))")
             return BatchResult(
                 objectIDs: keys.map { ObjectID(entityName: table.name, storeIdentifier: identifier, primaryKey: $0) })
@@ -55,6 +59,7 @@ extension SQLiteStore: BatchOperating {
 
     /// Sets `values` (attribute name to value) on every object of `entityName` matching
     /// `predicate`, bumping each one's version, in one transaction. Returns the updated IDs.
+    /// With history on, the transaction records each object's update with its changed attributes.
     ///
     /// - Throws: ``StrataError/Code/unknownKey`` for a name that is not an attribute,
     ///   ``StrataError/Code/typeMismatch`` / ``StrataError/Code/missingValue`` for a value that
@@ -63,7 +68,7 @@ extension SQLiteStore: BatchOperating {
         -> BatchResult
     {
         let table = try batchTable(entityName)
-        var assignments: [(column: String, value: Value)] = []
+        var assignments: [(column: String, index: Int, value: Value)] = []
         for (name, value) in values.sorted(by: { $0.key < $1.key }) {
             guard let attributeIndex = table.entity.attributeIndex(named: name) else {
                 throw StrataError(
@@ -82,12 +87,13 @@ extension SQLiteStore: BatchOperating {
                     "'\(entityName).\(name)' is a \(attribute.type.rawValue) attribute and cannot hold the \(value.typeName) \(value)",
                     location: ["path": path, "entity": entityName, "key": name])
             }
-            assignments.append((table.attributeColumns[attributeIndex], value))
+            assignments.append((table.attributeColumns[attributeIndex], attributeIndex, value))
         }
         return try inWriteTransaction { connection in
             let keys = try batchKeys(table, predicate: predicate, on: connection)
             guard !keys.isEmpty else { return BatchResult(objectIDs: []) }
             try fillBatch(keys, on: connection)
+            let history = try batchUpdateHistory(table, keys: keys, on: connection)
             let sets = assignments.map { "\(q($0.column)) = ?" } + ["\(q("_version")) = \(q("_version")) + 1"]
             let update = try connection.prepare(
                 "UPDATE \(table.quotedName) SET \(sets.joined(separator: ", ")) WHERE \(q("_pk")) IN (SELECT \(q("k")) FROM temp.\(q("_strata_batch")))"
@@ -96,6 +102,7 @@ extension SQLiteStore: BatchOperating {
                 SQLiteValueCoding.bind(assignment.value, at: Int32(i + 1), in: update)
             }
             try update.run()
+            try recordBatchUpdate(history, values: assignments.map { ($0.index, $0.value) }, on: connection)
             try connection.execute("DELETE FROM temp.\(q("_strata_batch"))")
             return BatchResult(
                 objectIDs: keys.map { ObjectID(entityName: table.name, storeIdentifier: identifier, primaryKey: $0) })

@@ -142,7 +142,7 @@ extension SQLiteStore {
     }
 
     /// Runs `body` in a read transaction when several statements must see one state.
-    private func readTransaction<T>(on connection: SQLiteConnection, needed: Bool, _ body: () throws -> T) throws -> T {
+    func readTransaction<T>(on connection: SQLiteConnection, needed: Bool, _ body: () throws -> T) throws -> T {
         guard needed else { return try body() }
         try connection.execute("BEGIN")
         do {

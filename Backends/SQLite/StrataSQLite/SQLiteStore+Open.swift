@@ -84,6 +84,8 @@ extension SQLiteStore {
             if !options.isReadOnly {
                 try configureWriter(connection, options: options)
                 try schema.rebuildOutdatedModelIndexes(on: connection)
+                // A store made before history gets its (empty) history table.
+                try SQLiteHistoryTable.addIfMissing(on: connection)
             }
             return metadata
         }

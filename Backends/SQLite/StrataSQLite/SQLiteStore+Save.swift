@@ -7,6 +7,10 @@ extension SQLiteStore {
     /// not match is a conflict), then inserts, then join tables and order columns, then metadata.
     /// On any conflict nothing is written and the error lists every conflicting object with its
     /// stored snapshot; on any other failure the transaction is rolled back.
+    ///
+    /// With history on, the same transaction first reads the stored rows of updated objects the
+    /// request gives no ``SaveRequest/Update/previous`` for (one read per entity), and last
+    /// appends one row to `_strata_history` (see ``fetchHistory(_:)``).
     @discardableResult
     public func save(_ request: SaveRequest) throws -> SaveResult {
         var insertTables: [SQLiteEntityTable] = []
@@ -28,12 +32,16 @@ extension SQLiteStore {
             return try withWriter { _ in SaveResult() }
         }
 
+        let recordsHistory = self.recordsHistory
         return try inWriteTransaction { connection in
-            try SQLiteRowBinder.withBinder(keeping: request) { binder in
+            let storedStates = recordsHistory ? try storedStatesForHistory(of: request, on: connection) : [:]
+            let result = try SQLiteRowBinder.withBinder(keeping: request) { binder in
                 try apply(
                     request, insertTables: insertTables, updateTables: updateTables, deleteTables: deleteTables,
                     on: connection, binder: &binder)
             }
+            if recordsHistory { try appendHistory(for: request, storedStates: storedStates, on: connection) }
+            return result
         }
     }
 

@@ -41,6 +41,8 @@ public final class SQLiteStore: PersistentStore {
     /// SQLite's schema version when the store was opened, or last checked to still match the
     /// model (`nil` when read-only).
     private let schemaVersion: Locked<Int64?>
+    /// Whether the file is known to have the history table (see `SQLiteStore+History`).
+    let historyTableFound = Locked(false)
     /// What ``queryBuildCounts`` reports.
     let queryBuilds = Locked<(builds: Int, shapeMismatches: Int)>((0, 0))
 

@@ -8,6 +8,9 @@ import StrataCore
 /// | `synchronous` | `normal`, `full`, `off` | `normal` (with WAL: durable up to the last checkpoint on power loss, never corrupt) |
 /// | `busyTimeout` | milliseconds, 0 or more | `5000` |
 /// | `vfs` | the name of a registered SQLite VFS | SQLite's default VFS |
+/// | `history` | `on`, `off` | `on` (see ``HistoryOptions``) |
+/// | `historyKeepDays` | days, 1 or more | keep all |
+/// | `historyKeepTransactions` | transactions, 1 or more | keep all |
 ///
 /// Any other name, or a value outside these, is ``StrataError/Code/invalidOption``.
 struct SQLiteStoreOptions: Sendable {
@@ -23,6 +26,8 @@ struct SQLiteStoreOptions: Sendable {
     var immutable = false
     /// The identifier a store created by this open gets (see `StoreOptions.identifierForNewStore`).
     var identifierForNewStore: String?
+    /// Whether saves record history, and how much of it is kept.
+    var history = HistoryOptions()
 
     /// The options the SQLite backend declares (``SQLiteBackend/supportedOptions``).
     static let declared: [StoreBackendOption] = [
@@ -36,6 +41,15 @@ struct SQLiteStoreOptions: Sendable {
         StoreBackendOption(
             name: "vfs", summary: "The registered SQLite VFS every connection of the store uses.",
             expected: "the name of a SQLite VFS registered in this process", isValid: { !$0.isEmpty }),
+        .choice(
+            HistoryOptions.enabledOption, ["on", "off", "true", "false", "yes", "no", "1", "0"], ignoringCase: true,
+            summary: "Whether each save appends a transaction to the store's history."),
+        .integer(
+            HistoryOptions.keepDaysOption, in: 1...Int(Int32.max), unit: "days",
+            summary: "Transactions older than this are pruned as the store saves."),
+        .integer(
+            HistoryOptions.keepTransactionsOption, in: 1...Int(Int64.max), unit: "transactions",
+            summary: "Only the newest this many transactions are kept; older ones are pruned as the store saves."),
     ]
 
     /// Parses `options` and the query options of `url`, rejecting unknown names and unusable values with
@@ -46,6 +60,7 @@ struct SQLiteStoreOptions: Sendable {
         isReadOnly = options.isReadOnly
         createsIfMissing = options.createsIfMissing
         identifierForNewStore = options.identifierForNewStore
+        history = try HistoryOptions(options)
         if let value = options["synchronous"], let mode = SQLiteSynchronous(rawValue: value.lowercased()) {
             synchronous = mode
         }

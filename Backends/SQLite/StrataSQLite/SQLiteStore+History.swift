@@ -1,0 +1,213 @@
+import Foundation
+import StrataCore
+
+/// Persistent history in the table `_strata_history` (see ``SQLiteHistoryTable`` and
+/// docs/SQLiteStore.md): each save appends one row in its own `BEGIN IMMEDIATE` transaction, so
+/// history and data commit together, and the row's sequence follows the last one any process
+/// wrote.
+extension SQLiteStore: HistoryRecording {
+    /// Whether saves append to the history (the `history` option; on by default).
+    public var recordsHistory: Bool { options.history.isEnabled }
+
+    /// The transactions `request` asks for, the oldest first, read in one read transaction on a
+    /// reader connection: the token and the author filter are part of the SQL (a seek on the
+    /// rowid), the entity filter is applied to each decoded record, and the limit counts the
+    /// transactions returned.
+    ///
+    /// - Throws: ``StrataError/Code/historyExpired``, ``StrataError/Code/invalidRequest`` (see
+    ///   ``HistoryRequest/validate(storeIdentifier:prunedThrough:path:)``);
+    ///   ``StrataError/Code/storeCorrupt`` naming the token of a record that cannot be decoded.
+    public func fetchHistory(_ request: HistoryRequest) throws -> [HistoryTransaction] {
+        try withReader { connection in
+            guard try hasHistoryTable(connection) else {
+                try request.validate(storeIdentifier: identifier, prunedThrough: 0, path: path)
+                return []
+            }
+            return try readTransaction(on: connection, needed: true) {
+                let pruned = try SQLiteHistoryTable.prunedThrough(on: connection)
+                try request.validate(storeIdentifier: identifier, prunedThrough: pruned, path: path)
+                return try readHistory(request, on: connection)
+            }
+        }
+    }
+
+    /// The token of the last committed transaction of any process (a kept or a pruned one), or
+    /// `nil` before the first: one statement on a reader connection, two seeks to the end of a
+    /// B-tree. Each call starts a new read, so it sees commits made since by other processes.
+    public func lastHistoryToken() throws -> HistoryToken? {
+        try withReader { connection in
+            guard try hasHistoryTable(connection), let sequence = try SQLiteHistoryTable.lastSequence(on: connection)
+            else { return nil }
+            return HistoryToken(storeIdentifier: identifier, sequence: sequence)
+        }
+    }
+
+    /// Deletes transactions, the oldest first, in write transactions of at most
+    /// ``HistoryOptions/pruneBatch`` transactions each (writers of other threads and processes
+    /// get the file between them); returns how many it deleted.
+    ///
+    /// - Throws: ``StrataError/Code/invalidRequest`` for a token of another store or a negative
+    ///   count; ``StrataError/Code/readOnly`` on a store opened read-only.
+    @discardableResult
+    public func pruneHistory(_ pruning: HistoryPruning) throws -> Int {
+        switch pruning {
+        case .through(let token):
+            guard token.storeIdentifier == identifier else {
+                throw StrataError(
+                    .invalidRequest,
+                    "the history token \(token) belongs to store '\(token.storeIdentifier)', not '\(identifier)'",
+                    location: ["path": path, "token": token.description])
+            }
+        case .keepingLast(let count):
+            guard count >= 0 else {
+                throw StrataError(
+                    .invalidRequest, "cannot keep the last \(count) history transactions",
+                    location: ["path": path, "count": String(count)])
+            }
+        case .before: break
+        }
+        var total = 0
+        while true {
+            let deleted: Int = try inWriteTransaction { connection in
+                guard let end = try pruneEnd(pruning, limit: HistoryOptions.pruneBatch, on: connection) else {
+                    return 0
+                }
+                return try SQLiteHistoryTable.prune(through: end, on: connection)
+            }
+            total += deleted
+            if deleted < HistoryOptions.pruneBatch { return total }
+        }
+    }
+
+    // MARK: Recording in a save
+
+    /// The stored state of the objects `request` changes that history needs and the request
+    /// does not carry: each update whose ``SaveRequest/Update/previous`` is missing or at another
+    /// version, and each such delete of an entity that keeps values after deletion. Read on the
+    /// writer inside the save's transaction, before its statements run: one read per entity.
+    func storedStatesForHistory(of request: SaveRequest, on connection: SQLiteConnection) throws
+        -> [ObjectID: Snapshot]
+    {
+        let recorder = HistoryChangeRecorder(model: model)
+        var keys: [String: [Int64]] = [:]
+        for update in request.updates where update.previous?.version != update.expectedVersion {
+            keys[update.snapshot.objectID.entityName, default: []].append(update.snapshot.objectID.primaryKey!)
+        }
+        for delete in request.deletes
+        where delete.previous?.version != delete.expectedVersion
+            && recorder.needsStateOfDeleted(delete.objectID.entityName)
+        {
+            keys[delete.objectID.entityName, default: []].append(delete.objectID.primaryKey!)
+        }
+        var states: [ObjectID: Snapshot] = [:]
+        for (entity, entityKeys) in keys {
+            for snapshot in try fetchSnapshots(entity: entity, keys: entityKeys.sorted(), on: connection) {
+                states[snapshot.objectID] = snapshot
+            }
+        }
+        return states
+    }
+
+    /// Appends the transaction of `request` (whose version checks passed) to the history, then
+    /// prunes what the options no longer keep. Records nothing for a save that changes no object.
+    func appendHistory(
+        for request: SaveRequest, storedStates: [ObjectID: Snapshot], on connection: SQLiteConnection
+    ) throws {
+        guard !(request.inserts.isEmpty && request.updates.isEmpty && request.deletes.isEmpty) else { return }
+        let changes = try HistoryChangeRecorder(model: model).changes(for: request) { storedStates[$0] }
+        let transaction = HistoryTransaction(
+            token: HistoryToken(storeIdentifier: identifier, sequence: 0), timestamp: Date(),
+            author: request.transactionAuthor, contextName: request.contextName, changes: changes)
+        try SQLiteHistoryTable.append(transaction, on: connection)
+        if options.history.prunesAutomatically { try pruneAutomatically(on: connection) }
+    }
+
+    /// Deletes at most ``HistoryOptions/pruneBatch`` of the oldest transactions that the
+    /// `historyKeepDays` and `historyKeepTransactions` options no longer keep. When nothing is
+    /// due it reads one or two rows.
+    private func pruneAutomatically(on connection: SQLiteConnection) throws {
+        let history = options.history
+        var end: Int64?
+        if let keep = history.keepTransactions,
+            let found = try pruneEnd(.keepingLast(keep), limit: HistoryOptions.pruneBatch, on: connection)
+        {
+            end = found
+        }
+        if let days = history.keepDays,
+            let found = try pruneEnd(
+                .before(Date().addingTimeInterval(-Double(days) * 86_400)), limit: HistoryOptions.pruneBatch,
+                on: connection)
+        {
+            end = max(end ?? found, found)
+        }
+        if let end { _ = try SQLiteHistoryTable.prune(through: end, on: connection) }
+    }
+
+    /// The last sequence the next step of `pruning` deletes, at most `limit` transactions from the
+    /// oldest one kept; `nil` when it deletes nothing.
+    private func pruneEnd(_ pruning: HistoryPruning, limit: Int, on connection: SQLiteConnection) throws -> Int64? {
+        guard let kept = try SQLiteHistoryTable.keptRange(on: connection) else { return nil }
+        let last = kept.lowerBound + Int64(limit) - 1
+        switch pruning {
+        case .through(let token):
+            let end = min(token.sequence, kept.upperBound, last)
+            return end >= kept.lowerBound ? end : nil
+        case .keepingLast(let count):
+            let end = min(kept.upperBound - Int64(count), last)
+            return end >= kept.lowerBound ? end : nil
+        case .before(let date):
+            return try SQLiteHistoryTable.lastSequence(before: date, limit: limit, on: connection)
+        }
+    }
+
+    // MARK: Reading
+
+    /// Whether the file has the history table (a store made before history and opened read-only
+    /// has none until a writable open adds it). Remembered once found.
+    private func hasHistoryTable(_ connection: SQLiteConnection) throws -> Bool {
+        if historyTableFound.withLock({ $0 }) { return true }
+        guard try SQLiteHistoryTable.exists(in: connection) else { return false }
+        historyTableFound.withLock { $0 = true }
+        return true
+    }
+
+    /// The transactions of `request` (already validated), read on `connection`.
+    private func readHistory(_ request: HistoryRequest, on connection: SQLiteConnection) throws
+        -> [HistoryTransaction]
+    {
+        if request.limit == 0 { return [] }
+        // With an entity filter, the limit counts the transactions that pass it: read on.
+        let limitInSQL = request.entityNames == nil ? request.limit : nil
+        let statement = try connection.prepare(
+            SQLiteHistoryTable.readSQL(filteringAuthors: request.authors != nil, limited: limitInSQL != nil))
+        defer { statement.reset() }
+        statement.bind(1, request.after?.sequence ?? 0)
+        var next: Int32 = 2
+        if let authors = request.authors {
+            statement.bind(next, Self.jsonArray(authors.sorted()))
+            next += 1
+        }
+        if let limitInSQL { statement.bind(next, Int64(limitInSQL)) }
+        var transactions: [HistoryTransaction] = []
+        while try statement.step() {
+            let token = HistoryToken(storeIdentifier: identifier, sequence: statement.int64(0))
+            let transaction: HistoryTransaction
+            do {
+                transaction = try HistoryRecordCodec.decode(statement.bytes(1), token: token)
+            } catch var error as StrataError {
+                error.location["path"] = path
+                throw error
+            }
+            guard let admitted = request.admitting(transaction) else { continue }
+            transactions.append(admitted)
+            if let limit = request.limit, transactions.count >= limit { break }
+        }
+        return transactions
+    }
+
+    /// `strings` as a JSON array, for `json_each`.
+    private static func jsonArray(_ strings: [String]) -> String {
+        let data = (try? JSONEncoder().encode(strings)) ?? Data("[]".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
