@@ -7,8 +7,11 @@ import Testing
 
 @Suite struct XMLFormatStabilityTests {
     /// A store with a few objects of every entity.
-    func populatedStore(in dir: TemporaryDirectory) throws -> XMLStore {
-        let store = try openStore(dir.url())
+    /// A store with a few objects; `history: false` leaves out the `<_history>` element, for
+    /// tests that pin the objects' lines (XMLHistoryTests pins the history's).
+    func populatedStore(in dir: TemporaryDirectory, history: Bool = true) throws -> XMLStore {
+        let store = try openStore(
+            dir.url(), options: StoreOptions(options: [HistoryOptions.enabledOption: history ? "on" : "off"]))
         let model = TestModels.allTypes
         let items = try store.obtainPermanentIDs(for: "Item", count: 3)
         let d = try store.obtainPermanentIDs(for: "Department", count: 1)[0]
@@ -60,7 +63,7 @@ import Testing
     @Test func aSmallChangeGivesAOneLineDiff() throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
-        let store = try populatedStore(in: dir)
+        let store = try populatedStore(in: dir, history: false)
         let before = String(decoding: contents(dir.file("store.xml")), as: UTF8.self).split(
             separator: "\n", omittingEmptySubsequences: false)
         var item = try store.fetch(FetchRequest(entityName: "Item")).snapshots()[1]
@@ -78,7 +81,7 @@ import Testing
     @Test func objectsAreOneElementPerLineSortedByEntityThenKey() throws {
         let dir = TemporaryDirectory()
         defer { dir.cleanUp() }
-        try populatedStore(in: dir).close()
+        try populatedStore(in: dir, history: false).close()
         let lines = String(decoding: contents(dir.file("store.xml")), as: UTF8.self).split(separator: "\n").map(
             String.init)
         #expect(lines.first == "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")

@@ -12,6 +12,10 @@ import StrataCore
 /// - `i:ENTITY:INDEX`: a model index, `MDB_DUPSORT`: ``IndexKey`` of the values -> primary keys.
 /// - `u:ENTITY:A,B`: a unique constraint, `MDB_DUPSORT`, as an index.
 /// - `r:ENTITY:RELATIONSHIP`: a to-one relationship, `MDB_DUPSORT`: target key -> source keys.
+/// - `_hist`: the persistent history, one entry per recorded save: the sequence (8 bytes,
+///   big-endian) -> ``HistoryRecordCodec`` record. `_meta` keeps `historyPrunedThrough`, the last
+///   pruned sequence. Not part of ``databases(for:uniqueOrder:)``: stores made before history
+///   lack it until they are opened for writing, and migrations leave it alone.
 enum LMDBLayout {
     /// The version of this layout, recorded in `_meta` as `layoutVersion`.
     static let version = 1
@@ -19,6 +23,8 @@ enum LMDBLayout {
     static let sequenceDatabase = "_seq"
     static let userInfoPrefix = "user."
     static let modelPrefix = "model."
+    static let historyDatabase = "_hist"
+    static let historyPrunedThroughKey = "historyPrunedThrough"
 
     static func records(_ entity: String) -> String { "e:\(entity)" }
     static func index(_ entity: String, _ name: String) -> String { "i:\(entity):\(name)" }
@@ -92,6 +98,9 @@ final class EntityLayout: Sendable {
     let recordIsIndexed: [Bool]
     let recordRelationships: [Relationship]
     let recordDestinationScopes: [ObjectID.Scope]
+    /// Whether some attribute keeps its value in the history when an object is deleted
+    /// (``Attribute/preservesValueOnDeletion``): a delete then reads the object's state.
+    let keepsTombstones: Bool
 
     init(
         entity: Entity, databases: [String: MDB_dbi], storeIdentifier: String, recordOrder: RecordOrder? = nil,
@@ -125,6 +134,7 @@ final class EntityLayout: Sendable {
         var isIndexed = [Bool](repeating: false, count: entity.attributes.count)
         for secondary in secondaries { for position in secondary.attributes { isIndexed[position] = true } }
         self.isIndexed = isIndexed
+        keepsTombstones = entity.attributes.contains { $0.preservesValueOnDeletion }
         destinations = entity.relationships.map(\.destination)
         types = entity.attributes.map(\.type)
         scope = ObjectID.Scope(entityName: entity.name, storeIdentifier: storeIdentifier)

@@ -75,26 +75,27 @@ struct LMDBOptions: Sendable, Hashable {
     static let largestMapSize = 1 << 40
 
     /// The options the LMDB backend declares (``LMDBBackend/supportedOptions``).
-    static let declared: [StoreBackendOption] = [
-        .integer(
-            "mapSize", in: minimumMapSize...largestMapSize, unit: "bytes",
-            summary: "The initial map size; the map grows by itself when a save needs more room.",
-            configFileKey: "lmdbMapSize"),
-        .integer(
-            "maxMapSize", in: minimumMapSize...largestMapSize, unit: "bytes",
-            summary: "The size the map never grows beyond: a quota for the store."),
-        .choice(
-            "durability", ["normal", "full"],
-            summary:
-                "What a commit flushes: normal (the data pages; a system crash may undo the last save) or full (all)."
-        ),
-        .choice(
-            "sync", Sync.allCases.map(\.rawValue),
-            summary: "What a commit flushes: full, nometasync (not the meta page) or nosync (nothing)."),
-        .choice(
-            "pageCheck", ["full", "off"],
-            summary: "Whether every B-tree page is checked when the environment opens."),
-    ]
+    static let declared: [StoreBackendOption] =
+        [
+            .integer(
+                "mapSize", in: minimumMapSize...largestMapSize, unit: "bytes",
+                summary: "The initial map size; the map grows by itself when a save needs more room.",
+                configFileKey: "lmdbMapSize"),
+            .integer(
+                "maxMapSize", in: minimumMapSize...largestMapSize, unit: "bytes",
+                summary: "The size the map never grows beyond: a quota for the store."),
+            .choice(
+                "durability", ["normal", "full"],
+                summary:
+                    "What a commit flushes: normal (the data pages; a system crash may undo the last save) or full (all)."
+            ),
+            .choice(
+                "sync", Sync.allCases.map(\.rawValue),
+                summary: "What a commit flushes: full, nometasync (not the meta page) or nosync (nothing)."),
+            .choice(
+                "pageCheck", ["full", "off"],
+                summary: "Whether every B-tree page is checked when the environment opens."),
+        ] + HistoryOptions.declared
 
     /// Parses `options` and the query options of `url`, rejecting unknown names and unusable values with
     /// ``StrataError/Code/invalidOption``.

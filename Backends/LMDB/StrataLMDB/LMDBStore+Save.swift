@@ -8,7 +8,8 @@ extension LMDBStore {
     /// a deleted object is removed with its secondary entries as soon as its check passes, and
     /// a conflict aborts the transaction); remove the old secondary entries of updated objects;
     /// write the updated and inserted records; add their secondary entries, checking unique
-    /// constraints against the final state (so swapping unique values between objects works).
+    /// constraints against the final state (so swapping unique values between objects works);
+    /// append the save's history transaction (when the store records history).
     /// When the map fills up, the transaction is aborted, the map grows and the save runs again.
     @discardableResult
     public func save(_ request: SaveRequest) throws -> SaveResult {
@@ -41,11 +42,19 @@ extension LMDBStore {
         let keepsUpdates = plan.updateLayouts.contains { !$0.secondaries.isEmpty }
         var oldUpdates: [IndexedValues?] = []
         if keepsUpdates { oldUpdates.reserveCapacity(request.updates.count) }
+        // History needs the state before the save of the objects whose request has no usable
+        // `previous`: decoded from the record each check reads anyway.
+        let recording = recordsHistory
+        var storedStates: [ObjectID: Snapshot] = [:]
         for (i, update) in request.updates.enumerated() {
             let layout = plan.updateLayouts[i]
             let pk = update.snapshot.objectID.primaryKey!
-            let old = try check(pk, expected: update.expectedVersion, layout, txn, &conflicts)
+            var state: Snapshot?
+            let keepsState = recording && update.previous?.version != update.expectedVersion
+            let old = try check(
+                pk, expected: update.expectedVersion, layout, txn, &conflicts, state: &state, keepsState)
             if keepsUpdates { oldUpdates.append(old) }
+            if let state { storedStates[update.snapshot.objectID] = state }
         }
         var keyWriter = ByteWriter(capacity: 64)
         if !request.deletes.isEmpty {
@@ -70,6 +79,9 @@ extension LMDBStore {
                     continue
                 }
                 guard conflicts.isEmpty else { continue }
+                if recording && layout.keepsTombstones && delete.previous?.version != delete.expectedVersion {
+                    storedStates[delete.objectID] = try decode(bytes, pk, layout)
+                }
                 if !layout.secondaries.isEmpty {
                     let old = try indexedValues(bytes, pk, layout)
                     try removeSecondaries(of: pk, old, layout, txn, &keyWriter)
@@ -165,16 +177,19 @@ extension LMDBStore {
                 try Array(name.utf8).withUnsafeBytes { _ = try txn.delete(metadataDBI, key: $0) }
             }
         }
+
+        // 6. The save's history transaction.
+        if recording { try recordHistory(of: request, txn) { storedStates[$0] } }
         return versions
     }
 
     /// Reads the record of object `pk` once: appends a conflict to `conflicts` when its stored
     /// version is not `expected` (or it is gone); otherwise returns the stored values its
     /// secondary entries are keyed by when `layout` has secondary databases (whose old entries
-    /// the save removes), else `nil`.
+    /// the save removes), else `nil`, and sets `state` to the stored snapshot when `keepsState`.
     private func check(
         _ pk: Int64, expected: Int64, _ layout: EntityLayout, _ txn: LMDBTransaction,
-        _ conflicts: inout [SaveConflict]
+        _ conflicts: inout [SaveConflict], state: inout Snapshot?, _ keepsState: Bool
     ) throws -> IndexedValues? {
         guard let bytes = try record(pk, layout, txn) else {
             conflicts.append(
@@ -190,6 +205,7 @@ extension LMDBStore {
                 ))
             return nil
         }
+        if keepsState { state = try decode(bytes, pk, layout) }
         guard !layout.secondaries.isEmpty else { return nil }
         return try indexedValues(bytes, pk, layout)
     }

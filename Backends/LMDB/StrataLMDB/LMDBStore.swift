@@ -33,6 +33,13 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     let layoutList: [EntityLayout]
     let metadataDBI: MDB_dbi
     let sequenceDBI: MDB_dbi
+    /// The history database (`_hist`), or `nil` in a store made before history and opened
+    /// read-only (its history is then empty).
+    let historyDBI: MDB_dbi?
+    /// How the store keeps its history (the `history` options).
+    let historyOptions: HistoryOptions
+    /// Builds each save's history changes.
+    let historyRecorder: HistoryChangeRecorder
     private let closed = Atomic<Bool>(false)
     /// Records read by saves (see ``recordReadsInSaves``).
     let recordReads = Atomic<Int>(0)
@@ -44,9 +51,12 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     private init(
         url: StoreURL, model: Model, identifier: String, readOnly: Bool, environment: LMDBEnvironment,
         databases: [String: MDB_dbi], recordOrders: [String: RecordOrder], uniqueOrder: UniqueConstraintOrder,
-        accessLock: StoreAccessLock?
+        accessLock: StoreAccessLock?, historyDBI: MDB_dbi?, historyOptions: HistoryOptions
     ) {
         self.accessLock = accessLock
+        self.historyDBI = historyDBI
+        self.historyOptions = historyOptions
+        historyRecorder = HistoryChangeRecorder(model: model)
         self.url = url
         self.model = model
         self.identifier = identifier
@@ -103,6 +113,7 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
     {
         try LMDBLayout.checkLimits(of: model)
         let options = try LMDBOptions(storeOptions, url: url)
+        let historyOptions = try HistoryOptions(storeOptions.addingQueryOptions(of: url))
         let path = try LMDBDirectory.path(of: url)
         if !options.isReadOnly { LMDBStoreCreation.removeAbandoned(at: path) }
         var state = try LMDBDirectory.state(path)
@@ -154,7 +165,9 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
             return LMDBStore(
                 url: url, model: model, identifier: metadata.storeIdentifier, readOnly: options.isReadOnly,
                 environment: environment, databases: databases, recordOrders: recordOrders,
-                uniqueOrder: uniqueOrder, accessLock: accessLock)
+                uniqueOrder: uniqueOrder, accessLock: accessLock,
+                historyDBI: try openHistoryDatabase(environment, readOnly: options.isReadOnly),
+                historyOptions: historyOptions)
         } catch {
             environment.release()
             if let failure = error as? LMDBFailure, failure.code == MDB_NOTFOUND {
@@ -200,6 +213,10 @@ public final class LMDBStore: PersistentStore, @unchecked Sendable {
             try check(mdb_dbi_open(txn.handle, name, flags | UInt32(MDB_CREATE), &dbi), "mdb_dbi_open(\(name))")
             if name == LMDBLayout.metadataDatabase { meta = dbi }
         }
+        var history: MDB_dbi = 0
+        try check(
+            mdb_dbi_open(txn.handle, LMDBLayout.historyDatabase, UInt32(MDB_CREATE), &history),
+            "mdb_dbi_open(\(LMDBLayout.historyDatabase))")
         if let existing = try readMetadata(txn, meta, path: path) { return existing }
         let metadata = StoreMetadata.new(storeType: LMDBBackend.schemeName, model: model, identifier: identifier)
         let entries: [(String, String)] = [

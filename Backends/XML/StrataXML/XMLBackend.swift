@@ -178,13 +178,21 @@ struct XMLStoreOptions: Sendable {
     var isReadOnly: Bool
     /// How long a save waits for another process's save (`lockTimeout`, ms).
     var lockTimeoutMilliseconds: Int
+    /// How the store keeps its history (the `history` options).
+    var history: HistoryOptions
+
+    /// The transactions an XML store keeps when neither `historyKeepDays` nor
+    /// `historyKeepTransactions` is given: each save rewrites the whole file, history included,
+    /// so an unbounded history would make every save slower than the one before.
+    static let defaultHistoryKeepTransactions = 1_000
 
     /// The options the XML backend declares (``XMLBackend/supportedOptions``).
-    static let declared: [StoreBackendOption] = [
-        .integer(
-            "lockTimeout", in: 0...Int(Int32.max), unit: "milliseconds",
-            summary: "How long a save waits for another process's save before failing with storeBusy.")
-    ]
+    static let declared: [StoreBackendOption] =
+        [
+            .integer(
+                "lockTimeout", in: 0...Int(Int32.max), unit: "milliseconds",
+                summary: "How long a save waits for another process's save before failing with storeBusy.")
+        ] + HistoryOptions.declared
 
     /// Parses `options` and the query options of `url`, rejecting unknown names and unusable values with
     /// ``StrataError/Code/invalidOption``.
@@ -193,5 +201,9 @@ struct XMLStoreOptions: Sendable {
         try XMLBackend().checkOptions(options.options, for: url)
         isReadOnly = options.isReadOnly
         lockTimeoutMilliseconds = options["lockTimeout"].flatMap { Int($0) } ?? 0
+        history = try HistoryOptions(options)
+        if history.isEnabled && !history.prunesAutomatically {
+            history.keepTransactions = Self.defaultHistoryKeepTransactions
+        }
     }
 }

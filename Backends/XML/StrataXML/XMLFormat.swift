@@ -35,6 +35,9 @@ enum XMLFormat {
     static let metaElement = "_meta"
     /// One primary-key sequence: `<_sequence entity="…" next="…"/>`.
     static let sequenceElement = "_sequence"
+    /// The persistent history, after the objects: `<_history prunedThrough="…">` holding one
+    /// `<_transaction>` per recorded save (``XMLHistoryCoding``).
+    static let historyElement = "_history"
     /// Object attribute: the primary key.
     static let primaryKeyAttribute = "_pk"
     /// Object attribute: the optimistic-locking version.

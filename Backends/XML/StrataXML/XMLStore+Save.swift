@@ -29,37 +29,47 @@ extension XMLStore {
             var result = SaveResult()
             let next = try apply(request, to: current, result: &result)
 
-            try fileLock.lock(timeoutMilliseconds: options.lockTimeoutMilliseconds, storePath: path)
-            defer { fileLock.unlock() }
-            let loaded = state.withLock { $0.fileIdentity }
-            let onDisk = XMLFileIdentity.of(path: path)
-            guard onDisk == loaded else {
-                throw StrataError(
-                    .storeBusy,
-                    "the XML store \(path) "
-                        + (onDisk == nil ? "was deleted or moved" : "was changed on disk by another process")
-                        + " since this store loaded it; nothing was written, so that change is not lost: reopen the store and save again",
-                    location: ["path": path])
-            }
-            let writer = XMLStoreWriter(layout: layout)
-            let identity = try operationLog.timed {
-                try XMLAtomicFile.replace(path, beforeRename: hook) { fd, temporary in
-                    try writer.write(next, to: fd, path: temporary)
-                }
-            } _: { identity in
-                var metadata = request.loggedMetadata
-                metadata["objects"] = String(next.objectCount)
-                metadata["bytes"] = String(identity.size)
-                return ("saved \(next.objectCount) objects", metadata)
-            }
-            state.withLock { state in
-                // Keys handed out while the file was being written stay handed out.
-                var image = next
-                for e in image.nextKeys.indices { image.nextKeys[e] = max(image.nextKeys[e], state.image.nextKeys[e]) }
-                state.image = image
-                state.fileIdentity = identity
-            }
+            try replaceFile(with: next, fileLock: fileLock, hook: hook, loggedMetadata: request.loggedMetadata)
             return result
+        }
+    }
+
+    /// Writes `next` as the store's file and makes it the store's state, holding the writer
+    /// lock, after checking that the file on disk is the one this store loaded or last saved.
+    /// Called with ``saveLock`` held.
+    func replaceFile(
+        with next: XMLStoreImage, fileLock: XMLFileLock, hook: (@Sendable () throws -> Void)?,
+        loggedMetadata: [String: String]
+    ) throws {
+        try fileLock.lock(timeoutMilliseconds: options.lockTimeoutMilliseconds, storePath: path)
+        defer { fileLock.unlock() }
+        let loaded = state.withLock { $0.fileIdentity }
+        let onDisk = XMLFileIdentity.of(path: path)
+        guard onDisk == loaded else {
+            throw StrataError(
+                .storeBusy,
+                "the XML store \(path) "
+                    + (onDisk == nil ? "was deleted or moved" : "was changed on disk by another process")
+                    + " since this store loaded it; nothing was written, so that change is not lost: reopen the store and save again",
+                location: ["path": path])
+        }
+        let writer = XMLStoreWriter(layout: layout)
+        let identity = try operationLog.timed {
+            try XMLAtomicFile.replace(path, beforeRename: hook) { fd, temporary in
+                try writer.write(next, to: fd, path: temporary)
+            }
+        } _: { identity in
+            var metadata = loggedMetadata
+            metadata["objects"] = String(next.objectCount)
+            metadata["bytes"] = String(identity.size)
+            return ("saved \(next.objectCount) objects", metadata)
+        }
+        state.withLock { state in
+            // Keys handed out while the file was being written stay handed out.
+            var image = next
+            for e in image.nextKeys.indices { image.nextKeys[e] = max(image.nextKeys[e], state.image.nextKeys[e]) }
+            state.image = image
+            state.fileIdentity = identity
         }
     }
 
@@ -165,6 +175,7 @@ extension XMLStore {
         for (key, value) in request.metadataChanges {
             next.metadata.userInfo[key] = value
         }
+        if options.history.isEnabled { try recordHistory(of: request, before: current, in: &next) }
         return next
     }
 

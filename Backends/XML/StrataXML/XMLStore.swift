@@ -50,6 +50,8 @@ public final class XMLStore: PersistentStore {
     let saveLock = NSLock()
     /// The durable record of the keys handed out (`NAME.keys`).
     let keyLedger: XMLKeyLedger
+    /// Builds each save's history changes.
+    let historyRecorder: HistoryChangeRecorder
 
     /// The mutable part of the store.
     struct State: Sendable {
@@ -79,6 +81,7 @@ public final class XMLStore: PersistentStore {
         self.path = path
         operationLog = StoreOperationLog(component: "xml", path: path)
         self.model = model
+        historyRecorder = HistoryChangeRecorder(model: model)
         self.layout = layout
         self.options = options
         let identifier = image.metadata.storeIdentifier

@@ -17,6 +17,8 @@ struct XMLStoreImage: Sendable {
     var tables: [EntityTable]
     /// The JSON of the model the store is written with, recorded in the root element.
     var modelJSON: String
+    /// The persistent history, written after the objects (empty: no `<_history>` element).
+    var history = XMLHistory()
 
     /// An empty graph for a new store.
     init(metadata: StoreMetadata, model: Model) {

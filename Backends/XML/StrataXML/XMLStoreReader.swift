@@ -82,6 +82,12 @@ final class XMLLoadState {
     var modelJSON: String?
     var userInfo: [String: String] = [:]
     var sequences: [Int64] = []
+    /// The history read so far, and whether the parse is inside `<_history>`.
+    var history = XMLHistory()
+    var inHistory = false
+    var sawHistory = false
+    /// The history elements open below `<_history>`, outermost first.
+    var openHistoryElements: [XMLHistoryElement] = []
     /// One reader per entity, indexed like the model (empty when reading only the header).
     let entityReaders: [XMLEntityReader]
     /// The interned element name of the last object read, and its entity's reader.
@@ -135,7 +141,10 @@ final class XMLLoadState {
         }
         sax.endElementNs = { ctx, _, _, _ in
             guard let ctx else { return }
-            Unmanaged<XMLLoadState>.fromOpaque(ctx)._withUnsafeGuaranteedRef { $0.depth -= 1 }
+            Unmanaged<XMLLoadState>.fromOpaque(ctx)._withUnsafeGuaranteedRef {
+                if $0.inHistory { $0.endHistoryElement() }
+                $0.depth -= 1
+            }
         }
         sax.characters = { ctx, text, length in
             guard let ctx, let text else { return }
@@ -292,7 +301,11 @@ final class XMLLoadState {
                 startObject(localname, attributeCount: attributeCount, attributes: attributes)
             }
         default:
-            fail("element <\(String(cString: localname))> is nested inside an object; object elements are empty")
+            guard inHistory else {
+                return fail(
+                    "element <\(String(cString: localname))> is nested inside an object; object elements are empty")
+            }
+            startHistoryElement(localname, attributeCount: attributeCount, attributes: attributes)
         }
     }
 
@@ -441,9 +454,16 @@ final class XMLLoadState {
                     "<\(name)> for '\(entityName)' has next='\(nextText)', which is not a key >= 1", entity: entityName)
             }
             sequences[e] = next
+        case XMLFormat.historyElement:
+            if headerOnly {
+                stoppedAfterHeader = true
+                if let context { xmlStopParser(context) }
+                return
+            }
+            startHistory(values)
         default:
             fail(
-                "unknown element <\(name)>; names starting with '_' are reserved for the store (\(XMLFormat.metaElement), \(XMLFormat.sequenceElement))"
+                "unknown element <\(name)>; names starting with '_' are reserved for the store (\(XMLFormat.metaElement), \(XMLFormat.sequenceElement), \(XMLFormat.historyElement))"
             )
         }
     }
@@ -460,6 +480,7 @@ final class XMLLoadState {
         }
         metadata.userInfo = userInfo
         var image = XMLStoreImage(metadata: metadata, model: model)
+        image.history = history
         // For each entity read out of key order, the file position of each sorted row.
         var fileOrders = Array(repeating: [Int]?.none, count: layout.entities.count)
         for e in layout.entities.indices {

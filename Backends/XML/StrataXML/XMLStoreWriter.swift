@@ -179,8 +179,50 @@ private struct XMLWriterSession {
                 guard written else { return false }
             }
         }
+        if !image.history.isEmpty {
+            guard history(image.history) else { return false }
+        }
         // xmlTextWriterEndDocument ends the file with the last line feed.
         return xmlTextWriterEndElement(writer) >= 0 && xmlTextWriterEndDocument(writer) >= 0
+    }
+
+    /// Writes `<_history>`, each element on a line of its own.
+    mutating func history(_ history: XMLHistory) -> Bool {
+        guard element(XMLFormat.historyElement, [("prunedThrough", String(history.prunedThrough))], children: nil),
+            newline()
+        else { return false }
+        for entry in history.entries {
+            guard element(entry.element) else { return false }
+        }
+        return xmlTextWriterEndElement(writer) >= 0 && newline()
+    }
+
+    /// Writes a history element and its children, then a line feed.
+    mutating func element(_ element: XMLHistoryElement) -> Bool {
+        guard self.element(element.name, element.attributes, children: element.children) else { return false }
+        return xmlTextWriterEndElement(writer) >= 0 && newline()
+    }
+
+    /// Starts element `name` with `attributes` (escaped) and writes `children`, each on a line of
+    /// its own; the caller ends it. With no children the element ends empty (`<name …/>`).
+    mutating func element(_ name: String, _ attributes: [(name: String, value: String)], children: [XMLHistoryElement]?)
+        -> Bool
+    {
+        let started = name.withCString { cName in
+            cName.withMemoryRebound(to: UInt8.self, capacity: name.utf8.count + 1) {
+                xmlTextWriterStartElement(writer, $0) >= 0
+            }
+        }
+        guard started else { return false }
+        for (attributeName, value) in attributes {
+            guard attribute(attributeName, value) else { return false }
+        }
+        guard let children, !children.isEmpty else { return true }
+        guard newline() else { return false }
+        for child in children {
+            guard element(child) else { return false }
+        }
+        return true
     }
 
     /// Writes an object kept as a row.

@@ -1,0 +1,166 @@
+import Foundation
+import StrataCore
+
+/// Persistent history inside the store file: `<_history>` after the objects, one
+/// `<_transaction>` per recorded save (``XMLHistoryCoding``). A save appends its transaction to
+/// the next image, so the file holds a save's transaction exactly when it holds the save.
+///
+/// Another process's saves replace the file: ``lastHistoryToken()`` and ``fetchHistory(_:)``
+/// compare the file's identity (device, inode, size, modification time) with the one this store
+/// loaded or last saved, and when it differs load the file again and adopt it, so the store then
+/// answers fetches and saves from that state (the alternative, refusing to save, is what a store
+/// does that has not looked).
+extension XMLStore: HistoryRecording {
+    /// Whether saves append to the history (the `history` option).
+    public var recordsHistory: Bool { options.history.isEnabled }
+
+    /// The transactions `request` asks for, the oldest first, after adopting another process's
+    /// save if there was one.
+    ///
+    /// - Throws: ``StrataError/Code/historyExpired``, ``StrataError/Code/invalidRequest`` (see
+    ///   ``HistoryRequest/validate(storeIdentifier:prunedThrough:path:)``), and
+    ///   ``StrataError/Code/storeCorrupt`` naming the token of a damaged transaction.
+    public func fetchHistory(_ request: HistoryRequest) throws -> [HistoryTransaction] {
+        try adoptChangesOnDisk()
+        let history = try state.withLock { state in
+            try checkOpen(state)
+            return state.image.history
+        }
+        try request.validate(storeIdentifier: identifier, prunedThrough: history.prunedThrough, path: path)
+        var result: [HistoryTransaction] = []
+        if request.limit == 0 { return result }
+        let after = request.after?.sequence ?? 0
+        let start = history.entries.partitioningIndex { $0.sequence > after }
+        for entry in history.entries[start...] {
+            let token = HistoryToken(storeIdentifier: identifier, sequence: entry.sequence)
+            let transaction = try XMLHistoryCoding.transaction(from: entry.element, token: token, path: path)
+            if let admitted = request.admitting(transaction) {
+                result.append(admitted)
+                if let limit = request.limit, result.count >= limit { break }
+            }
+        }
+        return result
+    }
+
+    /// The token of the last recorded save, by this process or another: one `stat` of the file,
+    /// and a load of it when another process replaced it. `nil` before the first.
+    public func lastHistoryToken() throws -> HistoryToken? {
+        try adoptChangesOnDisk()
+        let last = try state.withLock { state in
+            try checkOpen(state)
+            return state.image.history.lastSequence
+        }
+        return last > 0 ? HistoryToken(storeIdentifier: identifier, sequence: last) : nil
+    }
+
+    /// Deletes transactions, the oldest first, and rewrites the file (as a save does). Returns
+    /// how many it deleted; when none, the file is left alone.
+    ///
+    /// - Throws: ``StrataError/Code/readOnly``; ``StrataError/Code/invalidRequest`` for a token
+    ///   of another store or a negative count; what a save throws when writing the file.
+    @discardableResult
+    public func pruneHistory(_ pruning: HistoryPruning) throws -> Int {
+        switch pruning {
+        case .through(let token) where token.storeIdentifier != identifier:
+            throw StrataError(
+                .invalidRequest,
+                "the history token \(token) belongs to store '\(token.storeIdentifier)', not '\(identifier)'",
+                location: ["path": path, "token": token.description])
+        case .keepingLast(let count) where count < 0:
+            throw StrataError(
+                .invalidRequest, "cannot keep a negative number (\(count)) of history transactions",
+                location: ["path": path])
+        default: break
+        }
+        try adoptChangesOnDisk()
+        return try saveLock.withLock {
+            let (current, hook, fileLock) = try state.withLock { state in
+                try checkOpen(state)
+                return (state.image, state.beforeRename, state.fileLock)
+            }
+            guard !options.isReadOnly, let fileLock else {
+                throw StrataError(
+                    .readOnly, "the XML store \(path) was opened read-only; no history was pruned",
+                    location: ["path": path])
+            }
+            var next = current
+            let pruned = next.history.prune(pruning, upTo: .max)
+            if pruned > 0 {
+                try replaceFile(with: next, fileLock: fileLock, hook: hook, loggedMetadata: ["pruned": String(pruned)])
+            }
+            return pruned
+        }
+    }
+
+    // MARK: In a save
+
+    /// Appends the transaction of `request` to `next`'s history (the state before the save is
+    /// `current`) and prunes what the options no longer keep, a bounded batch at a time.
+    func recordHistory(of request: SaveRequest, before current: XMLStoreImage, in next: inout XMLStoreImage) throws {
+        let changes = try historyRecorder.changes(for: request) { id in snapshot(of: id, in: current) }
+        if changes.isEmpty { return }
+        let now = Date()
+        next.history.append(
+            HistoryTransaction(
+                token: HistoryToken(storeIdentifier: identifier, sequence: current.history.lastSequence + 1),
+                timestamp: now, author: request.transactionAuthor, contextName: request.contextName, changes: changes))
+        let history = options.history
+        var budget = HistoryOptions.pruneBatch
+        if let keep = history.keepTransactions { budget -= next.history.prune(.keepingLast(keep), upTo: budget) }
+        if let days = history.keepDays, budget > 0 {
+            _ = next.history.prune(.before(now.addingTimeInterval(-Double(days) * 86_400)), upTo: budget)
+        }
+    }
+
+    // MARK: Other processes' saves
+
+    /// Loads the file again and adopts it when another process replaced it since this store
+    /// loaded or saved it. Keys handed out here meanwhile stay handed out.
+    ///
+    /// - Throws: what opening throws for the new file (``StrataError/Code/modelMismatch`` when
+    ///   another process migrated it), and ``StrataError/Code/storeBusy`` when it is now another
+    ///   store's file: reopen the store.
+    func adoptChangesOnDisk() throws {
+        func changed() throws -> Bool {
+            let loaded = try state.withLock { state in
+                try checkOpen(state)
+                return state.fileIdentity
+            }
+            guard let onDisk = XMLFileIdentity.of(path: path) else { return false }
+            return onDisk != loaded
+        }
+        guard try changed() else { return }
+        try saveLock.withLock {
+            guard try changed() else { return }
+            let (image, identity) = try XMLStoreReader.load(path: path, url: url, layout: layout, model: model)
+            guard image.metadata.storeIdentifier == identifier else {
+                throw StrataError(
+                    .storeBusy,
+                    "the XML store \(path) was replaced by another store ('\(image.metadata.storeIdentifier)', not '\(identifier)'); reopen it",
+                    location: ["path": path])
+            }
+            state.withLock { state in
+                var adopted = image
+                for e in adopted.nextKeys.indices {
+                    adopted.nextKeys[e] = max(adopted.nextKeys[e], state.image.nextKeys[e])
+                }
+                state.image = adopted
+                state.fileIdentity = identity
+            }
+        }
+    }
+}
+
+extension Array {
+    /// The index of the first element for which `belongs` is true, given that it is false for a
+    /// prefix and true for the rest (a binary search).
+    fileprivate func partitioningIndex(where belongs: (Element) -> Bool) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if belongs(self[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}
