@@ -96,6 +96,8 @@ struct CopyCommand: ParsableCommand {
             progress: progress.show)
         progress.finish()
         defer { try? start.store.close() }
+        // Before the first line, so that whoever reads it may stop the follower from then on.
+        StopSignals.install()
         if let report = start.copied {
             say(
                 json: [
@@ -116,8 +118,7 @@ struct CopyCommand: ParsableCommand {
                 text: "resuming: \(destination) holds \(source) through \(start.position)")
         }
         if !options.json { say(json: [], text: "following \(source) into \(destination); stop with Ctrl-C") }
-        let stop = StopSignals()
-        let followed = try follower.follow(from: store, to: start.store) { stop.isRequested }
+        let followed = try follower.follow(from: store, to: start.store) { StopSignals.isRequested }
         let position = followed.position
         say(
             json: [

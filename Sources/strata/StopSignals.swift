@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -10,33 +9,23 @@ import Synchronization
 
 /// SIGINT and SIGTERM turned into a request to stop, which a long-running command checks between
 /// its steps, so that it finishes the step under way (a save) and exits cleanly.
-final class StopSignals {
-    /// Set from the signal handlers' queue, read by the command.
-    private final class Flag: Sendable {
-        let value = Atomic<Bool>(false)
-    }
-
-    private let requested = Flag()
-    private let sources: [any DispatchSourceSignal]
+///
+/// A signal handler is a C function: it cannot capture anything, so the request is a static
+/// atomic flag, the one thing the handler touches (a lock-free store, safe in a handler). It is
+/// not a DispatchSource: on Linux those register their handler asynchronously, and a signal
+/// arriving before that is lost.
+enum StopSignals {
+    private static let requested = Atomic<Bool>(false)
 
     /// From now on SIGINT and SIGTERM no longer end the process; they set ``isRequested``.
-    init() {
-        var sources: [any DispatchSourceSignal] = []
+    static func install() {
+        // Initialized here, never for the first time inside the handler.
+        requested.store(false, ordering: .relaxed)
         for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            sources.append(DispatchSource.makeSignalSource(signal: number, queue: .global()))
-        }
-        self.sources = sources
-        for source in sources {
-            source.setEventHandler { [requested] in requested.value.store(true, ordering: .relaxed) }
-            source.resume()
+            signal(number) { _ in StopSignals.requested.store(true, ordering: .relaxed) }
         }
     }
 
-    /// Whether SIGINT or SIGTERM arrived.
-    var isRequested: Bool { requested.value.load(ordering: .relaxed) }
-
-    deinit {
-        for source in sources { source.cancel() }
-    }
+    /// Whether SIGINT or SIGTERM arrived since ``install()``.
+    static var isRequested: Bool { requested.load(ordering: .relaxed) }
 }
