@@ -21,9 +21,14 @@ enum StopSignals {
     static func install() {
         // Initialized here, never for the first time inside the handler.
         requested.store(false, ordering: .relaxed)
+        var signals = sigset_t()
+        sigemptyset(&signals)
         for number in [SIGINT, SIGTERM] {
             signal(number) { _ in StopSignals.requested.store(true, ordering: .relaxed) }
+            sigaddset(&signals, number)
         }
+        // A process may start with them blocked (a parent's mask is inherited): take them here.
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 
     /// Whether SIGINT or SIGTERM arrived since ``install()``.
