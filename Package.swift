@@ -223,6 +223,12 @@ let package = Package(
             path: "Probes/strata-migration-probe",
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "strata-remote-probe",
+            dependencies: ["Strata"],
+            path: "Probes/strata-remote-probe",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "StrataTortureKit",
             dependencies: ["StrataCore", "StrataSQLite", "StrataLMDB", "StrataXML", "StrataTestSupport"],
@@ -293,7 +299,10 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["StrataTestSupport", "Strata", "strata", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "StrataTestSupport", "Strata", "strata", "strata-remote-probe",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/StrataTests",
             swiftSettings: strictSettings
         ),

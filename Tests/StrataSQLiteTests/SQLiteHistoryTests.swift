@@ -390,12 +390,14 @@ import Testing
         let store = try open(temporaryStoreURL(), ["historyKeepTransactions": "100000"])
         let count = HistoryOptions.pruneBatch + 5
         let ids = try store.obtainPermanentIDs(for: "Tag", count: count)
-        try store.inWriteTransaction { connection in
-            for id in ids {
+        let tokens = try store.inWriteTransaction { connection in
+            try ids.map { id in
                 try store.appendHistory(
                     for: SaveRequest(inserts: [tag(id, "\(id.primaryKey!)")]), storedStates: [:], on: connection)
             }
         }
+        #expect(tokens.map { $0?.sequence } == (1...Int64(count)).map { $0 })
+        #expect(tokens.allSatisfy { $0?.storeIdentifier == store.identifier })
         #expect(try store.pruneHistory(.keepingLast(2)) == count - 2)
         #expect(try store.fetchHistory(HistoryRequest()).map(\.token.sequence) == [Int64(count - 1), Int64(count)])
     }

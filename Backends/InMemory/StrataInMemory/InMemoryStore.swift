@@ -241,11 +241,11 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
                 table.update(stored, key: stored.objectID.permanentKey)
             }
             for (key, value) in request.metadataChanges { state.metadata.userInfo[key] = value }
-            if let historyChanges {
-                state.history.append(
-                    historyChanges, of: request, storeIdentifier: identifier, options: historyOptions)
-            }
-            return SaveResult(versions: versions)
+            guard let historyChanges else { return SaveResult(versions: versions) }
+            state.history.append(historyChanges, of: request, storeIdentifier: identifier, options: historyOptions)
+            return SaveResult(
+                versions: versions,
+                historyToken: HistoryToken(storeIdentifier: identifier, sequence: state.history.lastSequence))
         }
     }
 

@@ -11,7 +11,8 @@ import StrataCore
 /// The LMDB backend: scheme `lmdb`, a store per directory (`lmdb:/var/data/app.lmdb`).
 ///
 /// Options (``StoreOptions/options``): `mapSize` (initial map size in bytes, default 64 MiB; the
-/// map grows by itself) and `durability` (`normal`, the default, or `full`). See docs/LMDBStore.md.
+/// map grows by itself), `durability` (`normal`, the default, or `full`) and the history options
+/// (``HistoryOptions``). See docs/LMDBStore.md.
 ///
 /// ```swift
 /// StoreRegistry.shared.register(LMDBBackend())
@@ -31,7 +32,8 @@ public struct LMDBBackend: StoreBackend {
     public var capabilities: BackendCapabilities { [.persistent, .multiProcess, .readOnly] }
 
     /// `mapSize` (bytes; configuration files may write it `lmdbMapSize`), `maxMapSize`,
-    /// `durability`, `sync` and `pageCheck`. See docs/LMDBStore.md.
+    /// `durability`, `sync`, `pageCheck`, and `history`, `historyKeepDays` and
+    /// `historyKeepTransactions` (``HistoryOptions``). See docs/LMDBStore.md.
     public var supportedOptions: [StoreBackendOption]? { LMDBOptions.declared }
 
     /// The smallest map size the `mapSize` option accepts, in bytes (1 MiB).

@@ -114,13 +114,15 @@ extension LMDBStore: HistoryRecording {
 
     /// Appends the transaction of `request` to the history in the save's write transaction
     /// `txn`, after its version checks, and prunes per ``historyOptions``. `storedState` gives the
-    /// state before the save of the objects whose request carries no usable `previous`.
+    /// state before the save of the objects whose request carries no usable `previous`. Returns
+    /// the transaction's token; `nil` when it records nothing.
+    @discardableResult
     func recordHistory(
         of request: SaveRequest, _ txn: LMDBTransaction, storedState: (ObjectID) -> Snapshot?
-    ) throws {
-        guard let historyDBI else { return }
+    ) throws -> HistoryToken? {
+        guard let historyDBI else { return nil }
         let changes = try historyRecorder.changes(for: request) { storedState($0) }
-        if changes.isEmpty { return }
+        if changes.isEmpty { return nil }
         let now = Date()
         let sequence = try lastHistorySequence(txn, historyDBI) + 1
         let record = HistoryRecordCodec.encode(
@@ -131,6 +133,7 @@ extension LMDBStore: HistoryRecording {
             try record.withUnsafeBytes { _ = try txn.put(historyDBI, key: key, value: $0, flags: UInt32(MDB_APPEND)) }
         }
         try pruneAutomatically(txn, historyDBI, at: now)
+        return HistoryToken(storeIdentifier: identifier, sequence: sequence)
     }
 
     /// Prunes at most ``HistoryOptions/pruneBatch`` transactions beyond what the options keep.

@@ -22,16 +22,15 @@ extension LMDBStore {
         if request.isEmpty { return SaveResult() }
         let plan = try SavePlan(request: request, store: self)
         do {
-            let versions = try operationLog.timed(
+            return try operationLog.timed(
                 { try environment.write { txn in try apply(plan, request, txn) } },
                 { _ in ("saved", request.loggedMetadata) })
-            return SaveResult(versions: versions)
         } catch {
             throw environment.translate(error, doing: "saving")
         }
     }
 
-    private func apply(_ plan: SavePlan, _ request: SaveRequest, _ txn: LMDBTransaction) throws -> [ObjectID: Int64] {
+    private func apply(_ plan: SavePlan, _ request: SaveRequest, _ txn: LMDBTransaction) throws -> SaveResult {
         // 1. Optimistic locking: every conflict is collected and reported together. Each record
         // is found once: an updated object's stored values that its secondary entries are keyed
         // by are kept for step 2; a deleted object is checked with a cursor on its record and,
@@ -179,8 +178,8 @@ extension LMDBStore {
         }
 
         // 6. The save's history transaction.
-        if recording { try recordHistory(of: request, txn) { storedStates[$0] } }
-        return versions
+        let token = recording ? try recordHistory(of: request, txn) { storedStates[$0] } : nil
+        return SaveResult(versions: versions, historyToken: token)
     }
 
     /// Reads the record of object `pk` once: appends a conflict to `conflicts` when its stored

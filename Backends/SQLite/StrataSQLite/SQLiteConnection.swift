@@ -143,6 +143,9 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int32 { sqlite3_changes(handle) }
 
+    /// The rowid of the row the last successful INSERT wrote.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
     /// Whether a transaction is open.
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 

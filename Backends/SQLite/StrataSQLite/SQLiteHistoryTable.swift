@@ -69,8 +69,8 @@ enum SQLiteHistoryTable {
     }
 
     /// Appends `transaction` (its token is assigned by the statement) on the writer, inside the
-    /// save's transaction.
-    static func append(_ transaction: HistoryTransaction, on connection: SQLiteConnection) throws {
+    /// save's transaction; returns the sequence it got.
+    static func append(_ transaction: HistoryTransaction, on connection: SQLiteConnection) throws -> Int64 {
         let statement = try connection.prepare(appendSQL)
         statement.bind(1, transaction.timestamp.timeIntervalSince1970)
         if let author = transaction.author { statement.bind(2, author) } else { statement.bindNull(2) }
@@ -78,6 +78,7 @@ enum SQLiteHistoryTable {
         statement.bind(4, Int64(transaction.changes.count))
         statement.bind(5, bytes: HistoryRecordCodec.encode(transaction))
         try statement.run()
+        return connection.lastInsertRowID
     }
 
     /// The last sequence recorded (kept or pruned), or `nil` before the first.

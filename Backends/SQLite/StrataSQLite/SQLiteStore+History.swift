@@ -109,17 +109,20 @@ extension SQLiteStore: HistoryRecording {
     }
 
     /// Appends the transaction of `request` (whose version checks passed) to the history, then
-    /// prunes what the options no longer keep. Records nothing for a save that changes no object.
+    /// prunes what the options no longer keep; returns the transaction's token. Records nothing
+    /// (and returns `nil`) for a save that changes no object.
+    @discardableResult
     func appendHistory(
         for request: SaveRequest, storedStates: [ObjectID: Snapshot], on connection: SQLiteConnection
-    ) throws {
-        guard !(request.inserts.isEmpty && request.updates.isEmpty && request.deletes.isEmpty) else { return }
+    ) throws -> HistoryToken? {
+        guard !(request.inserts.isEmpty && request.updates.isEmpty && request.deletes.isEmpty) else { return nil }
         let changes = try HistoryChangeRecorder(model: model).changes(for: request) { storedStates[$0] }
         let transaction = HistoryTransaction(
             token: HistoryToken(storeIdentifier: identifier, sequence: 0), timestamp: Date(),
             author: request.transactionAuthor, contextName: request.contextName, changes: changes)
-        try SQLiteHistoryTable.append(transaction, on: connection)
+        let sequence = try SQLiteHistoryTable.append(transaction, on: connection)
         if options.history.prunesAutomatically { try pruneAutomatically(on: connection) }
+        return HistoryToken(storeIdentifier: identifier, sequence: sequence)
     }
 
     /// Deletes at most ``HistoryOptions/pruneBatch`` of the oldest transactions that the

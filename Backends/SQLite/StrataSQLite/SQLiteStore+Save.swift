@@ -35,12 +35,14 @@ extension SQLiteStore {
         let recordsHistory = self.recordsHistory
         return try inWriteTransaction { connection in
             let storedStates = recordsHistory ? try storedStatesForHistory(of: request, on: connection) : [:]
-            let result = try SQLiteRowBinder.withBinder(keeping: request) { binder in
+            var result = try SQLiteRowBinder.withBinder(keeping: request) { binder in
                 try apply(
                     request, insertTables: insertTables, updateTables: updateTables, deleteTables: deleteTables,
                     on: connection, binder: &binder)
             }
-            if recordsHistory { try appendHistory(for: request, storedStates: storedStates, on: connection) }
+            if recordsHistory {
+                result.historyToken = try appendHistory(for: request, storedStates: storedStates, on: connection)
+            }
             return result
         }
     }

@@ -30,27 +30,19 @@ struct SQLiteStoreOptions: Sendable {
     var history = HistoryOptions()
 
     /// The options the SQLite backend declares (``SQLiteBackend/supportedOptions``).
-    static let declared: [StoreBackendOption] = [
-        .choice(
-            "synchronous", SQLiteSynchronous.allCases.map(\.rawValue), ignoringCase: true,
-            summary: "How hard a commit pushes data to the disk (PRAGMA synchronous).",
-            configFileKey: "sqliteSynchronous"),
-        .integer(
-            "busyTimeout", in: 0...Int(Int32.max), unit: "milliseconds",
-            summary: "How long a connection waits for another process's lock before failing."),
-        StoreBackendOption(
-            name: "vfs", summary: "The registered SQLite VFS every connection of the store uses.",
-            expected: "the name of a SQLite VFS registered in this process", isValid: { !$0.isEmpty }),
-        .choice(
-            HistoryOptions.enabledOption, ["on", "off", "true", "false", "yes", "no", "1", "0"], ignoringCase: true,
-            summary: "Whether each save appends a transaction to the store's history."),
-        .integer(
-            HistoryOptions.keepDaysOption, in: 1...Int(Int32.max), unit: "days",
-            summary: "Transactions older than this are pruned as the store saves."),
-        .integer(
-            HistoryOptions.keepTransactionsOption, in: 1...Int(Int64.max), unit: "transactions",
-            summary: "Only the newest this many transactions are kept; older ones are pruned as the store saves."),
-    ]
+    static let declared: [StoreBackendOption] =
+        [
+            .choice(
+                "synchronous", SQLiteSynchronous.allCases.map(\.rawValue), ignoringCase: true,
+                summary: "How hard a commit pushes data to the disk (PRAGMA synchronous).",
+                configFileKey: "sqliteSynchronous"),
+            .integer(
+                "busyTimeout", in: 0...Int(Int32.max), unit: "milliseconds",
+                summary: "How long a connection waits for another process's lock before failing."),
+            StoreBackendOption(
+                name: "vfs", summary: "The registered SQLite VFS every connection of the store uses.",
+                expected: "the name of a SQLite VFS registered in this process", isValid: { !$0.isEmpty }),
+        ] + HistoryOptions.supportedOptions
 
     /// Parses `options` and the query options of `url`, rejecting unknown names and unusable values with
     /// ``StrataError/Code/invalidOption``.

@@ -10,8 +10,9 @@ import StrataCore
 /// ```
 ///
 /// Options (``StoreOptions/options``): `lockTimeout`, the milliseconds a save waits for another
-/// process's save to finish before failing with ``StrataError/Code/storeBusy`` (default 0).
-/// See ``XMLStore`` for the store's behaviour and `docs/XMLStore.md` for the file format.
+/// process's save to finish before failing with ``StrataError/Code/storeBusy`` (default 0), and
+/// the history options (``HistoryOptions``; without a limit an XML store keeps the newest 1,000
+/// transactions). See ``XMLStore`` for the store's behaviour and `docs/XMLStore.md` for the file format.
 public struct XMLBackend: StoreBackend {
     /// `"xml"`.
     public static let schemeName = "xml"
@@ -25,7 +26,8 @@ public struct XMLBackend: StoreBackend {
     /// Persistent, several processes may open a store (one saves at a time), read-only opening.
     public var capabilities: BackendCapabilities { [.persistent, .multiProcess, .readOnly] }
 
-    /// `lockTimeout`: the milliseconds a save waits for another process's save.
+    /// `lockTimeout`: the milliseconds a save waits for another process's save; and the history
+    /// options (``HistoryOptions``).
     public var supportedOptions: [StoreBackendOption]? { XMLStoreOptions.declared }
 
     /// Opens (or creates) the XML store at `url`: loads the whole graph, checking the model version

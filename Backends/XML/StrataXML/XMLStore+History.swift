@@ -95,21 +95,27 @@ extension XMLStore: HistoryRecording {
     // MARK: In a save
 
     /// Appends the transaction of `request` to `next`'s history (the state before the save is
-    /// `current`) and prunes what the options no longer keep, a bounded batch at a time.
-    func recordHistory(of request: SaveRequest, before current: XMLStoreImage, in next: inout XMLStoreImage) throws {
+    /// `current`) and prunes what the options no longer keep, a bounded batch at a time. Returns
+    /// the transaction's token; `nil` when the save records nothing.
+    @discardableResult
+    func recordHistory(of request: SaveRequest, before current: XMLStoreImage, in next: inout XMLStoreImage) throws
+        -> HistoryToken?
+    {
         let changes = try historyRecorder.changes(for: request) { id in snapshot(of: id, in: current) }
-        if changes.isEmpty { return }
+        if changes.isEmpty { return nil }
         let now = Date()
+        let token = HistoryToken(storeIdentifier: identifier, sequence: current.history.lastSequence + 1)
         next.history.append(
             HistoryTransaction(
-                token: HistoryToken(storeIdentifier: identifier, sequence: current.history.lastSequence + 1),
-                timestamp: now, author: request.transactionAuthor, contextName: request.contextName, changes: changes))
+                token: token, timestamp: now, author: request.transactionAuthor, contextName: request.contextName,
+                changes: changes))
         let history = options.history
         var budget = HistoryOptions.pruneBatch
         if let keep = history.keepTransactions { budget -= next.history.prune(.keepingLast(keep), upTo: budget) }
         if let days = history.keepDays, budget > 0 {
             _ = next.history.prune(.before(now.addingTimeInterval(-Double(days) * 86_400)), upTo: budget)
         }
+        return token
     }
 
     // MARK: Other processes' saves

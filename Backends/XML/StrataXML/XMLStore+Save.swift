@@ -175,7 +175,9 @@ extension XMLStore {
         for (key, value) in request.metadataChanges {
             next.metadata.userInfo[key] = value
         }
-        if options.history.isEnabled { try recordHistory(of: request, before: current, in: &next) }
+        if options.history.isEnabled {
+            result.historyToken = try recordHistory(of: request, before: current, in: &next)
+        }
         return next
     }
 

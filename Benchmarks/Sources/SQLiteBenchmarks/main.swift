@@ -2,7 +2,11 @@
 // obtainPermanentIDs + save, fetch(FetchRequest)) and through the raw SQLite C API, alternating
 // in one process, on fresh files each run. Prints medians and ratios.
 //
-//   swift run -c release --package-path Benchmarks SQLiteBenchmarks [runs] [count]
+//   swift run -c release --package-path Benchmarks SQLiteBenchmarks [runs] [count] [history=on|off] [previous]
+//
+// `history=off` opens Strata's store without persistent history (on by default); `previous`
+// gives each W4 update the state it is based on, as the engine does, so a store recording
+// history needs not read the rows.
 //   swift run -c release --package-path Benchmarks SQLiteBenchmarks keylookup strata|raw [records] [lookups]
 
 import BenchmarkSupport
@@ -21,6 +25,11 @@ if arguments.count > 1 && arguments[1] == "keylookup" {
 let runs = arguments.count > 1 ? Int(arguments[1]) ?? 5 : 5
 let count = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
 let workload = Workload(count: count)
+let storeOptions = StoreOptions(
+    options: arguments.dropFirst(3).first { $0.hasPrefix("history=") }.map {
+        ["history": String($0.dropFirst("history=".count))]
+    } ?? [:])
+let givesPrevious = arguments.dropFirst(3).contains("previous")
 let model = try Model(
     versionIdentifier: "bench",
     entities: [
@@ -57,7 +66,7 @@ var sink = 0
 
 @MainActor func runStrata(_ run: Int) throws {
     let url = StoreURL(scheme: "sqlite", location: "\(directory)/strata-\(run).sqlite")
-    let store = try SQLiteBackend().open(url, model: model, options: StoreOptions())
+    let store = try SQLiteBackend().open(url, model: model, options: storeOptions)
     var ids: [ObjectID] = []
     rows[0].strata.append(
         try milliseconds {
@@ -86,11 +95,14 @@ var sink = 0
             updates.reserveCapacity(workload.updateKeys.count)
             for key in workload.updateKeys {
                 let id = ObjectID(entityName: "Record", storeIdentifier: store.identifier, primaryKey: key)
+                let record = workload.records[Int(key - 1)]
                 updates.append(
                     .init(
-                        Snapshot(
-                            objectID: id, version: 1, attributes: attributes(changed(workload.records[Int(key - 1)])),
-                            relationships: []), expectedVersion: 1))
+                        Snapshot(objectID: id, version: 1, attributes: attributes(changed(record)), relationships: []),
+                        expectedVersion: 1,
+                        previous: givesPrevious
+                            ? Snapshot(objectID: id, version: 1, attributes: attributes(record), relationships: [])
+                            : nil))
             }
             try store.save(SaveRequest(updates: updates))
         })
@@ -124,7 +136,9 @@ var sink = 0
     precondition(raw.fetchAll().count == count - workload.deleteKeys.count)
 }
 
-print("SQLite benchmarks: \(count) records, \(runs) runs, alternating Strata and raw")
+print(
+    "SQLite benchmarks: \(count) records, \(runs) runs, alternating Strata and raw; history \(storeOptions.options["history"] ?? "on")\(givesPrevious ? ", updates with their previous state" : "")"
+)
 for run in 0..<runs {
     if run % 2 == 0 {
         try runStrata(run)

@@ -116,12 +116,22 @@ extension HistoryChange.Kind {
 private struct HistoryNameTable {
     var names: [String] = []
     var indexes: [String: Int] = [:]
+    /// The last name looked up and its index: changes come in runs of one entity, and a name
+    /// equal to the last one costs a comparison instead of a hash.
+    var last: (name: String, index: Int)?
 
     mutating func index(of name: String) -> Int {
-        if let index = indexes[name] { return index }
-        indexes[name] = names.count
-        names.append(name)
-        return names.count - 1
+        if let last, last.name == name { return last.index }
+        let index: Int
+        if let known = indexes[name] {
+            index = known
+        } else {
+            index = names.count
+            indexes[name] = index
+            names.append(name)
+        }
+        last = (name, index)
+        return index
     }
 }
 

@@ -78,7 +78,18 @@ public struct SaveRequest: Sendable, Hashable {
 public struct SaveResult: Sendable, Hashable {
     /// The version each inserted or updated object now has in the store.
     public var versions: [ObjectID: Int64]
+    /// The history transaction the save appended, for a store that records history
+    /// (``HistoryRecording``); `nil` when it records none (history off, or an empty save).
+    /// A container compares it with the tokens it polls, so its own saves never come back to it
+    /// as another process's.
+    public var historyToken: HistoryToken?
 
     /// Creates a result.
     public init(versions: [ObjectID: Int64] = [:]) { self.versions = versions }
+
+    /// Creates the result of a save that appended the history transaction `historyToken`.
+    public init(versions: [ObjectID: Int64], historyToken: HistoryToken?) {
+        self.versions = versions
+        self.historyToken = historyToken
+    }
 }

@@ -80,7 +80,7 @@ extension Value: Equatable {
         case (.double(let a), .double(let b)): return a == b || (a.isNaN && b.isNaN)
         case (.float(let a), .float(let b)): return a == b || (a.isNaN && b.isNaN)
         case (.decimal(let a), .decimal(let b)): return a == b || (a.isNaN && b.isNaN)
-        case (.string(let a), .string(let b)): return a.unicodeScalars.elementsEqual(b.unicodeScalars)
+        case (.string(let a), .string(let b)): return sameScalars(a, b)
         case (.bool(let a), .bool(let b)): return a == b
         case (.date(let a), .date(let b)): return a == b
         case (.binary(let a), .binary(let b)): return a == b
@@ -88,6 +88,22 @@ extension Value: Equatable {
         case (.uri(let a), .uri(let b)): return a.absoluteString == b.absoluteString
         default: return false
         }
+    }
+}
+
+extension Value {
+    /// Whether `a` and `b` hold the same Unicode scalars: the same UTF-8 bytes, compared in
+    /// place when both are stored contiguously (as native strings are), without decoding them.
+    @inline(__always)
+    static func sameScalars(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (a.utf8, b.utf8)
+        guard x.count == y.count else { return false }
+        let compared = x.withContiguousStorageIfAvailable { p in
+            y.withContiguousStorageIfAvailable { q in
+                p.count == 0 || memcmp(p.baseAddress!, q.baseAddress!, p.count) == 0
+            }
+        }
+        return (compared ?? nil) ?? x.elementsEqual(y)
     }
 }
 

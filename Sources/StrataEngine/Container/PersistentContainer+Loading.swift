@@ -131,6 +131,7 @@ extension PersistentContainer {
             }
             s.state = .notLoaded
         }
+        stopWatchingRemoteChanges()
         var firstError: (any Error)?
         for slot in slots {
             do { try slot.close() } catch { firstError = firstError ?? error }
@@ -169,6 +170,7 @@ extension PersistentContainer {
                 slot.attach(store)
                 coordinator.refreshCapabilities(of: slot)
             }
+            startWatchingRemoteChanges()
             finish(run, error: nil)
         } catch {
             for (_, store) in opened { try? store.close() }

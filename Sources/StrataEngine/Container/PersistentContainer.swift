@@ -61,6 +61,8 @@ public final class PersistentContainer: Sendable {
     let loading = Locked(LoadingState())
     let loadQueue: DispatchQueue
     private let mergeObserver: Locked<(any NSObjectProtocol)?>
+    /// The remote-change watchers and sequences (see ``remoteChanges()``).
+    let remoteChangeState = Locked(RemoteChangeState())
 
     /// The main-queue context the user interface reads.
     public var viewContext: ObjectContext { stack.viewContext }
@@ -201,6 +203,8 @@ public final class PersistentContainer: Sendable {
 
     deinit {
         if let observer = mergeObserver.withLock({ $0 }) { NotificationCenter.default.removeObserver(observer) }
+        stopWatchingRemoteChanges()
+        for continuation in remoteChangeState.withLock({ Array($0.streams.values) }) { continuation.finish() }
     }
 
     /// The stores that are open, in the order of ``storeDescriptions`` (empty until ready).

@@ -66,10 +66,12 @@ extension ObjectContext {
         for object in updated + deleted { readStates[object.objectID] = object.original }
         let saved = ContextChanges(
             inserted: Set(inserts.map(\.objectID)), updated: Set(updates.map(\.objectID)), deleted: Set(deletes))
+        let origin = transactionOrigin
         do {
             try parent.performAndWait {
                 try parent.absorb(
                     inserts: inserts, updates: updates, deletes: deletes, readStates: readStates, checkedAt: generation)
+                parent.pushedOrigin = origin
                 parent.announceToChildren(saved, from: self)
             }
         } catch var error as StrataError where error.code == .conflict {
@@ -78,6 +80,7 @@ extension ObjectContext {
         }
         // Success: from here on nothing can fail, and nothing will be put back.
         journal?.forgetChangedBefore()
+        pushedOrigin = nil
         // When every member of the change set was pushed (the usual case), the set is emptied
         // at once at the end instead of losing its members one by one.
         let emptiesChangeSet = live.count + deleted.count == changed.count

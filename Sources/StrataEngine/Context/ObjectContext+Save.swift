@@ -289,6 +289,9 @@ extension ObjectContext {
             request.updates.append(.init(snapshot(of: object, as: object.objectID), expectedVersion: object.version))
         }
         request.deletes = deleted.map { .init($0.objectID, expectedVersion: $0.version) }
+        let origin = transactionOrigin
+        request.transactionAuthor = origin.author
+        request.contextName = origin.contextName
         let result: SaveResult
         do {
             result = try coordinator.save(request)
@@ -309,6 +312,7 @@ extension ObjectContext {
         }
         // Success: from here on nothing can fail, and nothing will be put back.
         journal?.forgetChangedBefore()
+        pushedOrigin = nil
         // When every object of the change set was saved or deleted (the usual case), the set is
         // emptied at once at the end instead of losing its entries one by one.
         let emptiesChangeSet = inserted.count + updated.count + deleted.count == changed.count

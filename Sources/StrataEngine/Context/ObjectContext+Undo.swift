@@ -6,6 +6,7 @@ extension ObjectContext {
     public func rollback() {
         checkConfinement()
         noteChangeForChildren()
+        pushedOrigin = nil
         for object in changed.values {
             if object.state.isInserted {
                 registryRemove(object)
@@ -33,6 +34,7 @@ extension ObjectContext {
         }
         changed.removeAll()
         pendingChanges = ContextChanges()
+        pushedOrigin = nil
         resetRegistry()
     }
 
@@ -46,6 +48,13 @@ extension ObjectContext {
     /// An inserted object is left as it is; an object deleted from the store becomes invalid
     /// when not merging, and keeps its values when merging.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws {
+        try refresh(object, mergeChanges: mergeChanges, storeTrumps: false)
+    }
+
+    /// ``refresh(_:mergeChanges:)``; with `storeTrumps`, a merge keeps only the edits to
+    /// properties the current state still has as the object read them (where both changed a
+    /// property, the current state's value wins).
+    func refresh(_ object: ManagedObject, mergeChanges: Bool, storeTrumps: Bool) throws {
         checkConfinement()
         guard !object.state.isInserted, parent != nil || !object.objectID.isTemporary else { return }
         coordinator.rowCache.remove([object.objectID])
@@ -64,11 +73,17 @@ extension ObjectContext {
         let base = object.original
         var merged = latest
         for index in object.attributeValues.indices
-        where base.map({ $0.attributes[index] != object.attributeValues[index] }) ?? false {
+        where base.map({
+            $0.attributes[index] != object.attributeValues[index]
+                && (!storeTrumps || $0.attributes[index] == latest.attributes[index])
+        }) ?? false {
             merged.attributes[index] = object.attributeValues[index]
         }
         for index in object.relationshipValues.indices
-        where base.map({ $0.relationships[index] != object.relationshipValues[index] }) ?? false {
+        where base.map({
+            $0.relationships[index] != object.relationshipValues[index]
+                && (!storeTrumps || $0.relationships[index] == latest.relationships[index])
+        }) ?? false {
             merged.relationships[index] = object.relationshipValues[index]
         }
         let wasDeleted = object.state.isDeleted

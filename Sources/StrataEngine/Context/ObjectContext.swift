@@ -105,6 +105,13 @@ public final class ObjectContext: @unchecked Sendable {
     /// adopted yet (see ``catchUpWithPermanentIDs()``).
     let permanentIDsInTransit = Locked(PermanentIDsInTransit())
     private let mergesFromParent = Atomic<Bool>(false)
+    /// Backs ``automaticallyMergesRemoteChanges``.
+    let mergesRemoteChanges = Atomic<Bool>(false)
+    /// Backs ``transactionAuthor``.
+    let transactionAuthorStorage = Locked<String?>(nil)
+    /// The author and name the last child's save pushed into this context carried, until this
+    /// context saves (see ``transactionOrigin``). Confined to the context's queue.
+    var pushedOrigin: TransactionOrigin?
     /// Whether a child was ever made of this context: its changes then move the row cache's
     /// epoch (``RowCache/recordUnsavedChange()``), so its children's faults stop trusting the
     /// snapshots their fetches kept.

@@ -142,6 +142,12 @@ package final class RowCache: Sendable {
     /// The cached snapshot of `id`.
     package func snapshot(for id: ObjectID) -> Snapshot? { state.withLock { $0.snapshot(for: id) } }
 
+    /// Runs `body` with a lookup of cached snapshots, under one hold of the lock: for a caller
+    /// that looks up many IDs at once (a save's previous states).
+    package func withCachedSnapshots<T>(_ body: ((ObjectID) -> Snapshot?) -> T) -> T {
+        state.withLock { state in body { state.snapshot(for: $0) } }
+    }
+
     /// The snapshot to fill a fault of `id` with, which a fetch begun at `epoch` left it
     /// (`kept`): `kept` when nothing changed since; the cached snapshot when it is as new; `kept`
     /// when no change the cache may not show touched `id` since; else `nil` (ask the store).

@@ -40,6 +40,11 @@ public final class StoreCoordinator: Sendable {
     private let storeReads = Atomic<Int>(0)
     /// See ``writeGeneration``.
     private let writes = Atomic<UInt64>(0)
+    /// See ``previousStateCount``.
+    let previousStatesGiven = Atomic<Int>(0)
+    /// The history tokens of this coordinator's own saves that a remote-change watcher has not
+    /// seen yet (see ``OwnHistoryTokens``).
+    package let ownHistoryTokens = OwnHistoryTokens()
 
     /// A coordinator for `model` with no store yet. `rowCacheCapacity` bounds the shared
     /// snapshot cache.
@@ -140,6 +145,12 @@ public final class StoreCoordinator: Sendable {
     /// How many requests that read rows went to a store (fetches, and snapshots of single
     /// objects the row cache did not hold). For tests of how many round trips an operation makes.
     package var storeReadCount: Int { storeReads.load(ordering: .relaxed) }
+
+    /// How many previous states (``SaveRequest/Update/previous``, ``SaveRequest/Delete/previous``)
+    /// saves took from the row cache for stores that record history; for tests that pin a save
+    /// to sending them instead of the store reading them. Counted in debug builds only (0 in
+    /// release builds, which measure nothing).
+    package var previousStateCount: Int { previousStatesGiven.load(ordering: .relaxed) }
 
     /// How many snapshots the row cache holds now (at most the capacity given at init).
     public var cachedSnapshotCount: Int { rowCache.count }
@@ -386,6 +397,15 @@ public final class StoreCoordinator: Sendable {
         try withSaveLocks(of: routes.withLock { $0.entries }, body)
     }
 
+    /// Runs `body` while no save through this coordinator goes to `store` (one of its stores, as
+    /// added); saves to other stores go on. Without such a store, runs `body` at once.
+    func withSavesHeld<T>(to store: any PersistentStore, _ body: () throws -> T) rethrows -> T {
+        guard let entry = routes.withLock({ table in table.entries.first { $0.store === store } }) else {
+            return try body()
+        }
+        return try withSaveLocks(of: [entry], body)
+    }
+
     /// Runs `body` holding the save locks of `entries`, taken in the order the stores were added
     /// (whatever the order of `entries`), so two saves that span stores never wait for each other
     /// in a cycle.
@@ -435,6 +455,7 @@ public final class StoreCoordinator: Sendable {
                 let (entry, part) = parts[key]!
                 let partial = try save(part, to: currentRoute(of: entry))
                 result.versions.merge(partial.versions) { $1 }
+                result.historyToken = result.historyToken ?? partial.historyToken
             }
             return result
         }
@@ -482,13 +503,15 @@ public final class StoreCoordinator: Sendable {
     private func save(_ part: SaveRequest, to route: Route) throws -> SaveResult {
         defer { writes.add(1, ordering: .releasing) }
         let partial: SaveResult
-        do { partial = try route.store.save(part) } catch let error as StrataError where error.code == .conflict {
+        let sent = route.serving == nil && route.recordsHistory ? withPreviousStates(part) : part
+        do { partial = try route.store.save(sent) } catch let error as StrataError where error.code == .conflict {
             if route.serving == nil {
                 rowCache.recordSave(
                     written: error.conflicts.compactMap(\.storedSnapshot), deleted: error.conflicts.map(\.objectID))
             }
             throw error
         }
+        if let token = partial.historyToken { ownHistoryTokens.record(token) }
         guard route.serving == nil else { return partial }
         // The cache keeps the last of the written snapshots (updates after inserts) only: the
         // others are neither copied with their versions nor cached.
@@ -554,6 +577,9 @@ private final class Route: Sendable {
     let serving: (any SnapshotServing)?
     /// Whether the store is ``UniqueConstraintEnforcing``.
     let enforcesUniqueConstraints: Bool
+    /// Whether the store records persistent history (``HistoryRecording/recordsHistory``): its
+    /// saves then get the previous states the row cache holds.
+    let recordsHistory: Bool
     private let retired = Atomic<Bool>(false)
 
     init(entry: StoreEntry, serving: (any SnapshotServing)?) {
@@ -561,6 +587,7 @@ private final class Route: Sendable {
         self.store = entry.store
         self.serving = serving
         enforcesUniqueConstraints = entry.store.capability((any UniqueConstraintEnforcing).self) != nil
+        recordsHistory = entry.store.capability((any HistoryRecording).self)?.recordsHistory ?? false
     }
 
     /// Whether this is still its store's route.

@@ -1,0 +1,117 @@
+import Foundation
+import StrataCore
+
+extension PersistentContainer {
+    /// Posted (through `NotificationCenter.default`, with the container as its object) when the
+    /// container finds saves another process, or another container on the same store, made to
+    /// one of its stores; `userInfo[remoteChangeKey]` is the ``RemoteChange``. Posted on the
+    /// watcher's thread: hop to a context's queue before touching its objects.
+    public static let remoteChangeNotification = Notification.Name("StrataPersistentContainerRemoteChange")
+    /// The `userInfo` key of ``remoteChangeNotification``: a ``RemoteChange``.
+    public static let remoteChangeKey = "remoteChange"
+
+    /// How often the container looks for other processes' saves in each store that records
+    /// persistent history: every 5 milliseconds by default; `nil` turns watching off.
+    ///
+    /// Watching runs on one thread per such store from the end of the load until
+    /// ``closeStores()`` (or until the container goes away). A look is one read of the store's
+    /// last history token (``HistoryRecording/lastHistoryToken()``), which decodes no
+    /// transaction; only when another writer has saved does it read the new transactions. It
+    /// runs whether or not anyone observes, because it also keeps the coordinator's row cache
+    /// in step: the snapshots of objects other writers changed are dropped, so no context reads
+    /// them stale from the cache. A change takes effect at the next load; an interval under
+    /// 0.1 ms (zero or negative included) counts as 0.1 ms.
+    public var remoteChangePollInterval: Duration? {
+        get { remoteChangeState.withLock { $0.pollInterval } }
+        set { remoteChangeState.withLock { $0.pollInterval = newValue } }
+    }
+
+    /// Every future remote change (see ``remoteChangeNotification``), as an asynchronous
+    /// sequence, delivered in order and buffered without bound; it ends when the container goes
+    /// away.
+    ///
+    /// ```swift
+    /// for await change in container.remoteChanges() {
+    ///     print("another process saved \(change.transactions.count) transaction(s)")
+    /// }
+    /// ```
+    public func remoteChanges() -> AsyncStream<RemoteChange> {
+        let (stream, continuation) = AsyncStream<RemoteChange>.makeStream()
+        let key = remoteChangeState.withLock { state -> Int in
+            state.nextStream += 1
+            state.streams[state.nextStream] = continuation
+            return state.nextStream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.remoteChangeState.withLock { $0.streams.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
+    /// How many stores the container watches for remote changes now; for tests.
+    package var watchedStoreCount: Int { remoteChangeState.withLock { $0.watchers.count } }
+
+    /// Starts a watcher for every loaded store that records history, unless watching is off.
+    /// A store whose last token cannot be read is not watched (its load succeeded; the failure
+    /// is logged).
+    func startWatchingRemoteChanges() {
+        guard let interval = remoteChangePollInterval else { return }
+        var started: [RemoteChangeWatcher] = []
+        for slot in slots {
+            guard let history = slot.capability((any HistoryRecording).self), history.recordsHistory else { continue }
+            do {
+                let watcher = try RemoteChangeWatcher(routedStore: slot, history: history, coordinator: coordinator)
+                watcher.start(every: interval) { [weak self] change in self?.deliver(change) }
+                started.append(watcher)
+            } catch {
+                StrataLog.logger("container").warning(
+                    "the container '\(name)' does not watch \(slot.url) for remote changes: \(error)")
+            }
+        }
+        let previous = remoteChangeState.withLock { state in
+            defer { state.watchers = started }
+            return state.watchers
+        }
+        for watcher in previous { watcher.stop() }
+    }
+
+    /// Stops every watcher (``closeStores()``, and when the container goes away).
+    func stopWatchingRemoteChanges() {
+        let watchers = remoteChangeState.withLock { state in
+            defer { state.watchers = [] }
+            return state.watchers
+        }
+        for watcher in watchers { watcher.stop() }
+    }
+
+    /// Posts `change`, yields it to every sequence, and merges it into the context stack when
+    /// the view context ``ObjectContext/automaticallyMergesRemoteChanges``: first into the root
+    /// (a three-tier stack's writer, on its queue), then into the view context on its queue, so
+    /// the view context refreshes from a parent that is up to date.
+    package func deliver(_ change: RemoteChange) {
+        NotificationCenter.default.post(
+            name: PersistentContainer.remoteChangeNotification, object: self,
+            userInfo: [PersistentContainer.remoteChangeKey: change])
+        let continuations = remoteChangeState.withLock { Array($0.streams.values) }
+        for continuation in continuations { continuation.yield(change) }
+        let view = viewContext
+        guard view.automaticallyMergesRemoteChanges else { return }
+        let root = stack.root
+        if root === view {
+            view.perform { try? view.mergeRemoteChanges(change) }
+            return
+        }
+        root.perform {
+            try? root.mergeRemoteChanges(change)
+            view.perform { try? view.mergeRemoteChanges(change) }
+        }
+    }
+}
+
+/// What a container keeps for remote changes, under its lock.
+struct RemoteChangeState {
+    var pollInterval: Duration? = .milliseconds(5)
+    var watchers: [RemoteChangeWatcher] = []
+    var nextStream = 0
+    var streams: [Int: AsyncStream<RemoteChange>.Continuation] = [:]
+}
