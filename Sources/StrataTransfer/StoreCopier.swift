@@ -32,6 +32,17 @@ import StrataCore
 public struct StoreCopier: Sendable {
     /// Objects per save.
     public var batchSize: Int
+    /// Whether another process may save into the source while it is copied. When `true`, an
+    /// object deleted meanwhile is left out (instead of stopping the copy with
+    /// ``StrataError/Code/conflict``), and a relationship to an object the destination does not
+    /// hold (one inserted meanwhile) is left empty, at the cost of one more read of the
+    /// destination per batch. ``StoreFollower`` sets it: the source's history brings those
+    /// saves afterwards.
+    public var sourceMayChange = false
+    /// User metadata keys to set in the destination in a save of their own, before the first
+    /// object is written, so that a copy interrupted midway (a killed process) leaves a
+    /// destination that says so (``StoreFollower`` marks its copies this way).
+    public var destinationMetadata: [String: String?] = [:]
 
     /// Creates a copier that saves `batchSize` objects at a time.
     public init(batchSize: Int = 1_000) {
@@ -117,6 +128,7 @@ public struct StoreCopier: Sendable {
         if let created { options.identifierForNewStore = created }
         let opened = try backend.open(destination, model: model, options: options)
         do {
+            if !destinationMetadata.isEmpty { try opened.save(SaveRequest(metadataChanges: destinationMetadata)) }
             let report = try fill(opened, from: source, progress: progress)
             try opened.close()
             return report
@@ -186,6 +198,7 @@ public struct StoreCopier: Sendable {
                     }
                     inserts.append(insert)
                 }
+                if sourceMayChange { try Self.dropTargetsMissing(from: &inserts, in: opened, besides: inserts) }
                 try opened.save(SaveRequest(inserts: inserts))
                 done += batch.count
                 progress(StoreProgress(phase: phase, completed: done, total: ids.count))
@@ -216,10 +229,17 @@ public struct StoreCopier: Sendable {
         var done = 0
         while done < ids.count {
             let batch = Array(ids[done..<min(done + batchSize, ids.count)])
-            let wanted = try fetch(batch, of: entity, from: source).map { Self.rehome($0, into: target.identifier) }
-            let present = try fetch(wanted.map(\.objectID), of: entity, from: target)
+            var wanted = try fetch(batch, of: entity, from: source).map { Self.rehome($0, into: target.identifier) }
+            if sourceMayChange { try Self.dropTargetsMissing(from: &wanted, in: target, besides: []) }
+            let present = Dictionary(
+                uniqueKeysWithValues: try fetch(wanted.map(\.objectID), of: entity, from: target).map {
+                    ($0.objectID, $0)
+                })
             var updates: [SaveRequest.Update] = []
-            for (want, have) in zip(wanted, present) where !Self.sameRelationships(want, have, entity: entity) {
+            for want in wanted {
+                guard let have = present[want.objectID], !Self.sameRelationships(want, have, entity: entity) else {
+                    continue
+                }
                 var next = want
                 next.version = have.version
                 updates.append(SaveRequest.Update(next, expectedVersion: have.version))
@@ -233,13 +253,35 @@ public struct StoreCopier: Sendable {
     /// The snapshots of `batch`, all of them, in key order.
     private func fetch(_ batch: [ObjectID], of entity: Entity, from source: any PersistentStore) throws -> [Snapshot] {
         let snapshots = try source.fetch(FetchRequest(entityName: entity.name, objectIDs: batch)).snapshots()
-        guard snapshots.count == batch.count else {
+        guard snapshots.count == batch.count || sourceMayChange else {
             throw StrataError(
                 .conflict,
                 "\(batch.count - snapshots.count) \(entity.name) object(s) of \(source.url) were deleted while being copied; copy again",
                 location: ["url": source.url.description, "entity": entity.name])
         }
         return snapshots
+    }
+
+    /// Empties the relationships of `snapshots` that name objects neither `store` nor `inserted` holds.
+    private static func dropTargetsMissing(
+        from snapshots: inout [Snapshot], in store: any PersistentStore, besides inserted: [Snapshot]
+    ) throws {
+        var present = Set(inserted.map(\.objectID))
+        let named = Set(snapshots.flatMap { $0.relationships.flatMap(\.targets) }).subtracting(present)
+        for (entity, ids) in Dictionary(grouping: named, by: \.entityName) {
+            present.formUnion(
+                try store.fetch(FetchRequest(entityName: entity, resultType: .objectIDs, objectIDs: ids)).objectIDs())
+        }
+        for index in snapshots.indices {
+            for (r, value) in snapshots[index].relationships.enumerated()
+            where !value.targets.allSatisfy(present.contains) {
+                snapshots[index].relationships[r] =
+                    switch value {
+                    case .toOne: .toOne(nil)
+                    case .toMany(let ids): .toMany(ids.filter(present.contains))
+                    }
+            }
+        }
     }
 
     /// Whether `a` and `b` relate to the same objects (unordered to-many relationships in any order).

@@ -40,4 +40,7 @@ enum ToolExit {
     static let strataError = ExitCode(1)
     /// `strata validate` found objects that break the model's rules.
     static let violations = ExitCode(2)
+    /// A history token was older than what the store still keeps (`historyExpired`): read
+    /// everything again, or copy again for a follower.
+    static let historyExpired = ExitCode(4)
 }

@@ -3,7 +3,8 @@ import Foundation
 import Strata
 
 /// Runs `body`, turning a ``StrataError`` into its message on standard error (and a JSON
-/// `{"error":...}` object on standard output with `--json`) and exit code 1.
+/// `{"error":...}` object on standard output with `--json`) and exit code 1 (4 for
+/// `historyExpired`).
 func reportingErrors(json: Bool, _ body: () throws -> Void) throws {
     do {
         try body()
@@ -23,7 +24,7 @@ func reportingErrors(json: Bool, _ body: () throws -> Void) throws {
                 ]).compactText())
         }
         FileHandle.standardError.write(Data("strata: \(error)\n".utf8))
-        throw ToolExit.strataError
+        throw error.code == .historyExpired ? ToolExit.historyExpired : ToolExit.strataError
     }
 }
 

@@ -7,7 +7,8 @@ import Testing
 /// After an intended change, run the suite with `STRATA_RECORD_HELP=1` to write them anew.
 @Suite struct HelpSnapshotTests {
     static let commands = [
-        "", "demo", "inspect", "import", "export", "validate", "query", "copy", "migrate", "model", "model hash",
+        "", "demo", "inspect", "import", "export", "validate", "query", "copy", "history", "migrate", "model",
+        "model hash",
         "model diff", "model lint",
     ]
     static let directory = Repository.root.appendingPathComponent("Tests/StrataToolTests/HelpSnapshots")
