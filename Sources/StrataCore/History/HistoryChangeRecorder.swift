@@ -28,11 +28,16 @@ public struct HistoryChangeRecorder: Sendable {
         var changes: [HistoryChange] = []
         changes.reserveCapacity(request.inserts.count + request.updates.count + request.deletes.count)
         for insert in request.inserts { changes.append(HistoryChange(kind: .insert, objectID: insert.objectID)) }
+        // Updates come in runs of one entity: look each run's entity up once.
+        var runEntity: Entity?
         for update in request.updates {
             let id = update.snapshot.objectID
             let given = update.previous.flatMap { $0.version == update.expectedVersion ? $0 : nil }
             let before = try given ?? storedState(id)
-            let properties = before.map { changedProperties(from: $0, to: update.snapshot) } ?? []
+            if runEntity?.name != id.entityName { runEntity = model.entity(named: id.entityName) }
+            let properties =
+                before.flatMap { old in runEntity.map { changedProperties(from: old, to: update.snapshot, of: $0) } }
+                ?? []
             changes.append(HistoryChange(kind: .update, objectID: id, properties: properties))
         }
         for delete in request.deletes {
@@ -58,6 +63,11 @@ public struct HistoryChangeRecorder: Sendable {
     /// of an unordered to-many relationship compare as sets.
     public func changedProperties(from old: Snapshot, to new: Snapshot) -> [PropertyChange] {
         guard let entity = model.entity(named: new.objectID.entityName) else { return [] }
+        return changedProperties(from: old, to: new, of: entity)
+    }
+
+    /// ``changedProperties(from:to:)`` for snapshots of `entity`, looked up by the caller.
+    func changedProperties(from old: Snapshot, to new: Snapshot, of entity: Entity) -> [PropertyChange] {
         var result: [PropertyChange] = []
         let attributes = entity.attributes
         for index in 0..<min(attributes.count, old.attributes.count, new.attributes.count)

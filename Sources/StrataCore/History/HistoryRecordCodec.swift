@@ -119,11 +119,16 @@ private struct HistoryNameTable {
     /// The last name looked up and its index: changes come in runs of one entity, and a name
     /// equal to the last one costs a comparison instead of a hash.
     var last: (name: String, index: Int)?
+    /// Up to this many names, a lookup compares with each instead of hashing.
+    static let linearLimit = 16
 
     mutating func index(of name: String) -> Int {
         if let last, last.name == name { return last.index }
         let index: Int
-        if let known = indexes[name] {
+        if names.count <= Self.linearLimit, let found = names.firstIndex(of: name) {
+            // A record names a few entities and properties: comparing is cheaper than hashing.
+            index = found
+        } else if names.count > Self.linearLimit, let known = indexes[name] {
             index = known
         } else {
             index = names.count
