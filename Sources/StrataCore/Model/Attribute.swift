@@ -20,6 +20,20 @@ public struct Attribute: Sendable, Hashable {
     /// the version hash.
     public var preservesValueOnDeletion: Bool
 
+    /// Creates an attribute whose value history does not keep after deletion.
+    public init(
+        _ name: String,
+        _ type: AttributeType,
+        isOptional: Bool = false,
+        defaultValue: Value? = nil,
+        renamingIdentifier: String? = nil,
+        validation: AttributeValidation = AttributeValidation()
+    ) {
+        self.init(
+            name, type, isOptional: isOptional, defaultValue: defaultValue, renamingIdentifier: renamingIdentifier,
+            validation: validation, preservesValueOnDeletion: false)
+    }
+
     /// Creates an attribute.
     public init(
         _ name: String,
@@ -28,7 +42,7 @@ public struct Attribute: Sendable, Hashable {
         defaultValue: Value? = nil,
         renamingIdentifier: String? = nil,
         validation: AttributeValidation = AttributeValidation(),
-        preservesValueOnDeletion: Bool = false
+        preservesValueOnDeletion: Bool
     ) {
         self.name = name
         self.type = type

@@ -31,8 +31,12 @@ public struct SaveRequest: Sendable, Hashable {
         /// records history takes the old values from it instead of reading the row. A store
         /// uses it only when its version equals ``expectedVersion``.
         public var previous: Snapshot?
+        /// Creates an update without its previous state.
+        public init(_ snapshot: Snapshot, expectedVersion: Int64) {
+            self.init(snapshot, expectedVersion: expectedVersion, previous: nil)
+        }
         /// Creates an update.
-        public init(_ snapshot: Snapshot, expectedVersion: Int64, previous: Snapshot? = nil) {
+        public init(_ snapshot: Snapshot, expectedVersion: Int64, previous: Snapshot?) {
             self.snapshot = snapshot
             self.expectedVersion = expectedVersion
             self.previous = previous
@@ -49,8 +53,12 @@ public struct SaveRequest: Sendable, Hashable {
         /// The stored state before the delete, when the caller holds it (see
         /// ``Update/previous``); history keeps its values marked to survive deletion.
         public var previous: Snapshot?
+        /// Creates a delete without its previous state.
+        public init(_ objectID: ObjectID, expectedVersion: Int64) {
+            self.init(objectID, expectedVersion: expectedVersion, previous: nil)
+        }
         /// Creates a delete.
-        public init(_ objectID: ObjectID, expectedVersion: Int64, previous: Snapshot? = nil) {
+        public init(_ objectID: ObjectID, expectedVersion: Int64, previous: Snapshot?) {
             self.objectID = objectID
             self.expectedVersion = expectedVersion
             self.previous = previous
@@ -60,7 +68,17 @@ public struct SaveRequest: Sendable, Hashable {
     /// Creates a save request.
     public init(
         inserts: [Snapshot] = [], updates: [Update] = [], deletes: [Delete] = [],
-        metadataChanges: [String: String?] = [:], transactionAuthor: String? = nil, contextName: String? = nil
+        metadataChanges: [String: String?] = [:]
+    ) {
+        self.init(
+            inserts: inserts, updates: updates, deletes: deletes, metadataChanges: metadataChanges,
+            transactionAuthor: nil, contextName: nil)
+    }
+
+    /// Creates a save request recorded in the history with its author and context name.
+    public init(
+        inserts: [Snapshot] = [], updates: [Update] = [], deletes: [Delete] = [],
+        metadataChanges: [String: String?] = [:], transactionAuthor: String?, contextName: String? = nil
     ) {
         self.inserts = inserts
         self.updates = updates
