@@ -31,17 +31,7 @@ extension InMemoryStore: HistoryRecording {
     @discardableResult
     public func pruneHistory(_ pruning: HistoryPruning) throws -> Int {
         try checkWritable()
-        if case .through(let token) = pruning, token.storeIdentifier != identifier {
-            throw StrataError(
-                .invalidRequest,
-                "the history token \(token) belongs to store '\(token.storeIdentifier)', not '\(identifier)'",
-                location: ["url": url.description, "token": token.description])
-        }
-        if case .keepingLast(let count) = pruning, count < 0 {
-            throw StrataError(
-                .invalidRequest, "cannot keep \(count) history transactions",
-                location: ["url": url.description, "count": String(count)])
-        }
+        try pruning.validate(storeIdentifier: identifier, path: url.description)
         return storage.state.withLock { state in
             state.history.prune(count: state.history.count(coveredBy: pruning))
         }

@@ -83,18 +83,7 @@ extension LMDBStore: HistoryRecording {
                 .readOnly, "the LMDB store at \(path) is open read-only; no history was pruned",
                 location: ["path": path])
         }
-        switch pruning {
-        case .through(let token) where token.storeIdentifier != identifier:
-            throw StrataError(
-                .invalidRequest,
-                "the history token \(token) belongs to store '\(token.storeIdentifier)', not '\(identifier)'",
-                location: ["path": path, "token": token.description])
-        case .keepingLast(let count) where count < 0:
-            throw StrataError(
-                .invalidRequest, "cannot keep a negative number (\(count)) of history transactions",
-                location: ["path": path])
-        default: break
-        }
+        try pruning.validate(storeIdentifier: identifier, path: path)
         guard let historyDBI else { return 0 }
         var total = 0
         do {

@@ -50,22 +50,7 @@ extension SQLiteStore: HistoryRecording {
     ///   count; ``StrataError/Code/readOnly`` on a store opened read-only.
     @discardableResult
     public func pruneHistory(_ pruning: HistoryPruning) throws -> Int {
-        switch pruning {
-        case .through(let token):
-            guard token.storeIdentifier == identifier else {
-                throw StrataError(
-                    .invalidRequest,
-                    "the history token \(token) belongs to store '\(token.storeIdentifier)', not '\(identifier)'",
-                    location: ["path": path, "token": token.description])
-            }
-        case .keepingLast(let count):
-            guard count >= 0 else {
-                throw StrataError(
-                    .invalidRequest, "cannot keep the last \(count) history transactions",
-                    location: ["path": path, "count": String(count)])
-            }
-        case .before: break
-        }
+        try pruning.validate(storeIdentifier: identifier, path: path)
         var total = 0
         while true {
             let deleted: Int = try inWriteTransaction { connection in

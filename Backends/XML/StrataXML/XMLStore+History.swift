@@ -62,18 +62,7 @@ extension XMLStore: HistoryRecording {
     ///   what a save throws when writing the file.
     @discardableResult
     public func pruneHistory(_ pruning: HistoryPruning) throws -> Int {
-        switch pruning {
-        case .through(let token) where token.storeIdentifier != identifier:
-            throw StrataError(
-                .invalidRequest,
-                "the history token \(token) belongs to store '\(token.storeIdentifier)', not '\(identifier)'",
-                location: ["path": path, "token": token.description])
-        case .keepingLast(let count) where count < 0:
-            throw StrataError(
-                .invalidRequest, "cannot keep a negative number (\(count)) of history transactions",
-                location: ["path": path])
-        default: break
-        }
+        try pruning.validate(storeIdentifier: identifier, path: path)
         try adoptChangesOnDisk()
         return try saveLock.withLock {
             let (current, hook, fileLock) = try state.withLock { state in

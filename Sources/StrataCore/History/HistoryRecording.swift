@@ -51,3 +51,24 @@ public enum HistoryPruning: Sendable, Hashable {
     /// All but the newest `count` transactions.
     case keepingLast(Int)
 }
+
+extension HistoryPruning {
+    /// Checks the pruning against the store it is for, before a store prunes anything.
+    ///
+    /// - Throws: ``StrataError/Code/invalidRequest`` for a token of another store, or a negative
+    ///   count to keep; `location` has `path` and the token or count.
+    public func validate(storeIdentifier: String, path: String) throws {
+        switch self {
+        case .through(let token) where token.storeIdentifier != storeIdentifier:
+            throw StrataError(
+                .invalidRequest,
+                "the history token \(token) belongs to store '\(token.storeIdentifier)', not '\(storeIdentifier)'",
+                location: ["path": path, "token": token.description])
+        case .keepingLast(let count) where count < 0:
+            throw StrataError(
+                .invalidRequest, "cannot keep a negative number (\(count)) of history transactions",
+                location: ["path": path, "count": String(count)])
+        default: break
+        }
+    }
+}
