@@ -72,6 +72,17 @@ public protocol StoreBackend: Sendable {
     /// ``StoreModelReader``, which checks the JSON against the store's hash. The default carries
     /// none: implement it so that tools can open the backend's stores without being given the model.
     func storedModelJSON(at url: StoreURL, versionHash: String) throws -> Data?
+
+    /// Whether the stores at `url` and `other` (of `otherBackend`) are one store, or share
+    /// something one of them would destroy: `copy --replace` refuses to write a store onto
+    /// itself under another spelling of its URL.
+    ///
+    /// The default compares the stores' files (``files(of:)``) by real path and file identity,
+    /// and, for stores without files, their scheme, host and location. A backend whose stores
+    /// live on a server implements it to compare what identifies the store there (the server, the
+    /// database and the namespace the store occupies), so that two spellings of one server's
+    /// address name one store.
+    func overlaps(_ url: StoreURL, with other: StoreURL, of otherBackend: any StoreBackend) throws -> Bool
 }
 
 extension StoreBackend {
