@@ -26,8 +26,9 @@
 /// directory. Schemes are lowercase letters, digits, `+`, `-` and `.`, starting with a letter.
 ///
 /// The password is never printed: ``description``, ``debugDescription`` and every error show it
-/// as `***`. Only ``unredactedDescription`` spells it out, for handing the URL to code that
-/// connects.
+/// as `***`, and the value of each query option whose name suggests a secret (it contains `pass`,
+/// `pwd`, `secret`, `token`, `key`, `auth` or `credential`, in any case: `sslpassword`) too. Only
+/// ``unredactedDescription`` spells them out, for handing the URL to code that connects.
 public struct StoreURL: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
     LosslessStringConvertible
 {
@@ -95,15 +96,15 @@ public struct StoreURL: Sendable, Hashable, CustomStringConvertible, CustomDebug
         }
     }
 
-    /// The URL as text with the password written `***`: `sqlite:/x`,
-    /// `postgres://app:***@db:5432/app?sslmode=require`.
+    /// The URL as text with the password and the values of secret query options written `***`:
+    /// `sqlite:/x`, `postgres://app:***@db:5432/app?sslmode=require&sslpassword=***`.
     public var description: String { text(revealingPassword: false) }
 
     /// The same as ``description``: the password is written `***`.
     public var debugDescription: String { description }
 
-    /// The URL as text with its password: parsing it gives this URL back. Hand it only to code
-    /// that connects; never print or log it.
+    /// The URL as text with its password and secret options: parsing it gives this URL back.
+    /// Hand it only to code that connects; never print or log it.
     public var unredactedDescription: String { text(revealingPassword: true) }
 
     /// The text of the URL, with the password or `***`.
@@ -111,7 +112,7 @@ public struct StoreURL: Sendable, Hashable, CustomStringConvertible, CustomDebug
         guard host != nil || !query.isEmpty else { return "\(scheme):\(location)" }
         guard host != nil || location.hasPrefix("/") else {
             // A relative location keeps the `scheme:location?query` form (`lmdb:data?durability=full`).
-            return "\(scheme):\(location)?" + queryText
+            return "\(scheme):\(location)?" + queryText(revealingSecrets: revealingPassword)
         }
         var text = scheme + "://"
         if let host {
@@ -126,14 +127,23 @@ public struct StoreURL: Sendable, Hashable, CustomStringConvertible, CustomDebug
             if let port { text += ":\(port)" }
         }
         text += StoreURLPercent.encode(location, keeping: .path)
-        if !query.isEmpty { text += "?" + queryText }
+        if !query.isEmpty { text += "?" + queryText(revealingSecrets: revealingPassword) }
         return text
     }
 
-    /// The query options as text, sorted by name and percent-encoded: `durability=full&mapSize=1GB`.
-    private var queryText: String {
-        query.sorted { $0.key < $1.key }.map {
-            StoreURLPercent.encode($0.key, keeping: .query) + "=" + StoreURLPercent.encode($0.value, keeping: .query)
+    /// The query options as text, sorted by name and percent-encoded: `durability=full&mapSize=1GB`;
+    /// the values of options that name a secret are `***` unless `revealingSecrets`.
+    private func queryText(revealingSecrets: Bool) -> String {
+        query.sorted { $0.key < $1.key }.map { name, value in
+            let shown = revealingSecrets || !Self.namesASecret(name) ? value : "***"
+            return StoreURLPercent.encode(name, keeping: .query) + "=" + StoreURLPercent.encode(shown, keeping: .query)
         }.joined(separator: "&")
+    }
+
+    /// Whether the query option `name` holds a secret: its name contains `pass`, `pwd`, `secret`,
+    /// `token`, `key`, `auth` or `credential`, in any case.
+    static func namesASecret(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return ["pass", "pwd", "secret", "token", "key", "auth", "credential"].contains { lowered.contains($0) }
     }
 }
