@@ -358,7 +358,7 @@ let package = Package(
             dependencies: [
                 "StrataTestSupport", "StrataTortureKit", "strata-torture", "StrataCore", "StrataSQLite",
                 "CStrataSQLite",
-                "StrataLMDB", "CStrataLMDB", "StrataXML", "Strata", "StrataTransfer", "strata",
+                "StrataLMDB", "CStrataLMDB", "StrataXML", "StrataPostgres", "Strata", "StrataTransfer", "strata",
             ],
             path: "Tests/StrataReliabilityTests",
             swiftSettings: strictSettings
