@@ -15,6 +15,8 @@ struct Demo: Sendable {
     static let defaultStore = "sqlite:strata-demo.sqlite"
     /// Employees per background context (and per save).
     static let batchSize = 10_000
+    /// The options of a PostgreSQL URL that `psql` understands too (the others are the store's).
+    static let psqlOptions: Set<String> = ["host", "hostaddr", "sslmode", "sslrootcert", "sslcert", "sslkey", "sslcrl"]
     static let departmentNames = ["Engineering", "研发部", "Отдел продаж", "Design", "Support", "Финансы"]
 
     func run() async throws {
@@ -120,6 +122,14 @@ struct Demo: Sendable {
         case "sqlite": print("done. Look inside with: sqlite3 \(url.location) .tables")
         case "lmdb": print("done. Look inside with: mdb_stat -a \(url.location)")
         case "xml": print("done. Look inside with: xmllint --noout \(url.location) && less \(url.location)")
+        case "postgres", "postgresql":
+            // psql takes the URL without the store's options and without the password (it reads
+            // PGPASSWORD or ~/.pgpass, or asks).
+            var server = url
+            server.password = nil
+            server.query = server.query.filter { Self.psqlOptions.contains($0.key) }
+            let schema = (url.query["schema"] ?? "public").replacingOccurrences(of: "\"", with: "\"\"")
+            print("done. Look inside with: psql '\(server)' -c '\\dt \"\(schema)\".*'")
         default: print("done.")
         }
     }

@@ -64,7 +64,9 @@ struct InspectCommand: ParsableCommand {
                 print("model:        \(model.versionIdentifier) (carried by the store)")
             }
             print("model hash:   \(metadata.modelVersionHash)")
-            print("size on disk: \(size.map { "\($0) bytes" } ?? "none (in memory)")")
+            print(
+                "size on disk: \(size.map { "\($0) bytes" } ?? (url.scheme == "memory" ? "none (in memory)" : "none here (on its server)"))"
+            )
             print("objects:      \(counts.values.reduce(0, +))")
             let width = model.entities.map(\.name.count).max() ?? 0
             for entity in model.entities {
