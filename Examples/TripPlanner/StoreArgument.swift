@@ -1,7 +1,8 @@
 import StrataData
 
 /// The store the planner works on, from its command-line argument: `sqlite:PATH`, `lmdb:PATH`,
-/// `xml:PATH`, `memory:` or `memory:NAME`, or a file path (whose extension picks the backend).
+/// `xml:PATH`, `memory:` or `memory:NAME`, `postgres://USER@HOST/DATABASE?schema=NAME`, or a file
+/// path (whose extension picks the backend).
 struct StoreArgument {
     /// The configuration both releases of the app open the store with.
     let configuration: ModelConfiguration
@@ -28,7 +29,10 @@ struct StoreArgument {
             }
         }
         configuration = ModelConfiguration(url: url)
-        description = url.isFileURL ? url.path : url.absoluteString
+        // A server's URL may hold a password, which the planner never prints.
+        var shown = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        if shown?.password != nil { shown?.password = "***" }
+        description = url.isFileURL ? url.path : shown?.string ?? url.scheme ?? ""
     }
 }
 
