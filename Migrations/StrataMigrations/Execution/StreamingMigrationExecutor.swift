@@ -257,7 +257,9 @@ public struct StreamingMigrationExecutor: Sendable {
 
     func removeStaging(_ staging: StoreURL, backend: any StoreBackend) throws {
         try backend.destroyStore(at: staging)
-        if staging.scheme != "memory" { removeSidecars(of: staging.location) }
+        // Lock files beside a staged file. A store without files (in memory, on a server) has
+        // none, and its location is no path: a server's `/DATABASE` would name the root directory.
+        if try !backend.files(of: staging).isEmpty { removeSidecars(of: staging.location) }
     }
 
     /// Removes files beside `path` whose name starts with its name (lock files a backend made).
