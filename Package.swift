@@ -347,7 +347,9 @@ let package = Package(
         .testTarget(
             name: "StrataToolTests",
             dependencies: [
-                "StrataTestSupport", "Strata", "StrataTransfer", "strata", "strata-sqlite-only-example", "TripPlanner",
+                "StrataTestSupport", "Strata", "StrataTransfer", "StrataPostgres", "strata",
+                "strata-sqlite-only-example",
+                "TripPlanner",
             ],
             path: "Tests/StrataToolTests",
             exclude: ["HelpSnapshots"],
