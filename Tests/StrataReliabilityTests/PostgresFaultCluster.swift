@@ -33,11 +33,36 @@ final class PostgresFaultCluster: Sendable {
         try admin.execute("SELECT pg_reload_conf()")
     }
 
-    /// Runs `scripts/postgres-test-server COMMAND` for this cluster.
+    /// Runs `scripts/postgres-test-server COMMAND` for this cluster, its output going to a file.
+    ///
+    /// Spawned and waited for with `posix_spawn` and `waitpid` rather than Foundation's
+    /// `Process`, which after a few hundred children sometimes misses one's exit and waits forever.
     private static func script(_ command: String) throws -> ProgramOutput {
-        try runProgram(
-            Repository.root.appendingPathComponent("scripts/postgres-test-server"), [command],
-            environment: ["STRATA_TEST_POSTGRES_PORT": String(port)])
+        let script = Repository.root.appendingPathComponent("scripts/postgres-test-server").path
+        let output = TemporaryDirectory().path + "/output"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var variables = ProcessInfo.processInfo.environment
+        variables["STRATA_TEST_POSTGRES_PORT"] = String(port)
+        let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(script), strdup(command), nil]
+        let environment: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in arguments + environment { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, script, &actions, nil, arguments, environment)
+        guard spawned == 0 else {
+            throw StrataError(.io, "cannot run \(script): \(String(cString: strerror(spawned)))")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        let exited = status & 0x7f == 0
+        return ProgramOutput(status: exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), output: text, errors: text)
     }
 
     /// A store URL of its own on the cluster: a fresh PostgreSQL schema.
