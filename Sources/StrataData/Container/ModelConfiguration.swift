@@ -12,10 +12,11 @@ import StrataCore
 /// | a file URL ending in `.lmdb`, or `lmdb:/path/app.lmdb` (a directory) | LMDB |
 /// | `memory:` (a private store), `memory:NAME` (shared within the process) | in memory |
 /// | `sqlite:/path/app.sqlite` | SQLite |
+/// | `postgres://USER@HOST/DATABASE?schema=NAME` (or `postgresql://`) | PostgreSQL |
 ///
 /// A `scheme:` URL may end in the backend's options, as `strata` takes them:
-/// `sqlite:/path/app.sqlite?history=off` (docs/SQLiteStore.md, docs/LMDBStore.md and
-/// docs/XMLStore.md list them).
+/// `sqlite:/path/app.sqlite?history=off` (docs/SQLiteStore.md, docs/LMDBStore.md,
+/// docs/XMLStore.md and docs/PostgreSQLStore.md list them).
 ///
 /// `isStoredInMemoryOnly: true` uses a private in-memory store whatever the URL. Without a URL
 /// the store is `default.store` (SQLite) in the user's application support directory
@@ -93,11 +94,13 @@ public struct ModelConfiguration: Sendable, Hashable, Identifiable {
                 }
             }
             let scheme = url.scheme?.lowercased() ?? ""
-            guard ["memory", "sqlite", "lmdb", "xml"].contains(scheme) else {
+            guard ["memory", "sqlite", "lmdb", "xml", "postgres", "postgresql"].contains(scheme) else {
+                // The URL as Strata prints URLs: never its password.
+                let shown = (try? StoreURL.parse(url.absoluteString))?.description ?? scheme + ":..."
                 throw StrataError(
                     .invalidStoreURL,
-                    "the configuration '\(name)' has URL \(url), whose scheme '\(scheme)' picks no backend; use a file URL or memory:, sqlite:, lmdb: or xml:",
-                    location: ["configuration": name, "url": url.absoluteString])
+                    "the configuration '\(name)' has URL \(shown), whose scheme '\(scheme)' picks no backend; use a file URL or memory:, sqlite:, lmdb:, xml: or postgres:",
+                    location: ["configuration": name, "url": shown])
             }
             // The query, if any, holds the backend's options (`?history=off`).
             return try StoreURL.parse(url.absoluteString)
