@@ -93,17 +93,7 @@ extension PostgresStore: HistoryRecording {
     func storedStatesForHistory(of request: SaveRequest, on connection: PostgresConnection) throws
         -> [ObjectID: Snapshot]
     {
-        let recorder = HistoryChangeRecorder(model: model)
-        var keys: [String: [Int64]] = [:]
-        for update in request.updates where update.previous?.version != update.expectedVersion {
-            keys[update.snapshot.objectID.entityName, default: []].append(update.snapshot.objectID.permanentKey)
-        }
-        for delete in request.deletes
-        where delete.previous?.version != delete.expectedVersion
-            && recorder.needsStateOfDeleted(delete.objectID.entityName)
-        {
-            keys[delete.objectID.entityName, default: []].append(delete.objectID.permanentKey)
-        }
+        let keys = HistoryChangeRecorder(model: model).keysNeedingStoredState(of: request)
         var states: [ObjectID: Snapshot] = [:]
         for (entity, entityKeys) in keys {
             for snapshot in try readSnapshots(try table(for: entity), keys: entityKeys, on: connection) {

@@ -73,17 +73,7 @@ extension SQLiteStore: HistoryRecording {
     func storedStatesForHistory(of request: SaveRequest, on connection: SQLiteConnection) throws
         -> [ObjectID: Snapshot]
     {
-        let recorder = HistoryChangeRecorder(model: model)
-        var keys: [String: [Int64]] = [:]
-        for update in request.updates where update.previous?.version != update.expectedVersion {
-            keys[update.snapshot.objectID.entityName, default: []].append(update.snapshot.objectID.primaryKey!)
-        }
-        for delete in request.deletes
-        where delete.previous?.version != delete.expectedVersion
-            && recorder.needsStateOfDeleted(delete.objectID.entityName)
-        {
-            keys[delete.objectID.entityName, default: []].append(delete.objectID.primaryKey!)
-        }
+        let keys = HistoryChangeRecorder(model: model).keysNeedingStoredState(of: request)
         var states: [ObjectID: Snapshot] = [:]
         for (entity, entityKeys) in keys {
             for snapshot in try fetchSnapshots(entity: entity, keys: entityKeys.sorted(), on: connection) {
