@@ -10,10 +10,13 @@ enum PostgresMetadataTable {
     static let modelPrefix = MetadataRows.modelPrefix
     static let formatVersion = "1"
 
-    /// Whether `schema` holds Strata's metadata table.
+    /// Whether `schema` holds Strata's metadata table. Read from `pg_class` with the statement's
+    /// snapshot, not with `to_regclass` (whose catalog cache may not yet show a table another
+    /// session created while this one waited for a lock).
     static func exists(schema: String, on connection: PostgresConnection) throws -> Bool {
         let result = try connection.query(
-            "SELECT to_regclass($1) IS NOT NULL", [.text(pq(schema) + "." + pq(PostgresSchema.metadataTable))])
+            "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON c.relnamespace = n.oid WHERE n.nspname = $1 AND c.relname = $2)",
+            [.text(schema), .text(PostgresSchema.metadataTable)])
         return result.rowCount > 0 && result.bool(0, 0)
     }
 
