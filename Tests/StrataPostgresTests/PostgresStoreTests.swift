@@ -280,6 +280,37 @@ struct PostgresStoreTests {
         #expect(schemas.int64(0, 0) == 0)
     }
 
+    @Test func aDateNoTimestampHoldsIsATypedErrorNamingTheAttribute() throws {
+        let url = try PostgresTestServer.freshStoreURL()
+        defer { try? PostgresBackend().destroyStore(at: url) }
+        let store = try open(url)
+        defer { try? store.close() }
+        let rows = try ids(store, "AllTypes", 2)
+        for count in [1, 2] {
+            let inserts = try rows.prefix(count).map {
+                try snapshot(store, $0, ["date": .date(Date(timeIntervalSinceReferenceDate: .nan))])
+            }
+            let error = #expect(throws: StrataError.self) { try store.save(SaveRequest(inserts: inserts)) }
+            #expect(error?.code == .invalidRequest)
+            #expect(error?.location["entity"] == "AllTypes")
+            #expect(error?.location["key"] == "date")
+            #expect(error?.message.contains("AllTypes") == true)
+        }
+        #expect(try store.snapshots(of: "AllTypes", among: nil).isEmpty)
+        // The microsecond is what a timestamp keeps; infinities are PostgreSQL's own.
+        let kept = [
+            Date(timeIntervalSinceReferenceDate: 1.000_000_4), Date(timeIntervalSinceReferenceDate: .infinity),
+            Date(timeIntervalSinceReferenceDate: -.infinity),
+        ]
+        let more = try ids(store, "AllTypes", kept.count)
+        try store.save(SaveRequest(inserts: try zip(more, kept).map { try snapshot(store, $0, ["date": .date($1)]) }))
+        let dates = try store.snapshots(of: "AllTypes", among: nil).map { $0.attributes[8] }
+        #expect(
+            dates == [
+                .date(Date(timeIntervalSinceReferenceDate: 1)), .date(kept[1]), .date(kept[2]),
+            ])
+    }
+
     @Test func uniqueValuesSwapWithinOneSave() throws {
         let url = try PostgresTestServer.freshStoreURL()
         defer { try? PostgresBackend().destroyStore(at: url) }
