@@ -12,6 +12,25 @@ import StrataTestSupport
 /// told of, which is not the fault under test.
 final class PostgresFaultCluster: Sendable {
     static let port = 54339
+
+    /// Whether the fault tests run: with a test server set (as for every PostgreSQL test) and
+    /// PostgreSQL's server programs installed, since they start a cluster of their own; or when
+    /// a server is required (CI), where a missing one fails them.
+    static var shouldRun: Bool {
+        PostgresTestServer.isRequired || (PostgresTestServer.url != nil && serverProgramsInstalled)
+    }
+
+    static let skipReason =
+        PostgresTestServer.skipReason + ", and PostgreSQL's server programs (initdb, pg_ctl: Debian's postgresql)"
+
+    /// Whether `pg_ctl` is installed where the test server script looks for it.
+    static let serverProgramsInstalled: Bool = {
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        return versions.contains {
+            FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/\($0)/bin/pg_ctl")
+        }
+            || which("pg_ctl") != nil
+    }()
     /// The database's URL: `postgres://strata:strata@127.0.0.1:54339/strata`.
     let url: StoreURL
 

@@ -9,7 +9,7 @@ import Testing
 /// (``PostgresFaultCluster``): the server stopped in the middle of a save, by killing the process
 /// serving it or by stopping the whole server at once; a server that cannot be reached or refuses
 /// the credentials; two stores whose transactions collide.
-@Suite(.serialized, .enabled(if: PostgresTestServer.shouldRun, Comment(rawValue: PostgresTestServer.skipReason)))
+@Suite(.serialized, .enabled(if: PostgresFaultCluster.shouldRun, Comment(rawValue: PostgresFaultCluster.skipReason)))
 struct PostgresFaultTests {
     /// Servers stopped mid-save (the issue asks for at least 50); every fifth stops the whole
     /// server (`pg_ctl stop -m immediate`), the others kill the save's own server process.
