@@ -63,8 +63,11 @@ enum PostgresComparisonDomain: Equatable {
             guard let number = ValueComparison.double(value), !number.isNaN else { return nil }
             return Operand(parameter: .double(number), isFloat: true)
         case (.text, .string(let text)) where type == .string:
-            guard !text.unicodeScalars.contains("\0") else {
-                throw PostgresQueryBuilder.Decline(reason: "a NUL character in a text constant")
+            // Equal texts are equal as stored (``PostgresValueCoding/storedText(_:)`` escapes
+            // U+0000 and a leading U+FFFE); other comparisons need the text as it is.
+            if op == .equal { return Operand(parameter: .text(PostgresValueCoding.storedText(text)), isFloat: false) }
+            guard !PostgresLikePattern.needsEscaping(text) else {
+                throw PostgresQueryBuilder.Decline(reason: "a U+0000 or U+FFFE character in a text constant")
             }
             return Operand(parameter: .text(text), isFloat: false)
         case (.text, .uri(let url)) where type == .uri:
@@ -72,8 +75,8 @@ enum PostgresComparisonDomain: Equatable {
         case (.boolean, .bool(let v)):
             return Operand(parameter: .bool(v), isFloat: false)
         case (.date, .date(let date)):
-            guard let micros = Self.storedMicroseconds(bounding: date, for: op) else { return nil }
-            return Operand(parameter: .timestamp(Self.storedDate(micros)), isFloat: false)
+            guard let micros = try Self.storedMicroseconds(bounding: date, for: op) else { return nil }
+            return Operand(parameter: .timestampMicroseconds(micros), isFloat: false)
         case (.binary, .binary(let data)):
             return Operand(parameter: .bytea(data), isFloat: false)
         case (.uuid, .uuid(let uuid)):
@@ -111,18 +114,19 @@ enum PostgresComparisonDomain: Equatable {
             parameter: .array(of: element, arrayType: arrayType, operands.map(\.parameter.bytes)), isFloat: false)
     }
 
-    /// The stored date of `micros` microseconds since 2000-01-01, as the store reads it back.
-    static func storedDate(_ micros: Int64) -> Date {
-        Date(timeIntervalSince1970: PostgresType.postgresEpoch + Double(micros) / 1_000_000)
-    }
-
-    /// The microseconds `m` such that `stored op m` holds exactly when `storedDate(stored) op date`
-    /// (for `==`: the stored date equal to `date`, or `nil` when none is).
-    static func storedMicroseconds(bounding date: Date, for op: ObjectPredicate.Operator) -> Int64? {
-        let exact = (date.timeIntervalSince1970 - PostgresType.postgresEpoch) * 1_000_000
-        guard exact.isFinite, abs(exact) < 9.0e18 else { return nil }
-        let nearest = Int64(exact.rounded())
-        let stored = storedDate(nearest)
+    /// The microseconds `m` such that `stored op m` holds exactly when the stored date of
+    /// `stored` microseconds compares with `date` by `op` (for `==`: the microseconds whose stored
+    /// date equals `date`, or `nil` when none does). Dates are stored to the nearest microsecond
+    /// (``PostgresValueCoding/microseconds(of:)``), so a constant between two microseconds
+    /// bounds on the side `op` needs.
+    ///
+    /// - Throws: ``PostgresQueryBuilder/Decline`` for NaN or a date PostgreSQL cannot hold.
+    static func storedMicroseconds(bounding date: Date, for op: ObjectPredicate.Operator) throws -> Int64? {
+        guard let nearest = try? PostgresValueCoding.microseconds(of: date) else {
+            throw PostgresQueryBuilder.Decline(reason: "a date PostgreSQL cannot hold")
+        }
+        guard nearest != Int64.max, nearest != Int64.min else { return op == .equal ? nearest : nearest }
+        let stored = PostgresValueCoding.date(microseconds: nearest)
         switch op {
         case .equal: return stored == date ? nearest : nil
         case .less: return stored >= date ? nearest : nearest + 1
@@ -140,9 +144,9 @@ struct PostgresLikePattern {
     /// Whether every string matches (the empty prefix, suffix or substring).
     let matchesEverything: Bool
 
-    /// `nil` for a text with a NUL character, which PostgreSQL cannot hold.
+    /// `nil` for a text with U+0000 or U+FFFE, which the store keeps escaped.
     init?(_ op: ObjectPredicate.Operator, _ text: String) {
-        guard !text.unicodeScalars.contains("\0") else { return nil }
+        guard !Self.needsEscaping(text) else { return nil }
         switch op {
         case .beginsWith:
             sql = Self.escaped(text) + "%"
@@ -154,6 +158,12 @@ struct PostgresLikePattern {
             sql = Self.translatedLike(text)
         }
         matchesEverything = op != .like && text.isEmpty
+    }
+
+    /// Whether `text` holds U+0000 or U+FFFE, which stored text holds escaped
+    /// (``PostgresValueCoding/storedText(_:)``): patterns and orderings decline those.
+    static func needsEscaping(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0 == "\u{0}" || $0 == "\u{FFFE}" }
     }
 
     static func escaped(_ text: String) -> String {

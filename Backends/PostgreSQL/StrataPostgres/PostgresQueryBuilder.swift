@@ -31,23 +31,26 @@ struct PostgresQueryBuilder {
         static func decided(_ sql: String) -> Condition { Condition(sql: sql, isDecided: true) }
     }
 
-    let layout: PostgresQueryLayout
+    let schema: PostgresSchema
     let storeIdentifier: String
     private(set) var parameters: [PostgresParameter] = []
     private var aliasCounter = 0
+    /// Whether a dictionary query selects each object's primary key after the properties (for an
+    /// aggregate query that orders its groups by their first object).
+    var selectsPrimaryKeyAfterProperties = false
 
-    init(layout: PostgresQueryLayout, storeIdentifier: String) {
-        self.layout = layout
+    init(schema: PostgresSchema, storeIdentifier: String) {
+        self.schema = schema
         self.storeIdentifier = storeIdentifier
     }
 
     /// An alias scope: a table, its alias and the LEFT JOINs for to-one key paths from it.
     final class Scope {
-        let table: PostgresQueryTable
+        let table: PostgresEntityTable
         let alias: String
         var joins: [String] = []
-        var joined: [String: (alias: String, table: PostgresQueryTable)] = [:]
-        init(table: PostgresQueryTable, alias: String) {
+        var joined: [String: (alias: String, table: PostgresEntityTable)] = [:]
+        init(table: PostgresEntityTable, alias: String) {
             self.table = table
             self.alias = alias
         }
@@ -66,15 +69,12 @@ struct PostgresQueryBuilder {
         return "$\(parameters.count)"
     }
 
-    private func q(_ identifier: String) -> String { postgresQuoted(identifier) }
+    private func q(_ identifier: String) -> String { pq(identifier) }
 
     // MARK: Whole request
 
-    /// Builds the query for `request` on `table`; `selectList` is the column list of a snapshot
-    /// row with `t0` as the table's alias.
-    mutating func build(_ request: FetchRequest, table: PostgresQueryTable, selectList: (String) -> String) throws
-        -> PostgresQuery
-    {
+    /// Builds the query for `request` on `table`; snapshot rows select ``PostgresEntityTable/selectList``.
+    mutating func build(_ request: FetchRequest, table: PostgresEntityTable) throws -> PostgresQuery {
         let scope = Scope(table: table, alias: "t0")
         var filters: [String] = []
         var decided = true
@@ -105,7 +105,7 @@ struct PostgresQueryBuilder {
         if request.sorts.contains(where: { !$0.options.isEmpty }) { decided = false }
 
         guard decided else {
-            var sql = "SELECT \(selectList("t0")) FROM \(table.quotedName) AS t0"
+            var sql = "SELECT \(table.selectList) FROM \(table.qualified) AS t0"
             for join in scope.joins { sql += " " + join }
             if !filters.isEmpty { sql += " WHERE " + filters.joined(separator: " AND ") }
             return PostgresQuery(sql: sql, parameters: parameters, answer: .candidates)
@@ -119,7 +119,7 @@ struct PostgresQueryBuilder {
         let columns: String
         switch request.resultType {
         case .snapshots:
-            columns = selectList("t0")
+            columns = table.selectList
         case .objectIDs, .count:
             columns = "t0.\(q("_pk"))"
         case .dictionaries:
@@ -132,11 +132,12 @@ struct PostgresQueryBuilder {
                 expressions.append(expression)
                 dictionaryColumns.append((path.description, attribute.type))
             }
-            columns = expressions.isEmpty ? "t0.\(q("_pk"))" : expressions.joined(separator: ", ")
+            if selectsPrimaryKeyAfterProperties || expressions.isEmpty { expressions.append("t0.\(q("_pk"))") }
+            columns = expressions.joined(separator: ", ")
         }
 
         let isPaged = request.limit != nil || request.offset > 0
-        var sql = "SELECT \(columns) FROM \(table.quotedName) AS t0"
+        var sql = "SELECT \(columns) FROM \(table.qualified) AS t0"
         for join in scope.joins { sql += " " + join }
         if !filters.isEmpty { sql += " WHERE " + filters.joined(separator: " AND ") }
         if request.resultType != .count || isPaged {
@@ -193,7 +194,7 @@ struct PostgresQueryBuilder {
         /// A to-one relationship: the expression of the target's key (NULL when none).
         case toOne(String, Relationship)
         /// A to-many relationship of the object at `alias` in `table`.
-        case toMany(alias: String, table: PostgresQueryTable, index: Int)
+        case toMany(alias: String, table: PostgresEntityTable, index: Int)
     }
 
     /// Resolves a key path from `scope`, LEFT JOINing through to-one relationships.
@@ -222,13 +223,13 @@ struct PostgresQueryBuilder {
                 (alias, table) = existing
                 continue
             }
-            guard let destination = layout.tables[relationship.destination] else {
+            guard let destination = schema.tables[relationship.destination] else {
                 throw decline("unknown destination")
             }
             let joinAlias = newAlias("j")
             let key = try targetKeyExpression(alias: alias, table: table, index: index)
             scope.joins.append(
-                "LEFT JOIN \(destination.quotedName) AS \(joinAlias) ON \(joinAlias).\(q("_pk")) = \(key)")
+                "LEFT JOIN \(destination.qualified) AS \(joinAlias) ON \(joinAlias).\(q("_pk")) = \(key)")
             scope.joined[prefix] = (joinAlias, destination)
             alias = joinAlias
             table = destination
@@ -237,43 +238,42 @@ struct PostgresQueryBuilder {
     }
 
     /// The expression of the key of a to-one relationship's target.
-    private func targetKeyExpression(alias: String, table: PostgresQueryTable, index: Int) throws -> String {
-        switch table.relationships[index] {
+    private func targetKeyExpression(alias: String, table: PostgresEntityTable, index: Int) throws -> String {
+        switch table.relationshipStorage[index] {
         case .foreignKey(let column):
             return "\(alias).\(q(column))"
-        case .derivedToOne(let entity, let column):
-            guard let other = layout.tables[entity] else { throw decline("unknown destination") }
+        case .derivedToOne(let other, let column):
             return
-                "(SELECT o.\(q("_pk")) FROM \(other.quotedName) AS o WHERE o.\(q(column)) = \(alias).\(q("_pk")) ORDER BY o.\(q("_pk")) LIMIT 1)"
+                "(SELECT o.\(q("_pk")) FROM \(other) AS o WHERE o.\(q(column)) = \(alias).\(q("_pk")) ORDER BY o.\(q("_pk")) LIMIT 1)"
         default:
             throw decline("unexpected storage of a to-one relationship")
         }
     }
 
     /// The source listing the targets of a to-many relationship of the object at `alias`.
-    private mutating func targetsSource(alias: String, table: PostgresQueryTable, index: Int, joinTargets: Bool) throws
+    private mutating func targetsSource(alias: String, table: PostgresEntityTable, index: Int, joinTargets: Bool) throws
         -> (
             from: String, ownerCondition: String, targetKey: String, targetAlias: String?,
-            destination: PostgresQueryTable
+            destination: PostgresEntityTable
         )
     {
         let relationship = table.entity.relationships[index]
-        guard let destination = layout.tables[relationship.destination] else { throw decline("unknown destination") }
-        switch table.relationships[index] {
-        case .foreignKeyToMany(let column):
+        guard let destination = schema.tables[relationship.destination] else { throw decline("unknown destination") }
+        switch table.relationshipStorage[index] {
+        case .foreignKeyToMany(_, let column, _):
             let target = newAlias("s")
             return (
-                "\(destination.quotedName) AS \(target)", "\(target).\(q(column)) = \(alias).\(q("_pk"))",
+                "\(destination.qualified) AS \(target)", "\(target).\(q(column)) = \(alias).\(q("_pk"))",
                 "\(target).\(q("_pk"))", target, destination
             )
-        case .joinTable(let joinTable, let ownColumn, let targetColumn):
+        case .joinTable(let join):
             let link = newAlias("x")
-            let condition = "\(link).\(q(ownColumn)) = \(alias).\(q("_pk"))"
-            let key = "\(link).\(q(targetColumn))"
-            guard joinTargets else { return ("\(joinTable) AS \(link)", condition, key, nil, destination) }
+            let condition = "\(link).\(q(join.ownColumn)) = \(alias).\(q("_pk"))"
+            let key = "\(link).\(q(join.targetColumn))"
+            guard joinTargets else { return ("\(join.qualified) AS \(link)", condition, key, nil, destination) }
             let target = newAlias("s")
             return (
-                "\(joinTable) AS \(link) JOIN \(destination.quotedName) AS \(target) ON \(target).\(q("_pk")) = \(key)",
+                "\(join.qualified) AS \(link) JOIN \(destination.qualified) AS \(target) ON \(target).\(q("_pk")) = \(key)",
                 condition, "\(target).\(q("_pk"))", target, destination
             )
         default:
@@ -350,13 +350,13 @@ struct PostgresQueryBuilder {
     }
 
     /// The offset of the first to-many step reached through to-ones from `table`, or `nil`.
-    private func firstToManyStep(_ components: ArraySlice<String>, from table: PostgresQueryTable) -> Int? {
+    private func firstToManyStep(_ components: ArraySlice<String>, from table: PostgresEntityTable) -> Int? {
         var table = table
         for (offset, name) in components.enumerated() {
             guard let index = table.entity.relationshipIndex(named: name) else { return nil }
             let relationship = table.entity.relationships[index]
             if relationship.isToMany { return offset }
-            guard let next = layout.tables[relationship.destination] else { return nil }
+            guard let next = schema.tables[relationship.destination] else { return nil }
             table = next
         }
         return nil
@@ -597,10 +597,13 @@ struct PostgresQueryBuilder {
         }
         let folded =
             options.contains(.caseInsensitive) ? "lower(\(expression) COLLATE \"C\")" : "\(expression) COLLATE \"C\""
-        func foldedText(_ value: Value) throws -> String? {
+        func foldedText(_ value: Value) throws -> String {
             guard case .string(let text) = value else { throw decline("\(op.rawValue) with a non-string operand") }
             let folded = StringFolding.fold(text, options)
-            return folded.unicodeScalars.contains("\0") ? nil : folded
+            guard !PostgresLikePattern.needsEscaping(folded) else {
+                throw decline("a U+0000 or U+FFFE character in a text constant")
+            }
+            return folded
         }
         switch op {
         case .matches:
@@ -617,7 +620,7 @@ struct PostgresQueryBuilder {
             if value.isNull {
                 return .decided(op == .equal ? "(\(expression) IS NULL)" : "(\(expression) IS NOT NULL)")
             }
-            guard let text = try foldedText(value) else { return op == .equal ? .alwaysFalse : .alwaysTrue }
+            let text = try foldedText(value)
             let placeholder = bind(.text(text))
             if op == .equal { return undecidedUnlessASCII("\(folded) = \(placeholder)") }
             // NULL != "x" is true: decided for NULL, undecided for non-ASCII text.
@@ -628,16 +631,17 @@ struct PostgresQueryBuilder {
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
             guard case .constant(let value) = rhs else { throw decline("\(op.rawValue) with a non-constant") }
             if value.isNull { return .alwaysFalse }
-            guard let text = try foldedText(value) else { throw decline("a NUL character in a text constant") }
+            let text = try foldedText(value)
             let symbol = [.less: "<", .lessOrEqual: "<=", .greater: ">", .greaterOrEqual: ">="][op]!
             return undecidedUnlessASCII("\(folded) \(symbol) \(bind(.text(text)))")
         case .between:
             guard case .list(let bounds) = rhs, bounds.count == 2,
-                case .constant(let low) = bounds[0], case .constant(let high) = bounds[1], !low.isNull, !high.isNull,
-                let lower = try foldedText(low), let upper = try foldedText(high)
+                case .constant(let low) = bounds[0], case .constant(let high) = bounds[1], !low.isNull, !high.isNull
             else {
                 throw decline("BETWEEN needs two non-nil text constants")
             }
+            let lower = try foldedText(low)
+            let upper = try foldedText(high)
             return undecidedUnlessASCII("\(folded) >= \(bind(.text(lower))) AND \(folded) <= \(bind(.text(upper)))")
         case .in:
             guard case .list(let elements) = rhs else { throw decline("IN with something other than a list") }
@@ -647,8 +651,8 @@ struct PostgresQueryBuilder {
                 guard case .constant(let value) = element else { throw decline("IN with a non-constant element") }
                 if value.isNull {
                     hasNull = true
-                } else if let text = try foldedText(value) {
-                    texts.append(text)
+                } else {
+                    texts.append(try foldedText(value))
                 }
             }
             var parts: [String] = []
@@ -661,7 +665,7 @@ struct PostgresQueryBuilder {
         case .beginsWith, .endsWith, .contains, .like:
             guard case .constant(let value) = rhs else { throw decline("\(op.rawValue) with a non-constant") }
             if value.isNull { return .alwaysFalse }
-            guard let text = try foldedText(value), let pattern = PostgresLikePattern(op, text) else {
+            guard let pattern = PostgresLikePattern(op, try foldedText(value)) else {
                 throw decline("a NUL character in a text constant")
             }
             if pattern.matchesEverything { return .decided("(\(expression) IS NOT NULL)") }
