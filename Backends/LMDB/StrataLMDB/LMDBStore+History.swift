@@ -110,14 +110,10 @@ extension LMDBStore: HistoryRecording {
         of request: SaveRequest, _ txn: LMDBTransaction, storedState: (ObjectID) -> Snapshot?
     ) throws -> HistoryToken? {
         guard let historyDBI else { return nil }
-        let changes = try historyRecorder.changes(for: request) { storedState($0) }
-        if changes.isEmpty { return nil }
+        if request.inserts.isEmpty && request.updates.isEmpty && request.deletes.isEmpty { return nil }
         let now = Date()
         let sequence = try lastHistorySequence(txn, historyDBI) + 1
-        let record = HistoryRecordCodec.encode(
-            HistoryTransaction(
-                token: HistoryToken(storeIdentifier: identifier, sequence: sequence), timestamp: now,
-                author: request.transactionAuthor, contextName: request.contextName, changes: changes))
+        let record = try historyRecorder.record(for: request, timestamp: now) { storedState($0) }.record
         try HistorySequence.withKey(sequence) { key in
             try record.withUnsafeBytes { _ = try txn.put(historyDBI, key: key, value: $0, flags: UInt32(MDB_APPEND)) }
         }

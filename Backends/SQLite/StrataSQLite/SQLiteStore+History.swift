@@ -101,11 +101,12 @@ extension SQLiteStore: HistoryRecording {
         for request: SaveRequest, storedStates: [ObjectID: Snapshot], on connection: SQLiteConnection
     ) throws -> HistoryToken? {
         guard !(request.inserts.isEmpty && request.updates.isEmpty && request.deletes.isEmpty) else { return nil }
-        let changes = try HistoryChangeRecorder(model: model).changes(for: request) { storedStates[$0] }
-        let transaction = HistoryTransaction(
-            token: HistoryToken(storeIdentifier: identifier, sequence: 0), timestamp: Date(),
-            author: request.transactionAuthor, contextName: request.contextName, changes: changes)
-        let sequence = try SQLiteHistoryTable.append(transaction, on: connection)
+        let timestamp = Date()
+        let (record, changeCount) = try HistoryChangeRecorder(model: model).record(
+            for: request, timestamp: timestamp, storedState: { storedStates[$0] })
+        let sequence = try SQLiteHistoryTable.append(
+            record, timestamp: timestamp, author: request.transactionAuthor, contextName: request.contextName,
+            changeCount: changeCount, on: connection)
         if options.history.prunesAutomatically { try pruneAutomatically(on: connection) }
         return HistoryToken(storeIdentifier: identifier, sequence: sequence)
     }
