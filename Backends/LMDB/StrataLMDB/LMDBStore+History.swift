@@ -99,6 +99,30 @@ extension LMDBStore: HistoryRecording {
         }
     }
 
+    /// Deletes the transactions through `sequence` and raises `historyPrunedThrough` in `_meta`
+    /// to it, in one write transaction.
+    ///
+    /// - Throws: ``StrataError/Code/readOnly`` on a store opened read-only.
+    public func continueHistory(after sequence: Int64) throws {
+        try ensureOpen()
+        guard !isReadOnly, let historyDBI else {
+            throw StrataError(
+                .readOnly, "the LMDB store at \(path) is open read-only; its history was not moved on",
+                location: ["path": path])
+        }
+        do {
+            try environment.write { txn in
+                let through = HistoryPruning.through(HistoryToken(storeIdentifier: identifier, sequence: sequence))
+                _ = try pruneOldest(txn, historyDBI, through, upTo: .max)
+                if sequence > (try historyPrunedThrough(txn)) {
+                    try LMDBStore.putText(txn, metadataDBI, LMDBLayout.historyPrunedThroughKey, String(sequence))
+                }
+            }
+        } catch {
+            throw environment.translate(error, doing: "moving the history on")
+        }
+    }
+
     // MARK: In a save
 
     /// Appends the transaction of `request` to the history in the save's write transaction

@@ -64,6 +64,14 @@ extension SQLiteStore: HistoryRecording {
         }
     }
 
+    /// Deletes the transactions through `sequence` and raises the last pruned sequence to it
+    /// (``SQLiteHistoryTable``'s `historyPrunedThrough`), in one write transaction.
+    ///
+    /// - Throws: ``StrataError/Code/readOnly`` on a store opened read-only.
+    public func continueHistory(after sequence: Int64) throws {
+        try inWriteTransaction { connection in _ = try SQLiteHistoryTable.prune(through: sequence, on: connection) }
+    }
+
     // MARK: Recording in a save
 
     /// The stored state of the objects `request` changes that history needs and the request
