@@ -9,12 +9,14 @@ deps:
 demo: deps
 	swift run -c release strata demo
 
-## Run every test: the engine, the conformance kit on every backend, the tool; then the
-## reliability tests (docs/Reliability.md) in a run of their own: their hundreds of processes and
+## Run every test: the engine, the conformance kit on every backend, the tool (PostgreSQL's
+## against a throwaway local cluster that scripts/postgres-test-server starts, or against the
+## server STRATA_TEST_POSTGRES_URL names); then the reliability tests (docs/Reliability.md) in a run of their own: their hundreds of processes and
 ## fuzzing load the machine, and the container tests' loader thread (nice +10) starves beside them.
 test: deps
-	swift test --skip StrataReliabilityTests
-	swift test --skip-build --filter StrataReliabilityTests
+	url=$${STRATA_TEST_POSTGRES_URL:-$$(./scripts/postgres-test-server start)} && \
+	STRATA_TEST_POSTGRES_URL=$$url STRATA_REQUIRE_POSTGRES=1 swift test --skip StrataReliabilityTests && \
+	STRATA_TEST_POSTGRES_URL=$$url STRATA_REQUIRE_POSTGRES=1 swift test --skip-build --filter StrataReliabilityTests
 
 ## The concurrency and store tests under ThreadSanitizer.
 test-tsan: deps

@@ -33,6 +33,7 @@ let package = Package(
         .library(name: "StrataMigrations", targets: ["StrataMigrations"]),
         .library(name: "StrataTransfer", targets: ["StrataTransfer"]),
         .library(name: "StrataData", targets: ["StrataData"]),
+        .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -103,6 +104,19 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        .systemLibrary(
+            name: "CStrataPostgres",
+            path: "Backends/PostgreSQL/CStrataPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        .target(
+            name: "StrataPostgres",
+            dependencies: ["StrataCore", "CStrataPostgres", .product(name: "Logging", package: "swift-log")],
+            path: "Backends/PostgreSQL/StrataPostgres",
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Transfer (JSON Lines import and export, store copy, validation; no engine type)
         .target(
             name: "StrataTransfer",
@@ -138,7 +152,7 @@ let package = Package(
             name: "Strata",
             dependencies: [
                 "StrataCore", "StrataEngine", "StrataMigrations", "StrataTransfer",
-                "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML",
+                "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML", "StrataPostgres",
             ],
             path: "Sources/Strata",
             swiftSettings: strictSettings
@@ -277,6 +291,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/StrataSQLiteTests",
+            swiftSettings: strictSettings
+        ),
+        // Against a PostgreSQL server: STRATA_TEST_POSTGRES_URL (scripts/postgres-test-server); without
+        // one they are skipped and say so, unless STRATA_REQUIRE_POSTGRES is set (make test sets both).
+        .testTarget(
+            name: "StrataPostgresTests",
+            dependencies: ["StrataTestSupport", "StrataPostgres", "StrataConformance"],
+            path: "Tests/StrataPostgresTests",
             swiftSettings: strictSettings
         ),
         .testTarget(

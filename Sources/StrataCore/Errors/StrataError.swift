@@ -79,6 +79,12 @@ public struct StrataError: Error, Sendable, Hashable {
         /// The history after a token was pruned: the reader missed changes and must fetch
         /// everything again. `location["token"]` names the token.
         public static let historyExpired = Code(rawValue: "historyExpired")
+        /// The store's server could not be reached, or the connection to it was lost (a database
+        /// server that is down or restarting, a wrong host or port, a connection timeout). Trying
+        /// again later may succeed.
+        public static let serverUnavailable = Code(rawValue: "serverUnavailable")
+        /// The store's server refused the credentials: a wrong user or password, or no access.
+        public static let authenticationFailed = Code(rawValue: "authenticationFailed")
         /// An operating-system I/O failure (permission, disk full, failed sync).
         public static let io = Code(rawValue: "io")
         /// An option the backend does not understand or a value it cannot accept.
