@@ -72,6 +72,12 @@ public protocol StoreBackend: Sendable {
     /// ``StoreModelReader``, which checks the JSON against the store's hash. The default carries
     /// none: implement it so that tools can open the backend's stores without being given the model.
     func storedModelJSON(at url: StoreURL, versionHash: String) throws -> Data?
+
+    /// Whether the stores at `url` and `other` (of `otherBackend`) are one store, or share a
+    /// file: `strata copy` and migrations refuse to write a store onto itself. The default
+    /// compares files (see the extension's documentation); a backend whose stores have no files
+    /// (a server's) says when two URLs reach the same store.
+    func overlaps(_ url: StoreURL, with other: StoreURL, of otherBackend: any StoreBackend) throws -> Bool
 }
 
 extension StoreBackend {
