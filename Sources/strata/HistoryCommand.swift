@@ -117,6 +117,16 @@ struct HistoryCommand: ParsableCommand {
         if !options.json {
             output.write("(\(transactions.count) \(transactions.count == 1 ? "transaction" : "transactions"))\n")
         }
+        if transactions.isEmpty, let after = request.after {
+            let last = try history.lastHistoryToken()
+            if after.sequence > (last?.sequence ?? 0) {
+                output.flush()
+                FileHandle.standardError.write(
+                    Data(
+                        "strata: --after \(after) is past the end of the history of \(url) (\(last.map { "its last transaction is \($0)" } ?? "it has no transaction yet")); there is nothing after it\n"
+                            .utf8))
+            }
+        }
     }
 
     private func prune(_ url: StoreURL, environment: ToolEnvironment) throws {

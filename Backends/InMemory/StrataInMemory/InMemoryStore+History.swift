@@ -37,6 +37,19 @@ extension InMemoryStore: HistoryRecording {
         }
     }
 
+    /// Deletes the transactions through `sequence` and raises the last pruned (and the last
+    /// handed out) sequence to it.
+    public func continueHistory(after sequence: Int64) throws {
+        try checkWritable()
+        storage.state.withLock { state in
+            state.history.prune(
+                count: state.history.count(
+                    coveredBy: .through(HistoryToken(storeIdentifier: identifier, sequence: sequence))))
+            state.history.prunedThrough = max(state.history.prunedThrough, sequence)
+            state.history.lastSequence = max(state.history.lastSequence, sequence)
+        }
+    }
+
     /// The changes `request` makes, read from `state` before the save changes it; `nil` when
     /// history is off or the request changes no object.
     func historyChanges(of request: SaveRequest, in state: InMemoryState) throws -> [HistoryChange]? {

@@ -99,6 +99,30 @@ extension LMDBStore: HistoryRecording {
         }
     }
 
+    /// Deletes the transactions through `sequence` and raises `historyPrunedThrough` in `_meta`
+    /// to it, in one write transaction.
+    ///
+    /// - Throws: ``StrataError/Code/readOnly`` on a store opened read-only.
+    public func continueHistory(after sequence: Int64) throws {
+        try ensureOpen()
+        guard !isReadOnly, let historyDBI else {
+            throw StrataError(
+                .readOnly, "the LMDB store at \(path) is open read-only; its history was not moved on",
+                location: ["path": path])
+        }
+        do {
+            try environment.write { txn in
+                let through = HistoryPruning.through(HistoryToken(storeIdentifier: identifier, sequence: sequence))
+                _ = try pruneOldest(txn, historyDBI, through, upTo: .max)
+                if sequence > (try historyPrunedThrough(txn)) {
+                    try LMDBStore.putText(txn, metadataDBI, LMDBLayout.historyPrunedThroughKey, String(sequence))
+                }
+            }
+        } catch {
+            throw environment.translate(error, doing: "moving the history on")
+        }
+    }
+
     // MARK: In a save
 
     /// Appends the transaction of `request` to the history in the save's write transaction
@@ -110,14 +134,10 @@ extension LMDBStore: HistoryRecording {
         of request: SaveRequest, _ txn: LMDBTransaction, storedState: (ObjectID) -> Snapshot?
     ) throws -> HistoryToken? {
         guard let historyDBI else { return nil }
-        let changes = try historyRecorder.changes(for: request) { storedState($0) }
-        if changes.isEmpty { return nil }
+        if request.inserts.isEmpty && request.updates.isEmpty && request.deletes.isEmpty { return nil }
         let now = Date()
         let sequence = try lastHistorySequence(txn, historyDBI) + 1
-        let record = HistoryRecordCodec.encode(
-            HistoryTransaction(
-                token: HistoryToken(storeIdentifier: identifier, sequence: sequence), timestamp: now,
-                author: request.transactionAuthor, contextName: request.contextName, changes: changes))
+        let record = try historyRecorder.record(for: request, timestamp: now) { storedState($0) }.record
         try HistorySequence.withKey(sequence) { key in
             try record.withUnsafeBytes { _ = try txn.put(historyDBI, key: key, value: $0, flags: UInt32(MDB_APPEND)) }
         }

@@ -68,15 +68,19 @@ enum SQLiteHistoryTable {
         }
     }
 
-    /// Appends `transaction` (its token is assigned by the statement) on the writer, inside the
-    /// save's transaction; returns the sequence it got.
-    static func append(_ transaction: HistoryTransaction, on connection: SQLiteConnection) throws -> Int64 {
+    /// Appends a transaction's `record` (``HistoryRecordCodec``; its token is assigned by the
+    /// statement) with the columns beside it, on the writer, inside the save's transaction;
+    /// returns the sequence it got.
+    static func append(
+        _ record: [UInt8], timestamp: Date, author: String?, contextName: String?, changeCount: Int,
+        on connection: SQLiteConnection
+    ) throws -> Int64 {
         let statement = try connection.prepare(appendSQL)
-        statement.bind(1, transaction.timestamp.timeIntervalSince1970)
-        if let author = transaction.author { statement.bind(2, author) } else { statement.bindNull(2) }
-        if let context = transaction.contextName { statement.bind(3, context) } else { statement.bindNull(3) }
-        statement.bind(4, Int64(transaction.changes.count))
-        statement.bind(5, bytes: HistoryRecordCodec.encode(transaction))
+        statement.bind(1, timestamp.timeIntervalSince1970)
+        if let author { statement.bind(2, author) } else { statement.bindNull(2) }
+        if let contextName { statement.bind(3, contextName) } else { statement.bindNull(3) }
+        statement.bind(4, Int64(changeCount))
+        statement.bind(5, bytes: record)
         try statement.run()
         return connection.lastInsertRowID
     }

@@ -64,6 +64,14 @@ extension SQLiteStore: HistoryRecording {
         }
     }
 
+    /// Deletes the transactions through `sequence` and raises the last pruned sequence to it
+    /// (``SQLiteHistoryTable``'s `historyPrunedThrough`), in one write transaction.
+    ///
+    /// - Throws: ``StrataError/Code/readOnly`` on a store opened read-only.
+    public func continueHistory(after sequence: Int64) throws {
+        try inWriteTransaction { connection in _ = try SQLiteHistoryTable.prune(through: sequence, on: connection) }
+    }
+
     // MARK: Recording in a save
 
     /// The stored state of the objects `request` changes that history needs and the request
@@ -91,11 +99,12 @@ extension SQLiteStore: HistoryRecording {
         for request: SaveRequest, storedStates: [ObjectID: Snapshot], on connection: SQLiteConnection
     ) throws -> HistoryToken? {
         guard !(request.inserts.isEmpty && request.updates.isEmpty && request.deletes.isEmpty) else { return nil }
-        let changes = try HistoryChangeRecorder(model: model).changes(for: request) { storedStates[$0] }
-        let transaction = HistoryTransaction(
-            token: HistoryToken(storeIdentifier: identifier, sequence: 0), timestamp: Date(),
-            author: request.transactionAuthor, contextName: request.contextName, changes: changes)
-        let sequence = try SQLiteHistoryTable.append(transaction, on: connection)
+        let timestamp = Date()
+        let (record, changeCount) = try HistoryChangeRecorder(model: model).record(
+            for: request, timestamp: timestamp, storedState: { storedStates[$0] })
+        let sequence = try SQLiteHistoryTable.append(
+            record, timestamp: timestamp, author: request.transactionAuthor, contextName: request.contextName,
+            changeCount: changeCount, on: connection)
         if options.history.prunesAutomatically { try pruneAutomatically(on: connection) }
         return HistoryToken(storeIdentifier: identifier, sequence: sequence)
     }

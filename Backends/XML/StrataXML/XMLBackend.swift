@@ -184,7 +184,7 @@ struct XMLStoreOptions: Sendable {
     var history: HistoryOptions
 
     /// The transactions an XML store keeps when neither `historyKeepDays` nor
-    /// `historyKeepTransactions` is given: each save rewrites the whole file, history included,
+    /// `historyKeepTransactions` is given (`historyKeepTransactions=all` keeps every one): each save rewrites the whole file, history included,
     /// so an unbounded history would make every save slower than the one before.
     static let defaultHistoryKeepTransactions = 1_000
 
@@ -204,7 +204,7 @@ struct XMLStoreOptions: Sendable {
         isReadOnly = options.isReadOnly
         lockTimeoutMilliseconds = options["lockTimeout"].flatMap { Int($0) } ?? 0
         history = try HistoryOptions(options)
-        if history.isEnabled && !history.prunesAutomatically {
+        if history.isEnabled && !history.prunesAutomatically && !history.keepsAllTransactions {
             history.keepTransactions = Self.defaultHistoryKeepTransactions
         }
     }

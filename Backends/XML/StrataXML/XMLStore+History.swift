@@ -92,6 +92,32 @@ extension XMLStore: HistoryRecording {
         }
     }
 
+    /// Deletes the transactions through `sequence`, raises the last pruned sequence to it and
+    /// rewrites the file (as a save does); leaves the file alone when it already goes on after
+    /// `sequence`.
+    ///
+    /// - Throws: ``StrataError/Code/readOnly``; what a save throws when writing the file.
+    public func continueHistory(after sequence: Int64) throws {
+        try adoptChangesOnDisk()
+        try saveLock.withLock {
+            let (current, hook, fileLock) = try state.withLock { state in
+                try checkOpen(state)
+                return (state.image, state.beforeRename, state.fileLock)
+            }
+            guard !options.isReadOnly, let fileLock else {
+                throw StrataError(
+                    .readOnly, "the XML store \(path) was opened read-only; its history was not moved on",
+                    location: ["path": path])
+            }
+            guard current.history.prunedThrough < sequence else { return }
+            var next = current
+            _ = next.history.prune(.through(HistoryToken(storeIdentifier: identifier, sequence: sequence)), upTo: .max)
+            next.history.prunedThrough = max(next.history.prunedThrough, sequence)
+            try replaceFile(
+                with: next, fileLock: fileLock, hook: hook, loggedMetadata: ["historyContinuesAfter": String(sequence)])
+        }
+    }
+
     // MARK: In a save
 
     /// Appends the transaction of `request` to `next`'s history (the state before the save is

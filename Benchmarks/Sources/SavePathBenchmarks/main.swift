@@ -6,14 +6,15 @@
 // saves both levels. Prints, for each task, the time of its work, of the background context's
 // save and of the writer's save.
 //
-//   SavePathBenchmarks [count] [loop|batch|insert|insert-typed] [directory]
+//   SavePathBenchmarks [count] [loop|batch|insert|insert-typed] [directory] [history=on|off]
 //
 // `loop` fetches each object of the update and delete tasks by key, one fetch per object (the
 // user's loop); `batch` fetches them with one `key IN {...}` fetch per 500 keys, so that the
 // fetches' evaluation of pending changes does not hide the save path; `insert` runs the insert
 // task alone (the instructions of one object's insert and save through both levels);
 // `insert-typed` runs it with typed `@Managed` objects (`context.insert(Item.self)` and property
-// sets, as ObjectGraphBenchmarks' typed side does).
+// sets, as ObjectGraphBenchmarks' typed side does). `history=off` opens the store without
+// persistent history (on by default), to compare what recording it costs each save.
 import BenchmarkSupport
 import Foundation
 import Strata
@@ -23,7 +24,12 @@ let count = arguments.first.flatMap { Int($0) } ?? 20_000
 let batch = arguments.count > 1 && arguments[1] == "batch"
 let typed = arguments.count > 1 && arguments[1] == "insert-typed"
 let insertOnly = arguments.count > 1 && (arguments[1] == "insert" || typed)
-let directory = arguments.count > 2 ? arguments[2] : NSTemporaryDirectory()
+let directory = arguments.count > 2 && !arguments[2].hasPrefix("history=") ? arguments[2] : NSTemporaryDirectory()
+/// The store URL's query: the `history=on|off` argument, when given.
+let storeQuery =
+    arguments.dropFirst(2).first { $0.hasPrefix("history=") }.map {
+        ["history": String($0.dropFirst("history=".count))]
+    } ?? [:]
 let path = "\(directory)/savepath-\(getpid()).sqlite"
 /// Removes the store's files (the program's last step).
 func removeStore() {
@@ -70,7 +76,8 @@ func keyOf(_ id: Int64) -> Int64 { Int64(bitPattern: UInt64(bitPattern: id) &* 0
 let workload = Workload(count: count)
 let coordinator = StoreCoordinator(model: model)
 try! coordinator.addStore(
-    BuiltInBackends.registry.open(StoreURL(scheme: "sqlite", location: path), model: model))
+    BuiltInBackends.registry.open(
+        StoreURL(scheme: "sqlite", host: nil, location: path, query: storeQuery), model: model))
 let writer = ObjectContext(coordinator: coordinator, name: "writer")
 /// The container's view context, a child of the writer, which hears of every permanent ID.
 let view = ObjectContext(parent: writer, name: "view")

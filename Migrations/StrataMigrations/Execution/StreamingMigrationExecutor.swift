@@ -23,8 +23,9 @@ import StrataCore
 /// store adopts it, otherwise by taking IDs from the fresh store until the highest key is
 /// reached (a fresh store hands out 1, 2, 3, ...; any other answer is an error and nothing is
 /// replaced). Objects are written in two passes (without links, then the links), so every
-/// object is at version 2 in the new store. The new store gets a new store identifier; user
-/// metadata is copied.
+/// object is at version 2 in the new store. The new store keeps the store identifier and user
+/// metadata. Its history holds none of the copies: it goes on after the old store's last
+/// transaction, and the old transactions read as pruned (``HistoryRecording/continueHistory(after:)``).
 public struct StreamingMigrationExecutor: Sendable {
     /// Objects read, transformed and written per save.
     public var batchSize: Int
@@ -131,6 +132,8 @@ public struct StreamingMigrationExecutor: Sendable {
         writeOptions.createsIfMissing = true
         // The rebuilt store is the same store: it keeps its identifier, so IDs and URIs stay valid.
         writeOptions.identifierForNewStore = source.identifier
+        // Its copies are not saves of the user's: they are not recorded (see continueHistory below).
+        if to.query[HistoryOptions.enabledOption] == nil { writeOptions[HistoryOptions.enabledOption] = "off" }
         let destination = try backend.open(to, model: step.destination, options: writeOptions)
         defer { try? destination.close() }
         let transformer = SnapshotTransformer(step: step, storeIdentifier: destination.identifier)
@@ -192,6 +195,20 @@ public struct StreamingMigrationExecutor: Sendable {
         for (key, value) in try source.metadata().userInfo { userInfo[key] = value }
         for (key, value) in metadataChanges { userInfo[key] = value }
         if !userInfo.isEmpty { try destination.save(SaveRequest(metadataChanges: userInfo)) }
+        try continueHistory(of: source, in: destination)
+    }
+
+    /// Makes the history of the rebuilt store go on after the last transaction of the store it
+    /// replaces, which reads as pruned: a reader holding a token from before the migration gets
+    /// `historyExpired` (and refetches) instead of transactions under sequences it has seen. A
+    /// store that cannot (the protocol's default) starts its history again.
+    private func continueHistory(of source: any PersistentStore, in destination: any PersistentStore) throws {
+        guard let last = try source.capability((any HistoryRecording).self)?.lastHistoryToken(),
+            let history = destination.capability((any HistoryRecording).self)
+        else { return }
+        do {
+            try history.continueHistory(after: last.sequence)
+        } catch let error as StrataError where error.code == .unsupported {}
     }
 
     /// Refuses objects that break the destination model's rules (the rules a context's save

@@ -57,22 +57,29 @@ public struct HistoryChangeRecorder: Sendable {
             changes.append(HistoryChange(kind: .update, objectID: id, properties: properties))
         }
         for delete in request.deletes {
-            var tombstone: [String: Value] = [:]
-            if needsStateOfDeleted(delete.objectID.entityName),
-                let entity = model.entity(named: delete.objectID.entityName)
-            {
-                let given = delete.previous.flatMap { $0.version == delete.expectedVersion ? $0 : nil }
-                let before = try given ?? storedState(delete.objectID)
-                if let before {
-                    for (index, attribute) in entity.attributes.enumerated()
-                    where attribute.preservesValueOnDeletion && index < before.attributes.count {
-                        tombstone[attribute.name] = before.attributes[index]
-                    }
-                }
-            }
-            changes.append(HistoryChange(kind: .delete, objectID: delete.objectID, tombstone: tombstone))
+            changes.append(
+                HistoryChange(
+                    kind: .delete, objectID: delete.objectID, tombstone: try tombstone(of: delete, storedState)))
         }
         return changes
+    }
+
+    /// The values `delete`'s object keeps after deletion, by attribute name (empty when its
+    /// entity keeps none).
+    func tombstone(of delete: SaveRequest.Delete, _ storedState: (ObjectID) throws -> Snapshot?) throws
+        -> [String: Value]
+    {
+        guard needsStateOfDeleted(delete.objectID.entityName),
+            let entity = model.entity(named: delete.objectID.entityName)
+        else { return [:] }
+        let given = delete.previous.flatMap { $0.version == delete.expectedVersion ? $0 : nil }
+        guard let before = try given ?? storedState(delete.objectID) else { return [:] }
+        var tombstone: [String: Value] = [:]
+        for (index, attribute) in entity.attributes.enumerated()
+        where attribute.preservesValueOnDeletion && index < before.attributes.count {
+            tombstone[attribute.name] = before.attributes[index]
+        }
+        return tombstone
     }
 
     /// The properties whose values differ between `old` and `new`, in the entity's order. Targets
@@ -94,19 +101,22 @@ public struct HistoryChangeRecorder: Sendable {
                     newValue: .attribute(new.attributes[index])))
         }
         let relationships = entity.relationships
-        for index in 0..<min(relationships.count, old.relationships.count, new.relationships.count) {
-            let before = old.relationships[index]
-            let after = new.relationships[index]
-            guard before != after else { continue }
-            if relationships[index].isToMany, !relationships[index].isOrdered,
-                Set(before.targets) == Set(after.targets)
-            {
-                continue
-            }
+        for index in 0..<min(relationships.count, old.relationships.count, new.relationships.count)
+        where Self.changed(relationships[index], from: old.relationships[index], to: new.relationships[index]) {
             result.append(
                 PropertyChange(
-                    name: relationships[index].name, oldValue: .relationship(before), newValue: .relationship(after)))
+                    name: relationships[index].name, oldValue: .relationship(old.relationships[index]),
+                    newValue: .relationship(new.relationships[index])))
         }
         return result
+    }
+
+    /// Whether `relationship`'s targets differ between `before` and `after`; those of an
+    /// unordered to-many relationship compare as sets.
+    static func changed(_ relationship: Relationship, from before: RelationshipValue, to after: RelationshipValue)
+        -> Bool
+    {
+        guard before != after else { return false }
+        return !(relationship.isToMany && !relationship.isOrdered && Set(before.targets) == Set(after.targets))
     }
 }

@@ -5,8 +5,10 @@
 /// |---|---|---|
 /// | `history` | `on`, `off` | `on` |
 /// | `historyKeepDays` | days to keep transactions | keep all |
-/// | `historyKeepTransactions` | newest transactions to keep | keep all |
+/// | `historyKeepTransactions` | newest transactions to keep, or `all` | keep all |
 ///
+/// `historyKeepTransactions=all` says to keep every transaction: the default of most stores, and
+/// how to lift the limit of a store that keeps fewer by default (the XML store keeps 1,000).
 /// With a limit set, a store prunes older transactions as it saves, a bounded batch at a time,
 /// so no save waits long.
 public struct HistoryOptions: Sendable, Hashable {
@@ -16,6 +18,9 @@ public struct HistoryOptions: Sendable, Hashable {
     public var keepDays: Int?
     /// Only the newest this many transactions are kept; `nil` keeps them all.
     public var keepTransactions: Int?
+    /// Whether the options say to keep every transaction (`historyKeepTransactions=all`), which
+    /// overrides a store's default limit.
+    public var keepsAllTransactions = false
 
     /// The option names.
     public static let enabledOption = "history"
@@ -23,6 +28,8 @@ public struct HistoryOptions: Sendable, Hashable {
     public static let keepDaysOption = "historyKeepDays"
     /// The option naming how many transactions to keep.
     public static let keepTransactionsOption = "historyKeepTransactions"
+    /// The value of ``keepTransactionsOption`` that keeps every transaction.
+    public static let keepAllValue = "all"
 
     /// How many transactions an automatic prune deletes at most in one save.
     public static let pruneBatch = 1_000
@@ -37,7 +44,8 @@ public struct HistoryOptions: Sendable, Hashable {
     /// The history options among `options`.
     ///
     /// - Throws: ``StrataError/Code/invalidOption`` naming the option and value when `history` is
-    ///   not `on` or `off`, or a limit is not a positive whole number.
+    ///   not `on` or `off`, or a limit is not a positive whole number (or, for
+    ///   `historyKeepTransactions`, `all`).
     public init(_ options: StoreOptions) throws {
         self.init()
         if let text = options[Self.enabledOption] {
@@ -51,7 +59,11 @@ public struct HistoryOptions: Sendable, Hashable {
             }
         }
         keepDays = try Self.positive(options, Self.keepDaysOption)
-        keepTransactions = try Self.positive(options, Self.keepTransactionsOption)
+        if options[Self.keepTransactionsOption]?.lowercased() == Self.keepAllValue {
+            keepsAllTransactions = true
+        } else {
+            keepTransactions = try Self.positive(options, Self.keepTransactionsOption)
+        }
     }
 
     /// The options as a backend lists them in ``StoreBackend/supportedOptions``: every backend
@@ -61,9 +73,13 @@ public struct HistoryOptions: Sendable, Hashable {
         .integer(
             keepDaysOption, in: 1...1_000_000, unit: "days",
             summary: "Prune history transactions older than this as the store saves."),
-        .integer(
-            keepTransactionsOption, in: 1...Int(Int32.max), unit: "transactions",
-            summary: "Keep only this many of the newest history transactions."),
+        StoreBackendOption(
+            name: keepTransactionsOption,
+            summary: "Keep only this many of the newest history transactions (all: every one).",
+            expected: "a number of transactions from 1 to \(Int32.max), or \(keepAllValue)"
+        ) { value in
+            value.lowercased() == keepAllValue || Int(value).map((1...Int(Int32.max)).contains) ?? false
+        },
     ]
 
     /// Whether a store should prune as it saves.
@@ -73,7 +89,9 @@ public struct HistoryOptions: Sendable, Hashable {
         guard let text = options[name] else { return nil }
         guard let value = Int(text), value > 0 else {
             throw StrataError(
-                .invalidOption, "option \(name) is '\(text.shortenedForMessages)'; use a whole number above 0",
+                .invalidOption,
+                "option \(name) is '\(text.shortenedForMessages)'; use a whole number above 0"
+                    + (name == keepTransactionsOption ? " or \(keepAllValue)" : ""),
                 location: ["option": name, "value": text])
         }
         return value

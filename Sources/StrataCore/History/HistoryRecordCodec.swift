@@ -14,41 +14,20 @@ public enum HistoryRecordCodec {
 
     /// The record of `transaction` (its token is not part of it; the store keeps it as the key).
     public static func encode(_ transaction: HistoryTransaction) -> [UInt8] {
-        var writer = HistoryRecordWriter()
-        writer.bytes.reserveCapacity(32 + transaction.changes.count * 4)
-        writer.byte(formatVersion)
-        writer.fixed64(transaction.timestamp.timeIntervalSince1970.bitPattern)
-        writer.optionalString(transaction.author)
-        writer.optionalString(transaction.contextName)
-        var names = HistoryNameTable()
-        var body = HistoryRecordWriter()
-        body.bytes.reserveCapacity(transaction.changes.count * 4)
-        body.varint(UInt64(transaction.changes.count))
+        var encoder = HistoryRecordEncoder(changeCount: transaction.changes.count)
         for change in transaction.changes {
-            body.byte(change.kind.code)
-            body.varint(UInt64(names.index(of: change.objectID.entityName)))
-            body.signed(change.objectID.permanentKey)
             switch change.kind {
-            case .insert: break
+            case .insert: encoder.insert(change.objectID)
             case .update:
-                body.varint(UInt64(change.properties.count))
+                encoder.update(change.objectID, propertyCount: change.properties.count)
                 for property in change.properties {
-                    body.varint(UInt64(names.index(of: property.name)))
-                    body.propertyValue(property.oldValue, names: &names)
-                    body.propertyValue(property.newValue, names: &names)
+                    encoder.property(property.name, old: property.oldValue, new: property.newValue)
                 }
-            case .delete:
-                body.varint(UInt64(change.tombstone.count))
-                for (name, value) in change.tombstone.sorted(by: { $0.key < $1.key }) {
-                    body.varint(UInt64(names.index(of: name)))
-                    body.value(value)
-                }
+            case .delete: encoder.delete(change.objectID, tombstone: change.tombstone)
             }
         }
-        writer.varint(UInt64(names.names.count))
-        for name in names.names { writer.string(name) }
-        writer.bytes.append(contentsOf: body.bytes)
-        return writer.bytes
+        return encoder.record(
+            timestamp: transaction.timestamp, author: transaction.author, contextName: transaction.contextName)
     }
 
     /// The transaction recorded in `record` under `token`.
@@ -109,6 +88,83 @@ extension HistoryChange.Kind {
         case .update: 1
         case .delete: 2
         }
+    }
+}
+
+/// Writes one record, a change at a time, in the order of the transaction's changes: what
+/// ``HistoryRecordCodec/encode(_:)`` does for a ``HistoryTransaction``, and what
+/// ``HistoryChangeRecorder/record(for:timestamp:storedState:)`` does straight from a save, without
+/// building the changes first. Both give the same bytes for the same changes.
+struct HistoryRecordEncoder {
+    private var names = HistoryNameTable()
+    private var body = HistoryRecordWriter()
+
+    /// Starts a record of `changeCount` changes; exactly that many must follow.
+    init(changeCount: Int) {
+        body.bytes.reserveCapacity(16 + changeCount * 4)
+        body.varint(UInt64(changeCount))
+    }
+
+    /// An insert of `id`.
+    mutating func insert(_ id: ObjectID) { change(.insert, id) }
+
+    /// An update of `id` whose `propertyCount` changed properties follow (``property(_:old:new:)``
+    /// or ``attribute(_:old:new:)``).
+    mutating func update(_ id: ObjectID, propertyCount: Int) {
+        change(.update, id)
+        body.varint(UInt64(propertyCount))
+    }
+
+    /// A changed property of the update before.
+    mutating func property(_ name: String, old: PropertyValue, new: PropertyValue) {
+        body.varint(UInt64(names.index(of: name)))
+        body.propertyValue(old, names: &names)
+        body.propertyValue(new, names: &names)
+    }
+
+    /// A changed attribute of the update before: ``property(_:old:new:)`` for attribute values,
+    /// without wrapping them.
+    mutating func attribute(_ name: String, old: Value, new: Value) {
+        body.varint(UInt64(names.index(of: name)))
+        body.value(old)
+        body.value(new)
+    }
+
+    /// A changed relationship of the update before.
+    mutating func relationship(_ name: String, old: RelationshipValue, new: RelationshipValue) {
+        body.varint(UInt64(names.index(of: name)))
+        body.relationshipValue(old, names: &names)
+        body.relationshipValue(new, names: &names)
+    }
+
+    /// A delete of `id`, with the values it keeps.
+    mutating func delete(_ id: ObjectID, tombstone: [String: Value]) {
+        change(.delete, id)
+        body.varint(UInt64(tombstone.count))
+        for (name, value) in tombstone.sorted(by: { $0.key < $1.key }) {
+            body.varint(UInt64(names.index(of: name)))
+            body.value(value)
+        }
+    }
+
+    /// The whole record: its header, the names, then the changes.
+    consuming func record(timestamp: Date, author: String?, contextName: String?) -> [UInt8] {
+        var writer = HistoryRecordWriter()
+        writer.bytes.reserveCapacity(32 + body.bytes.count + names.names.count * 16)
+        writer.byte(HistoryRecordCodec.formatVersion)
+        writer.fixed64(timestamp.timeIntervalSince1970.bitPattern)
+        writer.optionalString(author)
+        writer.optionalString(contextName)
+        writer.varint(UInt64(names.names.count))
+        for name in names.names { writer.string(name) }
+        writer.bytes.append(contentsOf: body.bytes)
+        return writer.bytes
+    }
+
+    private mutating func change(_ kind: HistoryChange.Kind, _ id: ObjectID) {
+        body.byte(kind.code)
+        body.varint(UInt64(names.index(of: id.entityName)))
+        body.signed(id.permanentKey)
     }
 }
 
@@ -223,11 +279,17 @@ private struct HistoryRecordWriter {
     mutating func propertyValue(_ value: PropertyValue, names: inout HistoryNameTable) {
         switch value {
         case .attribute(let v): self.value(v)
-        case .relationship(.toOne(nil)): byte(HistoryValueTag.noTarget.rawValue)
-        case .relationship(.toOne(let id?)):
+        case .relationship(let v): relationshipValue(v, names: &names)
+        }
+    }
+
+    mutating func relationshipValue(_ value: RelationshipValue, names: inout HistoryNameTable) {
+        switch value {
+        case .toOne(nil): byte(HistoryValueTag.noTarget.rawValue)
+        case .toOne(let id?):
             byte(HistoryValueTag.target.rawValue)
             objectID(id, names: &names)
-        case .relationship(.toMany(let ids)):
+        case .toMany(let ids):
             byte(HistoryValueTag.targets.rawValue)
             varint(UInt64(ids.count))
             for id in ids { objectID(id, names: &names) }

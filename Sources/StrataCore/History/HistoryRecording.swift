@@ -40,6 +40,26 @@ public protocol HistoryRecording: PersistentStore {
     /// for history after a pruned token get ``StrataError/Code/historyExpired`` from then on.
     @discardableResult
     func pruneHistory(_ pruning: HistoryPruning) throws -> Int
+
+    /// Makes the history go on after `sequence`, as if every transaction through it had been
+    /// recorded and then pruned: deletes the transactions through `sequence` and raises the last
+    /// pruned sequence to it (never lowers it), so the next recorded save gets `sequence + 1` (or
+    /// more) and a reader holding an older token gets ``StrataError/Code/historyExpired``. Works
+    /// whether or not the store records history (``recordsHistory``).
+    ///
+    /// A store rebuilt under the same identifier calls it with the last sequence of the store it
+    /// replaces (a migration that copies the objects into a new store does), so no token is
+    /// handed out twice. The default throws ``StrataError/Code/unsupported``.
+    func continueHistory(after sequence: Int64) throws
+}
+
+extension HistoryRecording {
+    /// Throws ``StrataError/Code/unsupported``: the store cannot move its history on.
+    public func continueHistory(after sequence: Int64) throws {
+        throw StrataError(
+            .unsupported, "the \(url.scheme) store at \(url) cannot continue its history after sequence \(sequence)",
+            location: ["url": url.description, "sequence": String(sequence)])
+    }
 }
 
 /// Which transactions ``HistoryRecording/pruneHistory(_:)`` deletes.
