@@ -14,6 +14,12 @@
 //       of its objects-did-change notifications after remote merges); D: notes merged more
 //       than once; F: merged notes that are its own; N: the notes a fetch of its view context
 //       sees; X: merged notes the view context cannot load.
+//
+//       Then one more line, the time from each other process's commit (its history timestamp)
+//       to the view context's objects-did-change notification that carried the note, in
+//       milliseconds, over the L notes measured:
+//
+//       latency count=L p50=A p99=B max=C
 
 import Foundation
 import Strata
@@ -37,6 +43,45 @@ final class Merged: @unchecked Sendable {
     }
 }
 
+/// The commit times of the notes other processes inserted, heard of but not yet merged, and the
+/// latencies from commit to merge measured so far, in milliseconds.
+final class Latencies: @unchecked Sendable {
+    private let lock = NSLock()
+    private var committed: [ObjectID: Double] = [:]
+    private var measured: [Double] = []
+
+    func heard(_ change: RemoteChange) {
+        lock.lock()
+        defer { lock.unlock() }
+        for transaction in change.transactions {
+            for change in transaction.changes where change.kind == .insert {
+                committed[change.objectID] = transaction.timestamp.timeIntervalSince1970
+            }
+        }
+    }
+
+    func merged(_ inserted: Set<ObjectID>) {
+        let now = Date().timeIntervalSince1970
+        lock.lock()
+        defer { lock.unlock() }
+        for id in inserted {
+            if let commit = committed.removeValue(forKey: id) { measured.append((now - commit) * 1000) }
+        }
+    }
+
+    /// `count=L p50=A p99=B max=C`.
+    var summary: String {
+        lock.lock()
+        let sorted = measured.sorted()
+        lock.unlock()
+        func at(_ fraction: Double) -> String {
+            guard !sorted.isEmpty else { return "0" }
+            return String(format: "%.2f", sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))])
+        }
+        return "count=\(sorted.count) p50=\(at(0.5)) p99=\(at(0.99)) max=\(String(format: "%.2f", sorted.last ?? 0))"
+    }
+}
+
 @main
 struct RemoteProbe {
     static func main() async throws {
@@ -57,13 +102,25 @@ struct RemoteProbe {
         let view = container.viewContext
         view.automaticallyMergesRemoteChanges = true
         let merged = Merged()
+        let latencies = Latencies()
+        let heard = NotificationCenter.default.addObserver(
+            forName: PersistentContainer.remoteChangeNotification, object: container, queue: nil
+        ) { note in
+            if let change = note.userInfo?[PersistentContainer.remoteChangeKey] as? RemoteChange {
+                latencies.heard(change)
+            }
+        }
         let observer = NotificationCenter.default.addObserver(
             forName: ObjectContext.objectsDidChangeNotification, object: view, queue: nil
         ) { note in
             guard let changes = note.userInfo?[ObjectContext.changesKey] as? ContextChanges else { return }
+            latencies.merged(changes.inserted)
             merged.add(changes.inserted)
         }
-        defer { NotificationCenter.default.removeObserver(observer) }
+        defer {
+            NotificationCenter.default.removeObserver(observer)
+            NotificationCenter.default.removeObserver(heard)
+        }
         say("ready")
         while !FileManager.default.fileExists(atPath: goFile) { try await Task.sleep(for: .milliseconds(2)) }
 
@@ -95,6 +152,7 @@ struct RemoteProbe {
         say(
             "result own=\(own.count) merged=\(remote.count) duplicates=\(seen.duplicates) foreign=\(seen.ids.count - remote.count) fetched=\(fetched) missing=\(missing)"
         )
+        say("latency \(latencies.summary)")
     }
 
     /// Writes `line` to standard output at once (unbuffered: the test reads it as it comes).
