@@ -265,6 +265,52 @@ struct PostgresStoreTests {
         #expect(try PostgresBackend().metadata(at: url) == nil)
     }
 
+    @Test func anEntityBeyondPostgresColumnLimitIsRefusedBeforeAnythingIsCreated() throws {
+        let attributes = (0..<1_700).map { Attribute("a\($0)", .integer64, isOptional: true) }
+        let wide = try Model(versionIdentifier: "wide", entities: [Entity("Wide", attributes: attributes)])
+        let url = try PostgresTestServer.freshStoreURL()
+        let error = #expect(throws: StrataError.self) { _ = try open(url, model: wide) }
+        #expect(error?.code == .invalidModel)
+        #expect(error?.location["entity"] == "Wide")
+        #expect(error?.location["count"] == "1702")
+        let connection = try catalog()
+        defer { connection.close() }
+        let schemas = try connection.query(
+            "SELECT count(*) FROM pg_namespace WHERE nspname = $1", [.text(schemaName(url))])
+        #expect(schemas.int64(0, 0) == 0)
+    }
+
+    @Test func aDateNoTimestampHoldsIsATypedErrorNamingTheAttribute() throws {
+        let url = try PostgresTestServer.freshStoreURL()
+        defer { try? PostgresBackend().destroyStore(at: url) }
+        let store = try open(url)
+        defer { try? store.close() }
+        let rows = try ids(store, "AllTypes", 2)
+        for count in [1, 2] {
+            let inserts = try rows.prefix(count).map {
+                try snapshot(store, $0, ["date": .date(Date(timeIntervalSinceReferenceDate: .nan))])
+            }
+            let error = #expect(throws: StrataError.self) { try store.save(SaveRequest(inserts: inserts)) }
+            #expect(error?.code == .invalidRequest)
+            #expect(error?.location["entity"] == "AllTypes")
+            #expect(error?.location["key"] == "date")
+            #expect(error?.message.contains("AllTypes") == true)
+        }
+        #expect(try store.snapshots(of: "AllTypes", among: nil).isEmpty)
+        // The microsecond is what a timestamp keeps; infinities are PostgreSQL's own.
+        let kept = [
+            Date(timeIntervalSinceReferenceDate: 1.000_000_4), Date(timeIntervalSinceReferenceDate: .infinity),
+            Date(timeIntervalSinceReferenceDate: -.infinity),
+        ]
+        let more = try ids(store, "AllTypes", kept.count)
+        try store.save(SaveRequest(inserts: try zip(more, kept).map { try snapshot(store, $0, ["date": .date($1)]) }))
+        let dates = try store.snapshots(of: "AllTypes", among: nil).map { $0.attributes[8] }
+        #expect(
+            dates == [
+                .date(Date(timeIntervalSinceReferenceDate: 1)), .date(kept[1]), .date(kept[2]),
+            ])
+    }
+
     @Test func uniqueValuesSwapWithinOneSave() throws {
         let url = try PostgresTestServer.freshStoreURL()
         defer { try? PostgresBackend().destroyStore(at: url) }

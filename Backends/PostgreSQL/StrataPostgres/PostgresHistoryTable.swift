@@ -44,25 +44,26 @@ enum PostgresHistoryTable {
     }
 
     /// Appends `transaction` inside the save's transaction, under the history lock, and
-    /// notifies; returns the sequence it got.
+    /// notifies in the same statement (its `RETURNING`); returns the sequence it got. Two
+    /// statements: the lock must be taken before the statement that reads the last sequence
+    /// starts, so that its snapshot sees every append committed before.
     static func append(
         _ transaction: HistoryTransaction, storeIdentifier: String, schema: PostgresSchema,
         on connection: PostgresConnection
     ) throws -> Int64 {
         try connection.query("SELECT pg_advisory_xact_lock($1)", [.int64(lockKey(schema: schema.name))])
         let result = try connection.query(
-            "INSERT INTO \(schema.qualified(name)) (\(pq("sequence")), \(pq("timestamp")), \(pq("author")), \(pq("context_name")), \(pq("change_count")), \(pq("record"))) VALUES (coalesce(\(lastSequenceExpression(schema)), 0) + 1, $1, $2, $3, $4, $5) RETURNING \(pq("sequence"))",
+            "INSERT INTO \(schema.qualified(name)) (\(pq("sequence")), \(pq("timestamp")), \(pq("author")), \(pq("context_name")), \(pq("change_count")), \(pq("record"))) VALUES (coalesce(\(lastSequenceExpression(schema)), 0) + 1, $1, $2, $3, $4, $5) RETURNING \(pq("sequence")), pg_notify($6, $7 || ' ' || \(pq("sequence"))::text)",
             [
                 .timestamp(transaction.timestamp),
                 transaction.author.map { .text($0) } ?? .null(),
                 transaction.contextName.map { .text($0) } ?? .null(),
                 .int32(Int32(clamping: transaction.changes.count)),
                 .bytea(HistoryRecordCodec.encode(transaction)),
+                .text(notificationChannel),
+                .text(storeIdentifier),
             ])
-        let sequence = result.int64(0, 0)
-        try connection.query(
-            "SELECT pg_notify($1, $2)", [.text(notificationChannel), .text("\(storeIdentifier) \(sequence)")])
-        return sequence
+        return result.int64(0, 0)
     }
 
     /// The last sequence recorded (kept or pruned), or `nil` before the first.

@@ -163,8 +163,11 @@ extension PostgresStore {
     private func rowParameters(_ snapshot: Snapshot, table: PostgresEntityTable) throws -> [PostgresParameter] {
         var parameters: [PostgresParameter] = [.int64(snapshot.objectID.permanentKey), .int64(1)]
         parameters.reserveCapacity(table.writtenColumns.count)
-        for (value, kind) in zip(snapshot.attributes, table.kinds) {
-            parameters.append(try PostgresValueCoding.parameter(value, kind: kind))
+        for (column, kind) in table.kinds.enumerated() {
+            parameters.append(
+                try encoding(snapshot, column, table) {
+                    try PostgresValueCoding.parameter(snapshot.attributes[column], kind: kind)
+                })
         }
         for index in table.foreignKeyIndexes {
             if case .toOne(let target) = snapshot.relationships[index], let key = target?.primaryKey {
@@ -174,6 +177,25 @@ extension PostgresStore {
             }
         }
         return parameters
+    }
+
+    /// `body` (encoding attribute `column` of `snapshot`), its error naming the object and the
+    /// attribute: a value PostgreSQL cannot hold (a date that is not a number).
+    @inline(__always)
+    private func encoding<T>(
+        _ snapshot: Snapshot, _ column: Int, _ table: PostgresEntityTable, _ body: () throws -> T
+    ) throws -> T {
+        do {
+            return try body()
+        } catch var error as StrataError {
+            let attribute = table.attributeColumns[column]
+            error.message = "\(snapshot.objectID).\(attribute): " + error.message
+            error.location.merge(location) { $1 }
+            error.location["entity"] = table.name
+            error.location["key"] = attribute
+            error.location["objectID"] = snapshot.objectID.uriRepresentation
+            throw error
+        }
     }
 
     /// One array per written column of `rows` (``PostgresEntityTable/writtenColumns``), the
@@ -192,7 +214,10 @@ extension PostgresStore {
             var elements: [[UInt8]?] = []
             elements.reserveCapacity(rows.count)
             for row in rows {
-                elements.append(try PostgresValueCoding.arrayElement(row.attributes[column], kind: kind))
+                elements.append(
+                    try encoding(row, column, table) {
+                        try PostgresValueCoding.arrayElement(row.attributes[column], kind: kind)
+                    })
             }
             arrays.append(.array(of: kind.elementTypeOID, arrayType: kind.arrayTypeOID, elements))
         }
