@@ -1,10 +1,11 @@
 // strata-remote-probe: one of several processes writing one store, for the remote-change tests
 // of StrataTests.
 //
-//   strata-remote-probe URL NAME COUNT TOTAL GOFILE
+//   strata-remote-probe URL NAME COUNT TOTAL GOFILE [PAUSE]
 //       Loads a container on the store at URL (three tiers, the view context merging remote
 //       changes), prints "ready", waits until the file GOFILE exists, then saves COUNT notes
-//       (text "NAME i"), one save each, through background contexts. It then waits (at most
+//       (text "NAME i"), one save each, through background contexts, pausing PAUSE
+//       microseconds after each (none by default). It then waits (at most
 //       60 s) until its view context has merged the notes of the other processes, TOTAL in all
 //       with its own, and prints one line:
 //
@@ -86,8 +87,11 @@ final class Latencies: @unchecked Sendable {
 struct RemoteProbe {
     static func main() async throws {
         let arguments = CommandLine.arguments
-        guard arguments.count == 6, let count = Int(arguments[3]), let total = Int(arguments[4]) else {
-            FileHandle.standardError.write(Data("usage: strata-remote-probe URL NAME COUNT TOTAL GOFILE\n".utf8))
+        guard arguments.count == 6 || arguments.count == 7, let count = Int(arguments[3]),
+            let total = Int(arguments[4]), let pause = UInt32(arguments.count == 7 ? arguments[6] : "0")
+        else {
+            FileHandle.standardError.write(
+                Data("usage: strata-remote-probe URL NAME COUNT TOTAL GOFILE [PAUSE]\n".utf8))
             exit(2)
         }
         let name = arguments[2]
@@ -135,6 +139,7 @@ struct RemoteProbe {
                 return note.objectID
             }
             own.insert(id)
+            if pause > 0 { usleep(pause) }
         }
         // The view context saw its own notes through its parent; remote ones arrive by merging.
         let deadline = ContinuousClock.now + .seconds(60)
