@@ -311,6 +311,21 @@ struct PostgresStoreTests {
             ])
     }
 
+    @Test func twoSchemasOfOneDatabaseAreTwoStores() throws {
+        let backend = PostgresBackend()
+        let a = try StoreURL.parse("postgres://app@db.example.com:5432/app?schema=a")
+        let b = try StoreURL.parse("postgres://app@db.example.com:5432/app?schema=b")
+        let aliasA = try StoreURL.parse("postgresql://other@db.example.com:5432/app?schema=a&pool=3")
+        let publicSchema = try StoreURL.parse("postgres://app@db.example.com:5432/app")
+        let explicitPublic = try StoreURL.parse("postgres://app@db.example.com:5432/app?schema=public")
+        let otherDatabase = try StoreURL.parse("postgres://app@db.example.com:5432/other?schema=a")
+        #expect(try backend.overlaps(a, with: aliasA, of: PostgresBackend(scheme: PostgresBackend.aliasSchemeName)))
+        #expect(try backend.overlaps(publicSchema, with: explicitPublic, of: backend))
+        #expect(try !backend.overlaps(a, with: b, of: backend))
+        #expect(try !backend.overlaps(a, with: otherDatabase, of: backend))
+        #expect(try !backend.overlaps(a, with: StoreURL.parse("sqlite:/tmp/a.sqlite"), of: SQLiteBackendStandIn()))
+    }
+
     @Test func uniqueValuesSwapWithinOneSave() throws {
         let url = try PostgresTestServer.freshStoreURL()
         defer { try? PostgresBackend().destroyStore(at: url) }
@@ -336,4 +351,16 @@ struct PostgresStoreTests {
         #expect(error?.location["entity"] == "Project")
         #expect(error?.message.contains("Apollo") == true)
     }
+}
+
+/// A backend of another kind, with files, for comparing URLs across backends.
+private struct SQLiteBackendStandIn: StoreBackend {
+    var scheme: String { "sqlite" }
+    var capabilities: BackendCapabilities { [.persistent] }
+    func open(_ url: StoreURL, model: Model, options: StoreOptions) throws -> any PersistentStore {
+        throw StrataError(.invalidRequest, "not opened in this test")
+    }
+    func metadata(at url: StoreURL) throws -> StoreMetadata? { nil }
+    func destroyStore(at url: StoreURL) throws {}
+    func files(of url: StoreURL) throws -> [String] { [url.location] }
 }

@@ -136,6 +136,21 @@ public struct PostgresBackend: StoreBackend {
         }
     }
 
+    /// Whether `url` and `other` reach the same store: both PostgreSQL URLs (either scheme) of one
+    /// server (host and port as written), one database and one schema (`public` when not given).
+    /// Two schemas of one database are two stores.
+    public func overlaps(_ url: StoreURL, with other: StoreURL, of otherBackend: any StoreBackend) throws -> Bool {
+        guard otherBackend is PostgresBackend else { return false }
+        func place(_ url: StoreURL) throws -> [String?] {
+            let options = try PostgresStoreOptions(StoreOptions(), url: url)
+            let keywords = Dictionary(options.connection.keywords, uniquingKeysWith: { $1 })
+            return [
+                keywords["host"], keywords["hostaddr"], keywords["port"], options.connection.database, options.schema,
+            ]
+        }
+        return try place(url) == place(other)
+    }
+
     /// A PostgreSQL store has no files: `[]`.
     public func files(of url: StoreURL) throws -> [String] { [] }
 

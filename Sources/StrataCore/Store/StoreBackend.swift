@@ -87,6 +87,12 @@ public protocol StoreBackend: Sendable {
     /// - Throws: ``StrataError/Code/storeBusy`` when the store stays open elsewhere (or another
     ///   migration goes on) for the whole wait; nothing is changed then.
     func lockForMigration(of url: StoreURL, timeoutMilliseconds: Int) throws -> StoreAccessLock?
+
+    /// Whether the stores at `url` and `other` (of `otherBackend`) are one store, or share a
+    /// file: `strata copy` and migrations refuse to write a store onto itself. The default
+    /// compares files (see the extension's documentation); a backend whose stores have no files
+    /// (a server's) says when two URLs reach the same store.
+    func overlaps(_ url: StoreURL, with other: StoreURL, of otherBackend: any StoreBackend) throws -> Bool
 }
 
 extension StoreBackend {
