@@ -267,7 +267,7 @@ let package = Package(
             name: "StrataMigrationsTests",
             dependencies: [
                 "StrataTestSupport", "StrataMigrations", "StrataInMemory", "StrataSQLite", "StrataLMDB", "StrataXML",
-                "strata-migration-probe", "strata",
+                "StrataPostgres", "strata-migration-probe", "strata",
             ],
             path: "Tests/StrataMigrationsTests",
             swiftSettings: strictSettings

@@ -30,7 +30,7 @@ import Testing
                 #expect(try store.metadata().modelVersionIdentifier == target)
                 #expect(try companyProblems(store, version: target) == [])
             }
-            if kind == .memory { try registry.backend(for: "memory").destroyStore(at: url) }
+            if kind.outlivesDirectory { try registry.backend(for: url.scheme).destroyStore(at: url) }
         }
     }
 
@@ -58,7 +58,7 @@ import Testing
             // The migrated store keeps working: a new employee gets a key never handed out before.
             let id = try store.obtainPermanentIDs(for: "Employee", count: 1)[0]
             #expect(id.primaryKey! > 30)
-            if kind == .memory { try registry.backend(for: "memory").destroyStore(at: url) }
+            if kind.outlivesDirectory { try registry.backend(for: url.scheme).destroyStore(at: url) }
         }
     }
 

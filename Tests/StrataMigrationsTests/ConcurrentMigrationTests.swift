@@ -88,7 +88,7 @@ import Testing
                         $0.contains("strata-migrat")
                     } == [], "no lock or staging file is left")
             }
-            if kind == .memory { try registry.backend(for: "memory").destroyStore(at: url) }
+            if kind.outlivesDirectory { try registry.backend(for: url.scheme).destroyStore(at: url) }
         }
     }
 

@@ -75,7 +75,7 @@ func migrate(
     try withTemporaryDirectory { directory in
         let registry = builtInRegistry()
         let url = kind.url(in: directory)
-        defer { if kind == .memory { try? registry.backend(for: "memory").destroyStore(at: url) } }
+        defer { if kind.outlivesDirectory { try? registry.backend(for: url.scheme).destroyStore(at: url) } }
         do {
             let store = try registry.open(url, model: models[0])
             try seed(store)

@@ -124,7 +124,7 @@ import Testing
         try withTemporaryDirectory { directory in
             let registry = builtInRegistry()
             let url = kind.url(in: directory)
-            defer { if kind == .memory { try? registry.backend(for: "memory").destroyStore(at: url) } }
+            defer { if kind.outlivesDirectory { try? registry.backend(for: url.scheme).destroyStore(at: url) } }
             let v2 = try RuleModels.model(
                 "v2",
                 [

@@ -3,13 +3,19 @@ import StrataCore
 import StrataInMemory
 import StrataLMDB
 import StrataMigrations
+import StrataPostgres
 import StrataSQLite
 import StrataTestSupport
 import StrataXML
 
-/// The built-in backends, for tests parameterized over them.
+/// The built-in backends, for tests parameterized over them; PostgreSQL only when a test server
+/// is set (``PostgresTestServer``; `PostgresMigrationServerTests` says so when it is not).
 enum BackendKind: String, CaseIterable, CustomStringConvertible, Sendable {
-    case memory, sqlite, lmdb, xml
+    case memory, sqlite, lmdb, xml, postgres
+
+    static var allCases: [BackendKind] {
+        [.memory, .sqlite, .lmdb, .xml] + (PostgresTestServer.shouldRun ? [.postgres] : [])
+    }
 
     var description: String { rawValue }
 
@@ -19,13 +25,18 @@ enum BackendKind: String, CaseIterable, CustomStringConvertible, Sendable {
         case .sqlite: return SQLiteBackend()
         case .lmdb: return LMDBBackend()
         case .xml: return XMLBackend()
+        case .postgres: return PostgresBackend()
         }
     }
 
-    /// A fresh store location in `directory`.
+    /// A fresh store location in `directory` (for PostgreSQL, a new schema on the test server).
     func url(in directory: URL, name: String = "store") -> StoreURL {
-        storeURL(rawValue, in: directory, name: name)
+        guard self == .postgres else { return storeURL(rawValue, in: directory, name: name) }
+        return (try? PostgresTestServer.freshStoreURL()) ?? StoreURL(scheme: "postgres", location: "/missing")
     }
+
+    /// Whether its stores outlive the test's directory (and are destroyed by the test).
+    var outlivesDirectory: Bool { self == .memory || self == .postgres }
 }
 
 /// A registry holding the four built-in backends.

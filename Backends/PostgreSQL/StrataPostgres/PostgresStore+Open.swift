@@ -33,6 +33,10 @@ extension PostgresStore {
         let schemaName = options.schema
         let endpoint = options.connection.endpoint
         let location = ["server": endpoint, "schema": schemaName]
+        // A migration another host runs: wait for it, then read the version it left.
+        try PostgresMigrationLock.waitForMigrations(
+            on: connection, schema: schemaName, endpoint: endpoint,
+            timeoutMilliseconds: StoreAccessLock.defaultTimeoutMilliseconds)
         if let metadata = try PostgresMetadataTable.read(schema: schemaName, on: connection, endpoint: endpoint) {
             try verify(metadata, on: connection, url: url, model: model, options: options)
             return metadata

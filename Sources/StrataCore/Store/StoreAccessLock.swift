@@ -64,15 +64,30 @@ public final class StoreAccessLock: @unchecked Sendable {
         return resolvedParent == "/" ? "/" + name : resolvedParent + "/" + name
     }
 
-    private let entry: Entry
+    /// The lock file's entry; `nil` for a lock held elsewhere.
+    private let entry: Entry?
     private let mode: Mode
     private let nested: Bool
+    /// What releases a lock held elsewhere.
+    private let releaseHeldElsewhere: (@Sendable () -> Void)?
     private let released = Locked(false)
 
     private init(entry: Entry, mode: Mode, nested: Bool) {
         self.entry = entry
         self.mode = mode
         self.nested = nested
+        releaseHeldElsewhere = nil
+    }
+
+    /// An exclusive lock held by other means than a lock file (a database server's advisory
+    /// lock, for a store on that server), which `release` gives up: a backend's
+    /// ``StoreBackend/lockForMigration(of:timeoutMilliseconds:)`` returns it. `release` runs once,
+    /// from ``release()`` or when the lock is deallocated.
+    public init(heldElsewhere release: @escaping @Sendable () -> Void) {
+        entry = nil
+        mode = .exclusive
+        nested = false
+        releaseHeldElsewhere = release
     }
 
     deinit { release() }
@@ -145,6 +160,10 @@ public final class StoreAccessLock: @unchecked Sendable {
             return !done
         }
         guard first else { return }
+        guard let entry else {
+            releaseHeldElsewhere?()
+            return
+        }
         entry.release(mode, nested: nested)
         Table.shared.forget(entry)
     }
@@ -154,7 +173,7 @@ public final class StoreAccessLock: @unchecked Sendable {
     /// deletes and fills the store). A process that opened the file before it was removed finds
     /// it gone once it gets the lock, and locks a new file.
     public func removeFileOfDeletedStore() {
-        guard mode == .exclusive, !nested, released.withLock({ !$0 }) else { return }
+        guard let entry, mode == .exclusive, !nested, released.withLock({ !$0 }) else { return }
         if entry.removeFileIfOutermostExclusive() { Table.shared.retire(entry) }
     }
 

@@ -40,7 +40,7 @@ public protocol StoreBackend: Sendable {
     ///
     /// Strata compares these to tell whether two URLs name the same store, or one store's files
     /// lie inside another's, under any spelling of their paths (`copy` refuses to write a store
-    /// onto itself), and locks the first one for migrations (see ``StoreBackend/lockForMigration(of:)``).
+    /// onto itself), and locks the first one for migrations (see ``StoreBackend/lockForMigration(of:timeoutMilliseconds:)``).
     func files(of url: StoreURL) throws -> [String]
 
     /// Checks `model` against what this backend can hold (columns per table, key sizes, number
@@ -73,6 +73,21 @@ public protocol StoreBackend: Sendable {
     /// none: implement it so that tools can open the backend's stores without being given the model.
     func storedModelJSON(at url: StoreURL, versionHash: String) throws -> Data?
 
+    /// Takes the store-wide lock of the store at `url` exclusively, for a migration, a
+    /// replacement or a deletion: it waits up to `timeoutMilliseconds` for every other process
+    /// (and every other open of this process) to close the store, or, for a store on a server,
+    /// for any other migration of it to end, and keeps the next ones waiting until it is
+    /// released. `nil` when the store needs no lock.
+    ///
+    /// The default locks the store's first file (``StoreAccessLock``, see ``files(of:)``), and
+    /// returns `nil` for a store with no files. A backend whose stores live on a server takes
+    /// the server's lock instead (PostgreSQL: an advisory lock), and returns it as
+    /// ``StoreAccessLock/init(heldElsewhere:)``.
+    ///
+    /// - Throws: ``StrataError/Code/storeBusy`` when the store stays open elsewhere (or another
+    ///   migration goes on) for the whole wait; nothing is changed then.
+    func lockForMigration(of url: StoreURL, timeoutMilliseconds: Int) throws -> StoreAccessLock?
+
     /// Whether the stores at `url` and `other` (of `otherBackend`) are one store, or share
     /// something one of them would destroy: `copy --replace` refuses to write a store onto
     /// itself under another spelling of its URL.
@@ -95,19 +110,22 @@ extension StoreBackend {
     /// Accepts every model: a backend without limits a valid model can exceed needs no check.
     public func checkLimits(of model: Model) throws {}
 
-    /// Takes the store-wide lock of the store at `url` exclusively, for a migration, a
-    /// replacement or a deletion: it waits for every other process (and every other open of this
-    /// process) to close the store, and keeps them from opening it until it is released.
-    /// `nil` for a store with no files.
+    /// The lock of the store's first file, taken exclusively (``StoreAccessLock``): it waits for
+    /// every other process (and every other open of this process) to close the store, and keeps
+    /// them from opening it until it is released. `nil` for a store with no files.
     ///
     /// - Throws: ``StrataError/Code/storeBusy`` when the store stays open elsewhere for the whole
     ///   wait; nothing is changed then.
-    public func lockForMigration(
-        of url: StoreURL, timeoutMilliseconds: Int = StoreAccessLock.defaultTimeoutMilliseconds
-    ) throws -> StoreAccessLock? {
+    public func lockForMigration(of url: StoreURL, timeoutMilliseconds: Int) throws -> StoreAccessLock? {
         guard let path = try files(of: url).first else { return nil }
         return try StoreAccessLock.acquire(
             .exclusive, forStoreAt: path, url: url, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// ``lockForMigration(of:timeoutMilliseconds:)`` with the usual wait,
+    /// ``StoreAccessLock/defaultTimeoutMilliseconds``.
+    public func lockForMigration(of url: StoreURL) throws -> StoreAccessLock? {
+        try lockForMigration(of: url, timeoutMilliseconds: StoreAccessLock.defaultTimeoutMilliseconds)
     }
 
     /// Whether the stores at `url` and `other` (of `otherBackend`) share a file: the same store

@@ -21,6 +21,11 @@ extension PersistentContainer {
     /// in step: the snapshots of objects other writers changed are dropped, so no context reads
     /// them stale from the cache. A change takes effect at the next load; an interval under
     /// 0.1 ms (zero or negative included) counts as 0.1 ms.
+    ///
+    /// A store that signals history changes (``HistoryChangeSignaling``: PostgreSQL's
+    /// `LISTEN`/`NOTIFY`) is not polled at this interval: the watcher looks when the store
+    /// signals, and at the latest every ``signaledRemoteChangePollInterval`` (or this interval,
+    /// when it is longer), in case a signal was lost.
     public var remoteChangePollInterval: Duration? {
         get { remoteChangeState.withLock { $0.pollInterval } }
         set { remoteChangeState.withLock { $0.pollInterval = newValue } }
@@ -48,6 +53,10 @@ extension PersistentContainer {
         return stream
     }
 
+    /// How often a watcher looks at the history of a store that signals history changes when no
+    /// signal comes: once a second. The safety net for a signal that cannot be given.
+    public static let signaledRemoteChangePollInterval: Duration = .seconds(1)
+
     /// How many stores the container watches for remote changes now; for tests.
     package var watchedStoreCount: Int { remoteChangeState.withLock { $0.watchers.count } }
 
@@ -60,8 +69,11 @@ extension PersistentContainer {
         for slot in slots {
             guard let history = slot.capability((any HistoryRecording).self), history.recordsHistory else { continue }
             do {
-                let watcher = try RemoteChangeWatcher(routedStore: slot, history: history, coordinator: coordinator)
-                watcher.start(every: interval) { [weak self] change in self?.deliver(change) }
+                let signal = makeHistoryChangeSignal(for: slot)
+                let watcher = try RemoteChangeWatcher(
+                    routedStore: slot, history: history, coordinator: coordinator, signal: signal)
+                let every = signal == nil ? interval : max(interval, Self.signaledRemoteChangePollInterval)
+                watcher.start(every: every) { [weak self] change in self?.deliver(change) }
                 started.append(watcher)
             } catch {
                 StrataLog.logger("container").warning(
@@ -73,6 +85,19 @@ extension PersistentContainer {
             return state.watchers
         }
         for watcher in previous { watcher.stop() }
+    }
+
+    /// The signal of `slot`'s store when it signals history changes, else `nil` (the watcher
+    /// polls). A signal that cannot be set up is logged, and the store polled.
+    private func makeHistoryChangeSignal(for slot: ContainerStoreSlot) -> (any HistoryChangeSignal)? {
+        guard let signaling = slot.capability((any HistoryChangeSignaling).self) else { return nil }
+        do {
+            return try signaling.makeHistoryChangeSignal()
+        } catch {
+            StrataLog.logger("container").warning(
+                "the container '\(name)' polls \(slot.url) for remote changes: its change signal failed: \(error)")
+            return nil
+        }
     }
 
     /// Stops every watcher (``closeStores()``, and when the container goes away).

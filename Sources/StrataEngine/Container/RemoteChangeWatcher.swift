@@ -12,7 +12,9 @@ import Synchronization
 /// coordinator's row cache, so no context reads them stale from there.
 ///
 /// A container runs one on a thread of its own per loaded store that records history
-/// (``start(every:deliver:)``); ``stop()`` ends the thread at its next wake-up.
+/// (``start(every:deliver:)``); ``stop()`` ends the thread at its next wake-up. When the store
+/// signals history changes (``HistoryChangeSignaling``), the thread waits on its signal between
+/// polls instead of sleeping, and polls at once after each sign.
 package final class RemoteChangeWatcher: Sendable {
     /// The store as the coordinator routes to it (a container's slot): its saves are held
     /// while the last token is read.
@@ -22,6 +24,9 @@ package final class RemoteChangeWatcher: Sendable {
     let coordinator: StoreCoordinator
     /// How many transactions one read of the history asks for.
     let pageSize: Int
+    /// What the thread waits on between polls, when the store signals history changes; closed
+    /// by ``stop()``.
+    let signal: (any HistoryChangeSignal)?
     /// The newest transaction seen: by this watcher, or saved by the coordinator.
     private let lastSeen: Locked<HistoryToken?>
     private let stopped = Atomic<Bool>(false)
@@ -29,22 +34,28 @@ package final class RemoteChangeWatcher: Sendable {
     /// A watcher of `routedStore`, a store of `coordinator` that records history, starting from
     /// its last token now: only saves after this point are remote changes.
     ///
+    /// - Parameter signal: the store's signal (``HistoryChangeSignaling/makeHistoryChangeSignal()``),
+    ///   made before this call so that no commit falls between the last token read here and the
+    ///   listening; the watcher owns it from now on (``stop()`` closes it, and so does a failure
+    ///   here).
     /// - Throws: what reading the last token throws.
     package init(
         routedStore: any PersistentStore, history: any HistoryRecording, coordinator: StoreCoordinator,
-        pageSize: Int = 1_000
+        signal: (any HistoryChangeSignal)? = nil, pageSize: Int = 1_000
     )
         throws
     {
         self.routedStore = routedStore
         self.history = history
         self.coordinator = coordinator
+        self.signal = signal
         self.pageSize = max(1, pageSize)
         coordinator.ownHistoryTokens.startWatching()
         do {
             lastSeen = Locked(try coordinator.withSavesHeld(to: routedStore) { try history.lastHistoryToken() })
         } catch {
             coordinator.ownHistoryTokens.stopWatching()
+            signal?.close()
             throw error
         }
     }
@@ -110,14 +121,20 @@ package final class RemoteChangeWatcher: Sendable {
         return change
     }
 
-    /// Polls every `interval` on a thread of its own until ``stop()``, handing each remote
-    /// change to `deliver` (on that thread). A poll that fails is tried again at the next
-    /// wake-up; a closed store ends the thread.
+    /// Polls on a thread of its own until ``stop()``, handing each remote change to `deliver`
+    /// (on that thread): every `interval` when the watcher has no signal; with one, after each
+    /// sign and at the latest every `interval` (the safety net for a sign the signal could not
+    /// give). A poll that fails is tried again at the next wake-up; a closed store ends the
+    /// thread.
     package func start(every interval: Duration, deliver: @escaping @Sendable (RemoteChange) -> Void) {
-        let seconds = max(0.000_1, Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
+        let interval = max(interval, .microseconds(100))
         let thread = Thread { [self] in
             while !stopped.load(ordering: .acquiring) {
-                Thread.sleep(forTimeInterval: seconds)
+                if let signal {
+                    _ = signal.wait(timeout: interval)
+                } else {
+                    Thread.sleep(forTimeInterval: interval.timeInterval)
+                }
                 if stopped.load(ordering: .acquiring) { break }
                 do {
                     if let change = try poll(), !stopped.load(ordering: .acquiring) { deliver(change) }
@@ -133,10 +150,12 @@ package final class RemoteChangeWatcher: Sendable {
         thread.start()
     }
 
-    /// Stops watching: the polling thread, if started, ends at its next wake-up (at most one
-    /// interval from now) and delivers nothing more. Once; later calls do nothing.
+    /// Stops watching: the polling thread, if started, ends at its next wake-up (at once when
+    /// it waits on a signal, which is closed; else at most one interval from now) and delivers
+    /// nothing more. Once; later calls do nothing.
     package func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        signal?.close()
         coordinator.ownHistoryTokens.stopWatching()
     }
 }
