@@ -1,5 +1,6 @@
 import StrataInMemory
 import StrataLMDB
+import StrataPostgres
 import StrataSQLite
 import StrataXML
 
@@ -9,9 +10,13 @@ import StrataXML
 /// let store = try BuiltInBackends.registry.open("sqlite:/var/data/app.sqlite", model: model)
 /// ```
 public enum BuiltInBackends {
-    /// Every built-in backend: `memory`, `sqlite`, `lmdb` and `xml`.
+    /// Every built-in backend: `memory`, `sqlite`, `lmdb`, `xml`, and `postgres` with its alias
+    /// `postgresql`.
     public static var all: [any StoreBackend] {
-        [InMemoryBackend(), SQLiteBackend(), LMDBBackend(), XMLBackend()]
+        [
+            InMemoryBackend(), SQLiteBackend(), LMDBBackend(), XMLBackend(), PostgresBackend(),
+            PostgresBackend(scheme: PostgresBackend.aliasSchemeName),
+        ]
     }
 
     /// ``StoreRegistry/shared`` with every built-in backend registered (third-party backends

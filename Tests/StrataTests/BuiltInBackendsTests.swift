@@ -13,7 +13,7 @@ import Testing
 @Test func unknownSchemeErrorListsBuiltIns() throws {
     let model = try Model(entities: [Entity("Note", attributes: [Attribute("text", .string)])])
     let error = #expect(throws: StrataError.self) {
-        _ = try BuiltInBackends.registry.open("postgres:/db", model: model)
+        _ = try BuiltInBackends.registry.open("cassandra:/db", model: model)
     }
     #expect(error?.code == .unknownStoreScheme)
     #expect(error?.message.contains("memory") == true)

@@ -26,9 +26,9 @@ import Testing
     }
 
     @Test func anUnknownSchemeListsTheRegisteredOnes() async throws {
-        let (unknown, _) = await failedLoad(try StoreDescription("postgres://db/app"))
+        let (unknown, _) = await failedLoad(try StoreDescription("cassandra://db/app"))
         #expect(unknown?.code == .unknownStoreScheme)
-        #expect(unknown?.message.contains("lmdb, memory, sqlite, xml") == true)
+        #expect(unknown?.message.contains("lmdb, memory, postgres, postgresql, sqlite, xml") == true)
     }
 
     @Test func aPathThatCannotBeOpenedFailsNamingIt() async throws {

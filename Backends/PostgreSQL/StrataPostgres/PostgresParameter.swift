@@ -26,6 +26,10 @@ struct PostgresParameter: Sendable, Hashable {
         PostgresParameter(type: PostgresType.int8, bytes: bigEndianBytes(UInt64(bitPattern: value)))
     }
 
+    static func int16(_ value: Int16) -> PostgresParameter {
+        PostgresParameter(type: PostgresType.int2, bytes: bigEndianBytes(UInt16(bitPattern: value)))
+    }
+
     static func int32(_ value: Int32) -> PostgresParameter {
         PostgresParameter(type: PostgresType.int4, bytes: bigEndianBytes(UInt32(bitPattern: value)))
     }
@@ -68,6 +72,12 @@ struct PostgresParameter: Sendable, Hashable {
         let micros = ((value.timeIntervalSince1970 - PostgresType.postgresEpoch) * 1_000_000).rounded()
         return PostgresParameter(
             type: PostgresType.timestamptz, bytes: bigEndianBytes(UInt64(bitPattern: Int64(micros))))
+    }
+
+    /// A `timestamptz` of `microseconds` since 2000-01-01 UTC (`Int64.max` and `Int64.min` are
+    /// `infinity` and `-infinity`).
+    static func timestampMicroseconds(_ microseconds: Int64) -> PostgresParameter {
+        PostgresParameter(type: PostgresType.timestamptz, bytes: bigEndianBytes(UInt64(bitPattern: microseconds)))
     }
 
     /// A `numeric`, sent as its decimal text (NUL-terminated: libpq reads text parameters as C strings).

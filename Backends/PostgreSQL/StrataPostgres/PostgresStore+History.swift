@@ -1,0 +1,170 @@
+import Foundation
+import StrataCore
+
+/// Persistent history in the table `_strata_history` (see ``PostgresHistoryTable``): each save
+/// appends one row in its own transaction, under the store's history lock, so history and data
+/// commit together and sequences commit in order across hosts; each append notifies
+/// `strata_history` with `<storeIdentifier> <sequence>` at commit.
+extension PostgresStore: HistoryRecording {
+    /// Whether saves append to the history (the `history` option; on by default).
+    public var recordsHistory: Bool { options.history.isEnabled }
+
+    /// What history requests and prunings name as the store's place.
+    var historyPlace: String { "\(endpoint) schema \(schema.name)" }
+
+    /// The transactions `request` asks for, the oldest first, read in one REPEATABLE READ
+    /// transaction: the token, the author filter and (without an entity filter) the limit are
+    /// part of the SQL; the entity filter is applied to each decoded record.
+    ///
+    /// - Throws: ``StrataError/Code/historyExpired``, ``StrataError/Code/invalidRequest`` (see
+    ///   ``HistoryRequest/validate(storeIdentifier:prunedThrough:path:)``);
+    ///   ``StrataError/Code/storeCorrupt`` naming the token of a record that cannot be decoded.
+    public func fetchHistory(_ request: HistoryRequest) throws -> [HistoryTransaction] {
+        try inReadTransaction { connection in
+            let pruned = try PostgresHistoryTable.prunedThrough(schema: schema, on: connection)
+            try request.validate(storeIdentifier: identifier, prunedThrough: pruned, path: historyPlace)
+            if request.limit == 0 { return [] }
+            let limitInSQL = request.entityNames == nil ? request.limit : nil
+            var parameters: [PostgresParameter] = [.int64(request.after?.sequence ?? 0)]
+            if let authors = request.authors { parameters.append(.textArray(authors.sorted())) }
+            if let limitInSQL { parameters.append(.int64(Int64(limitInSQL))) }
+            let result = try connection.query(
+                PostgresHistoryTable.readSQL(
+                    schema: schema, filteringAuthors: request.authors != nil, limited: limitInSQL != nil),
+                parameters)
+            var transactions: [HistoryTransaction] = []
+            for row in 0..<result.rowCount {
+                let token = HistoryToken(storeIdentifier: identifier, sequence: result.int64(row, 0))
+                let transaction: HistoryTransaction
+                do {
+                    transaction = try result.withBytes(row, 1) { try HistoryRecordCodec.decode($0, token: token) }
+                } catch var error as StrataError {
+                    error.location.merge(location) { $1 }
+                    throw error
+                }
+                guard let admitted = request.admitting(transaction) else { continue }
+                transactions.append(admitted)
+                if let limit = request.limit, transactions.count >= limit { break }
+            }
+            return transactions
+        }
+    }
+
+    /// The token of the last committed transaction of any host (a kept or a pruned one), or
+    /// `nil` before the first: one statement, two index seeks.
+    public func lastHistoryToken() throws -> HistoryToken? {
+        try pool.withConnection { connection in
+            try PostgresHistoryTable.lastSequence(schema: schema, on: connection).map {
+                HistoryToken(storeIdentifier: identifier, sequence: $0)
+            }
+        }
+    }
+
+    /// Deletes transactions, the oldest first, in transactions of at most
+    /// ``HistoryOptions/pruneBatch`` each; returns how many it deleted.
+    ///
+    /// - Throws: ``StrataError/Code/invalidRequest`` for a token of another store or a negative
+    ///   count; ``StrataError/Code/readOnly`` on a store opened read-only.
+    @discardableResult
+    public func pruneHistory(_ pruning: HistoryPruning) throws -> Int {
+        try pruning.validate(storeIdentifier: identifier, path: historyPlace)
+        try requireWritable("prune the history")
+        var total = 0
+        while true {
+            let deleted: Int = try pool.inTransaction { connection in
+                // The history lock: a save appending now must not take a sequence being pruned.
+                try connection.query(
+                    "SELECT pg_advisory_xact_lock($1)", [.int64(PostgresHistoryTable.lockKey(schema: schema.name))])
+                guard let end = try pruneEnd(pruning, limit: HistoryOptions.pruneBatch, on: connection) else {
+                    return 0
+                }
+                return try PostgresHistoryTable.prune(through: end, schema: schema, on: connection)
+            }
+            total += deleted
+            if deleted < HistoryOptions.pruneBatch { return total }
+        }
+    }
+
+    // MARK: Recording in a save
+
+    /// The stored state of the objects `request` changes that history needs and the request
+    /// does not carry (see ``HistoryChangeRecorder``), read inside the save's transaction before
+    /// its statements run: one read per entity.
+    func storedStatesForHistory(of request: SaveRequest, on connection: PostgresConnection) throws
+        -> [ObjectID: Snapshot]
+    {
+        let recorder = HistoryChangeRecorder(model: model)
+        var keys: [String: [Int64]] = [:]
+        for update in request.updates where update.previous?.version != update.expectedVersion {
+            keys[update.snapshot.objectID.entityName, default: []].append(update.snapshot.objectID.permanentKey)
+        }
+        for delete in request.deletes
+        where delete.previous?.version != delete.expectedVersion
+            && recorder.needsStateOfDeleted(delete.objectID.entityName)
+        {
+            keys[delete.objectID.entityName, default: []].append(delete.objectID.permanentKey)
+        }
+        var states: [ObjectID: Snapshot] = [:]
+        for (entity, entityKeys) in keys {
+            for snapshot in try readSnapshots(try table(for: entity), keys: entityKeys, on: connection) {
+                states[snapshot.objectID] = snapshot
+            }
+        }
+        return states
+    }
+
+    /// Appends the transaction of `request` (whose version checks passed) to the history, then
+    /// prunes what the options no longer keep; returns the transaction's token. Records nothing
+    /// (and returns `nil`) for a save that changes no object.
+    func appendHistory(
+        for request: SaveRequest, storedStates: [ObjectID: Snapshot], on connection: PostgresConnection
+    ) throws -> HistoryToken? {
+        guard !(request.inserts.isEmpty && request.updates.isEmpty && request.deletes.isEmpty) else { return nil }
+        let changes = try HistoryChangeRecorder(model: model).changes(for: request) { storedStates[$0] }
+        let transaction = HistoryTransaction(
+            token: HistoryToken(storeIdentifier: identifier, sequence: 0), timestamp: Date(),
+            author: request.transactionAuthor, contextName: request.contextName, changes: changes)
+        let sequence = try PostgresHistoryTable.append(
+            transaction, storeIdentifier: identifier, schema: schema, on: connection)
+        if options.history.prunesAutomatically { try pruneAutomatically(on: connection) }
+        return HistoryToken(storeIdentifier: identifier, sequence: sequence)
+    }
+
+    /// Deletes at most ``HistoryOptions/pruneBatch`` of the oldest transactions that the
+    /// `historyKeepDays` and `historyKeepTransactions` options no longer keep (under the history
+    /// lock the append took).
+    private func pruneAutomatically(on connection: PostgresConnection) throws {
+        let history = options.history
+        var end: Int64?
+        if let keep = history.keepTransactions,
+            let found = try pruneEnd(.keepingLast(keep), limit: HistoryOptions.pruneBatch, on: connection)
+        {
+            end = found
+        }
+        if let days = history.keepDays,
+            let found = try pruneEnd(
+                .before(Date().addingTimeInterval(-Double(days) * 86_400)), limit: HistoryOptions.pruneBatch,
+                on: connection)
+        {
+            end = max(end ?? found, found)
+        }
+        if let end { _ = try PostgresHistoryTable.prune(through: end, schema: schema, on: connection) }
+    }
+
+    /// The last sequence the next step of `pruning` deletes, at most `limit` transactions from the
+    /// oldest one kept; `nil` when it deletes nothing.
+    private func pruneEnd(_ pruning: HistoryPruning, limit: Int, on connection: PostgresConnection) throws -> Int64? {
+        guard let kept = try PostgresHistoryTable.keptRange(schema: schema, on: connection) else { return nil }
+        let last = kept.lowerBound + Int64(limit) - 1
+        switch pruning {
+        case .through(let token):
+            let end = min(token.sequence, kept.upperBound, last)
+            return end >= kept.lowerBound ? end : nil
+        case .keepingLast(let count):
+            let end = min(kept.upperBound - Int64(count), last)
+            return end >= kept.lowerBound ? end : nil
+        case .before(let date):
+            return try PostgresHistoryTable.lastSequence(before: date, limit: limit, schema: schema, on: connection)
+        }
+    }
+}
