@@ -17,6 +17,11 @@ struct StoreProtocolRuns {
     let expected: Expected
     /// The sides to run (`strata`, `raw`): both but for debugging one.
     let sides: Set<String>
+    /// The store's options (`history=off`).
+    let storeOptions: StoreOptions
+    /// Whether each W4 update carries the state it is based on (as the engine gives it), so a
+    /// store recording history needs not read the rows.
+    let givesPrevious: Bool
 
     static let model: Model = try! Model(
         versionIdentifier: "bench",
@@ -38,9 +43,14 @@ struct StoreProtocolRuns {
         var remaining = 0
     }
 
-    init(server: BenchmarkServer, runs: Int, count: Int, sides: Set<String> = ["strata", "raw"]) {
+    init(
+        server: BenchmarkServer, runs: Int, count: Int, sides: Set<String>, storeOptions: StoreOptions,
+        givesPrevious: Bool
+    ) {
         self.server = server
         self.sides = sides
+        self.storeOptions = storeOptions
+        self.givesPrevious = givesPrevious
         self.runs = runs
         self.count = count
         let workload = Workload(count: count)
@@ -100,7 +110,8 @@ struct StoreProtocolRuns {
 
     func runStrata(_ run: Int, into rows: inout [ComparisonRow]) throws {
         let schema = server.schemaName("proto_strata_\(run)")
-        let store = try BuiltInBackends.registry.open(server.storeURL(schema: schema), model: Self.model)
+        let store = try BuiltInBackends.registry.open(
+            server.storeURL(schema: schema), model: Self.model, options: storeOptions)
         defer { server.dropSchema(schema) }
         var ids: [ObjectID] = []
         rows[0].strata.append(
@@ -142,11 +153,16 @@ struct StoreProtocolRuns {
                 updates.reserveCapacity(workload.updateKeys.count)
                 for key in workload.updateKeys {
                     let id = ids[Int(key - 1)]
-                    let record = Self.changed(workload.records[Int(key - 1)])
+                    let record = workload.records[Int(key - 1)]
                     updates.append(
                         .init(
-                            Snapshot(objectID: id, version: 1, attributes: attributes(record), relationships: []),
-                            expectedVersion: 1))
+                            Snapshot(
+                                objectID: id, version: 1, attributes: attributes(Self.changed(record)),
+                                relationships: []),
+                            expectedVersion: 1,
+                            previous: givesPrevious
+                                ? Snapshot(objectID: id, version: 1, attributes: attributes(record), relationships: [])
+                                : nil))
                 }
                 try store.save(SaveRequest(updates: updates))
             })
@@ -202,7 +218,8 @@ struct StoreProtocolRuns {
         var rows = ["W1", "W2", "W3", "W4", "W5"].map { ComparisonRow(workload: $0, target: 1.5) }
         print(
             "PostgreSQL store protocol: \(count) records, \(runs) runs, alternating Strata and raw libpq; "
-                + "load average \(loadAverage())")
+                + "history \(storeOptions.options["history"] ?? "on")"
+                + (givesPrevious ? ", updates with their previous state" : "") + "; load average \(loadAverage())")
         for run in 0..<runs {
             if run % 2 == 0 {
                 if sides.contains("strata") { try runStrata(run, into: &rows) }

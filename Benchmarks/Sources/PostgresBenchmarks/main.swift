@@ -2,8 +2,10 @@
 // each side on fresh PostgreSQL schemas of the same server (STRATA_BENCH_POSTGRES_URL, else
 // STRATA_TEST_POSTGRES_URL, else the cluster scripts/postgres-test-server starts):
 //
-//   PostgresBenchmarks [runs] [count] [--sides strata,raw]
-//       W1-W5 of performance.md through the store protocol vs raw libpq (target <= 1.5x).
+//   PostgresBenchmarks [runs] [count] [history=on|off] [previous] [--sides strata,raw]
+//       W1-W5 of performance.md through the store protocol vs raw libpq (target <= 1.5x);
+//       `history=off` opens the store without persistent history, `previous` gives each W4
+//       update the state it is based on, as the engine does.
 //   PostgresBenchmarks graph [--runs 3] [--count 100000] [--lookups 100000] [--updates 10000]
 //       [--sides strata,fluent]
 //       the object graph (typed objects) vs Fluent with fluent-postgres-driver (target: faster).
@@ -42,5 +44,11 @@ default:
     let runs = arguments.count > 1 ? Int(arguments[1]) ?? 5 : 5
     let count = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
     let sides = Set((option("sides") ?? "strata,raw").split(separator: ",").map(String.init))
-    try StoreProtocolRuns(server: server, runs: runs, count: count, sides: sides).run()
+    let history = arguments.dropFirst(3).first { $0.hasPrefix("history=") }.map {
+        ["history": String($0.dropFirst("history=".count))]
+    }
+    try StoreProtocolRuns(
+        server: server, runs: runs, count: count, sides: sides, storeOptions: StoreOptions(options: history ?? [:]),
+        givesPrevious: arguments.dropFirst(3).contains("previous")
+    ).run()
 }
