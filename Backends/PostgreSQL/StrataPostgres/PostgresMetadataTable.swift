@@ -6,14 +6,17 @@ import StrataCore
 /// `formatVersion`, the application's keys as `user:<key>`, and the JSON of each model version
 /// the store has been written with as `model:<versionHash>`.
 enum PostgresMetadataTable {
-    static let userPrefix = "user:"
-    static let modelPrefix = "model:"
+    static let userPrefix = MetadataRows.userPrefix
+    static let modelPrefix = MetadataRows.modelPrefix
     static let formatVersion = "1"
 
-    /// Whether `schema` holds Strata's metadata table.
+    /// Whether `schema` holds Strata's metadata table. Read from `pg_class` with the statement's
+    /// snapshot, not with `to_regclass` (whose catalog cache may not yet show a table another
+    /// session created while this one waited for a lock).
     static func exists(schema: String, on connection: PostgresConnection) throws -> Bool {
         let result = try connection.query(
-            "SELECT to_regclass($1) IS NOT NULL", [.text(pq(schema) + "." + pq(PostgresSchema.metadataTable))])
+            "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON c.relnamespace = n.oid WHERE n.nspname = $1 AND c.relname = $2)",
+            [.text(schema), .text(PostgresSchema.metadataTable)])
         return result.rowCount > 0 && result.bool(0, 0)
     }
 
@@ -30,29 +33,14 @@ enum PostgresMetadataTable {
         let result = try connection.query(
             "SELECT \(pq("key")), \(pq("value")) FROM \(table(schema)) WHERE left(\(pq("key")), \(modelPrefix.count)) <> \(pqLiteral(modelPrefix))"
         )
-        var values: [String: String] = [:]
-        var user: [String: String] = [:]
-        for row in 0..<result.rowCount {
-            let key = result.string(row, 0)
-            let value = result.string(row, 1)
-            if key.hasPrefix(userPrefix) {
-                user[String(key.dropFirst(userPrefix.count))] = value
-            } else {
-                values[key] = value
-            }
-        }
-        guard let identifier = values["storeIdentifier"], let hash = values["modelVersionHash"] else {
+        let rows = (0..<result.rowCount).map { (key: result.string($0, 0), value: result.string($0, 1)) }
+        guard let metadata = MetadataRows.metadata(rows, defaultStoreType: PostgresBackend.schemeName) else {
             throw StrataError(
                 .storeCorrupt,
                 "the metadata of the store in schema '\(schema)' at \(endpoint) lacks the store identifier or the model hash",
                 location: ["server": endpoint, "schema": schema])
         }
-        return StoreMetadata(
-            storeIdentifier: identifier,
-            storeType: values["storeType"] ?? PostgresBackend.schemeName,
-            modelVersionHash: hash,
-            modelVersionIdentifier: values["modelVersionIdentifier"] ?? "",
-            userInfo: user)
+        return metadata
     }
 
     /// Sets `key` to `value`, or removes it when `value` is `nil`.

@@ -39,18 +39,9 @@ enum PostgresNaming {
     }
 }
 
-/// Double-quotes an SQL identifier, doubling any quote inside (a schema name may hold one; model
-/// names never do), after shortening it as PostgreSQL would need (``PostgresNaming``).
-func pq(_ identifier: String) -> String {
-    let name = PostgresNaming.identifier(identifier)
-    guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
-    var quoted = "\""
-    for character in name.unicodeScalars {
-        quoted.unicodeScalars.append(character)
-        if character == "\"" { quoted.unicodeScalars.append(character) }
-    }
-    return quoted + "\""
-}
+/// Double-quotes an SQL identifier (``SQLIdentifier/quoted(_:)``) after shortening it as
+/// PostgreSQL needs (``PostgresNaming``).
+func pq(_ identifier: String) -> String { SQLIdentifier.quoted(PostgresNaming.identifier(identifier)) }
 
 /// An SQL string literal, for the few statements that cannot take a bound value (DDL).
 func pqLiteral(_ text: String) -> String {

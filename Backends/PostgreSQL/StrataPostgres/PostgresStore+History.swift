@@ -93,17 +93,7 @@ extension PostgresStore: HistoryRecording {
     func storedStatesForHistory(of request: SaveRequest, on connection: PostgresConnection) throws
         -> [ObjectID: Snapshot]
     {
-        let recorder = HistoryChangeRecorder(model: model)
-        var keys: [String: [Int64]] = [:]
-        for update in request.updates where update.previous?.version != update.expectedVersion {
-            keys[update.snapshot.objectID.entityName, default: []].append(update.snapshot.objectID.permanentKey)
-        }
-        for delete in request.deletes
-        where delete.previous?.version != delete.expectedVersion
-            && recorder.needsStateOfDeleted(delete.objectID.entityName)
-        {
-            keys[delete.objectID.entityName, default: []].append(delete.objectID.permanentKey)
-        }
+        let keys = HistoryChangeRecorder(model: model).keysNeedingStoredState(of: request)
         var states: [ObjectID: Snapshot] = [:]
         for (entity, entityKeys) in keys {
             for snapshot in try readSnapshots(try table(for: entity), keys: entityKeys, on: connection) {
@@ -134,19 +124,10 @@ extension PostgresStore: HistoryRecording {
     /// `historyKeepDays` and `historyKeepTransactions` options no longer keep (under the history
     /// lock the append took).
     private func pruneAutomatically(on connection: PostgresConnection) throws {
-        let history = options.history
-        var end: Int64?
-        if let keep = history.keepTransactions,
-            let found = try pruneEnd(.keepingLast(keep), limit: HistoryOptions.pruneBatch, on: connection)
-        {
-            end = found
-        }
-        if let days = history.keepDays,
-            let found = try pruneEnd(
-                .before(Date().addingTimeInterval(-Double(days) * 86_400)), limit: HistoryOptions.pruneBatch,
-                on: connection)
-        {
-            end = max(end ?? found, found)
+        let end = try options.history.automaticPruningEnd(
+            now: Date(), kept: try PostgresHistoryTable.keptRange(schema: schema, on: connection)
+        ) { date, limit in
+            try PostgresHistoryTable.lastSequence(before: date, limit: limit, schema: schema, on: connection)
         }
         if let end { _ = try PostgresHistoryTable.prune(through: end, schema: schema, on: connection) }
     }
@@ -154,17 +135,9 @@ extension PostgresStore: HistoryRecording {
     /// The last sequence the next step of `pruning` deletes, at most `limit` transactions from the
     /// oldest one kept; `nil` when it deletes nothing.
     private func pruneEnd(_ pruning: HistoryPruning, limit: Int, on connection: PostgresConnection) throws -> Int64? {
-        guard let kept = try PostgresHistoryTable.keptRange(schema: schema, on: connection) else { return nil }
-        let last = kept.lowerBound + Int64(limit) - 1
-        switch pruning {
-        case .through(let token):
-            let end = min(token.sequence, kept.upperBound, last)
-            return end >= kept.lowerBound ? end : nil
-        case .keepingLast(let count):
-            let end = min(kept.upperBound - Int64(count), last)
-            return end >= kept.lowerBound ? end : nil
-        case .before(let date):
-            return try PostgresHistoryTable.lastSequence(before: date, limit: limit, schema: schema, on: connection)
+        try pruning.batchEnd(kept: try PostgresHistoryTable.keptRange(schema: schema, on: connection), limit: limit) {
+            date, limit in
+            try PostgresHistoryTable.lastSequence(before: date, limit: limit, schema: schema, on: connection)
         }
     }
 }

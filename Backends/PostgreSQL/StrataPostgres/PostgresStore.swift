@@ -26,6 +26,8 @@ public final class PostgresStore: PersistentStore {
     let schema: PostgresSchema
     let options: PostgresStoreOptions
     let pool: PostgresConnectionPool
+    /// How fetches were answered (see ``queryCounts``).
+    let queryCounter = Locked(PostgresQueryCounts())
     /// The server and database, for messages (no password).
     var endpoint: String { options.connection.endpoint }
 

@@ -6,8 +6,8 @@ import StrataCore
 /// application's keys are stored as `user:<key>`, and the JSON of each model version the store
 /// has been written with as `model:<versionHash>`.
 enum SQLiteMetadataTable {
-    static let userPrefix = "user:"
-    static let modelPrefix = "model:"
+    static let userPrefix = MetadataRows.userPrefix
+    static let modelPrefix = MetadataRows.modelPrefix
     static let formatVersion = "1"
 
     /// Whether the database has Strata's metadata table.
@@ -33,30 +33,15 @@ enum SQLiteMetadataTable {
             "SELECT \(q("key")), \(q("value")) FROM \(q("_strata_metadata")) WHERE substr(\(q("key")), 1, \(modelPrefix.count)) != '\(modelPrefix)'"
         )
         defer { statement.reset() }
-        var values: [String: String] = [:]
-        var user: [String: String] = [:]
-        while try statement.step() {
-            let key = statement.string(0)
-            let value = statement.string(1)
-            if key.hasPrefix(userPrefix) {
-                user[String(key.dropFirst(userPrefix.count))] = value
-            } else {
-                values[key] = value
-            }
-        }
-        guard let identifier = values["storeIdentifier"], let hash = values["modelVersionHash"] else {
+        var rows: [(key: String, value: String)] = []
+        while try statement.step() { rows.append((statement.string(0), statement.string(1))) }
+        guard let metadata = MetadataRows.metadata(rows, defaultStoreType: SQLiteBackend.schemeName) else {
             throw StrataError(
                 .storeCorrupt,
                 "the metadata of the store at '\(connection.path)' lacks the store identifier or the model hash",
                 location: ["path": connection.path])
         }
-        return StoreMetadata(
-            storeIdentifier: identifier,
-            storeType: values["storeType"] ?? SQLiteBackend.schemeName,
-            modelVersionHash: hash,
-            modelVersionIdentifier: values["modelVersionIdentifier"] ?? "",
-            userInfo: user
-        )
+        return metadata
     }
 
     /// Sets `key` to `value`, or removes it when `value` is `nil`.

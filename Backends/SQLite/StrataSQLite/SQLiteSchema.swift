@@ -97,18 +97,8 @@ struct SQLiteSchema: Sendable {
     }
 }
 
-/// Double-quotes an SQL identifier (doubling any quote inside, though model names never hold one).
-/// Scans the bytes first: `replacingOccurrences` goes through Foundation and costs far more than
-/// the common case needs.
-func q(_ identifier: String) -> String {
-    guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
-    var quoted = "\""
-    for character in identifier.unicodeScalars {
-        quoted.unicodeScalars.append(character)
-        if character == "\"" { quoted.unicodeScalars.append(character) }
-    }
-    return quoted + "\""
-}
+/// Double-quotes an SQL identifier (``SQLIdentifier/quoted(_:)``).
+func q(_ identifier: String) -> String { SQLIdentifier.quoted(identifier) }
 
 /// How an attribute's values are stored in their column.
 enum SQLiteColumnKind: Sendable {
@@ -349,16 +339,11 @@ final class SQLiteEntityTable: Sendable {
         }
 
         // Position columns: our to-one foreign keys whose inverse is an ordered to-many.
-        var positions: [String] = []
-        for index in foreignKeyIndexes {
+        positionColumns = foreignKeyIndexes.compactMap { index in
             let relationship = entity.relationships[index]
-            if let inverse = model.entity(named: relationship.destination)?.relationship(named: relationship.inverse),
-                inverse.isToMany, inverse.isOrdered
-            {
-                positions.append("_position_" + column(relationship.name))
-            }
+            return RelationshipLayout.keepsPosition(relationship, model: model)
+                ? "_position_" + column(relationship.name) : nil
         }
-        positionColumns = positions
         relationshipDestinations = entity.relationships.map(\.destination)
         relationshipIsToMany = entity.relationships.map(\.isToMany)
         var positionStatements: [Int: String] = [:]
@@ -432,39 +417,29 @@ final class SQLiteEntityTable: Sendable {
     private static func storage(of relationship: Relationship, in entity: Entity, model: Model, naming: SQLiteNaming)
         -> SQLiteRelationshipStorage
     {
-        // The model guarantees the destination and the inverse exist.
-        let destination = model.entity(named: relationship.destination)!
-        let inverse = destination.relationship(named: relationship.inverse)!
-        let isSelfInverse = destination.name == entity.name && inverse.name == relationship.name
-        let isCanonical = isSelfInverse || (entity.name, relationship.name) < (destination.name, inverse.name)
         let ownColumn = naming.column(entity.name, relationship.name)
-        let inverseColumn = naming.column(destination.name, inverse.name)
-        let destinationTable = naming.table(destination.name)
-        switch (relationship.isToMany, inverse.isToMany) {
-        case (false, true):
+        let inverseColumn = naming.column(relationship.destination, relationship.inverse)
+        let destinationTable = naming.table(relationship.destination)
+        switch RelationshipLayout(of: relationship, in: entity, model: model) {
+        case .foreignKey:
             return .foreignKey(column: ownColumn)
-        case (false, false):
-            return isCanonical
-                ? .foreignKey(column: ownColumn) : .derivedToOne(table: destinationTable, column: inverseColumn)
-        case (true, false):
+        case .derivedToOne:
+            return .derivedToOne(table: destinationTable, column: inverseColumn)
+        case .foreignKeyToMany(let ordered):
             return .foreignKeyToMany(
                 table: destinationTable, column: inverseColumn,
-                positionColumn: relationship.isOrdered ? "_position_" + inverseColumn : nil)
-        case (true, true):
-            let canonicalOrdered = isCanonical ? relationship.isOrdered : inverse.isOrdered
-            let otherOrdered = isSelfInverse ? false : (isCanonical ? inverse.isOrdered : relationship.isOrdered)
-            let table =
-                isCanonical ? "\(naming.table(entity.name)).\(ownColumn)" : "\(destinationTable).\(inverseColumn)"
+                positionColumn: ordered ? "_position_" + inverseColumn : nil)
+        case .joinTable(let side):
+            let tableColumn = naming.column(side.tableEntity, side.tableRelationship)
             return .joinTable(
                 SQLiteJoinTable(
-                    table: table,
-                    isCanonical: isCanonical,
-                    ownColumn: isCanonical ? "source" : "target",
-                    targetColumn: isCanonical ? "target" : "source",
-                    positionColumn: relationship.isOrdered
-                        ? (isCanonical ? "source_position" : "target_position") : nil,
-                    hasSourcePosition: canonicalOrdered,
-                    hasTargetPosition: otherOrdered
+                    table: "\(naming.table(side.tableEntity)).\(tableColumn)",
+                    isCanonical: side.isCanonical,
+                    ownColumn: side.isCanonical ? "source" : "target",
+                    targetColumn: side.isCanonical ? "target" : "source",
+                    positionColumn: side.isOrdered ? (side.isCanonical ? "source_position" : "target_position") : nil,
+                    hasSourcePosition: side.hasSourcePosition,
+                    hasTargetPosition: side.hasTargetPosition
                 ))
         }
     }

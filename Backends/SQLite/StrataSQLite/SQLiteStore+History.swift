@@ -73,17 +73,7 @@ extension SQLiteStore: HistoryRecording {
     func storedStatesForHistory(of request: SaveRequest, on connection: SQLiteConnection) throws
         -> [ObjectID: Snapshot]
     {
-        let recorder = HistoryChangeRecorder(model: model)
-        var keys: [String: [Int64]] = [:]
-        for update in request.updates where update.previous?.version != update.expectedVersion {
-            keys[update.snapshot.objectID.entityName, default: []].append(update.snapshot.objectID.primaryKey!)
-        }
-        for delete in request.deletes
-        where delete.previous?.version != delete.expectedVersion
-            && recorder.needsStateOfDeleted(delete.objectID.entityName)
-        {
-            keys[delete.objectID.entityName, default: []].append(delete.objectID.primaryKey!)
-        }
+        let keys = HistoryChangeRecorder(model: model).keysNeedingStoredState(of: request)
         var states: [ObjectID: Snapshot] = [:]
         for (entity, entityKeys) in keys {
             for snapshot in try fetchSnapshots(entity: entity, keys: entityKeys.sorted(), on: connection) {
@@ -114,19 +104,10 @@ extension SQLiteStore: HistoryRecording {
     /// `historyKeepDays` and `historyKeepTransactions` options no longer keep. When nothing is
     /// due it reads one or two rows.
     private func pruneAutomatically(on connection: SQLiteConnection) throws {
-        let history = options.history
-        var end: Int64?
-        if let keep = history.keepTransactions,
-            let found = try pruneEnd(.keepingLast(keep), limit: HistoryOptions.pruneBatch, on: connection)
-        {
-            end = found
-        }
-        if let days = history.keepDays,
-            let found = try pruneEnd(
-                .before(Date().addingTimeInterval(-Double(days) * 86_400)), limit: HistoryOptions.pruneBatch,
-                on: connection)
-        {
-            end = max(end ?? found, found)
+        let end = try options.history.automaticPruningEnd(
+            now: Date(), kept: try SQLiteHistoryTable.keptRange(on: connection)
+        ) { date, limit in
+            try SQLiteHistoryTable.lastSequence(before: date, limit: limit, on: connection)
         }
         if let end { _ = try SQLiteHistoryTable.prune(through: end, on: connection) }
     }
@@ -134,17 +115,8 @@ extension SQLiteStore: HistoryRecording {
     /// The last sequence the next step of `pruning` deletes, at most `limit` transactions from the
     /// oldest one kept; `nil` when it deletes nothing.
     private func pruneEnd(_ pruning: HistoryPruning, limit: Int, on connection: SQLiteConnection) throws -> Int64? {
-        guard let kept = try SQLiteHistoryTable.keptRange(on: connection) else { return nil }
-        let last = kept.lowerBound + Int64(limit) - 1
-        switch pruning {
-        case .through(let token):
-            let end = min(token.sequence, kept.upperBound, last)
-            return end >= kept.lowerBound ? end : nil
-        case .keepingLast(let count):
-            let end = min(kept.upperBound - Int64(count), last)
-            return end >= kept.lowerBound ? end : nil
-        case .before(let date):
-            return try SQLiteHistoryTable.lastSequence(before: date, limit: limit, on: connection)
+        try pruning.batchEnd(kept: try SQLiteHistoryTable.keptRange(on: connection), limit: limit) { date, limit in
+            try SQLiteHistoryTable.lastSequence(before: date, limit: limit, on: connection)
         }
     }
 

@@ -16,6 +16,22 @@ public struct HistoryChangeRecorder: Sendable {
         model.entity(named: entityName)?.attributes.contains { $0.preservesValueOnDeletion } ?? false
     }
 
+    /// The keys, per entity, of the objects whose stored state ``changes(for:storedState:)`` asks
+    /// for: each update whose ``SaveRequest/Update/previous`` is missing or at another version,
+    /// and each such delete of an entity that keeps values after deletion. A store reads them
+    /// inside its write transaction, before its statements run: one read per entity.
+    package func keysNeedingStoredState(of request: SaveRequest) -> [String: [Int64]] {
+        var keys: [String: [Int64]] = [:]
+        for update in request.updates where update.previous?.version != update.expectedVersion {
+            keys[update.snapshot.objectID.entityName, default: []].append(update.snapshot.objectID.permanentKey)
+        }
+        for delete in request.deletes
+        where delete.previous?.version != delete.expectedVersion && needsStateOfDeleted(delete.objectID.entityName) {
+            keys[delete.objectID.entityName, default: []].append(delete.objectID.permanentKey)
+        }
+        return keys
+    }
+
     /// The request's changes: inserts, then updates, then deletes, each in request order.
     ///
     /// - Parameter storedState: the stored snapshot of an updated or deleted object before the save,

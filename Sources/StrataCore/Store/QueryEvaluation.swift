@@ -75,13 +75,13 @@ extension PersistentStore {
 
 /// Loads related objects for in-memory evaluation: the whole destination entity at its first
 /// use, so a predicate over relationships costs one fetch per entity, not one per object.
-final class SnapshotCache {
+package final class SnapshotCache {
     private let store: any PersistentStore
     private var byEntity: [String: [ObjectID: Snapshot]] = [:]
 
-    init(store: any PersistentStore) { self.store = store }
+    package init(store: any PersistentStore) { self.store = store }
 
-    func snapshot(for id: ObjectID) throws -> Snapshot? {
+    package func snapshot(for id: ObjectID) throws -> Snapshot? {
         if let loaded = byEntity[id.entityName] { return loaded[id] }
         let all = try store.snapshots(of: id.entityName, among: nil)
         var table: [ObjectID: Snapshot] = [:]
