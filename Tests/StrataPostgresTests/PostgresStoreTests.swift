@@ -265,6 +265,21 @@ struct PostgresStoreTests {
         #expect(try PostgresBackend().metadata(at: url) == nil)
     }
 
+    @Test func anEntityBeyondPostgresColumnLimitIsRefusedBeforeAnythingIsCreated() throws {
+        let attributes = (0..<1_700).map { Attribute("a\($0)", .integer64, isOptional: true) }
+        let wide = try Model(versionIdentifier: "wide", entities: [Entity("Wide", attributes: attributes)])
+        let url = try PostgresTestServer.freshStoreURL()
+        let error = #expect(throws: StrataError.self) { _ = try open(url, model: wide) }
+        #expect(error?.code == .invalidModel)
+        #expect(error?.location["entity"] == "Wide")
+        #expect(error?.location["count"] == "1702")
+        let connection = try catalog()
+        defer { connection.close() }
+        let schemas = try connection.query(
+            "SELECT count(*) FROM pg_namespace WHERE nspname = $1", [.text(schemaName(url))])
+        #expect(schemas.int64(0, 0) == 0)
+    }
+
     @Test func uniqueValuesSwapWithinOneSave() throws {
         let url = try PostgresTestServer.freshStoreURL()
         defer { try? PostgresBackend().destroyStore(at: url) }

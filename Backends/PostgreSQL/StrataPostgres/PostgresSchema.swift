@@ -85,26 +85,9 @@ struct PostgresSchema: Sendable {
     }
 }
 
-/// Where one relationship's targets are stored (names resolved; see ``RelationshipLayout``).
-enum PostgresRelationshipStorage: Sendable {
-    /// A to-one stored in this entity's column (named after the relationship).
-    case foreignKey(column: String)
-    /// A to-one derived from the other side's foreign key: the row of `table` whose `column`
-    /// holds our key (`table` qualified and quoted).
-    case derivedToOne(table: String, column: String)
-    /// A to-many derived from the targets' foreign key `column` in `table` (qualified and
-    /// quoted); ordered ones keep the position in `positionColumn` of that table.
-    case foreignKeyToMany(table: String, column: String, positionColumn: String?)
-    /// A many-to-many in a join table.
-    case joinTable(PostgresJoinTable)
-
-    var isToMany: Bool {
-        switch self {
-        case .foreignKey, .derivedToOne: return false
-        case .foreignKeyToMany, .joinTable: return true
-        }
-    }
-}
+/// Where one relationship's targets are stored (see ``RelationshipLayout``); the tables of
+/// `derivedToOne` and `foreignKeyToMany` are qualified and quoted (`"schema"."Entity"`).
+typealias PostgresRelationshipStorage = RelationshipStorage<PostgresJoinTable>
 
 /// One side of a many-to-many relationship's join table, with the statements that write it.
 struct PostgresJoinTable: Sendable {

@@ -155,25 +155,8 @@ enum SQLiteColumnKind: Sendable {
     }
 }
 
-/// Where one relationship's targets are stored.
-enum SQLiteRelationshipStorage: Sendable {
-    /// A to-one stored in this entity's column (named after the relationship).
-    case foreignKey(column: String)
-    /// A to-one derived from the other side's foreign key: the object whose `column` holds our key.
-    case derivedToOne(table: String, column: String)
-    /// A to-many derived from the targets' foreign key `column`; ordered ones keep the position
-    /// in `positionColumn` of the targets' table.
-    case foreignKeyToMany(table: String, column: String, positionColumn: String?)
-    /// A many-to-many in a join table.
-    case joinTable(SQLiteJoinTable)
-
-    var isToMany: Bool {
-        switch self {
-        case .foreignKey, .derivedToOne: return false
-        case .foreignKeyToMany, .joinTable: return true
-        }
-    }
-}
+/// Where one relationship's targets are stored (table names are SQLite's, unquoted).
+typealias SQLiteRelationshipStorage = RelationshipStorage<SQLiteJoinTable>
 
 /// One side of a many-to-many relationship's join table, with the statements that write it.
 struct SQLiteJoinTable: Sendable {
