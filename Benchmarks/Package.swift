@@ -17,6 +17,11 @@ let package = Package(
         .package(path: ".."),
         // Only here, as a yardstick: what users pick instead of Strata (ObjectGraphBenchmarks).
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // Only here, as a yardstick: what a server developer picks for PostgreSQL (PostgresBenchmarks).
+        .package(url: "https://github.com/vapor/fluent-kit.git", from: "1.57.0"),
+        .package(url: "https://github.com/vapor/fluent-postgres-driver.git", from: "2.14.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.3"),
     ],
     targets: [
         .target(
@@ -47,6 +52,23 @@ let package = Package(
                 .product(name: "StrataCore", package: root),
             ],
             path: "Sources/SQLiteBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "PostgresBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                "ObjectGraphWorkload",
+                .product(name: "Strata", package: root),
+                .product(name: "StrataPostgres", package: root),
+                .product(name: "StrataCore", package: root),
+                .product(name: "FluentKit", package: "fluent-kit"),
+                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/PostgresBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(
