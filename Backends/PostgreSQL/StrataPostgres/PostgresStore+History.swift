@@ -85,6 +85,20 @@ extension PostgresStore: HistoryRecording {
         }
     }
 
+    /// Makes the history go on after `sequence` (see ``HistoryRecording/continueHistory(after:)``):
+    /// under the history lock, deletes the transactions through it and raises the last pruned
+    /// sequence to it, in one transaction.
+    ///
+    /// - Throws: ``StrataError/Code/readOnly`` on a store opened read-only.
+    public func continueHistory(after sequence: Int64) throws {
+        try requireWritable("continue the history")
+        try pool.inTransaction { connection in
+            try connection.query(
+                "SELECT pg_advisory_xact_lock($1)", [.int64(PostgresHistoryTable.lockKey(schema: schema.name))])
+            _ = try PostgresHistoryTable.prune(through: sequence, schema: schema, on: connection)
+        }
+    }
+
     // MARK: Recording in a save
 
     /// The stored state of the objects `request` changes that history needs and the request
