@@ -52,19 +52,24 @@ final class PostgresFaultCluster: Sendable {
         try admin.execute("SELECT pg_reload_conf()")
     }
 
-    /// Runs `scripts/postgres-test-server COMMAND` for this cluster, its output going to a file.
+    /// Runs `scripts/postgres-test-server COMMAND` for this cluster, its standard output and
+    /// standard error going to files of their own: `pg_ctl` warns on standard error (for example
+    /// "another server might be running" when a killed cluster left its pid file), and only
+    /// standard output carries the URL.
     ///
     /// Spawned and waited for with `posix_spawn` and `waitpid` rather than Foundation's
     /// `Process`, which after a few hundred children sometimes misses one's exit and waits forever.
     private static func script(_ command: String) throws -> ProgramOutput {
         let script = Repository.root.appendingPathComponent("scripts/postgres-test-server").path
-        let output = TemporaryDirectory().path + "/output"
+        let directory = TemporaryDirectory()
+        let output = directory.path + "/output"
+        let errors = directory.path + "/errors"
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         var variables = ProcessInfo.processInfo.environment
         variables["STRATA_TEST_POSTGRES_PORT"] = String(port)
         let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(script), strdup(command), nil]
@@ -79,9 +84,11 @@ final class PostgresFaultCluster: Sendable {
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         let exited = status & 0x7f == 0
-        return ProgramOutput(status: exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), output: text, errors: text)
+        return ProgramOutput(
+            status: exited ? (status >> 8) & 0xff : 128 + (status & 0x7f),
+            output: (try? String(contentsOfFile: output, encoding: .utf8)) ?? "",
+            errors: (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")
     }
 
     /// A store URL of its own on the cluster: a fresh PostgreSQL schema.
