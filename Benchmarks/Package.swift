@@ -202,6 +202,7 @@ let package = Package(
                 "CScaleSupport",
                 .product(name: "Strata", package: root),
                 .product(name: "StrataSQLite", package: root),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/ScaleBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)]

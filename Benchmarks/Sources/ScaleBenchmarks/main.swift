@@ -8,6 +8,9 @@
 //                                  of the three-tier stack, reading every property (ObjectGraphBenchmarks'
 //                                  paths, synchronous: callgrind counts `stackFetchAll` and
 //                                  `stackTypedFetchAll`)
+//   ScaleBenchmarks versus N [runs] [typed,grdb,raw]
+//                                  the typed fetch all beside GRDB's Codable records and the raw C API
+//                                  (see Versus.swift)
 //   ScaleBenchmarks make N PATH    write a store of N records at PATH, for `rss`
 //   ScaleBenchmarks rss MODE PATH  peak RSS of fetching all of PATH: MODE = faults | filled | raw
 //                                  (records, as SQLiteBenchmarks) | raw-values ([Value] rows)
@@ -323,6 +326,9 @@ case "stack":
     }
     print("stack fetch all by name \(count) (\(scheme)): \(format(median(times))) us/row")
     print("stack fetch all typed \(count) (\(scheme)): \(format(median(typedTimes))) us/row")
+case "versus":
+    let sides = arguments.count > 3 ? arguments[3].split(separator: ",").map(String.init) : ["typed", "grdb", "raw"]
+    runVersus(count: argument(1, 100_000), runs: argument(2, 3), sides: sides)
 case "make":
     // A store to measure `rss` on, written by this process (whose own peak is not measured).
     let count = argument(1, 1_000_000)
@@ -395,7 +401,7 @@ case "bytes":
     )
 default:
     print(
-        "usage: ScaleBenchmarks fetch N [runs] | stack N [runs] [sqlite|lmdb] | make N PATH | rss faults|filled|raw|raw-values PATH | insert N [runs] | saves K N | bytes N"
+        "usage: ScaleBenchmarks fetch N [runs] | stack N [runs] [sqlite|lmdb] | versus N [runs] [sides] | make N PATH | rss faults|filled|raw|raw-values PATH | insert N [runs] | saves K N | bytes N"
     )
     exit(2)
 }
