@@ -51,7 +51,7 @@ build: deps
 # The library products' modules, each with a DocC catalog (<Module>.docc beside its sources) whose
 # articles are docs/*.md.
 DOC_TARGETS = Strata StrataEngine StrataCore StrataData StrataMigrations StrataTransfer StrataConformance \
-	StrataInMemory StrataSQLite StrataLMDB StrataXML
+	StrataInMemory StrataSQLite StrataLMDB StrataXML StrataPostgres
 
 ## Build the documentation of every library module (DocC, in one run) into
 ## .build/plugins/Swift-DocC/outputs/. A warning about a catalog's own page (a landing page or an
