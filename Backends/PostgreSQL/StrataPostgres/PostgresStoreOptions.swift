@@ -7,7 +7,7 @@ import StrataCore
 /// |---|---|---|
 /// | `schema` | a PostgreSQL schema name (at most 63 bytes) | `public` |
 /// | `pool` | connections, 1 to 1000 | `10` |
-/// | `copyRows` | rows, 1 to 1,000,000,000 | `500` (see ``copyRows``) |
+/// | `copyRows` | rows, 1 to 1,000,000,000 | `50` (see ``copyRows``) |
 /// | `history` | `on`, `off` | `on` (see ``HistoryOptions``) |
 /// | `historyKeepDays` | days, 1 or more | keep all |
 /// | `historyKeepTransactions` | transactions, 1 or more | keep all |
@@ -24,7 +24,7 @@ struct PostgresStoreOptions: Sendable {
     /// From how many new rows of one entity a save loads them with binary `COPY` rather than
     /// one `INSERT` of arrays (``PostgresConnection/copyIn(_:rows:_:)``): `COPY` takes one more
     /// round trip but inserts many rows several times faster.
-    var copyRows = 500
+    var copyRows = 50
     /// The identifier a store created by this open gets.
     var identifierForNewStore: String?
     /// Whether saves record history, and how much of it is kept.
@@ -51,7 +51,7 @@ struct PostgresStoreOptions: Sendable {
                 summary: "The most connections to the server the store opens at once."),
             .integer(
                 copyRowsOption, in: 1...1_000_000_000, unit: "rows",
-                summary: "From how many new objects of one entity a save loads them with binary COPY (500)."),
+                summary: "From how many new objects of one entity a save loads them with binary COPY (50)."),
         ] + HistoryOptions.supportedOptions
         + PostgresConnectionSettings.connectionOptionNames.sorted().map { name in
             StoreBackendOption(
