@@ -4,10 +4,13 @@ import StrataCore
 extension PostgresStore {
     /// Applies `request` in one transaction (READ COMMITTED): every value is checked first
     /// (``SaveRequest/checkShape(against:storeIdentifier:)``), then per entity one statement
-    /// deletes and one updates the rows at their expected version (`WHERE _pk = u.k AND _version
-    /// = u.v ... RETURNING _pk`: a row not returned is a conflict), then one statement inserts each
-    /// entity's new rows, then join tables and positions, then metadata; with history on, last
-    /// the history row (``PostgresHistoryTable``). On any conflict nothing is written and the
+    /// deletes the rows (`WHERE _pk = ANY($1) RETURNING _pk, _version`: a row not returned, or at
+    /// another version than expected, is a conflict) and one updates them at their expected
+    /// version (`WHERE _pk = u.c0 AND _version = u.c1 ... RETURNING`: a row not returned is a
+    /// conflict), then one statement (`INSERT` or, from ``PostgresStoreOptions/copyRows`` rows
+    /// on, binary `COPY`) inserts each entity's new rows, then join tables and positions, then
+    /// metadata; with history on, last the history row (``PostgresHistoryTable``). On any
+    /// conflict the transaction rolls back, nothing is written and the
     /// error lists every conflicting object with its stored snapshot; unique constraints are
     /// checked at commit, so values may swap within a save.
     ///
