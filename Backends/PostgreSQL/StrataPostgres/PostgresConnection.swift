@@ -15,6 +15,8 @@ final class PostgresConnection: @unchecked Sendable {
     /// How many statements ran since the pool last handed the connection out (a failure on the
     /// first one of a reused connection is a connection the server dropped while idle).
     var statementsSinceCheckout = 0
+    /// How many of those statements were a `COPY` (``copyIn(_:rows:_:)``).
+    var copiesSinceCheckout = 0
 
     private struct PreparedKey: Hashable {
         let sql: String

@@ -16,6 +16,7 @@ final class PostgresConnectionPool: Sendable {
     private let state = Locked(State())
     /// Transactions that ended in a serialization failure or deadlock and ran again.
     let retries = Locked(0)
+    private let counts = Locked(PostgresStatementCounts())
 
     private struct State {
         var idle: [PostgresConnection] = []
@@ -37,6 +38,9 @@ final class PostgresConnectionPool: Sendable {
 
     /// How many connections the pool opened in all (a statistic the tests read).
     var connectionsOpened: Int { state.withLock { $0.opened } }
+
+    /// How many statements the pool's callers ran, in all (a statistic the tests read).
+    var statementCounts: PostgresStatementCounts { counts.withLock { $0 } }
 
     var closedError: StrataError {
         StrataError(
@@ -131,15 +135,21 @@ final class PostgresConnectionPool: Sendable {
         }
         if let idle, !idle.isBroken {
             idle.statementsSinceCheckout = 0
+            idle.copiesSinceCheckout = 0
             return (idle, true)
         }
         idle?.close()
         let connection = try PostgresConnection(settings: settings)
+        connection.statementsSinceCheckout = 0
         state.withLock { $0.opened += 1 }
         return (connection, false)
     }
 
     private func checkIn(_ connection: PostgresConnection) {
+        counts.withLock {
+            $0.statements += connection.statementsSinceCheckout
+            $0.copies += connection.copiesSinceCheckout
+        }
         if connection.isBroken {
             connection.close()
             return
@@ -160,4 +170,15 @@ final class PostgresConnectionPool: Sendable {
         }
         for connection in idle { connection.close() }
     }
+}
+
+/// How many statements a store ran (``PostgresConnectionPool/statementCounts``): each is one
+/// round trip to the server or more (a `COPY` takes two).
+package struct PostgresStatementCounts: Sendable, Equatable {
+    /// Every statement, `BEGIN` and `COMMIT` included.
+    package var statements = 0
+    /// The `COPY ... FROM STDIN` among them.
+    package var copies = 0
+
+    package init() {}
 }

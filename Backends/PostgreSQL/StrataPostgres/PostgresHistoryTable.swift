@@ -43,23 +43,24 @@ enum PostgresHistoryTable {
         "coalesce((SELECT max(\(pq("sequence"))) FROM \(schema.qualified(name))), (SELECT \(pq("value"))::bigint FROM \(schema.qualified(PostgresSchema.metadataTable)) WHERE \(pq("key")) = \(pqLiteral(prunedThroughKey))))"
     }
 
-    /// Appends `transaction` inside the save's transaction, under the history lock, and
-    /// notifies in the same statement (its `RETURNING`); returns the sequence it got. Two
-    /// statements: the lock must be taken before the statement that reads the last sequence
-    /// starts, so that its snapshot sees every append committed before.
+    /// Appends a transaction's `record` (``HistoryRecordCodec``; its token is assigned here)
+    /// inside the save's transaction, under the history lock, and notifies in the same statement
+    /// (its `RETURNING`); returns the sequence it got. Two statements: the lock must be taken
+    /// before the statement that reads the last sequence starts, so that its snapshot sees every
+    /// append committed before.
     static func append(
-        _ transaction: HistoryTransaction, storeIdentifier: String, schema: PostgresSchema,
-        on connection: PostgresConnection
+        _ record: [UInt8], timestamp: Date, author: String?, contextName: String?, changeCount: Int,
+        storeIdentifier: String, schema: PostgresSchema, on connection: PostgresConnection
     ) throws -> Int64 {
         try connection.query("SELECT pg_advisory_xact_lock($1)", [.int64(lockKey(schema: schema.name))])
         let result = try connection.query(
             "INSERT INTO \(schema.qualified(name)) (\(pq("sequence")), \(pq("timestamp")), \(pq("author")), \(pq("context_name")), \(pq("change_count")), \(pq("record"))) VALUES (coalesce(\(lastSequenceExpression(schema)), 0) + 1, $1, $2, $3, $4, $5) RETURNING \(pq("sequence")), pg_notify($6, $7 || ' ' || \(pq("sequence"))::text)",
             [
-                .timestamp(transaction.timestamp),
-                transaction.author.map { .text($0) } ?? .null(),
-                transaction.contextName.map { .text($0) } ?? .null(),
-                .int32(Int32(clamping: transaction.changes.count)),
-                .bytea(HistoryRecordCodec.encode(transaction)),
+                .timestamp(timestamp),
+                author.map { .text($0) } ?? .null(),
+                contextName.map { .text($0) } ?? .null(),
+                .int32(Int32(clamping: changeCount)),
+                .bytea(record),
                 .text(notificationChannel),
                 .text(storeIdentifier),
             ])

@@ -9,7 +9,7 @@ import StrataCore
 /// A native fetch reuses it: select `selectList` (alias `t0`) first in a statement's columns,
 /// read the rows with ``snapshots(_:firstColumn:)``, then ``fillToMany(_:on:)`` on the same
 /// connection, inside the same transaction when the two must see one state.
-struct PostgresRowReader {
+struct PostgresRowReader: Sendable {
     let table: PostgresEntityTable
     private let scope: ObjectID.Scope
     private let toOneScopes: [ObjectID.Scope]

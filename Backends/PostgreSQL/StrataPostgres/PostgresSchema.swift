@@ -205,15 +205,27 @@ final class PostgresEntityTable: Sendable {
     let selectAllSQL: String
     /// The rows of an array of keys (`$1`), in key order.
     let selectByKeysSQL: String
+    /// The row of one key (`$1`).
+    let selectByKeySQL: String
     /// One row (`$1` ...).
     let insertSQL: String
     /// Many rows from one array per written column.
     let insertManySQL: String
+    /// Many rows through binary `COPY` of the written columns (``PostgresCopyWriter``).
+    let copySQL: String
     /// Many updates from arrays: `$1` keys, `$2` expected versions, then one array per written
     /// column after `_version`; returns the keys it updated (the others are conflicts).
     let updateManySQL: String
-    /// Many deletes: `$1` keys, `$2` expected versions; returns the keys it deleted.
+    /// ``updateManySQL`` returning, instead of the keys, each updated row as it was before
+    /// (``selectList``, read by a join of the table with itself under the statement's snapshot):
+    /// the history's stored state at no extra statement. `nil` when a snapshot needs more than
+    /// the row (to-many or derived to-one relationships).
+    let updateManyReturningOldSQL: String?
+    /// Many deletes: `$1` keys; returns each deleted row's key, version and the values of
+    /// ``tombstoneAttributes`` (the caller checks the versions and rolls back on a mismatch).
     let deleteManySQL: String
+    /// The attributes whose values the history keeps after a delete, by index.
+    let tombstoneAttributes: [Int]
     /// `CREATE TABLE` with its columns and unique constraints.
     let createTableSQL: String
     /// Foreign keys, their indexes, and model indexes.
@@ -303,6 +315,7 @@ final class PostgresEntityTable: Sendable {
         selectList = select.joined(separator: ", ")
         selectAllSQL = "SELECT \(selectList) FROM \(qualified) AS t0 ORDER BY t0.\(pk)"
         selectByKeysSQL = "SELECT \(selectList) FROM \(qualified) AS t0 WHERE t0.\(pk) = ANY($1) ORDER BY t0.\(pk)"
+        selectByKeySQL = "SELECT \(selectList) FROM \(qualified) AS t0 WHERE t0.\(pk) = $1"
 
         let foreignKeyColumns = foreignKeyIndexes.map { entity.relationships[$0].name }
         let written = ["_pk", "_version"] + attributeColumns + foreignKeyColumns
@@ -311,6 +324,7 @@ final class PostgresEntityTable: Sendable {
         insertSQL =
             "INSERT INTO \(qualified) (\(columnList)) VALUES ("
             + (1...written.count).map { "$\($0)" }.joined(separator: ", ") + ")"
+        copySQL = "COPY \(qualified) (\(columnList)) FROM STDIN (FORMAT binary)"
         // One array per column, unnested side by side (ROWS FROM has no limit on the number of
         // arrays, unlike a many-argument unnest).
         let writtenKinds: [PostgresColumnKind?] = [nil, nil] + kinds.map { $0 } + foreignKeyColumns.map { _ in nil }
@@ -331,8 +345,17 @@ final class PostgresEntityTable: Sendable {
             + written.indices.dropFirst(2).map { "\(pq(written[$0])) = \(element(writtenKinds[$0], $0))" }
         updateManySQL =
             "UPDATE \(qualified) AS t SET \(assignments.joined(separator: ", ")) FROM \(unnested) WHERE t.\(pk) = u.c0 AND t.\(pq("_version")) = u.c1 RETURNING t.\(pk)"
+        updateManyReturningOldSQL =
+            toOneIndexes == foreignKeyIndexes && toManyIndexes.isEmpty
+            ? "UPDATE \(qualified) AS t SET \(assignments.joined(separator: ", ")) FROM \(unnested) JOIN \(qualified) AS t0 ON t0.\(pk) = u.c0 WHERE t.\(pk) = u.c0 AND t.\(pq("_version")) = u.c1 RETURNING \(selectList)"
+            : nil
+        let tombstones = entity.attributes.indices.filter { entity.attributes[$0].preservesValueOnDeletion }
+        let attributeNames = attributeColumns
+        tombstoneAttributes = tombstones
         deleteManySQL =
-            "DELETE FROM \(qualified) AS t USING unnest($1::bigint[], $2::bigint[]) AS u(k, v) WHERE t.\(pk) = u.k AND t.\(pq("_version")) = u.v RETURNING t.\(pk)"
+            "DELETE FROM \(qualified) AS t WHERE t.\(pk) = ANY($1) RETURNING "
+            + (["t.\(pk)", "t.\(pq("_version"))"] + tombstones.map { "t.\(pq(attributeNames[$0]))" })
+            .joined(separator: ", ")
 
         var columns = ["\(pk) bigint PRIMARY KEY", "\(pq("_version")) bigint NOT NULL"]
         for (column, kind) in zip(attributeColumns, kinds) { columns.append("\(pq(column)) \(kind.sqlType)") }

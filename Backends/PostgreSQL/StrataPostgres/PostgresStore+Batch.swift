@@ -138,7 +138,7 @@ extension PostgresStore: BatchOperating {
             let result = try connection.query(query.sql + " FOR UPDATE OF t0", query.parameters)
             return (0..<result.rowCount).map { result.int64($0, 0) }
         }
-        let reader = PostgresRowReader(table: table, storeIdentifier: identifier)
+        let reader = self.reader(for: table)
         let sql =
             query.map { $0.sql + " FOR UPDATE OF t0" }
             ?? "SELECT \(table.selectList) FROM \(table.qualified) AS t0 ORDER BY t0.\(pq("_pk")) FOR UPDATE"

@@ -26,7 +26,7 @@ extension PostgresStore {
             queryCounter.withLock { $0.inMemory += 1 }
             return try fetchInMemory(request.markedValidated(for: model))
         }
-        let reader = PostgresRowReader(table: table, storeIdentifier: identifier)
+        let reader = self.reader(for: table)
         switch query.answer {
         case .exact:
             queryCounter.withLock { $0.native += 1 }
@@ -61,6 +61,9 @@ extension PostgresStore {
     /// How many fetches ``fetch(_:)`` answered in SQL, how many it decided in memory over the
     /// candidates SQL returned, and how many it answered in memory entirely; for tests.
     package var queryCounts: PostgresQueryCounts { queryCounter.withLock { $0 } }
+
+    /// How many statements the store ran, and how many of them were a `COPY`; for tests.
+    package var statementCounts: PostgresStatementCounts { pool.statementCounts }
 
     /// Whether `request` is every snapshot of an entity, optionally limited to some IDs.
     static func isPlain(_ request: FetchRequest) -> Bool {

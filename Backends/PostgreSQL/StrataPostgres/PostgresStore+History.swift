@@ -101,13 +101,20 @@ extension PostgresStore: HistoryRecording {
 
     // MARK: Recording in a save
 
-    /// The stored state of the objects `request` changes that history needs and the request
-    /// does not carry (see ``HistoryChangeRecorder``), read inside the save's transaction before
-    /// its statements run: one read per entity.
+    /// The stored state of the updated objects that history needs and the request does not
+    /// carry (see ``HistoryChangeRecorder``), read inside the save's transaction before its
+    /// statements run: one read per entity whose snapshots need more than its row. (The updates
+    /// of the other entities return their rows as they were, and the deletes their tombstones.)
     func storedStatesForHistory(of request: SaveRequest, on connection: PostgresConnection) throws
         -> [ObjectID: Snapshot]
     {
-        let keys = HistoryChangeRecorder(model: model).keysNeedingStoredState(of: request)
+        var keys: [String: [Int64]] = [:]
+        for update in request.updates
+        where update.previous?.version != update.expectedVersion
+            && schema.tables[update.snapshot.objectID.entityName]?.updateManyReturningOldSQL == nil
+        {
+            keys[update.snapshot.objectID.entityName, default: []].append(update.snapshot.objectID.permanentKey)
+        }
         var states: [ObjectID: Snapshot] = [:]
         for (entity, entityKeys) in keys {
             for snapshot in try readSnapshots(try table(for: entity), keys: entityKeys, on: connection) {
@@ -124,12 +131,12 @@ extension PostgresStore: HistoryRecording {
         for request: SaveRequest, storedStates: [ObjectID: Snapshot], on connection: PostgresConnection
     ) throws -> HistoryToken? {
         guard !(request.inserts.isEmpty && request.updates.isEmpty && request.deletes.isEmpty) else { return nil }
-        let changes = try HistoryChangeRecorder(model: model).changes(for: request) { storedStates[$0] }
-        let transaction = HistoryTransaction(
-            token: HistoryToken(storeIdentifier: identifier, sequence: 0), timestamp: Date(),
-            author: request.transactionAuthor, contextName: request.contextName, changes: changes)
+        let timestamp = Date()
+        let (record, changeCount) = try HistoryChangeRecorder(model: model).record(
+            for: request, timestamp: timestamp, storedState: { storedStates[$0] })
         let sequence = try PostgresHistoryTable.append(
-            transaction, storeIdentifier: identifier, schema: schema, on: connection)
+            record, timestamp: timestamp, author: request.transactionAuthor, contextName: request.contextName,
+            changeCount: changeCount, storeIdentifier: identifier, schema: schema, on: connection)
         if options.history.prunesAutomatically { try pruneAutomatically(on: connection) }
         return HistoryToken(storeIdentifier: identifier, sequence: sequence)
     }

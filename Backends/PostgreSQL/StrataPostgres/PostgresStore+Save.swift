@@ -4,10 +4,13 @@ import StrataCore
 extension PostgresStore {
     /// Applies `request` in one transaction (READ COMMITTED): every value is checked first
     /// (``SaveRequest/checkShape(against:storeIdentifier:)``), then per entity one statement
-    /// deletes and one updates the rows at their expected version (`WHERE _pk = u.k AND _version
-    /// = u.v ... RETURNING _pk`: a row not returned is a conflict), then one statement inserts each
-    /// entity's new rows, then join tables and positions, then metadata; with history on, last
-    /// the history row (``PostgresHistoryTable``). On any conflict nothing is written and the
+    /// deletes the rows (`WHERE _pk = ANY($1) RETURNING _pk, _version`: a row not returned, or at
+    /// another version than expected, is a conflict) and one updates them at their expected
+    /// version (`WHERE _pk = u.c0 AND _version = u.c1 ... RETURNING`: a row not returned is a
+    /// conflict), then one statement (`INSERT` or, from ``PostgresStoreOptions/copyRows`` rows
+    /// on, binary `COPY`) inserts each entity's new rows, then join tables and positions, then
+    /// metadata; with history on, last the history row (``PostgresHistoryTable``). On any
+    /// conflict the transaction rolls back, nothing is written and the
     /// error lists every conflicting object with its stored snapshot; unique constraints are
     /// checked at commit, so values may swap within a save.
     ///
@@ -26,8 +29,8 @@ extension PostgresStore {
         let recordsHistory = self.recordsHistory
         do {
             return try pool.inTransaction { connection in
-                let storedStates = recordsHistory ? try storedStatesForHistory(of: request, on: connection) : [:]
-                var result = try apply(request, plan: plan, on: connection)
+                var storedStates = recordsHistory ? try storedStatesForHistory(of: request, on: connection) : [:]
+                var result = try apply(request, plan: plan, storedStates: &storedStates, on: connection)
                 if recordsHistory {
                     result.historyToken = try appendHistory(for: request, storedStates: storedStates, on: connection)
                 }
@@ -79,29 +82,34 @@ extension PostgresStore {
         let conflicts: [(id: ObjectID, expected: Int64)]
     }
 
-    private func apply(_ request: SaveRequest, plan: SavePlan, on connection: PostgresConnection) throws
-        -> SaveResult
-    {
+    /// Runs the request's statements; adds to `storedStates` the values deleted objects keep
+    /// in the history, read by the deletes themselves.
+    private func apply(
+        _ request: SaveRequest, plan: SavePlan, storedStates: inout [ObjectID: Snapshot],
+        on connection: PostgresConnection
+    ) throws -> SaveResult {
         var conflicts: [(id: ObjectID, expected: Int64)] = []
         var versions: [ObjectID: Int64] = [:]
         versions.reserveCapacity(request.inserts.count + request.updates.count)
 
         for group in plan.deletes {
-            let result = try connection.query(
-                group.table.deleteManySQL,
-                [
-                    .int64Array(group.elements.map { $0.objectID.permanentKey }),
-                    .int64Array(group.elements.map(\.expectedVersion)),
-                ])
-            let deleted = Self.keys(of: result)
-            for delete in group.elements where !deleted.contains(delete.objectID.permanentKey) {
-                conflicts.append((delete.objectID, delete.expectedVersion))
-            }
+            try delete(group, storedStates: &storedStates, conflicts: &conflicts, on: connection)
         }
         for group in plan.updates {
             let parameters = try columnArrays(
                 group.elements.map(\.snapshot), versions: group.elements.map(\.expectedVersion), table: group.table)
-            let updated = Self.keys(of: try connection.query(group.table.updateManySQL, parameters))
+            let updated: Set<Int64>
+            if recordsHistory, let sql = group.table.updateManyReturningOldSQL,
+                group.elements.contains(where: { $0.previous?.version != $0.expectedVersion })
+            {
+                // The rows as they were, for the history, from the update itself.
+                let reader = self.reader(for: group.table)
+                let old = try reader.snapshots(try connection.query(sql, parameters))
+                updated = Set(old.map(\.objectID.permanentKey))
+                for snapshot in old { storedStates[snapshot.objectID] = snapshot }
+            } else {
+                updated = Self.keys(of: try connection.query(group.table.updateManySQL, parameters))
+            }
             for update in group.elements {
                 let id = update.snapshot.objectID
                 if updated.contains(id.permanentKey) {
@@ -128,6 +136,37 @@ extension PostgresStore {
         return SaveResult(versions: versions)
     }
 
+    /// Deletes `group`'s rows with one `DELETE ... WHERE _pk = ANY($1) RETURNING` their keys,
+    /// versions and tombstone values: a row missing or at another version than expected is a
+    /// conflict (the caller then rolls the transaction back, so nothing of it stays deleted).
+    private func delete(
+        _ group: SavePlan.Group<SaveRequest.Delete>, storedStates: inout [ObjectID: Snapshot],
+        conflicts: inout [(id: ObjectID, expected: Int64)], on connection: PostgresConnection
+    ) throws {
+        let table = group.table
+        let result = try connection.query(
+            table.deleteManySQL, [.int64Array(group.elements.map { $0.objectID.permanentKey })])
+        var deleted: [Int64: Int] = [:]
+        deleted.reserveCapacity(result.rowCount)
+        for row in 0..<result.rowCount { deleted[result.int64(row, 0)] = row }
+        let keepsTombstones = recordsHistory && !table.tombstoneAttributes.isEmpty
+        for delete in group.elements {
+            guard let row = deleted[delete.objectID.permanentKey], result.int64(row, 1) == delete.expectedVersion
+            else {
+                conflicts.append((delete.objectID, delete.expectedVersion))
+                continue
+            }
+            guard keepsTombstones else { continue }
+            var attributes = [Value](repeating: .null, count: table.kinds.count)
+            for (offset, attribute) in table.tombstoneAttributes.enumerated() {
+                attributes[attribute] = try PostgresValueCoding.read(
+                    table.kinds[attribute], result, row: row, column: 2 + offset)
+            }
+            storedStates[delete.objectID] = Snapshot(
+                objectID: delete.objectID, version: delete.expectedVersion, attributes: attributes, relationships: [])
+        }
+    }
+
     /// The keys in the first column of `result`.
     private static func keys(of result: PostgresResult) -> Set<Int64> {
         var keys = Set<Int64>(minimumCapacity: result.rowCount)
@@ -135,13 +174,16 @@ extension PostgresStore {
         return keys
     }
 
-    /// Inserts `rows` at version 1: one row with a plain INSERT, more with one INSERT of arrays.
-    /// A key that is taken is ``StrataError/Code/invalidObjectID``.
+    /// Inserts `rows` at version 1: one row with a plain INSERT, from ``PostgresStoreOptions/copyRows``
+    /// rows on with binary `COPY`, the others with one INSERT of arrays. A key that is taken is
+    /// ``StrataError/Code/invalidObjectID``.
     private func insert(_ rows: [Snapshot], into table: PostgresEntityTable, on connection: PostgresConnection)
         throws
     {
         do {
-            if rows.count == 1 {
+            if rows.count >= options.copyRows {
+                try copy(rows, into: table, on: connection)
+            } else if rows.count == 1 {
                 try connection.query(table.insertSQL, try rowParameters(rows[0], table: table))
             } else {
                 try connection.query(
@@ -156,6 +198,29 @@ extension PostgresStore {
                 .invalidObjectID, "cannot insert \(what): an object with that key already exists",
                 location: location.merging(["objectID": rows[0].objectID.uriRepresentation]) { $1 },
                 underlying: error.underlying)
+        }
+    }
+
+    /// Inserts `rows` at version 1 with one binary `COPY` (``PostgresEntityTable/copySQL``).
+    private func copy(_ rows: [Snapshot], into table: PostgresEntityTable, on connection: PostgresConnection) throws {
+        let kinds = table.kinds
+        let foreignKeys = table.foreignKeyIndexes
+        let fields = table.writtenColumns.count
+        try connection.copyIn(table.copySQL, rows: rows.count) { writer, index in
+            let row = rows[index]
+            writer.beginRow(fields: fields)
+            writer.int64(row.objectID.permanentKey)
+            writer.int64(1)
+            for column in kinds.indices {
+                try encoding(row, column, table) { try writer.value(row.attributes[column], kind: kinds[column]) }
+            }
+            for relationship in foreignKeys {
+                if case .toOne(let target) = row.relationships[relationship] {
+                    writer.int64(target?.primaryKey)
+                } else {
+                    writer.null()
+                }
+            }
         }
     }
 

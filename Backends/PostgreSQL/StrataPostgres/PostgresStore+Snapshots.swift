@@ -20,7 +20,7 @@ extension PostgresStore {
                 return []
             }
         }
-        let reader = PostgresRowReader(table: table, storeIdentifier: identifier)
+        let reader = self.reader(for: table)
         if reader.needsTransaction {
             return try inReadTransaction { try readSnapshots(table, keys: keys, on: $0) }
         }
@@ -44,10 +44,13 @@ extension PostgresStore {
     func readSnapshots(_ table: PostgresEntityTable, keys: [Int64]?, on connection: PostgresConnection) throws
         -> [Snapshot]
     {
-        let reader = PostgresRowReader(table: table, storeIdentifier: identifier)
-        let result =
-            try keys.map { try connection.query(table.selectByKeysSQL, [.int64Array($0)]) }
-            ?? connection.query(table.selectAllSQL)
+        let reader = self.reader(for: table)
+        let result: PostgresResult
+        switch keys {
+        case let keys? where keys.count == 1: result = try connection.query(table.selectByKeySQL, [.int64(keys[0])])
+        case let keys?: result = try connection.query(table.selectByKeysSQL, [.int64Array(keys)])
+        case nil: result = try connection.query(table.selectAllSQL)
+        }
         var snapshots = try reader.snapshots(result)
         try reader.fillToMany(&snapshots, on: connection)
         return snapshots

@@ -26,6 +26,8 @@ public final class PostgresStore: PersistentStore {
     let schema: PostgresSchema
     let options: PostgresStoreOptions
     let pool: PostgresConnectionPool
+    /// The reader of each entity's rows, by entity name (made once: it names the ID scopes).
+    let readers: [String: PostgresRowReader]
     /// How fetches were answered (see ``queryCounts``).
     let queryCounter = Locked(PostgresQueryCounts())
     /// The server and database, for messages (no password).
@@ -40,6 +42,12 @@ public final class PostgresStore: PersistentStore {
         self.options = options
         self.pool = pool
         schema = PostgresSchema(model: model, schema: options.schema)
+        readers = schema.tables.mapValues { PostgresRowReader(table: $0, storeIdentifier: identifier) }
+    }
+
+    /// The reader of `table`'s rows.
+    func reader(for table: PostgresEntityTable) -> PostgresRowReader {
+        readers[table.name] ?? PostgresRowReader(table: table, storeIdentifier: identifier)
     }
 
     /// `location` entries naming this store in errors.
