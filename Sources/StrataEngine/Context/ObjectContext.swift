@@ -95,6 +95,9 @@ public final class ObjectContext: @unchecked Sendable {
     let confinement = Locked(ConfinementState())
     /// Streams handed out by ``changes(named:)``.
     let streams = Locked(ChangeStreams())
+    /// The live queries observing this context (see ``liveResults(for:sectionKeyPath:)``);
+    /// `nil` until the first. Confined to the context's queue.
+    var liveRegistry: LiveRegistry?
 
     /// The context this one saves into, for a child context; `nil` for a context attached to
     /// the coordinator (the only kind that reads and writes stores).
@@ -161,6 +164,7 @@ public final class ObjectContext: @unchecked Sendable {
 
     deinit {
         for entry in streams.withLock({ $0.continuations.values }) { entry.continuation.finish() }
+        liveRegistry?.finishAll()
         // Objects with unsaved changes outlive their context only in their holders' hands:
         // mark them invalid, so that a change to one is refused without asking for the context
         // (see ``ManagedObject/set(_:for:)``).
@@ -304,6 +308,7 @@ public final class ObjectContext: @unchecked Sendable {
     func rekey(_ object: ManagedObject, from old: ObjectID, inChangeSet: Bool = true) {
         registry.removeValue(forKey: old)
         registry[object.objectID] = object
+        liveRegistry?.noteRename(from: old, to: object.objectID)
         if inChangeSet, changed.removeValue(forKey: old) != nil {
             changed.add(object, changing: object.state.changedSlots)
         }
