@@ -237,11 +237,6 @@ import Testing
             default:
                 view.reset()
             }
-            if ProcessInfo.processInfo.environment["LIVE_TRACE"] != nil {
-                print(
-                    "TRACE step \(step) roll \(roll) all=\(try view.fetchObjectIDs(FetchRequest(entityName: "Employee")).prefix(6))"
-                )
-            }
             try check(&watched, in: view, "\(scheme) seed \(seed) step \(step) (roll \(roll))")
         }
         let statistics = view.liveQueryStatistics

@@ -87,11 +87,4 @@ extension ObjectContext {
         throw StrataError(
             .unknownKey, "section key path '\(dotted)' is empty", location: ["entity": entity.name, "key": dotted])
     }
-
-    /// The slots an updated object of this context may have changed since its last save, when
-    /// the change set knows them (for the live queries that read none of them).
-    func ownChangedSlots(_ id: ObjectID) -> UInt64? {
-        guard let object = changed[id], !object.state.isInserted else { return nil }
-        return object.state.changedSlots | changed.indexedSlots(of: object.entity.name)
-    }
 }

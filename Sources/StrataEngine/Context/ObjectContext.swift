@@ -396,7 +396,11 @@ public final class ObjectContext: @unchecked Sendable {
     func willChange(_ object: ManagedObject, slots: UInt64 = ChangeSet.allSlots) {
         noteChangeForChildren()
         journal?.record(object)
-        if !object.state.isInserted && !object.state.isDeleted { noteUpdated(object.objectID) }
+        // An inserted object's later changes are news only to live queries (it stays inserted
+        // for everybody else until its save).
+        if !object.state.isDeleted && (!object.state.isInserted || liveRegistry != nil) {
+            noteUpdated(object.objectID)
+        }
         changed.add(object, changing: slots)
     }
 
@@ -544,9 +548,20 @@ enum SaveActivity {
     /// How many saves are under way in the process.
     private static let count = Atomic<Int>(0)
 
-    /// Whether no save is under way anywhere in the process. Relaxed: only a save of the
-    /// object's own context matters, and that runs on the writing thread.
+    /// Whether no save is under way anywhere in the process, and no live query observes a
+    /// context. Relaxed: only a save of the object's own context matters, and that runs on the
+    /// writing thread; a live query is made on its context's queue too.
     static var isIdle: Bool { count.load(ordering: .relaxed) == 0 }
+
+    /// Counts a context observed by live queries, whose every write must note an update (so
+    /// its objects-did-change hears of each one): from its first live query to its last.
+    static func beginObserving() { count.add(1, ordering: .relaxed) }
+
+    /// Ends what ``beginObserving()`` began.
+    static func endObserving() {
+        let remaining = count.subtract(1, ordering: .relaxed).newValue
+        assert(remaining >= 0, "more observations ended than began")
+    }
 
     /// Counts a save under way for as long as `body` runs.
     static func counting<T>(_ body: () throws -> T) rethrows -> T {

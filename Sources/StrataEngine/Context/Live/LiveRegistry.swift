@@ -15,6 +15,9 @@ final class LiveRegistry {
     private var indexes: [String: EntityIndex] = [:]
     /// The queries each object is a member of (locally decided queries only).
     private var memberships: [ObjectID: [Int]] = [:]
+    /// The state each member was last matched in: a later change of it is compared with this to
+    /// know which slots (properties) it changed.
+    private var lastSeen: [ObjectID: Snapshot] = [:]
     /// Queries that run again on any change of one entity, or of any.
     private var refetchingOnEntity: [String: Set<Int>] = [:]
     private var refetchingOnAny: Set<Int> = []
@@ -47,7 +50,8 @@ final class LiveRegistry {
     ) throws -> Int {
         nextKey += 1
         let subscription = make(nextKey)
-        try subscription.load(from: context)
+        let snapshots = try subscription.load(from: context)
+        if subscriptions.isEmpty { SaveActivity.beginObserving() }
         subscriptions[subscription.key] = subscription
         let entity = subscription.request.entityName
         switch subscription.reach {
@@ -68,7 +72,10 @@ final class LiveRegistry {
                 }
             }
             indexes[entity] = index
-            for id in subscription.members.keys { memberships[id, default: []].append(subscription.key) }
+            for snapshot in snapshots {
+                memberships[snapshot.objectID, default: []].append(subscription.key)
+                lastSeen[snapshot.objectID] = snapshot
+            }
         case .entityRefetch:
             refetchingOnEntity[entity, default: []].insert(subscription.key)
         case .anyRefetch:
@@ -82,6 +89,7 @@ final class LiveRegistry {
     /// Removes the subscription `key` (its sequence or controller went away).
     func remove(_ key: Int) {
         guard let subscription = subscriptions.removeValue(forKey: key) else { return }
+        if subscriptions.isEmpty { SaveActivity.endObserving() }
         let entity = subscription.request.entityName
         switch subscription.reach {
         case .local:
@@ -108,6 +116,7 @@ final class LiveRegistry {
     /// Ends every subscription (the context went away).
     func finishAll() {
         for subscription in subscriptions.values { subscription.sink.finish(throwing: nil) }
+        if !subscriptions.isEmpty { SaveActivity.endObserving() }
         subscriptions = [:]
     }
 
@@ -116,6 +125,7 @@ final class LiveRegistry {
         if let position = keys.firstIndex(of: key) { keys.swapAt(position, keys.count - 1) }
         if keys.last == key { keys.removeLast() }
         memberships[id] = keys.isEmpty ? nil : keys
+        if keys.isEmpty { lastSeen[id] = nil }
     }
 
     // MARK: Changes
@@ -135,6 +145,7 @@ final class LiveRegistry {
         for (old, new) in renamed {
             guard let keys = memberships.removeValue(forKey: old) else { continue }
             memberships[new] = keys
+            lastSeen[new] = lastSeen.removeValue(forKey: old)
             touched.formUnion(keys)
         }
         // Queries that refetch hold temporary IDs too: run them again.
@@ -156,18 +167,23 @@ final class LiveRegistry {
         refetch(Set(subscriptions.keys), in: context)
     }
 
-    /// Brings every query up to date with `changes`. `changedSlots` gives an updated object's
-    /// slots that may have changed, when known (the context's own changes); `nil` means any.
-    func apply(
-        _ changes: ContextChanges, in context: ObjectContext, changedSlots: ((ObjectID) -> UInt64?)? = nil
-    ) {
+    /// Brings every query up to date with `changes`. The slots an updated member changed are
+    /// those in which it differs from its state when last matched; any other changed object may
+    /// have changed any slot.
+    func apply(_ changes: ContextChanges, in context: ObjectContext) {
         guard !subscriptions.isEmpty, !changes.isEmpty else { return }
         flushRenames(in: context)
         var refetching = refetchingOnAny
         var perSubscription: [Int: [LiveSubscription.Change]] = [:]
         var byEntity: [String: [(id: ObjectID, isDeleted: Bool)]] = [:]
-        for id in changes.inserted { byEntity[id.entityName, default: []].append((id, false)) }
-        for id in changes.updated { byEntity[id.entityName, default: []].append((id, false)) }
+        var seen: [(id: ObjectID, snapshot: Snapshot?)] = []
+        // An ID may be listed twice (an object written while it was being inserted): once each.
+        for id in changes.inserted where !changes.deleted.contains(id) {
+            byEntity[id.entityName, default: []].append((id, false))
+        }
+        for id in changes.updated where !changes.inserted.contains(id) && !changes.deleted.contains(id) {
+            byEntity[id.entityName, default: []].append((id, false))
+        }
         for id in changes.deleted { byEntity[id.entityName, default: []].append((id, true)) }
         for (entity, ids) in byEntity {
             if let keys = refetchingOnEntity[entity] { refetching.formUnion(keys) }
@@ -183,8 +199,13 @@ final class LiveRegistry {
                 let snapshot = isDeleted ? nil : current[id] ?? nil
                 let memberOf = memberships[id] ?? []
                 var reading: Set<Int> = []
-                let slots =
-                    changes.inserted.contains(id) ? ChangeSet.allSlots : changedSlots?(id) ?? ChangeSet.allSlots
+                var slots = ChangeSet.allSlots
+                if let snapshot, let old = lastSeen[id], !changes.inserted.contains(id) {
+                    slots = ChangeSet.slots(
+                        changingAttributes: old.attributes, old.relationships, to: snapshot.attributes,
+                        snapshot.relationships)
+                }
+                seen.append((id, snapshot))
                 if let snapshot {
                     if slots == ChangeSet.allSlots {
                         reading = index.unvalued
@@ -231,6 +252,7 @@ final class LiveRegistry {
                 refetching.insert(key)
             }
         }
+        for (id, snapshot) in seen where memberships[id] != nil { lastSeen[id] = snapshot }
         refetch(refetching, in: context, updating: changes.updated)
     }
 
@@ -268,8 +290,9 @@ final class LiveRegistry {
         for key in keys.sorted() {
             guard let subscription = subscriptions[key] else { continue }
             let before = subscription.members.keys
+            let snapshots: [Snapshot]
             do {
-                try subscription.load(from: context)
+                snapshots = try subscription.load(from: context)
             } catch {
                 remove(key)
                 subscription.sink.finish(throwing: error)
@@ -278,8 +301,9 @@ final class LiveRegistry {
             statistics.refetches += 1
             if subscription.reach == .local {
                 for id in before where subscription.members[id] == nil { removeMembership(of: id, in: key) }
-                for id in subscription.members.keys where !before.contains(id) {
-                    memberships[id, default: []].append(key)
+                for snapshot in snapshots {
+                    if !before.contains(snapshot.objectID) { memberships[snapshot.objectID, default: []].append(key) }
+                    lastSeen[snapshot.objectID] = snapshot
                 }
             }
             subscription.deliver(updated: changed.filter { subscription.members[$0] != nil })

@@ -69,17 +69,21 @@ final class LiveSubscription {
             section: try sectionKeyPath.map { try evaluator.value(at: $0, of: snapshot) } ?? .null)
     }
 
-    /// Runs the query against `context` (pending changes included) and takes its answer.
-    func load(from context: ObjectContext) throws {
+    /// Runs the query against `context` (pending changes included) and takes its answer;
+    /// returns the members' snapshots.
+    @discardableResult
+    func load(from context: ObjectContext) throws -> [Snapshot] {
         let snapshots = try context.resolve(request, options: FetchOptions())
         let evaluator = context.contextEvaluator()
         var loaded = try snapshots.map { try entry(for: $0, evaluator: evaluator) }
-        // Stores order as the engine does; should one differ (a collation), the kept order wins,
-        // so binary searches stay right.
-        if !order.isOrdered(loaded) { loaded.sort(by: order.precedes) }
+        // Stores order as the engine does; should one differ (a collation), the kept order wins
+        // for a query kept locally, so binary searches stay right. A query that always refetches
+        // keeps the answer's order as it is.
+        if reach == .local, !order.isOrdered(loaded) { loaded.sort(by: order.precedes) }
         entries = loaded
         members = Dictionary(uniqueKeysWithValues: loaded.map { ($0.objectID, $0) })
         windowMayHaveMore = request.limit.map { loaded.count >= $0 } ?? false
+        return snapshots
     }
 
     /// One changed object as the registry hands it over.
