@@ -247,7 +247,7 @@ import Testing
 
     @Test(arguments: schemes, [1, 2])
     func liveResultsEqualAFreshFetchAfterEveryRandomChange(_ scheme: String, seed: UInt64) throws {
-        try Self.run(scheme, seed: seed, steps: 150, queries: 16)
+        try Self.run(scheme, seed: seed, steps: 100, queries: 10)
     }
 
     @Test(.enabled(if: PostgresTestServer.shouldRun, Comment(rawValue: PostgresTestServer.skipReason)))
