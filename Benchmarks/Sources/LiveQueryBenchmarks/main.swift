@@ -86,7 +86,7 @@ case "fanout":
         let counter = Counter()
         let kept = watching ? try controllers(context, groups: queries, delegate: counter) : []
         let byKey = try ObjectPredicate(format: "key == %@", Int64(7))
-        let item = try context.fetch(FetchRequest(entityName: "Item", predicate: byKey)).objects[0]
+        let item = Array(try context.fetch(FetchRequest(entityName: "Item", predicate: byKey)))[0]
         var times: [Double] = []
         for run in 0..<runs {
             if same {
@@ -117,8 +117,7 @@ default:
             let context = try populated(count, groups: queries)
             let counter = Counter()
             let kept = watching ? try controllers(context, groups: queries, delegate: counter) : []
-            let items = try context.fetch(FetchRequest(entityName: "Item", sorts: [Sort("key")], limit: changed))
-                .objects
+            let items = Array(try context.fetch(FetchRequest(entityName: "Item", sorts: [Sort("key")], limit: changed)))
             for (index, item) in items.enumerated() {
                 if unread { item["note"] = .string("m\(run)") } else { item["value"] = .integer(Int64(count - index)) }
             }
