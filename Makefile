@@ -29,11 +29,14 @@ test-reliability: deps
 
 # The sanitizer runs of CI, each in a build directory of its own so that they do not rebuild
 # the plain one.
-TSAN_TESTS = StrataTests|StrataInMemoryTests|StrataSQLiteTests|StrataLMDBTests|StrataXMLTests|StrataConformanceTests|FaultInjectionTests|DefectRegressionTests
+# ThreadSanitizer watches threads: the engine, the conformance kit on every backend, fault
+# injection, the defect regressions, and the backends' suites that share a store between threads.
+# The backends' single-threaded suites (SQL, queries, files) run in the plain suite only.
+TSAN_TESTS = StrataTests|StrataConformanceTests|FaultInjectionTests|DefectRegressionTests|SQLiteMultiProcessTests|SQLiteQueryShapeTests|SQLiteStoreSafetyTests|LMDBEnvironmentTests|XMLKeyLedgerTests
 ASAN_TESTS = PredicateFuzz|PredicateParser|PredicateFormat|ModelErrorTests|ModelFuzz|HostileXML|aDamagedOrTruncatedStoreFile|KeyExhaustion|XMLSafety|XMLBadInput|XMLDoubleParser|XMLRoundTrip|SQLiteBadInput|LMDBBadInput|LMDBPageCheck|aDamagedOrTruncatedLMDBDataFile
 
-## CI: the concurrency and store tests (engine, every backend, the conformance kit, the
-## fault-injection tests) under ThreadSanitizer; the stress tests' racers save 200 times each
+## CI: the concurrency tests (engine, the conformance kit on every backend, the backends' suites
+## that share a store between threads, the fault-injection tests) under ThreadSanitizer; the stress tests' racers save 200 times each
 ## instead of 1,000 (the plain suite runs them in full).
 test-tsan-ci: deps
 	STRATA_STRESS_ROUNDS=200 swift test --scratch-path .build/tsan --sanitize=thread --filter '$(TSAN_TESTS)'
@@ -51,7 +54,7 @@ build: deps
 # The library products' modules, each with a DocC catalog (<Module>.docc beside its sources) whose
 # articles are docs/*.md.
 DOC_TARGETS = Strata StrataEngine StrataCore StrataData StrataMigrations StrataTransfer StrataConformance \
-	StrataInMemory StrataSQLite StrataLMDB StrataXML
+	StrataInMemory StrataSQLite StrataLMDB StrataXML StrataPostgres
 
 ## Build the documentation of every library module (DocC, in one run) into
 ## .build/plugins/Swift-DocC/outputs/. A warning about a catalog's own page (a landing page or an

@@ -233,7 +233,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "strata-migration-probe",
-            dependencies: ["StrataMigrations", "StrataSQLite", "StrataLMDB", "StrataXML"],
+            dependencies: ["StrataMigrations", "StrataSQLite", "StrataLMDB", "StrataXML", "StrataPostgres"],
             path: "Probes/strata-migration-probe",
             swiftSettings: strictSettings
         ),

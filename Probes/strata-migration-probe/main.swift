@@ -4,13 +4,14 @@
 //   strata-migration-probe start URL MODEL_DIR       (loads everything, migrates nothing)
 //
 // migrates the store at URL to the current version of MODEL_DIR (a NAME.stratamodel directory)
-// with the built-in persistent backends, and prints "migrated" when done. The test kills it
+// with the built-in persistent backends (PostgreSQL's on a server the URL names), and prints "migrated" when done. The test kills it
 // with SIGKILL at random moments.
 
 import Foundation
 import StrataCore
 import StrataLMDB
 import StrataMigrations
+import StrataPostgres
 import StrataSQLite
 import StrataXML
 
@@ -24,6 +25,7 @@ do {
     registry.register(SQLiteBackend())
     registry.register(LMDBBackend())
     registry.register(XMLBackend())
+    registry.register(PostgresBackend())
     let url = try StoreURL.parse(arguments[2])
     let versions = try VersionedModel(directory: URL(fileURLWithPath: arguments[3]))
     let batch = arguments.count > 4 ? Int(arguments[4]) ?? 1_000 : 1_000

@@ -23,12 +23,15 @@ import StrataCore
 /// ``StrataError/Code/validationFailed``.
 ///
 /// Memory: the IDs of one entity, the IDs of the objects left for the second pass, and one
-/// batch of snapshots. A copy that fails midway removes the destination when the copy created
-/// it; an empty destination that existed before keeps the batches saved so far.
+/// batch of snapshots.
 ///
 /// The destination is refused when it already holds objects, unless the caller passes
-/// `replacingExisting: true`, which destroys it first (that is the only way this type deletes
-/// anything).
+/// `replacingExisting: true` (that is the only way this type deletes anything). A new store in
+/// files, and a store being replaced, are built at a staging location beside the destination
+/// (``StoreStaging``) and put in place only when whole: a copy that fails or is killed midway
+/// leaves the store it was replacing as it was, and no half-copied store. An empty destination
+/// that existed before is filled where it is and keeps the batches saved so far; a store in
+/// memory, and a new store on a server, are built in place and removed when the copy fails.
 public struct StoreCopier: Sendable {
     /// Objects per save.
     public var batchSize: Int
@@ -64,8 +67,8 @@ public struct StoreCopier: Sendable {
     ///     another spelling of its path (`d/./app.sqlite`, a symbolic link, `xml:` on the same
     ///     file), or whose files lie inside the source's or the other way round, is refused.
     ///     Without it only identical URLs are.
-    ///   - replacingExisting: destroy an existing destination first, whatever it holds and at
-    ///     whatever model version; without it a destination holding objects is refused
+    ///   - replacingExisting: replace an existing destination, whatever it holds and at
+    ///     whatever model version, once the copy is whole; without it a destination holding objects is refused
     ///     (``StrataError/Code/invalidRequest``) and left untouched, and an empty one is filled.
     ///   - progress: called after each batch with the entity being copied and the objects of it
     ///     copied so far.
@@ -104,29 +107,74 @@ public struct StoreCopier: Sendable {
         if replacingExisting { _ = try backend.metadata(at: destination) }
         let lock = replacingExisting ? try backend.lockForMigration(of: destination) : nil
         defer { lock?.release() }
-        if try backend.metadata(at: destination) != nil {
-            if replacingExisting {
-                // Asked for explicitly: whatever the store holds, at whatever model version.
-                try backend.destroyStore(at: destination)
-            } else {
-                let existing = try backend.open(destination, model: model, options: options)
-                let held = try Self.objectCount(of: existing)
-                try existing.close()
-                guard held == 0 else {
-                    throw StrataError(
-                        .invalidRequest,
-                        "the destination \(destination) already holds \(held) object\(held == 1 ? "" : "s"); nothing was copied; to delete it and copy anyway, pass --replace (replacingExisting: true)",
-                        location: ["url": destination.description])
+        let existing = try backend.metadata(at: destination)
+        if existing != nil, !replacingExisting {
+            let store = try backend.open(destination, model: model, options: options)
+            let held = try Self.objectCount(of: store)
+            try store.close()
+            guard held == 0 else {
+                throw StrataError(
+                    .invalidRequest,
+                    "the destination \(destination) already holds \(held) object\(held == 1 ? "" : "s"); nothing was copied; to delete it and copy anyway, pass --replace (replacingExisting: true)",
+                    location: ["url": destination.description])
+            }
+            // An empty store that exists is filled where it is.
+            return try fill(at: destination, from: source, backend: backend, options: options, progress: progress)
+        }
+        // A destination this copy creates gets an identifier of its own.
+        var options = options
+        options.identifierForNewStore = options.identifierForNewStore ?? UUID().uuidString
+        guard let stage = try Self.staging(for: destination, backend: backend, replacing: existing != nil) else {
+            // In memory, or a new store on a server: built where it goes; a failed copy removes
+            // it (when it is still the one this copy made).
+            if existing != nil { try backend.destroyStore(at: destination) }
+            do {
+                return try fill(at: destination, from: source, backend: backend, options: options, progress: progress)
+            } catch {
+                if (try? backend.metadata(at: destination))??.storeIdentifier == options.identifierForNewStore {
+                    try? backend.destroyStore(at: destination)
                 }
+                throw error
             }
         }
-        // A destination this copy creates gets an identifier of its own, so that a failed copy
-        // removes that store and never one another process made meanwhile.
-        var options = options
-        let created =
-            try backend.metadata(at: destination) == nil ? (options.identifierForNewStore ?? UUID().uuidString) : nil
-        if let created { options.identifierForNewStore = created }
-        let opened = try backend.open(destination, model: model, options: options)
+        // Built beside the destination and put in its place only when whole: until then a store
+        // being replaced is untouched, and a copy that fails or is killed leaves no half store.
+        if existing != nil, !stage.isReplacedByBackend { try stage.checkNoJournal() }
+        let found = StoreStaging.FileIdentity(path: stage.url.location)
+        try stage.removeStaging()
+        let report: Report
+        do {
+            report = try fill(at: stage.staging, from: source, backend: backend, options: options, progress: progress)
+        } catch {
+            try? stage.removeStaging()
+            throw error
+        }
+        try stage.putInPlace(
+            expected: (found, stage.isReplacedByBackend ? nil : StoreStaging.FileIdentity(path: stage.staging.location))
+        )
+        return report
+    }
+
+    /// Where a copy into `destination` is built before it is put in place: beside a store in
+    /// files (new or replaced), or where a backend that swaps its own stores says when one is
+    /// replaced; `nil` for a store built in place (in memory, or a new store on a server).
+    private static func staging(for destination: StoreURL, backend: any StoreBackend, replacing: Bool) throws
+        -> StoreStaging?
+    {
+        if backend is any StoreReplacing {
+            return replacing ? try StoreStaging(for: destination, backend: backend, suffix: ".strata-copying") : nil
+        }
+        guard try !backend.files(of: destination).isEmpty else { return nil }
+        return try StoreStaging(for: destination, backend: backend, suffix: ".strata-copying")
+    }
+
+    /// Opens (creating) the store at `url`, writes the destination metadata and every object of
+    /// `source`, and closes it.
+    private func fill(
+        at url: StoreURL, from source: any PersistentStore, backend: any StoreBackend, options: StoreOptions,
+        progress: (StoreProgress) -> Void
+    ) throws -> Report {
+        let opened = try backend.open(url, model: source.model, options: options)
         do {
             if !destinationMetadata.isEmpty { try opened.save(SaveRequest(metadataChanges: destinationMetadata)) }
             let report = try fill(opened, from: source, progress: progress)
@@ -134,11 +182,6 @@ public struct StoreCopier: Sendable {
             return report
         } catch {
             try? opened.close()
-            // The copy's error is what the caller needs; a store that cannot be removed now
-            // (another process opened it meanwhile) stays.
-            if let created, (try? backend.metadata(at: destination))??.storeIdentifier == created {
-                try? backend.destroyStore(at: destination)
-            }
             throw error
         }
     }

@@ -11,7 +11,8 @@ struct CopyCommand: ParsableCommand {
         discussion: """
             Objects keep their keys, so relationships copy as they are; the copy streams in \
             batches. TO is created at FROM's model version. A TO that already holds objects is \
-            refused unless --replace is given, which deletes it first.
+            refused unless --replace is given: the copy is then built beside TO and put in \
+            its place once whole, so a copy that fails or is stopped leaves TO as it was.
 
             With --follow, the copy then receives FROM's later saves from FROM's history, each \
             batch in one save of TO that records how far TO is, until SIGINT or SIGTERM. Run the \
@@ -26,7 +27,7 @@ struct CopyCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The URL of the store to create.", valueName: "TO"))
     var to: String
 
-    @Flag(help: "Delete TO first when it already holds objects (destructive).")
+    @Flag(help: "Replace TO when it already holds objects, once the copy is whole (destructive).")
     var replace = false
 
     @Flag(

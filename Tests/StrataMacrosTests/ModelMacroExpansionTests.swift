@@ -31,6 +31,9 @@ let modelMacros: [String: MacroSpec] = [
                     var isSelected = false
                     init(name: String) { self.name = name }
 
+                    #if !DEBUG
+                    @exclusivity(unchecked)
+                    #endif
                     private var _$backingData = StrataData._ModelBackingStorage<Trip>()
 
                     public var persistentBackingData: StrataData.BackingData<Trip> {
@@ -97,6 +100,9 @@ let modelMacros: [String: MacroSpec] = [
                 final class Counter {
                     var count = 0
 
+                    #if !DEBUG
+                    @exclusivity(unchecked)
+                    #endif
                     private var _$backingData = StrataData._ModelBackingStorage<Counter>()
 
                     public var persistentBackingData: StrataData.BackingData<Counter> {

@@ -155,6 +155,31 @@ struct PostgresFaultTests {
         )
     }
 
+    /// The change listener (what a container on another host hears saves by) across a restart of
+    /// the whole server: it keeps trying while the server is down, gives a sign once it listens
+    /// again (the container then reads the history it missed), and hears the next save.
+    @Test func aChangeListenerListensAgainAfterTheWholeServerRestarts() throws {
+        let cluster = try PostgresFaultCluster()
+        let settings = try PostgresConnectionSettings(cluster.url)
+        let store = UUID().uuidString
+        let listener = try PostgresChangeListener(settings: settings, storeIdentifier: store)
+        defer { listener.close() }
+        let before = try #require(listener.backendPID)
+        try cluster.crash()
+        #expect(!listener.wait(timeout: .milliseconds(500)), "a sign while the server was down")
+        try cluster.restart()
+        #expect(listener.wait(timeout: .seconds(60)), "no sign after the server came back")
+        #expect(listener.reconnections >= 1)
+        #expect(try #require(listener.backendPID) != before)
+        let writer = try cluster.waitUntilAccepting()
+        defer { writer.close() }
+        try writer.execute("SELECT pg_notify('strata_history', '\(store) 1')")
+        #expect(listener.wait(timeout: .seconds(30)), "the save after the restart was not heard")
+        print(
+            "reliability: postgres listener across a server restart: \(listener.reconnections) reconnection(s), heard the next save"
+        )
+    }
+
     @Test func aWrongPasswordNoServerAndNoDatabaseAreTypedErrorsWithinTheTimeout() throws {
         let cluster = try PostgresFaultCluster()
         let model = try Repository.companyVersions().current

@@ -4,7 +4,11 @@
 // `valgrind --tool=callgrind` run gives each workload's instructions per side
 // (`callgrind_annotate --inclusive=yes`).
 //
-//     StrataDataBenchmarks [count] [model|byname|both]
+//     StrataDataBenchmarks [count] [model|byname|both] [lookups]
+//
+// Both lookup workloads make the workload's 100,000 lookups whatever `count` is, or the first
+// `lookups` of them (a callgrind run of every workload then takes minutes, not an hour; divide by
+// the lookups made for a figure per lookup).
 //
 // `StrataDataBenchmarks unsaved [count] [model|byname]` inserts `count` objects with all ten
 // values into one context without saving, and prints the malloc'd bytes per object (glibc's
@@ -23,12 +27,13 @@ if CommandLine.arguments.dropFirst().first == "unsaved" {
 let arguments = Array(CommandLine.arguments.dropFirst())
 let count = arguments.first.flatMap { Int($0) } ?? 20_000
 let sides = arguments.count > 1 ? arguments[1] : "both"
-guard ["model", "byname", "both"].contains(sides), arguments.count <= 2 else {
-    print("usage: StrataDataBenchmarks [count] [model|byname|both]")
+let lookupCount = arguments.count > 2 ? Int(arguments[2]) : 100_000
+guard ["model", "byname", "both"].contains(sides), arguments.count <= 3, let lookupCount, lookupCount > 0 else {
+    print("usage: StrataDataBenchmarks [count] [model|byname|both] [lookups]")
     exit(2)
 }
 let workload = Workload(count: count)
-let lookupIDs = workload.lookupKeys
+let lookupIDs = Array(workload.lookupKeys.prefix(lookupCount))
 let updateIDs = shuffled(workload.updateKeys, seed: 1)
 let deleteIDs = shuffled(workload.deleteKeys, seed: 2)
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-data-bench-\(getpid())")
@@ -38,7 +43,8 @@ defer { try? FileManager.default.removeItem(at: directory) }
 // one after another on one thread.
 nonisolated(unsafe) var sink = 0
 
-print("StrataDataBenchmarks: \(count) records, sides \(sides), load average \(loadAverage())")
+print(
+    "StrataDataBenchmarks: \(count) records, \(lookupIDs.count) lookups, sides \(sides), load average \(loadAverage())")
 if sides != "byname" {
     let container = try! ModelContainer(
         for: ModelRecord.self,

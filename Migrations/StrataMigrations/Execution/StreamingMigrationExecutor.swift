@@ -45,18 +45,29 @@ public struct StreamingMigrationExecutor: Sendable {
         progress: (StoreProgress) -> Void,
         isCancelled: () -> Bool
     ) throws {
-        let isReplacing = backend is any StoreReplacing
-        // A store reached through a symbolic link is migrated where it really is: the rename
-        // then replaces the file the link points at, and the link stays a link.
-        let url = isReplacing ? url : Self.realLocation(of: url)
-        let staging = try stagingURL(for: url, backend: backend)
+        // A store in files is migrated where it really is (StoreStaging follows symbolic links).
+        if !(backend is any StoreReplacing) && url.scheme != "memory" {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.location, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            else {
+                throw StrataError(
+                    .unsupported,
+                    "the store at \(url) is not one regular file, and its backend does not adopt StoreReplacing, so it cannot be replaced atomically; nothing was changed",
+                    location: ["url": url.description])
+            }
+        }
+        let stage = try StoreStaging(for: url, backend: backend, suffix: ".strata-migrating")
+        let url = stage.url
+        let staging = stage.staging
         // One migration at a time owns the store and its staging copy (a backend that adopts
         // StoreReplacing names and guards its own staging stores).
-        let lock = isReplacing ? nil : try MigrationLock(for: url)
+        let lock = stage.isReplacedByBackend ? nil : try MigrationLock(for: url)
         defer { lock?.release() }
-        let source = url.scheme == "memory" || isReplacing ? nil : FileIdentity(path: url.location)
-        try removeStaging(staging, backend: backend)
-        let staged: FileIdentity?
+        let source =
+            url.scheme == "memory" || stage.isReplacedByBackend ? nil : StoreStaging.FileIdentity(path: url.location)
+        try stage.removeStaging()
+        let staged: StoreStaging.FileIdentity?
         do {
             try copy(
                 step, from: url, to: staging, backend: backend, options: options, metadataChanges: metadataChanges,
@@ -66,48 +77,15 @@ public struct StreamingMigrationExecutor: Sendable {
                     .cancelled, "the migration \(step.name) of \(url) was cancelled; the store is unchanged",
                     location: ["url": url.description])
             }
-            staged = source == nil ? nil : FileIdentity(path: staging.location)
+            staged = source == nil ? nil : StoreStaging.FileIdentity(path: staging.location)
         } catch {
-            try? removeStaging(staging, backend: backend)
+            try? stage.removeStaging()
             throw error
         }
         // From here on the staged store is the only complete copy of the migrated data until the
         // replacement finishes: it is never removed on failure.
         try replace(
-            url, with: staging, backend: backend, destination: step.destination, options: options,
-            expected: (source, staged), progress: progress)
-    }
-
-    /// What identifies one version of a file: a save or a rebuild replaces it (a new inode) or
-    /// changes its size or modification time.
-    struct FileIdentity: Equatable {
-        var device: UInt64
-        var inode: UInt64
-        var size: Int64
-        var modified: timespec
-
-        /// The identity of the file at `path` (not following a final symbolic link), or `nil`.
-        init?(path: String) {
-            var info = stat()
-            guard lstat(path, &info) == 0 else { return nil }
-            device = UInt64(info.st_dev)
-            inode = UInt64(info.st_ino)
-            size = Int64(info.st_size)
-            modified = info.modificationTime
-        }
-
-        static func == (a: FileIdentity, b: FileIdentity) -> Bool {
-            a.device == b.device && a.inode == b.inode && a.size == b.size && a.modified.tv_sec == b.modified.tv_sec
-                && a.modified.tv_nsec == b.modified.tv_nsec
-        }
-    }
-
-    /// `url` with its location resolved to the real file (symbolic links, `.` and `..`
-    /// followed), or `url` itself for a `memory:` store or a location that does not exist.
-    static func realLocation(of url: StoreURL) -> StoreURL {
-        guard url.scheme != "memory", let real = realpath(url.location, nil) else { return url }
-        defer { free(real) }
-        return StoreURL(scheme: url.scheme, location: String(cString: real))
+            stage, destination: step.destination, options: options, expected: (source, staged), progress: progress)
     }
 
     /// Streams every object of the store at `from` (at `step.source`) into a new store at `to`
@@ -246,61 +224,17 @@ public struct StreamingMigrationExecutor: Sendable {
         }
     }
 
-    func stagingURL(for url: StoreURL, backend: any StoreBackend) throws -> StoreURL {
-        if let replacing = backend as? any StoreReplacing { return try replacing.stagingURL(for: url) }
-        if url.scheme == "memory" {
-            guard !url.location.isEmpty else {
-                throw StrataError(
-                    .unsupported,
-                    "a private memory: store has no name, so it cannot be reopened to migrate; name it (memory:NAME)",
-                    location: ["url": url.description])
-            }
-            return StoreURL(scheme: url.scheme, location: url.location + ".strata-migrating")
-        }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.location, isDirectory: &isDirectory), !isDirectory.boolValue
-        else {
-            throw StrataError(
-                .unsupported,
-                "the store at \(url) is not one regular file, and its backend does not adopt StoreReplacing, so it cannot be replaced atomically; nothing was changed",
-                location: ["url": url.description])
-        }
-        let file = URL(fileURLWithPath: url.location)
-        let staging = file.deletingLastPathComponent().appendingPathComponent(
-            ".\(file.lastPathComponent).strata-migrating"
-        ).path
-        return StoreURL(scheme: url.scheme, location: staging)
-    }
-
-    func removeStaging(_ staging: StoreURL, backend: any StoreBackend) throws {
-        try backend.destroyStore(at: staging)
-        // Lock files beside a staged file. A store without files (in memory, on a server) has
-        // none, and its location is no path: a server's `/DATABASE` would name the root directory.
-        if try !backend.files(of: staging).isEmpty { removeSidecars(of: staging.location) }
-    }
-
-    /// Removes files beside `path` whose name starts with its name (lock files a backend made).
-    private func removeSidecars(of path: String) {
-        let file = URL(fileURLWithPath: path)
-        let directory = file.deletingLastPathComponent()
-        let prefix = file.lastPathComponent
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        where name.hasPrefix(prefix) {
-            unlink(directory.appendingPathComponent(name).path)
-        }
-    }
-
-    /// Puts the store at `staging` in place of the one at `url`. For a store replaced by
-    /// `rename`, `expected` holds the identities of the store file as the migration found it and
-    /// of the staged file as it built it: if either changed since, nothing is replaced.
+    /// Puts the store staged by `stage` in place of the old one. For a store in files,
+    /// `expected` holds the identities of the store file as the migration found it and of the
+    /// staged file as it built it: if either changed since, nothing is replaced.
     private func replace(
-        _ url: StoreURL, with staging: StoreURL, backend: any StoreBackend, destination: Model, options: StoreOptions,
-        expected: (source: FileIdentity?, staged: FileIdentity?), progress: (StoreProgress) -> Void
+        _ stage: StoreStaging, destination: Model, options: StoreOptions,
+        expected: (source: StoreStaging.FileIdentity?, staged: StoreStaging.FileIdentity?),
+        progress: (StoreProgress) -> Void
     ) throws {
         progress(StoreProgress(phase: "replacing the store", completed: 0, total: 1))
-        if let replacing = backend as? any StoreReplacing {
-            try replacing.replaceStore(at: url, withStoreAt: staging)
-        } else if url.scheme == "memory" {
+        let (url, staging, backend) = (stage.url, stage.staging, stage.backend)
+        if url.scheme == "memory" && !stage.isReplacedByBackend {
             // In-memory stores do not outlive the process, and the backend cannot swap two names:
             // the staged store is copied back under the name. Should the copy fail, the migrated
             // data stays in the staged store, whose name the error gives.
@@ -319,40 +253,7 @@ public struct StreamingMigrationExecutor: Sendable {
             }
             try backend.destroyStore(at: staging)
         } else {
-            for journal in [url.location + "-wal", url.location + "-journal"] {
-                if let size = (try? FileManager.default.attributesOfItem(atPath: journal))?[.size] as? Int, size > 0 {
-                    throw StrataError(
-                        .unsupported,
-                        "\(journal) holds a journal of the store at \(url), which would not match a replaced file; the migrated copy is at \(staging) and the store is unchanged",
-                        location: ["url": url.description, "staging": staging.description])
-                }
-            }
-            if let staged = expected.staged, FileIdentity(path: staging.location) != staged {
-                throw StrataError(
-                    .storeBusy,
-                    "the migrated copy \(staging.location) of \(url) was replaced by another process before it was put in place; the store is unchanged: run the migration again",
-                    location: ["url": url.description, "staging": staging.description])
-            }
-            if let source = expected.source, FileIdentity(path: url.location) != source {
-                try? removeStaging(staging, backend: backend)
-                throw StrataError(
-                    .storeBusy,
-                    "the store at \(url) was changed by another process while it was being migrated; it is unchanged by the migration, so that change is not lost: run the migration again",
-                    location: ["url": url.description])
-            }
-            guard rename(staging.location, url.location) == 0 else {
-                let code = errno
-                throw StrataError(
-                    .io, "cannot rename \(staging.location) to \(url.location): \(String(cString: strerror(code)))",
-                    location: ["path": url.location])
-            }
-            let directory = URL(fileURLWithPath: url.location).deletingLastPathComponent().path
-            let fd = open(directory, O_RDONLY)
-            if fd >= 0 {
-                _ = fsync(fd)
-                close(fd)
-            }
-            removeSidecars(of: staging.location)
+            try stage.putInPlace(expected: (expected.source, expected.staged))
         }
         progress(StoreProgress(phase: "replacing the store", completed: 1, total: 1))
     }

@@ -6,13 +6,25 @@ extension ModelContext {
     /// The models `descriptor` describes, with the context's unsaved changes (unless the
     /// descriptor says otherwise).
     ///
+    /// Inlinable, so that the models are made in the caller's module, for its model type: a
+    /// generic map over the results cost more than the fetch of one model by key did besides.
+    ///
     /// - Throws: ``StrataError`` when the store fails, or when the predicate or a sort cannot
     ///   be evaluated (naming the expression).
+    @inlinable
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        let results = try fetchedObjects(descriptor)
+        var models: [T] = []
+        models.reserveCapacity(results.count)
+        for object in results { models.append(StrataData.model(for: object, as: T.self)) }
+        return models
+    }
+
+    /// The engine's objects `descriptor` matches, in its order.
+    @usableFromInline
+    func fetchedObjects<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> FetchedResults {
         let plan = try FetchPlan(descriptor, keyPaths: container.keyPaths)
-        return try objectContext.fetch(plan.request, options: plan.options).map {
-            StrataData.model(for: $0, as: T.self)
-        }
+        return try objectContext.fetch(plan.request, options: plan.options)
     }
 
     /// How many models `descriptor` matches (its limit and offset applied).
@@ -81,7 +93,7 @@ struct FetchPlan<T: PersistentModel> {
         if let predicate = descriptor.predicate {
             request.predicate = try keyPaths.predicates.objectPredicate(for: predicate)
         }
-        request.sorts = try sorts(descriptor.sortBy, naming: keyPaths.name(of:))
+        if !descriptor.sortBy.isEmpty { request.sorts = try sorts(descriptor.sortBy, naming: keyPaths.name(of:)) }
         request.limit = descriptor.fetchLimit
         request.offset = descriptor.fetchOffset ?? 0
         options = FetchOptions(includesPendingChanges: descriptor.includePendingChanges)

@@ -8,8 +8,12 @@ extension ModelContext {
     /// updates that model instead of failing the save. The stored model takes the inserted one's
     /// values and relationships, and the inserted model instance is backed by the stored object
     /// from then on (so it has its identifier). A constraint with `nil` in one of its values
-    /// matches nothing, as in the store.
-    func mergeUniqueInserts() throws {
+    /// matches nothing, as in the store. Returns whether it merged any.
+    ///
+    /// ``save()`` calls it only after a save failed validation, so a save without collisions
+    /// makes none of its fetches.
+    func mergeUniqueInserts() throws -> Bool {
+        var merged = false
         for object in objectContext.insertedObjects {
             for constraint in object.entity.uniqueConstraints {
                 let values = try constraint.map { try object.value(for: $0) }
@@ -22,9 +26,11 @@ extension ModelContext {
                 let stored = try objectContext.fetch(request, options: FetchOptions(includesPendingChanges: false))
                 guard let existing = stored.first, existing !== object, !existing.isDeleted else { continue }
                 try merge(object, into: existing)
+                merged = true
                 break
             }
         }
+        return merged
     }
 
     /// Moves `inserted`'s values, relationships and model instance to `existing`, then drops it.

@@ -110,6 +110,11 @@ public final class ModelContext {
 
     /// Saves every change in one step: nothing is saved when anything fails.
     ///
+    /// An inserted model whose unique values a stored model holds updates that model instead
+    /// (SwiftData's upsert). The save finds such collisions as any save does (the store rejects
+    /// them, or the context's check asks it): it then merges the colliding models into the stored
+    /// ones and saves again, so a save without collisions asks the store nothing more.
+    ///
     /// - Throws: ``StrataError``: ``StrataError/Code/readOnly`` when a configuration does not
     ///   allow saving; validation, unique-constraint, delete-rule and store errors as the engine
     ///   reports them, naming the model and property.
@@ -119,8 +124,14 @@ public final class ModelContext {
                 .readOnly, "the configuration '\(configuration.name)' does not allow saving (allowsSave is false)",
                 location: ["configuration": configuration.name])
         }
-        try mergeUniqueInserts()
-        try objectContext.save()
+        do {
+            try objectContext.save()
+        } catch let failure as StrataError where failure.code == .validationFailed {
+            // The failed save left the context as it was. Without a stored model to merge into,
+            // the failure is the caller's to see.
+            guard try mergeUniqueInserts() else { throw failure }
+            try objectContext.save()
+        }
     }
 
     /// Discards every unsaved change: inserted models leave the context, changed ones get their

@@ -103,8 +103,9 @@ extension BackingData {
 
     // MARK: Slots
 
-    /// The stored value of attribute slot `slot`.
-    @usableFromInline
+    /// The stored value of attribute slot `slot` (inlinable, as the engine's slot read is, so
+    /// that an accessor reads the slot with no call).
+    @inlinable
     func storedValue(at slot: Int) -> StrataCore.Value {
         value(atSlot: slot)
     }

@@ -17,6 +17,7 @@ import StrataEngine
 /// counted, and the model's storage (``_ModelBackingStorage``) clears it when the model goes.
 public final class BackingData<Model: PersistentModel>: ManagedObject {
     /// The model this object backs, while it lives (cleared by the model's storage).
+    @usableFromInline
     unowned(unsafe) var model: Model?
     /// The relationship targets of a detached object, by relationship index: applied when it
     /// is inserted.
@@ -58,7 +59,7 @@ public final class BackingData<Model: PersistentModel>: ManagedObject {
     var modelContext: ModelContext? { context.flatMap(ModelContext.owner(of:)) }
 
     /// The model of this object: the one it has, or a new one.
-    @inline(__always)
+    @inlinable
     func currentModel() -> Model {
         if let model { return model }
         let model = Model(backingData: self)
@@ -68,7 +69,7 @@ public final class BackingData<Model: PersistentModel>: ManagedObject {
 }
 
 /// Makes the model for a backing object: the one it has, or a new one.
-@inline(__always)
+@inlinable
 func model<Model: PersistentModel>(for object: ManagedObject, as type: Model.Type) -> Model {
     unsafeDowncast(object, to: BackingData<Model>.self).currentModel()
 }

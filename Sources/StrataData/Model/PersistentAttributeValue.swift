@@ -33,10 +33,13 @@ extension PersistentAttributeValue {
 }
 
 extension PersistentAttributeValue where Self: ValueConvertible {
+    // Inlinable, as the engine's conversions are: a model's accessors, specialized in the
+    // model's module, then convert with no generic call.
+
     /// The engine's conversion.
-    public var storedValue: Value { strataValue }
+    @inlinable public var storedValue: Value { strataValue }
     /// The engine's conversion.
-    public init?(storedValue: Value) { self.init(strataValue: storedValue) }
+    @inlinable public init?(storedValue: Value) { self.init(strataValue: storedValue) }
 }
 
 extension String: PersistentAttributeValue {
@@ -141,9 +144,9 @@ extension Optional: PersistentAttributeValue where Wrapped: PersistentAttributeV
     /// `true`.
     public static var isOptionalStoredAttribute: Bool { true }
     /// Null for `nil`.
-    public var storedValue: Value { self?.storedValue ?? .null }
+    @inlinable public var storedValue: Value { self?.storedValue ?? .null }
     /// `nil` for null.
-    public init?(storedValue: Value) {
+    @inlinable public init?(storedValue: Value) {
         if storedValue.isNull {
             self = .none
             return

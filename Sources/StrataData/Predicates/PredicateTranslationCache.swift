@@ -26,7 +26,18 @@ package final class PredicateTranslationCache: @unchecked Sendable {
 
     private struct Entries {
         var byShape: [PredicateShape.Key: Entry] = [:]
+        /// The shape found or added last, with its entry: a loop of fetches of one shape compares
+        /// each shape with it (its key paths first by identity) instead of hashing the shape.
+        var last: (key: PredicateShape.Key, entry: Entry)?
         var fullTranslations = 0
+
+        /// The entry of `key`, if any.
+        mutating func entry(for key: PredicateShape.Key) -> Entry? {
+            if let last, last.key == key { return last.entry }
+            guard let found = byShape[key] else { return nil }
+            last = (key, found)
+            return found
+        }
     }
 
     private enum Entry {
@@ -56,7 +67,7 @@ package final class PredicateTranslationCache: @unchecked Sendable {
     /// gives it.
     package func objectPredicate<Model>(for predicate: Predicate<Model>) throws -> ObjectPredicate {
         guard let shape = Self.shape(of: predicate) else { return try translate(predicate) }
-        let entry = entries.withLock { $0.byShape[shape.key] }
+        let entry = entries.withLock { $0.entry(for: shape.key) }
         switch entry {
         case .template(let template, let constantCount) where constantCount == shape.constants.count:
             return template.replacingConstantOperands(with: shape.constants)
@@ -67,8 +78,10 @@ package final class PredicateTranslationCache: @unchecked Sendable {
             let keeps = translated.constantOperands == shape.constants && shape.key.parts.allSatisfy(namesAStep)
             entries.withLock { entries in
                 if entries.byShape.count >= Self.capacity { entries.byShape.removeAll(keepingCapacity: true) }
-                entries.byShape[shape.key] =
+                let entry: Entry =
                     keeps ? .template(translated, constantCount: shape.constants.count) : .translatedEachTime
+                entries.byShape[shape.key] = entry
+                entries.last = (shape.key, entry)
             }
             return translated
         }

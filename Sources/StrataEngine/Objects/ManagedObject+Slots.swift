@@ -42,7 +42,7 @@ extension ManagedObject {
     @inlinable
     public func value(atSlot slot: Int) -> Value {
         checkConfinement("attributeValue(atSlot:)")
-        let index = propertySlots.attributes[slot]
+        let index = attributeIndex(ofSlot: slot)
         fulfill()
         return attributeValues[index]
     }
@@ -50,7 +50,7 @@ extension ManagedObject {
     /// Sets attribute slot `slot` to `newValue`, untyped.
     public func setValue(_ newValue: Value, atSlot slot: Int) {
         checkConfinement("setAttributeValue(_:atSlot:)")
-        let index = propertySlots.attributes[slot]
+        let index = attributeIndex(ofSlot: slot)
         do { try set(newValue, atAttributeIndex: index) } catch { preconditionFailure("\(error)") }
     }
 
@@ -70,7 +70,7 @@ extension ManagedObject {
     /// for an ordered to-many, by object ID for another to-many.
     public func relatedObjects(atSlot slot: Int) -> [ManagedObject] {
         checkConfinement("relationshipValue(atSlot:)")
-        let index = propertySlots.relationships[slot]
+        let index = relationshipIndex(ofSlot: slot)
         fulfill()
         guard let context else { return [] }
         return relationshipValues[index].targets.map { context.object(with: $0) }
@@ -79,7 +79,7 @@ extension ManagedObject {
     /// The IDs of the targets of relationship slot `slot`, without making their objects.
     public func relatedObjectIDs(atSlot slot: Int) -> [ObjectID] {
         checkConfinement("relatedObjectIDs(atSlot:)")
-        let index = propertySlots.relationships[slot]
+        let index = relationshipIndex(ofSlot: slot)
         fulfill()
         return relationshipValues[index].targets
     }
@@ -88,7 +88,7 @@ extension ManagedObject {
     /// inverse in step.
     public func setRelatedObjects(_ targets: [ManagedObject], atSlot slot: Int) {
         checkConfinement("setRelationshipValue(_:atSlot:)")
-        let index = propertySlots.relationships[slot]
+        let index = relationshipIndex(ofSlot: slot)
         do {
             if entity.relationships[index].isToMany {
                 try setObjects(targets, atRelationshipIndex: index)
@@ -104,12 +104,21 @@ extension ManagedObject {
         }
     }
 
-    /// The object's slot map: the one its context gave it, else (an object made by hand) its
-    /// class's, bound to its entity now.
+    /// The entity's index of attribute slot `slot`, from the object's slot map: the one its
+    /// context gave it, else (an object made by hand) its class's, bound to its entity now.
+    ///
+    /// The map is read where it is stored: returned from a computed property first, it was
+    /// retained and released with its array on every typed read (two retains and two releases).
     @inlinable
-    var propertySlots: PropertySlots {
-        if let slots { return slots }
-        return bindSlots()
+    func attributeIndex(ofSlot slot: Int) -> Int {
+        if let slots { return slots.attributes[slot] }
+        return bindSlots().attributes[slot]
+    }
+
+    /// The entity's index of relationship slot `slot` (see ``attributeIndex(ofSlot:)``).
+    func relationshipIndex(ofSlot slot: Int) -> Int {
+        if let slots { return slots.relationships[slot] }
+        return bindSlots().relationships[slot]
     }
 
     @inline(never)
@@ -128,7 +137,7 @@ extension ManagedObject {
     /// Stops the program: attribute slot `slot` holds `value`, which is not a `T`.
     @usableFromInline
     func slotTypeFailure<T>(slot: Int, value: Value, type: T.Type) -> Never {
-        let name = entity.attributes[propertySlots.attributes[slot]].name
+        let name = entity.attributes[attributeIndex(ofSlot: slot)].name
         preconditionFailure(
             "\(objectID).\(name) holds \(value), which is not a \(T.self): the class and the model disagree")
     }

@@ -43,7 +43,15 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 """
         }
         return [
-            "private var _$backingData = StrataData._ModelBackingStorage<\(raw: type)>()",
+            // Read by every accessor. Only the code generated here touches it, and no access to it
+            // is held across a call that could reach it again, so release builds need no run-time
+            // exclusivity check (a `swift_beginAccess` per property access); debug builds keep it.
+            """
+            #if !DEBUG
+            @exclusivity(unchecked)
+            #endif
+            private var _$backingData = StrataData._ModelBackingStorage<\(raw: type)>()
+            """,
             """
             public var persistentBackingData: StrataData.BackingData<\(raw: type)> {
                 get {
