@@ -44,6 +44,7 @@ extension ObjectContext {
             merged.updated.insert(id)
         }
         logMerge(of: changes, merged: merged)
+        liveRegistry?.apply(changes, in: self)
         if !merged.isEmpty { post(ObjectContext.objectsDidChangeNotification, merged) }
     }
 }

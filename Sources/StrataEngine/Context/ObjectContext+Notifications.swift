@@ -55,6 +55,7 @@ extension ObjectContext {
         guard !pendingChanges.isEmpty else { return nil }
         let changes = pendingChanges
         pendingChanges = ContextChanges()
+        if let liveRegistry { liveRegistry.apply(changes, in: self) }
         guard let insertedMembers, !insertedMembers.isEmpty, changes.inserted.count == insertedMembers.count,
             insertedMembers.allSatisfy({ changes.inserted.contains($0.objectID) })
         else {

@@ -328,6 +328,11 @@ extension ObjectContext {
             if pendingChanges.deleted.remove(old) != nil { pendingChanges.deleted.insert(new) }
         }
         propagatePermanentIDs(mapping)
+        if let liveRegistry {
+            // Live results name objects this context never registered, by their parent's IDs.
+            for (old, new) in mapping { liveRegistry.noteRename(from: old, to: new) }
+            liveRegistry.flushRenames(in: self)
+        }
     }
 
     /// `values` with every mapped target replaced (unordered to-many kept sorted).

@@ -53,6 +53,7 @@ extension ObjectContext {
             merged.updated.insert(id)
         }
         logMerge(of: changes, merged: merged)
+        liveRegistry?.apply(changes, in: self)
         if !merged.isEmpty { post(ObjectContext.objectsDidChangeNotification, merged) }
     }
 
@@ -71,6 +72,7 @@ extension ObjectContext {
             try refreshUnderMergePolicy(object)
             merged.updated.insert(object.objectID)
         }
+        liveRegistry?.refetchAll(in: self)
         if !merged.isEmpty { post(ObjectContext.objectsDidChangeNotification, merged) }
     }
 

@@ -74,6 +74,11 @@ extension ObjectContext {
                     updated: asSet(saved.objects.updated, reusing: willSaveSets.updated, of: pending.updated),
                     deleted: asSet(saved.objects.deleted, reusing: willSaveSets.deleted, of: pending.deleted)),
                 resolvedConflicts: resolved.values.sorted { $0.objectID < $1.objectID })
+            if let liveRegistry {
+                liveRegistry.flushRenames(in: self)
+                // A merge policy may have given objects the stored state: match them again.
+                if !resolved.isEmpty { liveRegistry.apply(saved.changes, in: self) }
+            }
         }
     }
 
@@ -478,5 +483,6 @@ extension ObjectContext {
             object.relationshipValues = ObjectContext.remap(object.relationshipValues, of: object.entity, with: mapping)
         }
         propagatePermanentIDs(mapping)
+        liveRegistry?.flushRenames(in: self)
     }
 }

@@ -21,6 +21,7 @@ extension ObjectContext {
         }
         changed.removeAll()
         pendingChanges = ContextChanges()
+        liveRegistry?.refetchAll(in: self)
     }
 
     /// Forgets every object: the context is as new. Objects you still hold become invalid
@@ -36,6 +37,7 @@ extension ObjectContext {
         pendingChanges = ContextChanges()
         pushedOrigin = nil
         resetRegistry()
+        liveRegistry?.refetchAll(in: self)
     }
 
     /// Refreshes `object` from its store (from its parent's current state, in a child context).

@@ -95,6 +95,9 @@ public final class ObjectContext: @unchecked Sendable {
     let confinement = Locked(ConfinementState())
     /// Streams handed out by ``changes(named:)``.
     let streams = Locked(ChangeStreams())
+    /// The live queries observing this context (see ``liveResults(for:sectionKeyPath:)``);
+    /// `nil` until the first. Confined to the context's queue.
+    var liveRegistry: LiveRegistry?
 
     /// The context this one saves into, for a child context; `nil` for a context attached to
     /// the coordinator (the only kind that reads and writes stores).
@@ -161,6 +164,7 @@ public final class ObjectContext: @unchecked Sendable {
 
     deinit {
         for entry in streams.withLock({ $0.continuations.values }) { entry.continuation.finish() }
+        liveRegistry?.finishAll()
         // Objects with unsaved changes outlive their context only in their holders' hands:
         // mark them invalid, so that a change to one is refused without asking for the context
         // (see ``ManagedObject/set(_:for:)``).
@@ -304,6 +308,7 @@ public final class ObjectContext: @unchecked Sendable {
     func rekey(_ object: ManagedObject, from old: ObjectID, inChangeSet: Bool = true) {
         registry.removeValue(forKey: old)
         registry[object.objectID] = object
+        liveRegistry?.noteRename(from: old, to: object.objectID)
         if inChangeSet, changed.removeValue(forKey: old) != nil {
             changed.add(object, changing: object.state.changedSlots)
         }
@@ -391,7 +396,11 @@ public final class ObjectContext: @unchecked Sendable {
     func willChange(_ object: ManagedObject, slots: UInt64 = ChangeSet.allSlots) {
         noteChangeForChildren()
         journal?.record(object)
-        if !object.state.isInserted && !object.state.isDeleted { noteUpdated(object.objectID) }
+        // An inserted object's later changes are news only to live queries (it stays inserted
+        // for everybody else until its save).
+        if !object.state.isDeleted && (!object.state.isInserted || liveRegistry != nil) {
+            noteUpdated(object.objectID)
+        }
         changed.add(object, changing: slots)
     }
 
@@ -539,9 +548,20 @@ enum SaveActivity {
     /// How many saves are under way in the process.
     private static let count = Atomic<Int>(0)
 
-    /// Whether no save is under way anywhere in the process. Relaxed: only a save of the
-    /// object's own context matters, and that runs on the writing thread.
+    /// Whether no save is under way anywhere in the process, and no live query observes a
+    /// context. Relaxed: only a save of the object's own context matters, and that runs on the
+    /// writing thread; a live query is made on its context's queue too.
     static var isIdle: Bool { count.load(ordering: .relaxed) == 0 }
+
+    /// Counts a context observed by live queries, whose every write must note an update (so
+    /// its objects-did-change hears of each one): from its first live query to its last.
+    static func beginObserving() { count.add(1, ordering: .relaxed) }
+
+    /// Ends what ``beginObserving()`` began.
+    static func endObserving() {
+        let remaining = count.subtract(1, ordering: .relaxed).newValue
+        assert(remaining >= 0, "more observations ended than began")
+    }
 
     /// Counts a save under way for as long as `body` runs.
     static func counting<T>(_ body: () throws -> T) rethrows -> T {

@@ -49,7 +49,7 @@ struct RequestReads {
     }
 
     /// Notes that `path` is read from objects of `entity`.
-    private mutating func read(_ path: PropertyPath, of entity: Entity) {
+    mutating func read(_ path: PropertyPath, of entity: Entity) {
         guard let first = path.components.first else { return }
         if path.components.count == 1, let index = entity.attributeIndex(named: first) {
             slots |= ChangeSet.slot(ofAttribute: index)

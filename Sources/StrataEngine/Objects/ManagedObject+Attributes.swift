@@ -98,8 +98,8 @@ extension ManagedObject {
         if state.isFault { context.fireFault(self) }
         if attributeValues[index] == newValue { return }
         // A dirty object is already tracked, with this attribute among its changes once it was
-        // written; only a save in progress needs to hear of every change.
-        if !state.isDirty || state.changedSlots & slot == 0 || context.journal != nil {
+        // written; only a save in progress, or live queries, need to hear of every change.
+        if !state.isDirty || state.changedSlots & slot == 0 || context.journal != nil || context.liveRegistry != nil {
             context.willChange(self, slots: slot)
         }
         attributeValues[index] = newValue

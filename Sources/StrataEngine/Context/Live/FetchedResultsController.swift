@@ -1,0 +1,135 @@
+import StrataCore
+
+/// What happened to one object of a ``FetchedResultsController``'s results.
+public enum FetchedResultsChangeType: Sendable, Hashable {
+    /// It joined the results (at the new index).
+    case insert
+    /// It left the results (from the old index).
+    case delete
+    /// It changed position (from the old index to the new one).
+    case move
+    /// Its values changed (at the new index).
+    case update
+}
+
+/// Told by a ``FetchedResultsController`` when its results change, on the context's queue. Every
+/// method has an empty default.
+public protocol FetchedResultsControllerDelegate: AnyObject {
+    /// The results are about to change: begin a batch of updates.
+    func controllerWillChangeContent(_ controller: FetchedResultsController)
+    /// One object changed: `index` is its position in the previous results (for a delete or a
+    /// move), `newIndex` its position in the new ones (for an insert, a move or an update).
+    /// Deletions come first, then insertions, moves and updates, as a batch update wants them.
+    func controller(
+        _ controller: FetchedResultsController, didChange objectID: ObjectID, at index: Int?,
+        for type: FetchedResultsChangeType, newIndex: Int?)
+    /// The results changed: end the batch of updates.
+    func controllerDidChangeContent(_ controller: FetchedResultsController)
+}
+
+extension FetchedResultsControllerDelegate {
+    public func controllerWillChangeContent(_ controller: FetchedResultsController) {}
+    public func controller(
+        _ controller: FetchedResultsController, didChange objectID: ObjectID, at index: Int?,
+        for type: FetchedResultsChangeType, newIndex: Int?
+    ) {}
+    public func controllerDidChangeContent(_ controller: FetchedResultsController) {}
+}
+
+/// The results of a fetch request, kept up to date, for code that prefers callbacks to an
+/// asynchronous sequence: Core Data's fetched-results controller, on Strata's live queries (see
+/// ``ObjectContext/liveResults(for:sectionKeyPath:)`` for what it hears and when it refetches).
+///
+/// Use it on its context's queue: its delegate is called there, synchronously, as the context
+/// processes a change (at the end of a perform block, at a save, a merge). Dropping the
+/// controller stops the observation.
+public final class FetchedResultsController {
+    /// The observed context.
+    public let context: ObjectContext
+    /// The request whose results it keeps.
+    public let fetchRequest: FetchRequest
+    /// The key path the results are sectioned by, if any.
+    public let sectionKeyPath: String?
+    /// Told of every change of the results.
+    public weak var delegate: (any FetchedResultsControllerDelegate)?
+    /// The results' IDs, in order (empty before ``performFetch()``).
+    public private(set) var fetchedObjectIDs: [ObjectID] = []
+    /// The sections, with a section key path.
+    public private(set) var sections: [LiveSection]?
+    private var key: Int?
+    private var sink: ControllerSink?
+
+    /// A controller for `fetchRequest` on `context`; call ``performFetch()`` to start it.
+    public init(fetchRequest: FetchRequest, context: ObjectContext, sectionKeyPath: String? = nil) {
+        self.fetchRequest = fetchRequest
+        self.context = context
+        self.sectionKeyPath = sectionKeyPath
+    }
+
+    /// Fetches the results and starts keeping them up to date (no delegate call for this first
+    /// fetch). Calling it again starts over.
+    ///
+    /// - Throws: ``StrataError`` for a request that does not fit the model, or a store failure.
+    public func performFetch() throws {
+        stop()
+        let sink = ControllerSink(controller: self)
+        self.sink = sink
+        key = try context.subscribeLive(fetchRequest, sectionKeyPath: sectionKeyPath, sink: sink)
+    }
+
+    /// The object at `index` of the results, from the context.
+    public func object(at index: Int) -> ManagedObject { context.object(with: fetchedObjectIDs[index]) }
+
+    /// Every object of the results, from the context.
+    public var fetchedObjects: [ManagedObject] { fetchedObjectIDs.map { context.object(with: $0) } }
+
+    /// Takes a new state, telling the delegate (none for the first).
+    fileprivate func receive(_ state: LiveState, updated: Set<ObjectID>) {
+        let isFirst = sink?.hasReceived != true
+        sink?.hasReceived = true
+        let diff = LiveDiff(from: fetchedObjectIDs, to: state.objectIDs, updating: updated)
+        fetchedObjectIDs = state.objectIDs
+        sections = state.sections
+        guard !isFirst, !diff.isEmpty, let delegate else { return }
+        delegate.controllerWillChangeContent(self)
+        for change in diff.deleted {
+            delegate.controller(self, didChange: change.objectID, at: change.index, for: .delete, newIndex: nil)
+        }
+        for change in diff.inserted {
+            delegate.controller(self, didChange: change.objectID, at: nil, for: .insert, newIndex: change.index)
+        }
+        for move in diff.moved {
+            delegate.controller(self, didChange: move.objectID, at: move.from, for: .move, newIndex: move.to)
+        }
+        for change in diff.updated {
+            delegate.controller(self, didChange: change.objectID, at: nil, for: .update, newIndex: change.index)
+        }
+        delegate.controllerDidChangeContent(self)
+    }
+
+    /// Stops observing (the subscription leaves the context at once when called on its queue).
+    private func stop() {
+        guard let key else { return }
+        self.key = nil
+        sink = nil
+        context.liveRegistry?.remove(key)
+    }
+
+    deinit {
+        if let key { LiveObservation.unsubscribe(key, from: WeakContextReference(context)) }
+    }
+}
+
+/// Hands a subscription's states to a controller it does not keep alive.
+private final class ControllerSink: LiveSink {
+    weak var controller: FetchedResultsController?
+    var hasReceived = false
+
+    init(controller: FetchedResultsController) { self.controller = controller }
+
+    func receive(_ state: LiveState, updated: Set<ObjectID>) {
+        controller?.receive(state, updated: updated)
+    }
+
+    func finish(throwing error: (any Error)?) {}
+}

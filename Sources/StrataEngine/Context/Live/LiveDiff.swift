@@ -1,0 +1,153 @@
+import StrataCore
+
+/// What changed between two consecutive results of a live query, by index and by ID.
+///
+/// Indexes follow the batch-update convention of table and collection views: ``deleted`` and
+/// the `from` of ``moved`` are positions in the previous result; ``inserted``, the `to` of
+/// ``moved`` and ``updated`` are positions in the new one. To go from the previous result to
+/// the new one, remove the deleted and moved objects (at their old positions), then insert the
+/// inserted and moved ones (at their new positions, in increasing order): ``applied(to:)`` does
+/// exactly this.
+///
+/// An object whose ID changed (an inserted object saved: its temporary ID became permanent)
+/// appears as a deletion of the old ID and an insertion of the new one.
+public struct LiveDiff: Sendable, Hashable {
+    /// One object at one position.
+    public struct Change: Sendable, Hashable {
+        /// The object.
+        public var objectID: ObjectID
+        /// Its position (in the previous result for a deletion, in the new one otherwise).
+        public var index: Int
+
+        /// A change of `objectID` at `index`.
+        public init(objectID: ObjectID, index: Int) {
+            self.objectID = objectID
+            self.index = index
+        }
+    }
+
+    /// One object that changed position.
+    public struct Move: Sendable, Hashable {
+        /// The object.
+        public var objectID: ObjectID
+        /// Its position in the previous result.
+        public var from: Int
+        /// Its position in the new result.
+        public var to: Int
+
+        /// A move of `objectID` from `from` to `to`.
+        public init(objectID: ObjectID, from: Int, to: Int) {
+            self.objectID = objectID
+            self.from = from
+            self.to = to
+        }
+    }
+
+    /// Objects that joined the result, by increasing new position.
+    public var inserted: [Change]
+    /// Objects that left the result, by increasing old position.
+    public var deleted: [Change]
+    /// Objects in both results whose order relative to the others changed, by increasing new
+    /// position. The fewest moves that explain the new order are reported.
+    public var moved: [Move]
+    /// Objects in both results whose values changed, by increasing new position (an object can
+    /// be both moved and updated).
+    public var updated: [Change]
+
+    /// A diff with the given changes.
+    public init(inserted: [Change] = [], deleted: [Change] = [], moved: [Move] = [], updated: [Change] = []) {
+        self.inserted = inserted
+        self.deleted = deleted
+        self.moved = moved
+        self.updated = updated
+    }
+
+    /// Whether nothing changed.
+    public var isEmpty: Bool { inserted.isEmpty && deleted.isEmpty && moved.isEmpty && updated.isEmpty }
+
+    /// The diff from `old` to `new` (each without duplicates), with the objects of `changed`
+    /// that are in both reported as updated.
+    ///
+    /// Complexity: O(n log n) in the length of the results.
+    public init(from old: [ObjectID], to new: [ObjectID], updating changed: Set<ObjectID> = []) {
+        self.init()
+        var oldIndex: [ObjectID: Int] = [:]
+        oldIndex.reserveCapacity(old.count)
+        for (index, id) in old.enumerated() { oldIndex[id] = index }
+        var kept = Set<ObjectID>(minimumCapacity: Swift.min(old.count, new.count))
+        // The old positions of the objects in both, in new order: those on a longest increasing
+        // run stay where they are relative to each other; the others moved.
+        var common: [(newIndex: Int, oldIndex: Int)] = []
+        common.reserveCapacity(Swift.min(old.count, new.count))
+        for (index, id) in new.enumerated() {
+            if let previous = oldIndex[id] {
+                common.append((index, previous))
+                kept.insert(id)
+            } else {
+                inserted.append(Change(objectID: id, index: index))
+            }
+        }
+        for (index, id) in old.enumerated() where !kept.contains(id) {
+            deleted.append(Change(objectID: id, index: index))
+        }
+        let staying = Self.longestIncreasingRun(common.map(\.oldIndex))
+        for (position, pair) in common.enumerated() {
+            let id = new[pair.newIndex]
+            if !staying.contains(position) {
+                moved.append(Move(objectID: id, from: pair.oldIndex, to: pair.newIndex))
+            }
+            if changed.contains(id) { updated.append(Change(objectID: id, index: pair.newIndex)) }
+        }
+    }
+
+    /// The positions in `values` of one longest strictly increasing subsequence.
+    ///
+    /// Complexity: O(n log n).
+    private static func longestIncreasingRun(_ values: [Int]) -> Set<Int> {
+        guard !values.isEmpty else { return [] }
+        // tails[k]: the position of the smallest last value of an increasing run of length k + 1.
+        var tails: [Int] = []
+        var previous = [Int](repeating: -1, count: values.count)
+        for (position, value) in values.enumerated() {
+            var low = 0
+            var high = tails.count
+            while low < high {
+                let middle = (low + high) / 2
+                if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { previous[position] = tails[low - 1] }
+            if low == tails.count { tails.append(position) } else { tails[low] = position }
+        }
+        var run = Set<Int>(minimumCapacity: tails.count)
+        var position = tails[tails.count - 1]
+        while position >= 0 {
+            run.insert(position)
+            position = previous[position]
+        }
+        return run
+    }
+
+    /// `old` with this diff applied: the deleted and moved objects removed at their old
+    /// positions, then the inserted and moved ones put at their new positions.
+    ///
+    /// Complexity: O(n + k log k) for k changes.
+    public func applied(to old: [ObjectID]) -> [ObjectID] {
+        var removed = Set<Int>(minimumCapacity: deleted.count + moved.count)
+        for change in deleted { removed.insert(change.index) }
+        for move in moved { removed.insert(move.from) }
+        var rest: [ObjectID] = []
+        rest.reserveCapacity(old.count)
+        for (index, id) in old.enumerated() where !removed.contains(index) { rest.append(id) }
+        var placed = inserted.map { ($0.index, $0.objectID) } + moved.map { ($0.to, $0.objectID) }
+        placed.sort { $0.0 < $1.0 }
+        var result: [ObjectID] = []
+        result.reserveCapacity(rest.count + placed.count)
+        var next = rest.makeIterator()
+        for (index, id) in placed {
+            while result.count < index, let kept = next.next() { result.append(kept) }
+            result.append(id)
+        }
+        while let kept = next.next() { result.append(kept) }
+        return result
+    }
+}

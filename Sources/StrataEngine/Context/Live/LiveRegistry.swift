@@ -1,0 +1,312 @@
+import StrataCore
+
+/// A context's live queries, indexed so that a change visits only the queries it can affect:
+/// by entity, by the slots (properties) each query reads, and by member. Confined to the
+/// context's queue.
+///
+/// For each changed object of an entity with queries, the registry knows its current state (from
+/// the context, else the store) and which of its slots may have changed (the context's change
+/// set says so for its own changes; a merged change may have changed anything). It then visits
+/// the queries that read one of those slots (the object may join, leave or move) and the queries
+/// that hold the object (it is at least updated); no other query hears of it.
+final class LiveRegistry {
+    private var subscriptions: [Int: LiveSubscription] = [:]
+    /// Per entity, its queries decided locally, by slot.
+    private var indexes: [String: EntityIndex] = [:]
+    /// The queries each object is a member of (locally decided queries only).
+    private var memberships: [ObjectID: [Int]] = [:]
+    /// The state each member was last matched in: a later change of it is compared with this to
+    /// know which slots (properties) it changed.
+    private var lastSeen: [ObjectID: Snapshot] = [:]
+    /// Queries that run again on any change of one entity, or of any.
+    private var refetchingOnEntity: [String: Set<Int>] = [:]
+    private var refetchingOnAny: Set<Int> = []
+    /// Temporary IDs made permanent since the last change, to rename in the results.
+    private var renamed: [ObjectID: ObjectID] = [:]
+    private var nextKey = 0
+    private(set) var statistics = LiveQueryStatistics()
+
+    /// The queries of one entity: those whose predicate requires an attribute to equal a
+    /// constant (`key == 7`, or ANDed with it) by that attribute's value, the others by the slots
+    /// they read. A changed object visits the first kind only under the value it holds now: a
+    /// query on `key == 7` never hears of an object whose key is 8 (unless it holds it).
+    private struct EntityIndex {
+        var bySlot: [Int: Set<Int>] = [:]
+        /// Attribute position to value to queries.
+        var byValue: [Int: [Value: Set<Int>]] = [:]
+        /// Attribute position to the slots its value-indexed queries read.
+        var valueSlots: [Int: UInt64] = [:]
+        var all: Set<Int> = []
+        /// The queries in ``bySlot``.
+        var unvalued: Set<Int> = []
+    }
+
+    var isEmpty: Bool { subscriptions.isEmpty }
+
+    /// Adds a subscription made by `make` (given its key), after loading its first result from
+    /// `context`, and hands that result to its sink.
+    func add(
+        in context: ObjectContext, _ make: (Int) -> LiveSubscription
+    ) throws -> Int {
+        nextKey += 1
+        let subscription = make(nextKey)
+        let snapshots = try subscription.load(from: context)
+        if subscriptions.isEmpty { SaveActivity.beginObserving() }
+        subscriptions[subscription.key] = subscription
+        let entity = subscription.request.entityName
+        switch subscription.reach {
+        case .local:
+            var index = indexes[entity, default: EntityIndex()]
+            index.all.insert(subscription.key)
+            if let lookup = subscription.equalityLookup {
+                for value in lookup.values {
+                    index.byValue[lookup.attribute, default: [:]][value, default: []].insert(subscription.key)
+                }
+                index.valueSlots[lookup.attribute, default: 0] |= subscription.slots
+            } else {
+                index.unvalued.insert(subscription.key)
+                var slots = subscription.slots
+                while slots != 0 {
+                    index.bySlot[slots.trailingZeroBitCount, default: []].insert(subscription.key)
+                    slots &= slots - 1
+                }
+            }
+            indexes[entity] = index
+            for snapshot in snapshots {
+                memberships[snapshot.objectID, default: []].append(subscription.key)
+                lastSeen[snapshot.objectID] = snapshot
+            }
+        case .entityRefetch:
+            refetchingOnEntity[entity, default: []].insert(subscription.key)
+        case .anyRefetch:
+            refetchingOnAny.insert(subscription.key)
+        }
+        statistics.subscriptions = subscriptions.count
+        subscription.deliver(updated: [])
+        return subscription.key
+    }
+
+    /// Removes the subscription `key` (its sequence or controller went away).
+    func remove(_ key: Int) {
+        guard let subscription = subscriptions.removeValue(forKey: key) else { return }
+        if subscriptions.isEmpty { SaveActivity.endObserving() }
+        let entity = subscription.request.entityName
+        switch subscription.reach {
+        case .local:
+            indexes[entity]?.all.remove(key)
+            indexes[entity]?.unvalued.remove(key)
+            if let lookup = subscription.equalityLookup {
+                for value in lookup.values { indexes[entity]?.byValue[lookup.attribute]?[value]?.remove(key) }
+            } else {
+                for slot in indexes[entity]?.bySlot.keys.map({ $0 }) ?? [] {
+                    indexes[entity]?.bySlot[slot]?.remove(key)
+                }
+            }
+            if indexes[entity]?.all.isEmpty == true { indexes[entity] = nil }
+            for id in subscription.members.keys { removeMembership(of: id, in: key) }
+        case .entityRefetch:
+            refetchingOnEntity[entity]?.remove(key)
+            if refetchingOnEntity[entity]?.isEmpty == true { refetchingOnEntity[entity] = nil }
+        case .anyRefetch:
+            refetchingOnAny.remove(key)
+        }
+        statistics.subscriptions = subscriptions.count
+    }
+
+    /// Ends every subscription (the context went away).
+    func finishAll() {
+        for subscription in subscriptions.values { subscription.sink.finish(throwing: nil) }
+        if !subscriptions.isEmpty { SaveActivity.endObserving() }
+        subscriptions = [:]
+    }
+
+    private func removeMembership(of id: ObjectID, in key: Int) {
+        guard var keys = memberships[id] else { return }
+        if let position = keys.firstIndex(of: key) { keys.swapAt(position, keys.count - 1) }
+        if keys.last == key { keys.removeLast() }
+        memberships[id] = keys.isEmpty ? nil : keys
+        if keys.isEmpty { lastSeen[id] = nil }
+    }
+
+    // MARK: Changes
+
+    /// Notes that `old` is now `new` (a temporary ID made permanent); applied at the next
+    /// ``flushRenames(in:)``.
+    func noteRename(from old: ObjectID, to new: ObjectID) {
+        renamed[old] = new
+    }
+
+    /// Renames members whose IDs became permanent, and hands their queries' new states out.
+    func flushRenames(in context: ObjectContext) {
+        guard !renamed.isEmpty else { return }
+        let renamed = self.renamed
+        self.renamed = [:]
+        var touched: Set<Int> = []
+        for (old, new) in renamed {
+            guard let keys = memberships.removeValue(forKey: old) else { continue }
+            memberships[new] = keys
+            lastSeen[new] = lastSeen.removeValue(forKey: old)
+            touched.formUnion(keys)
+        }
+        // Queries that refetch hold temporary IDs too: run them again.
+        var refetching = Set(refetchingOnAny).union(refetchingOnEntity.values.joined())
+        for key in touched.sorted() {
+            guard let subscription = subscriptions[key] else { continue }
+            if subscription.renamingNeedsRefetch {
+                refetching.insert(key)
+                continue
+            }
+            if subscription.rename(renamed) { subscription.deliver(updated: []) }
+        }
+        refetch(refetching, in: context)
+    }
+
+    /// Runs every query again (after a reset, a rollback, or a change nobody described).
+    func refetchAll(in context: ObjectContext) {
+        renamed = [:]
+        refetch(Set(subscriptions.keys), in: context)
+    }
+
+    /// Brings every query up to date with `changes`. The slots an updated member changed are
+    /// those in which it differs from its state when last matched; any other changed object may
+    /// have changed any slot.
+    func apply(_ changes: ContextChanges, in context: ObjectContext) {
+        guard !subscriptions.isEmpty, !changes.isEmpty else { return }
+        flushRenames(in: context)
+        var refetching = refetchingOnAny
+        var perSubscription: [Int: [LiveSubscription.Change]] = [:]
+        var byEntity: [String: [(id: ObjectID, isDeleted: Bool)]] = [:]
+        var seen: [(id: ObjectID, snapshot: Snapshot?)] = []
+        // An ID may be listed twice (an object written while it was being inserted): once each.
+        for id in changes.inserted where !changes.deleted.contains(id) {
+            byEntity[id.entityName, default: []].append((id, false))
+        }
+        for id in changes.updated where !changes.inserted.contains(id) && !changes.deleted.contains(id) {
+            byEntity[id.entityName, default: []].append((id, false))
+        }
+        for id in changes.deleted { byEntity[id.entityName, default: []].append((id, true)) }
+        for (entity, ids) in byEntity {
+            if let keys = refetchingOnEntity[entity] { refetching.formUnion(keys) }
+            guard let index = indexes[entity] else { continue }
+            let current: [ObjectID: Snapshot?]
+            do {
+                current = try currentSnapshots(of: ids, in: context)
+            } catch {
+                refetching.formUnion(index.all)
+                continue
+            }
+            for (id, isDeleted) in ids {
+                let snapshot = isDeleted ? nil : current[id] ?? nil
+                let memberOf = memberships[id] ?? []
+                var reading: Set<Int> = []
+                var slots = ChangeSet.allSlots
+                if let snapshot, let old = lastSeen[id], !changes.inserted.contains(id) {
+                    slots = ChangeSet.slots(
+                        changingAttributes: old.attributes, old.relationships, to: snapshot.attributes,
+                        snapshot.relationships)
+                }
+                seen.append((id, snapshot))
+                if let snapshot {
+                    if slots == ChangeSet.allSlots {
+                        reading = index.unvalued
+                    } else {
+                        var bits = slots
+                        while bits != 0 {
+                            if let keys = index.bySlot[bits.trailingZeroBitCount] { reading.formUnion(keys) }
+                            bits &= bits - 1
+                        }
+                    }
+                    for (attribute, table) in index.byValue where index.valueSlots[attribute, default: 0] & slots != 0 {
+                        if attribute < snapshot.attributes.count, let keys = table[snapshot.attributes[attribute]] {
+                            reading.formUnion(keys)
+                        }
+                    }
+                }
+                for key in reading {
+                    perSubscription[key, default: []].append(
+                        .init(objectID: id, snapshot: snapshot, touchesReads: true))
+                }
+                for key in memberOf where !reading.contains(key) {
+                    // A member the value index passed over may have left (its value changed).
+                    let touches = snapshot == nil || (subscriptions[key].map { $0.slots & slots != 0 } ?? true)
+                    perSubscription[key, default: []].append(
+                        .init(objectID: id, snapshot: snapshot, touchesReads: touches))
+                }
+            }
+        }
+        let evaluator = context.contextEvaluator()
+        for (key, changes) in perSubscription.sorted(by: { $0.key < $1.key }) where !refetching.contains(key) {
+            guard let subscription = subscriptions[key] else { continue }
+            do {
+                let outcome = try subscription.apply(changes, evaluator: evaluator)
+                statistics.localDecisions += outcome.evaluated
+                statistics.membershipUpdates += outcome.membershipUpdates
+                if outcome.needsRefetch {
+                    refetching.insert(key)
+                    continue
+                }
+                for id in outcome.left { removeMembership(of: id, in: key) }
+                for id in outcome.joined { memberships[id, default: []].append(key) }
+                subscription.deliver(updated: outcome.updated)
+            } catch {
+                refetching.insert(key)
+            }
+        }
+        for (id, snapshot) in seen where memberships[id] != nil { lastSeen[id] = snapshot }
+        refetch(refetching, in: context, updating: changes.updated)
+    }
+
+    /// The current state of each of `ids` in `context`: its own object when loaded, else where
+    /// the context reads from (one request per entity); `nil` for one deleted or gone.
+    private func currentSnapshots(
+        of ids: [(id: ObjectID, isDeleted: Bool)], in context: ObjectContext
+    ) throws -> [ObjectID: Snapshot?] {
+        var found: [ObjectID: Snapshot?] = [:]
+        found.reserveCapacity(ids.count)
+        var missing: [ObjectID] = []
+        for (id, isDeleted) in ids where !isDeleted {
+            if let object = context.registeredObject(for: id) {
+                if object.state.isDeleted || object.state.isInvalid {
+                    found[id] = .some(nil)
+                    continue
+                }
+                if !object.state.isFault {
+                    found[id] = object.currentSnapshot()
+                    continue
+                }
+            }
+            missing.append(id)
+        }
+        if !missing.isEmpty {
+            let loaded = try context.sourceSnapshots(for: missing)
+            for id in missing { found[id] = loaded[id] }
+        }
+        return found
+    }
+
+    /// Runs the queries `keys` again and hands out their new states; a query that fails ends
+    /// with the error.
+    private func refetch(_ keys: Set<Int>, in context: ObjectContext, updating changed: Set<ObjectID> = []) {
+        for key in keys.sorted() {
+            guard let subscription = subscriptions[key] else { continue }
+            let before = subscription.members.keys
+            let snapshots: [Snapshot]
+            do {
+                snapshots = try subscription.load(from: context)
+            } catch {
+                remove(key)
+                subscription.sink.finish(throwing: error)
+                continue
+            }
+            statistics.refetches += 1
+            if subscription.reach == .local {
+                for id in before where subscription.members[id] == nil { removeMembership(of: id, in: key) }
+                for snapshot in snapshots {
+                    if !before.contains(snapshot.objectID) { memberships[snapshot.objectID, default: []].append(key) }
+                    lastSeen[snapshot.objectID] = snapshot
+                }
+            }
+            subscription.deliver(updated: changed.filter { subscription.members[$0] != nil })
+        }
+    }
+}
