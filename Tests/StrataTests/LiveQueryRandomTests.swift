@@ -11,21 +11,7 @@ import Testing
 /// resets. After each step, each query's delivered diff applied to its previous result gives the
 /// new result, which equals a fresh fetch; its sections are the runs of the section values.
 @Suite struct LiveQueryRandomTests {
-    static let model = try! Model(
-        versionIdentifier: "live-random",
-        entities: [
-            Entity(
-                "Department", attributes: [Attribute("name", .string), Attribute("budget", .integer64)],
-                relationships: [Relationship("employees", to: "Employee", inverse: "department", toMany: true)]),
-            Entity(
-                "Employee",
-                attributes: [
-                    Attribute("key", .integer64), Attribute("name", .string), Attribute("rank", .integer64),
-                    Attribute("score", .double),
-                ],
-                relationships: [Relationship("department", to: "Department", inverse: "employees")],
-                indexes: [Entity.Index(name: "byKey", properties: ["key"])]),
-        ])
+    static let model = RandomGraphModel.make("live-random")
 
     static let schemes = ["memory", "sqlite", "lmdb", "xml"]
 

@@ -10,21 +10,7 @@ import Testing
 /// relationship too), sorts, limits and offsets, on every backend, in a root context, in a
 /// child over a parent with its own pending changes, and in a parent after a child's save.
 @Suite struct PendingFetchRandomTests {
-    static let model = try! Model(
-        versionIdentifier: "pending-random",
-        entities: [
-            Entity(
-                "Department", attributes: [Attribute("name", .string), Attribute("budget", .integer64)],
-                relationships: [Relationship("employees", to: "Employee", inverse: "department", toMany: true)]),
-            Entity(
-                "Employee",
-                attributes: [
-                    Attribute("key", .integer64), Attribute("name", .string), Attribute("rank", .integer64),
-                    Attribute("score", .double),
-                ],
-                relationships: [Relationship("department", to: "Department", inverse: "employees")],
-                indexes: [Entity.Index(name: "byKey", properties: ["key"])]),
-        ])
+    static let model = RandomGraphModel.make("pending-random")
 
     static let schemes = ["memory", "sqlite", "lmdb"]
 
