@@ -139,7 +139,19 @@ public struct StoreCopier: Sendable {
         }
         // Built beside the destination and put in its place only when whole: until then a store
         // being replaced is untouched, and a copy that fails or is killed leaves no half store.
-        if existing != nil, !stage.isReplacedByBackend { try stage.checkNoJournal() }
+        if !stage.isReplacedByBackend {
+            // Named here, before anything is made: the staging store would otherwise be the one
+            // an error about a missing directory names.
+            let directory = URL(fileURLWithPath: stage.staging.location).deletingLastPathComponent().path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
+                throw StrataError(
+                    .io, "cannot create \(destination): the directory \(directory) does not exist; nothing was copied",
+                    location: ["url": destination.description, "directory": directory])
+            }
+            if existing != nil { try stage.checkNoJournal() }
+        }
         let found = StoreStaging.FileIdentity(path: stage.url.location)
         try stage.removeStaging()
         let report: Report

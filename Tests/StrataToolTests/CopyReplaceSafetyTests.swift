@@ -83,6 +83,24 @@ import Testing
         }
     }
 
+    @Test(arguments: ["sqlite", "lmdb", "xml"])
+    func aCopyIntoAMissingDirectoryNamesTheDestinationAndMakesNothing(_ scheme: String) throws {
+        let directory = TemporaryDirectory().url
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = try Fixture.open(storeURL("memory", in: directory, name: "source"))
+        try seedCompany(source, employees: 5)
+        let destination = storeURL(scheme, in: directory.appendingPathComponent("missing"), name: "copy")
+        let error = try #require(throws: StrataError.self) {
+            try StoreCopier().copy(
+                from: source, to: destination, backend: BuiltInBackends.registry.backend(for: scheme))
+        }
+        #expect(error.code == .io)
+        #expect(error.message.contains("does not exist"), "\(error.message)")
+        #expect(!error.message.contains("strata-copying"), "\(error.message)")
+        #expect(error.location["url"] == destination.description)
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("missing").path))
+    }
+
     /// `strata copy FROM TO --replace` killed with SIGKILL at random moments: TO is then the
     /// old store or the whole copy, and the next copy succeeds.
     @Test(arguments: ["sqlite", "lmdb", "xml"])
