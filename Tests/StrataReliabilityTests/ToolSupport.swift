@@ -9,13 +9,38 @@ enum Tool {
     static func start(_ arguments: [String], in directory: String, asUser user: String? = nil) throws -> RunningProgram
     {
         let tool = try builtExecutable("strata")
-        let words = arguments + ["--model", Repository.companyModelDirectory.path]
+        let model = user == nil ? Repository.companyModelDirectory.path : try readableModelCopy()
+        let words = arguments + ["--model", model]
         let place = URL(fileURLWithPath: directory)
         if let user, getuid() == 0 {
             let privileges = ["--reuid=\(user)", "--regid=nogroup", "--clear-groups", "--", tool.path]
             return try RunningProgram(URL(fileURLWithPath: "/usr/bin/setpriv"), privileges + words, in: place)
         }
         return try RunningProgram(tool, words, in: place)
+    }
+
+    /// A copy of the example model that another user can read (the repository may sit in a
+    /// directory only its owner can enter, as a fresh `mktemp -d` clone does), made once in the
+    /// tests' temporary folder.
+    static func readableModelCopy() throws -> String {
+        let copy = TemporaryDirectory.root + "/readable-model/" + Repository.companyModelDirectory.lastPathComponent
+        let manager = FileManager.default
+        if !manager.fileExists(atPath: copy) {
+            try manager.createDirectory(
+                atPath: (copy as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try manager.copyItem(atPath: Repository.companyModelDirectory.path, toPath: copy)
+        }
+        var path = copy
+        while path.hasPrefix(TemporaryDirectory.root) {
+            chmod(path, 0o755)
+            path = (path as NSString).deletingLastPathComponent
+        }
+        for entry in try manager.subpathsOfDirectory(atPath: copy) {
+            var isDirectory: ObjCBool = false
+            _ = manager.fileExists(atPath: copy + "/" + entry, isDirectory: &isDirectory)
+            chmod(copy + "/" + entry, isDirectory.boolValue ? 0o755 : 0o644)
+        }
+        return copy
     }
 
     /// Runs `strata ARGUMENTS` to the end.
