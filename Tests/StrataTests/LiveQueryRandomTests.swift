@@ -84,22 +84,8 @@ import Testing
     static func randomRequest(random: inout SeededGenerator) throws -> (FetchRequest, String?) {
         let key = Int64.random(in: 0..<40, using: &random)
         let rank = Int64.random(in: 0..<6, using: &random)
-        let predicates: [ObjectPredicate?] = [
-            nil,
-            try ObjectPredicate(format: "key == %@", key),
-            try ObjectPredicate(format: "rank < %@", rank),
-            try ObjectPredicate(format: "rank >= %@ AND score < %@", rank, 2.5),
-            try ObjectPredicate(format: "name BEGINSWITH %@", "a"),
-            try ObjectPredicate(format: "name == %@ OR key == %@", "bob", key),
-            try ObjectPredicate(format: "NOT (rank == %@)", rank),
-            try ObjectPredicate(format: "department.name == %@", "d\(rank % 4)"),
-            try ObjectPredicate(format: "department == nil"),
-            try ObjectPredicate(format: "key IN %@", [key, key + 1, key + 2]),
-        ]
-        let sortChoices: [[Sort]] = [
-            [], [Sort("rank")], [Sort("name", ascending: false), Sort("key")], [Sort("department.name")],
-            [Sort("score"), Sort("rank", ascending: false)], [Sort("rank"), Sort("name")],
-        ]
+        let predicates = try RandomGraphModel.predicates(key: key, rank: rank)
+        let sortChoices = RandomGraphModel.sortChoices
         var request = FetchRequest(
             entityName: "Employee", predicate: predicates.randomElement(using: &random)!,
             sorts: sortChoices.randomElement(using: &random)!)

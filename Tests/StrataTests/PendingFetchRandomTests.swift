@@ -91,23 +91,8 @@ import Testing
     private func randomRequest(_ world: World, random: inout SeededGenerator) throws -> FetchRequest {
         let key = Int64.random(in: 0..<max(1, world.nextKey), using: &random)
         let rank = Int64.random(in: 0..<6, using: &random)
-        let predicates: [ObjectPredicate?] = [
-            nil,
-            try ObjectPredicate(format: "key == %@", key),
-            try ObjectPredicate(format: "rank < %@", rank),
-            try ObjectPredicate(format: "rank >= %@ AND score < %@", rank, 2.5),
-            try ObjectPredicate(format: "name BEGINSWITH %@", "a"),
-            try ObjectPredicate(format: "name == %@ OR key == %@", "bob", key),
-            try ObjectPredicate(format: "NOT (rank == %@)", rank),
-            try ObjectPredicate(format: "department.name == %@", "d\(rank % 4)"),
-            try ObjectPredicate(format: "department.budget > %@", 60),
-            try ObjectPredicate(format: "department == nil"),
-            try ObjectPredicate(format: "key IN %@", [key, key + 1, key + 2]),
-        ]
-        let sortChoices: [[Sort]] = [
-            [], [Sort("rank")], [Sort("name", ascending: false), Sort("key")], [Sort("department.name")],
-            [Sort("score"), Sort("rank", ascending: false)],
-        ]
+        let predicates = try RandomGraphModel.predicates(key: key, rank: rank)
+        let sortChoices = RandomGraphModel.sortChoices
         var request = FetchRequest(
             entityName: "Employee", predicate: predicates.randomElement(using: &random)!,
             sorts: sortChoices.randomElement(using: &random)!)
@@ -165,7 +150,7 @@ import Testing
         try compare(ObjectContext(coordinator: coordinator), world, random: &random, "\(scheme), a fresh context")
     }
 
-    @Test(arguments: schemes, [4, 5])
+    @Test(arguments: schemes, [4, 5, 6, 7])
     func fetchesInAChildAndItsParentWithPendingChangesMatchBruteForce(_ scheme: String, seed: UInt64) throws {
         let directory = TemporaryDirectory().url
         defer { try? FileManager.default.removeItem(at: directory) }

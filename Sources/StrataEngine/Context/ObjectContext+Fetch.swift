@@ -239,8 +239,19 @@ extension ObjectContext {
         // Changed objects the store did not return but that may match now.
         let slots = everyObject ? ChangeSet.allSlots : reads.slots
         if changed.slots(of: entityName) & slots != 0 {
-            let wanted = request.objectIDs.map(Set.init)
+            // A lookup by an indexed attribute's value reads the changed objects holding it
+            // (an "insert if missing" loop stays linear); anything else scans the change set.
+            var lookedUp: [ManagedObject]?
+            if !everyObject, let entity = model.entity(named: entityName),
+                let lookup = EqualityLookup(
+                    request.predicate, in: entity, indexed: EqualityLookup.indexedAttributes(of: entity))
+            {
+                lookedUp = changed.members(of: entityName, matching: lookup)
+            }
+            // Read after the lookup: building a member index takes its attribute's slot out of
+            // every member's own slots and marks it indexed for the entity instead.
             let indexed = changed.indexedSlots(of: entityName)
+            let wanted = request.objectIDs.map(Set.init)
             func consider(_ object: ManagedObject) {
                 guard !object.state.isDeleted,
                     object.state.isInserted || (object.state.changedSlots | indexed) & slots != 0,
@@ -249,15 +260,9 @@ extension ObjectContext {
                 if let wanted, !wanted.contains(object.objectID) { return }
                 candidates[object.objectID] = object.currentSnapshot()
             }
-            // A lookup by an indexed attribute's value reads the changed objects holding it
-            // (an "insert if missing" loop stays linear); anything else scans the change set.
-            if !everyObject, let entity = model.entity(named: entityName),
-                let lookup = EqualityLookup(
-                    request.predicate, in: entity, indexed: EqualityLookup.indexedAttributes(of: entity)),
-                let members = changed.members(of: entityName, matching: lookup)
-            {
-                examined += members.count
-                for object in members { consider(object) }
+            if let lookedUp {
+                examined += lookedUp.count
+                for object in lookedUp { consider(object) }
             } else {
                 examined += changed.count
                 for object in changed.values where object.entity.name == entityName { consider(object) }
