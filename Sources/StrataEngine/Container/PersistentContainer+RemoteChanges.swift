@@ -5,7 +5,10 @@ extension PersistentContainer {
     /// Posted (through `NotificationCenter.default`, with the container as its object) when the
     /// container finds saves another process, or another container on the same store, made to
     /// one of its stores; `userInfo[remoteChangeKey]` is the ``RemoteChange``. Posted on the
-    /// watcher's thread: hop to a context's queue before touching its objects.
+    /// watcher's thread: hop to a context's queue before touching its objects. When the view
+    /// context merges remote changes by itself, its merge is already queued on the stack by
+    /// then: work queued on ``ContextStack/root`` after the notification runs after the root's
+    /// merge (and a two-tier stack's root is its view context).
     public static let remoteChangeNotification = Notification.Name("StrataPersistentContainerRemoteChange")
     /// The `userInfo` key of ``remoteChangeNotification``: a ``RemoteChange``.
     public static let remoteChangeKey = "remoteChange"
@@ -109,16 +112,26 @@ extension PersistentContainer {
         for watcher in watchers { watcher.stop() }
     }
 
-    /// Posts `change`, yields it to every sequence, and merges it into the context stack when
-    /// the view context ``ObjectContext/automaticallyMergesRemoteChanges``: first into the root
-    /// (a three-tier stack's writer, on its queue), then into the view context on its queue, so
-    /// the view context refreshes from a parent that is up to date.
+    /// Merges `change` into the context stack when the view context
+    /// ``ObjectContext/automaticallyMergesRemoteChanges`` (first into the root, a three-tier
+    /// stack's writer, on its queue; then into the view context on its queue, so the view context
+    /// refreshes from a parent that is up to date), then posts it and yields it to every
+    /// sequence. The merges are queued before anyone hears of the change: a block an observer
+    /// then queues on the stack's root (``ContextStack/root``) runs after the root merged it
+    /// and queued the view context's merge, so a block it queues on the view context from
+    /// there runs after the view context merged it too (in a two-tier stack the root is the
+    /// view context).
     package func deliver(_ change: RemoteChange) {
+        mergeIntoStack(change)
         NotificationCenter.default.post(
             name: PersistentContainer.remoteChangeNotification, object: self,
             userInfo: [PersistentContainer.remoteChangeKey: change])
         let continuations = remoteChangeState.withLock { Array($0.streams.values) }
         for continuation in continuations { continuation.yield(change) }
+    }
+
+    /// Queues the merges of `change` into the root and the view context (see ``deliver(_:)``).
+    private func mergeIntoStack(_ change: RemoteChange) {
         let view = viewContext
         guard view.automaticallyMergesRemoteChanges else { return }
         let root = stack.root
