@@ -243,6 +243,12 @@ let package = Package(
             path: "Probes/strata-remote-probe",
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "strata-change-probe",
+            dependencies: ["Strata", "StrataTestSupport"],
+            path: "Probes/strata-change-probe",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "StrataTortureKit",
             dependencies: ["StrataCore", "StrataSQLite", "StrataLMDB", "StrataXML", "StrataTestSupport"],
@@ -322,7 +328,7 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: [
-                "StrataTestSupport", "Strata", "strata", "strata-remote-probe",
+                "StrataTestSupport", "Strata", "strata", "strata-remote-probe", "strata-change-probe",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/StrataTests",

@@ -8,22 +8,29 @@ import StrataCore
 #endif
 
 /// A child process whose standard output is read line by line, so that a test can act (kill
-/// it, start another) at the moment it prints a chosen line.
+/// it, start another) at the moment it prints a chosen line, and, when started with
+/// `takingInput`, that a test can send lines to.
 package final class LineReadingProgram {
     /// The child process.
     package let process = Process()
     private let output = Pipe()
+    private let input: Pipe?
     private var buffer: [UInt8] = []
     private var ended = false
     /// Every complete line read so far.
     package private(set) var lines: [String] = []
 
     /// Starts `executable` with `arguments`; its standard error goes to this process's own, or
-    /// nowhere when `discardingErrors`.
-    package init(_ executable: URL, _ arguments: [String], discardingErrors: Bool = false) throws {
+    /// nowhere when `discardingErrors`. With `takingInput`, its standard input is a pipe that
+    /// ``send(_:)`` writes to (else it shares this process's).
+    package init(
+        _ executable: URL, _ arguments: [String], discardingErrors: Bool = false, takingInput: Bool = false
+    ) throws {
         process.executableURL = executable
         process.arguments = arguments
         process.standardOutput = output
+        input = takingInput ? Pipe() : nil
+        if let input { process.standardInput = input }
         if discardingErrors { process.standardError = FileHandle.nullDevice }
         try process.run()
     }
@@ -38,6 +45,12 @@ package final class LineReadingProgram {
             if ended || Date() >= deadline { return nil }
             readSome(timeoutMilliseconds: 100)
         }
+    }
+
+    /// Writes `line` and a newline to the child's standard input (started with `takingInput`).
+    package func send(_ line: String) {
+        precondition(input != nil, "send(_:) needs a program started with takingInput")
+        input?.fileHandleForWriting.write(Data((line + "\n").utf8))
     }
 
     /// Kills the child with SIGKILL, reads what it wrote and reaps it.

@@ -1,10 +1,11 @@
 import StrataCore
 
 /// The model of the randomized fetch tests: departments with a budget, employees with an
-/// indexed integer key, a name, a rank and a score, linked both ways.
-enum RandomGraphModel {
+/// indexed integer key, a name, a rank and a score, linked both ways. Shared with the probe
+/// that changes such a store from another process (`strata-change-probe`).
+package enum RandomGraphModel {
     /// The model, under `versionIdentifier`.
-    static func make(_ versionIdentifier: String) -> Model {
+    package static func make(_ versionIdentifier: String) -> Model {
         try! Model(
             versionIdentifier: versionIdentifier,
             entities: [
@@ -25,7 +26,7 @@ enum RandomGraphModel {
     /// The predicates the randomized tests draw from, around a random `key` and `rank`: by
     /// the indexed key (alone, in a disjunction and in a list), by plain attributes, and
     /// through the to-one relationship.
-    static func predicates(key: Int64, rank: Int64) throws -> [ObjectPredicate?] {
+    package static func predicates(key: Int64, rank: Int64) throws -> [ObjectPredicate?] {
         [
             nil,
             try ObjectPredicate(format: "key == %@", key),
@@ -43,7 +44,7 @@ enum RandomGraphModel {
 
     /// The sorts the randomized tests draw from: none, one key, two keys, through the to-one
     /// relationship, and mixed directions.
-    static let sortChoices: [[Sort]] = [
+    package static let sortChoices: [[Sort]] = [
         [], [Sort("rank")], [Sort("name", ascending: false), Sort("key")], [Sort("department.name")],
         [Sort("score"), Sort("rank", ascending: false)], [Sort("rank"), Sort("name")],
     ]

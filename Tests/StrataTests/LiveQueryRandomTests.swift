@@ -99,22 +99,40 @@ import Testing
 
     /// Checks every watched query against a fresh fetch in `context`.
     static func check(_ watched: inout [Watched], in context: ObjectContext, _ note: String) throws {
+        for mismatch in try mismatches(&watched, in: context, note) { Issue.record(Comment(rawValue: mismatch)) }
+    }
+
+    /// Takes each watched query's next result, if any, and describes every way in which the
+    /// queries disagree with a fresh fetch in `context`: a diff that does not turn the previous
+    /// result into the new one, results that differ from the fetch, sections that are not the
+    /// runs of their values. (For callers on a queue where `#expect` cannot tell which test runs.)
+    static func mismatches(_ watched: inout [Watched], in context: ObjectContext, _ note: String) throws -> [String] {
+        var found: [String] = []
         for index in watched.indices {
             let request = watched[index].request
             let expected = try context.fetchObjectIDs(request)
             if let result = try watched[index].iterator.nextIfReady() {
-                #expect(result.diff.applied(to: watched[index].seen) == result.objectIDs, "\(note): diff of \(request)")
+                let applied = result.diff.applied(to: watched[index].seen)
+                if applied != result.objectIDs {
+                    found.append("\(note): diff of \(request) gives \(applied), not \(result.objectIDs)")
+                }
                 watched[index].seen = result.objectIDs
                 if let key = watched[index].sectionKey {
-                    try checkSections(result, key: key, in: context, "\(note): sections of \(request)")
+                    let sections = try expectedSections(result, key: key, in: context)
+                    if result.sections != sections {
+                        found.append("\(note): sections of \(request) are \(result.sections), not \(sections)")
+                    }
                 }
             }
-            #expect(watched[index].seen == expected, "\(note): \(request)")
+            if watched[index].seen != expected {
+                found.append("\(note): \(request) holds \(watched[index].seen), a fetch \(expected)")
+            }
         }
+        return found
     }
 
-    /// The sections of `result` are the runs of equal values of `key` over its objects.
-    static func checkSections(_ result: LiveResult, key: String, in context: ObjectContext, _ note: String) throws {
+    /// The sections `result` should have: the runs of equal values of `key` over its objects.
+    static func expectedSections(_ result: LiveResult, key: String, in context: ObjectContext) throws -> [LiveSection] {
         let evaluator = PredicateEvaluator(model: model) { id in
             let object = context.object(with: id)
             return object.isDeleted ? nil : object.currentSnapshot()
@@ -130,7 +148,7 @@ import Testing
                 expected.append(LiveSection(value: value, range: index..<(index + 1)))
             }
         }
-        #expect(result.sections == expected, "\(note)")
+        return expected
     }
 
     /// Runs `steps` random steps with `queries` live queries on `scheme`.
