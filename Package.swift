@@ -202,6 +202,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // docs/LiveQueries.md's list during a background import, end to end: LiveListExampleTests
+        // run its binary.
+        .executableTarget(
+            name: "live-list",
+            dependencies: ["Strata"],
+            path: "Examples/LiveList",
+            swiftSettings: strictSettings
+        ),
+
         // README.md's Swift samples, as the README shows them: built with the package so that a sample
         // that stops compiling fails CI, and ReadmeSampleTests check that the README still shows them.
         .executableTarget(
@@ -355,7 +364,7 @@ let package = Package(
             dependencies: [
                 "StrataTestSupport", "Strata", "StrataTransfer", "StrataPostgres", "strata",
                 "strata-sqlite-only-example",
-                "TripPlanner",
+                "TripPlanner", "live-list",
             ],
             path: "Tests/StrataToolTests",
             exclude: ["HelpSnapshots"],
