@@ -120,7 +120,7 @@ import Testing
                 if let key = watched[index].sectionKey {
                     let sections = try expectedSections(result, key: key, in: context)
                     if result.sections != sections {
-                        found.append("\(note): sections of \(request) are \(result.sections), not \(sections)")
+                        found.append("\(note): sections of \(request) are \(result.sections ?? []), not \(sections)")
                     }
                 }
             }

@@ -22,8 +22,22 @@ public struct ModelLiveResult: Sendable, Hashable {
         public var to: Int
     }
 
+    /// One model whose identifier changed (a temporary one made permanent by a save) while it
+    /// stayed in the results.
+    public struct Rename: Sendable, Hashable {
+        /// Its identifier in the previous result.
+        public var previousIdentifier: PersistentIdentifier
+        /// Its identifier now.
+        public var identifier: PersistentIdentifier
+        /// Its position in the previous result.
+        public var index: Int
+    }
+
     /// The matching models, in order.
     public var identifiers: [PersistentIdentifier]
+    /// Models whose identifier changed, by old position: the previous result names them by
+    /// ``Rename/previousIdentifier``, the other changes by their new identifiers.
+    public var renamed: [Rename]
     /// Models that joined, by new position.
     public var inserted: [Change]
     /// Models that left, by old position.
@@ -35,6 +49,11 @@ public struct ModelLiveResult: Sendable, Hashable {
 
     init(_ result: LiveResult) {
         identifiers = result.objectIDs.map(PersistentIdentifier.init)
+        renamed = result.diff.renamed.map {
+            Rename(
+                previousIdentifier: PersistentIdentifier($0.previousID), identifier: PersistentIdentifier($0.objectID),
+                index: $0.index)
+        }
         inserted = result.diff.inserted.map { Change(identifier: PersistentIdentifier($0.objectID), index: $0.index) }
         deleted = result.diff.deleted.map { Change(identifier: PersistentIdentifier($0.objectID), index: $0.index) }
         moved = result.diff.moved.map {

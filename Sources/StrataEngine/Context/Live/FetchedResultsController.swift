@@ -58,6 +58,8 @@ public final class FetchedResultsController {
     public private(set) var sections: [LiveSection]?
     private var key: Int?
     private var sink: ControllerSink?
+    /// IDs of ``fetchedObjectIDs`` that changed since it was set (old to new).
+    fileprivate var renamed: [ObjectID: ObjectID] = [:]
 
     /// A controller for `fetchRequest` on `context`; call ``performFetch()`` to start it.
     public init(fetchRequest: FetchRequest, context: ObjectContext, sectionKeyPath: String? = nil) {
@@ -87,7 +89,8 @@ public final class FetchedResultsController {
     fileprivate func receive(_ state: LiveState, updated: Set<ObjectID>) {
         let isFirst = sink?.hasReceived != true
         sink?.hasReceived = true
-        let diff = LiveDiff(from: fetchedObjectIDs, to: state.objectIDs, updating: updated)
+        let diff = LiveDiff(from: fetchedObjectIDs, to: state.objectIDs, updating: updated, renaming: renamed)
+        renamed = [:]
         fetchedObjectIDs = state.objectIDs
         sections = state.sections
         guard !isFirst, !diff.isEmpty, let delegate else { return }
@@ -103,6 +106,15 @@ public final class FetchedResultsController {
         }
         for change in diff.updated {
             delegate.controller(self, didChange: change.objectID, at: nil, for: .update, newIndex: change.index)
+        }
+        // A row whose ID changed (a temporary ID made permanent) is updated in place, under its
+        // new ID, unless it was reported as updated already.
+        if !diff.renamed.isEmpty {
+            let reported = Set(diff.updated.map(\.objectID))
+            let renamed = Set(diff.renamed.map(\.objectID)).subtracting(reported)
+            for (index, id) in state.objectIDs.enumerated() where renamed.contains(id) {
+                delegate.controller(self, didChange: id, at: nil, for: .update, newIndex: index)
+            }
         }
         delegate.controllerDidChangeContent(self)
     }
@@ -129,6 +141,12 @@ private final class ControllerSink: LiveSink {
 
     func receive(_ state: LiveState, updated: Set<ObjectID>) {
         controller?.receive(state, updated: updated)
+    }
+
+    func rename(_ renamed: [ObjectID: ObjectID]) {
+        guard let controller else { return }
+        for (old, new) in controller.renamed { if let newer = renamed[new] { controller.renamed[old] = newer } }
+        controller.renamed.merge(renamed) { current, _ in current }
     }
 
     func finish(throwing error: (any Error)?) {}

@@ -10,7 +10,8 @@ import StrataCore
 /// exactly this.
 ///
 /// An object whose ID changed (an inserted object saved: its temporary ID became permanent)
-/// appears as a deletion of the old ID and an insertion of the new one.
+/// keeps its row: it appears in ``renamed``, with its position in the previous result, and
+/// under its new ID everywhere else. Rename before applying the rest (``applied(to:)`` does).
 public struct LiveDiff: Sendable, Hashable {
     /// One object at one position.
     public struct Change: Sendable, Hashable {
@@ -43,6 +44,27 @@ public struct LiveDiff: Sendable, Hashable {
         }
     }
 
+    /// An object whose ID changed while it stayed in the result.
+    public struct Rename: Sendable, Hashable {
+        /// The ID it had in the previous result.
+        public var previousID: ObjectID
+        /// The ID it has now.
+        public var objectID: ObjectID
+        /// Its position in the previous result.
+        public var index: Int
+
+        /// A rename of `previousID` at `index` to `objectID`.
+        public init(previousID: ObjectID, objectID: ObjectID, index: Int) {
+            self.previousID = previousID
+            self.objectID = objectID
+            self.index = index
+        }
+    }
+
+    /// Objects whose ID changed (temporary IDs made permanent by a save), by increasing old
+    /// position: the previous result holds them under ``Rename/previousID``, and the other
+    /// changes name them by their new IDs.
+    public var renamed: [Rename] = []
     /// Objects that joined the result, by increasing new position.
     public var inserted: [Change]
     /// Objects that left the result, by increasing old position.
@@ -63,14 +85,28 @@ public struct LiveDiff: Sendable, Hashable {
     }
 
     /// Whether nothing changed.
-    public var isEmpty: Bool { inserted.isEmpty && deleted.isEmpty && moved.isEmpty && updated.isEmpty }
+    public var isEmpty: Bool {
+        inserted.isEmpty && deleted.isEmpty && moved.isEmpty && updated.isEmpty && renamed.isEmpty
+    }
 
     /// The diff from `old` to `new` (each without duplicates), with the objects of `changed`
-    /// that are in both reported as updated.
+    /// that are in both reported as updated, and the IDs of `old` that `renaming` maps to new
+    /// ones reported as renamed (and compared under their new IDs).
     ///
     /// Complexity: O(n log n) in the length of the results.
-    public init(from old: [ObjectID], to new: [ObjectID], updating changed: Set<ObjectID> = []) {
+    public init(
+        from old: [ObjectID], to new: [ObjectID], updating changed: Set<ObjectID> = [],
+        renaming: [ObjectID: ObjectID] = [:]
+    ) {
         self.init()
+        var old = old
+        if !renaming.isEmpty {
+            for index in old.indices {
+                guard let renamed = renaming[old[index]] else { continue }
+                self.renamed.append(Rename(previousID: old[index], objectID: renamed, index: index))
+                old[index] = renamed
+            }
+        }
         var oldIndex: [ObjectID: Int] = [:]
         oldIndex.reserveCapacity(old.count)
         for (index, id) in old.enumerated() { oldIndex[id] = index }
@@ -127,11 +163,14 @@ public struct LiveDiff: Sendable, Hashable {
         return run
     }
 
-    /// `old` with this diff applied: the deleted and moved objects removed at their old
-    /// positions, then the inserted and moved ones put at their new positions.
+    /// `old` with this diff applied: the renamed objects renamed in place, the deleted and moved
+    /// objects removed at their old positions, then the inserted and moved ones put at their new
+    /// positions.
     ///
     /// Complexity: O(n + k log k) for k changes.
     public func applied(to old: [ObjectID]) -> [ObjectID] {
+        var old = old
+        for rename in renamed where old.indices.contains(rename.index) { old[rename.index] = rename.objectID }
         var removed = Set<Int>(minimumCapacity: deleted.count + moved.count)
         for change in deleted { removed.insert(change.index) }
         for move in moved { removed.insert(move.from) }

@@ -11,6 +11,8 @@ final class LiveMailbox: LiveSink, Sendable {
         var latest: LiveState?
         /// Members updated since the last element.
         var updated: Set<ObjectID> = []
+        /// IDs of the last element that changed since (old to new).
+        var renamed: [ObjectID: ObjectID] = [:]
         /// The consumer waiting for the next element.
         var waiter: CheckedContinuation<Result<LiveState?, any Error>, Never>?
         var isFinished = false
@@ -29,6 +31,15 @@ final class LiveMailbox: LiveSink, Sendable {
             return waiter
         }
         waiter?.resume(returning: .success(state))
+    }
+
+    func rename(_ renamed: [ObjectID: ObjectID]) {
+        box.withLock { box in
+            guard !box.isFinished else { return }
+            // An ID renamed before is renamed again from where the last element had it.
+            for (old, new) in box.renamed { if let newer = renamed[new] { box.renamed[old] = newer } }
+            box.renamed.merge(renamed) { current, _ in current }
+        }
     }
 
     func finish(throwing error: (any Error)?) {
@@ -81,17 +92,21 @@ final class LiveMailbox: LiveSink, Sendable {
     /// Takes the latest state (a newer one may have arrived since a wake-up) with its diff
     /// from the last one handed out.
     private func take() -> LiveResult? {
-        let taken = box.withLock { box -> (old: [ObjectID], state: LiveState, updated: Set<ObjectID>)? in
+        let taken = box.withLock {
+            box -> (old: [ObjectID], state: LiveState, updated: Set<ObjectID>, renamed: [ObjectID: ObjectID])? in
             guard let latest = box.latest else { return nil }
             let old = box.delivered
             let updated = box.updated
+            let renamed = box.renamed
             box.delivered = latest.objectIDs
             box.latest = nil
             box.updated = []
-            return (old, latest, updated)
+            box.renamed = [:]
+            return (old, latest, updated, renamed)
         }
         guard let taken else { return nil }
-        let diff = LiveDiff(from: taken.old, to: taken.state.objectIDs, updating: taken.updated)
+        let diff = LiveDiff(
+            from: taken.old, to: taken.state.objectIDs, updating: taken.updated, renaming: taken.renamed)
         return LiveResult(objectIDs: taken.state.objectIDs, sections: taken.state.sections, diff: diff)
     }
 

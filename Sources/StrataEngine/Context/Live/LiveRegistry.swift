@@ -150,6 +150,8 @@ final class LiveRegistry {
         }
         // Queries that refetch hold temporary IDs too: run them again.
         var refetching = Set(refetchingOnAny).union(refetchingOnEntity.values.joined())
+        // Every sink that may hold an old ID hears of the renames before its next state.
+        for key in touched.union(refetching).sorted() { subscriptions[key]?.sink.rename(renamed) }
         for key in touched.sorted() {
             guard let subscription = subscriptions[key] else { continue }
             if subscription.renamingNeedsRefetch {

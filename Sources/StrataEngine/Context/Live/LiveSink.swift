@@ -11,6 +11,9 @@ struct LiveState: Sendable {
 protocol LiveSink: AnyObject {
     /// The query's new state, with the members whose values changed since the last one.
     func receive(_ state: LiveState, updated: Set<ObjectID>)
+    /// Members' IDs changed (temporary IDs made permanent): the next state names them by their
+    /// new IDs, and its diff reports them as renamed. Comes before that state.
+    func rename(_ renamed: [ObjectID: ObjectID])
     /// The query ended: it could not run again (`error`), or its context went away.
     func finish(throwing error: (any Error)?)
 }
