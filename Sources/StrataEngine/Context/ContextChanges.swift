@@ -23,3 +23,16 @@ public struct ContextChanges: Sendable, Hashable {
     /// Whether no ID is listed.
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 }
+
+extension ContextChanges {
+    /// These changes with each ID that `newID` gives a new one for (a temporary ID made
+    /// permanent) replaced by it.
+    func renaming(_ newID: (ObjectID) -> ObjectID?) -> ContextChanges {
+        func renamed(_ ids: Set<ObjectID>) -> Set<ObjectID> { Set(ids.map { newID($0) ?? $0 }) }
+        var result = self
+        result.inserted = renamed(inserted)
+        result.updated = renamed(updated)
+        result.deleted = renamed(deleted)
+        return result
+    }
+}

@@ -17,12 +17,16 @@ extension ObjectContext {
     }
 
     /// ``sourceSnapshot(for:)`` of each of `ids`, for those that exist: a root context reads
-    /// those the row cache lacks with one store request per entity, not one per object.
+    /// those the row cache lacks with one store request per entity, not one per object; a
+    /// child asks its parent once for all of them.
     func sourceSnapshots(for ids: [ObjectID]) throws -> [ObjectID: Snapshot] {
-        guard parent != nil else { return try coordinator.snapshots(for: ids) }
-        var found: [ObjectID: Snapshot] = [:]
-        for id in ids { found[id] = try sourceSnapshot(for: id) }
-        return found
+        guard let parent else { return try coordinator.snapshots(for: ids) }
+        // One hop to the parent's queue for all of them.
+        return try parent.performAndWait {
+            var found: [ObjectID: Snapshot] = [:]
+            for id in ids { found[id] = try parent.snapshotForChild(id) }
+            return found
+        }
     }
 
     /// The snapshots matching `request` where this context reads from: the stores for a root
@@ -111,7 +115,8 @@ extension ObjectContext {
             $0 !== source && $0.automaticallyMergesChangesFromParent
         }
         for sibling in siblings {
-            sibling.perform { try? sibling.mergeChanges(fromContextDidSave: changes) }
+            sibling.permanentIDsInTransit.withLock { $0.beginMerge() }
+            sibling.perform { sibling.mergeParentPush(changes) }
         }
     }
 
@@ -258,6 +263,22 @@ extension ObjectContext {
         }
     }
 
+    /// Merges a save a sibling pushed into the parent (see ``announceToChildren(_:from:)``),
+    /// naming its objects by the permanent IDs this context knows by now: the parent may have
+    /// saved, and this context adopted the new IDs, between the push and this merge.
+    private func mergeParentPush(_ changes: ContextChanges) {
+        defer { permanentIDsInTransit.withLock { $0.endMerge() } }
+        catchUpWithPermanentIDs()
+        try? mergeChanges(fromContextDidSave: changes.renaming { permanentID(for: $0) })
+    }
+
+    /// The permanent ID the parent gave the temporary `id` lately (handed down or adopted
+    /// here), if any: for IDs that a merge or a read named just before they became permanent.
+    func permanentID(for id: ObjectID) -> ObjectID? {
+        guard id.isTemporary else { return nil }
+        return permanentIDsInTransit.withLock { $0.permanentID(for: id) }
+    }
+
     /// Adopts the mappings in transit from a block on this context's queue, unless a thread
     /// adopted the context (uses it outside perform blocks): this block would then run beside
     /// that thread's work, so the mappings wait for the context's next save or fetch on it
@@ -302,7 +323,10 @@ extension ObjectContext {
         let pending = permanentIDsInTransit.withLock { $0 }
         guard let last = pending.lastSerial else { return }
         for mapping in pending.mappings { adoptPermanentIDs(mapping) }
-        permanentIDsInTransit.withLock { $0.removeMappings(through: last) }
+        permanentIDsInTransit.withLock { transit in
+            for mapping in pending.mappings { transit.noteAdopted(mapping) }
+            transit.removeMappings(through: last)
+        }
     }
 
     /// Re-keys this context's objects from temporary to permanent IDs, everywhere they appear.

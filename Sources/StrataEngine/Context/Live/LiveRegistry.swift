@@ -197,12 +197,14 @@ final class LiveRegistry {
                 refetching.formUnion(index.all)
                 continue
             }
-            for (id, isDeleted) in ids {
-                let snapshot = isDeleted ? nil : current[id] ?? nil
+            for (listed, isDeleted) in ids {
+                let snapshot = isDeleted ? nil : current[listed] ?? nil
+                // Under its permanent ID when it got one while this context was reading it.
+                let id = snapshot?.objectID ?? listed
                 let memberOf = memberships[id] ?? []
                 var reading: Set<Int> = []
                 var slots = ChangeSet.allSlots
-                if let snapshot, let old = lastSeen[id], !changes.inserted.contains(id) {
+                if let snapshot, let old = lastSeen[id], !changes.inserted.contains(listed) {
                     slots = ChangeSet.slots(
                         changingAttributes: old.attributes, old.relationships, to: snapshot.attributes,
                         snapshot.relationships)
@@ -282,6 +284,16 @@ final class LiveRegistry {
         if !missing.isEmpty {
             let loaded = try context.sourceSnapshots(for: missing)
             for id in missing { found[id] = loaded[id] }
+            // A temporary ID the parent no longer knows: its save made it permanent while this
+            // context was reading. The snapshot then carries the permanent ID.
+            var renamed: [ObjectID: ObjectID] = [:]
+            for id in missing where loaded[id] == nil {
+                if let new = context.permanentID(for: id) { renamed[id] = new }
+            }
+            if !renamed.isEmpty {
+                let reloaded = try context.sourceSnapshots(for: Array(renamed.values))
+                for (old, new) in renamed { found[old] = reloaded[new] }
+            }
         }
         return found
     }
