@@ -77,6 +77,36 @@ func controllers(_ context: ObjectContext, groups: Int, delegate: Counter) throw
 }
 
 switch mode {
+case "list":
+    // One live list of every item (sorted by `value`), `objects` items at first, then `chunks`
+    // inserts of `chunk` items, each processed and then saved in the same context: the
+    // insertions into a long list, and the renames of a save.
+    let objects = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
+    let chunk = arguments.count > 2 ? Int(arguments[2]) ?? 5_000 : 5_000
+    let chunks = arguments.count > 3 ? Int(arguments[3]) ?? 4 : 4
+    let context = try populated(objects, groups: 1)
+    let counter = Counter()
+    let list = FetchedResultsController(
+        fetchRequest: FetchRequest(entityName: "Item", sorts: [Sort("value")]), context: context)
+    list.delegate = counter
+    try list.performFetch()
+    var processing: [Double] = []
+    var saving: [Double] = []
+    for index in 0..<chunks {
+        for key in 0..<chunk {
+            let item = try context.insert("Item")
+            item["key"] = .integer(Int64(objects + index * chunk + key))
+            item["group"] = 0
+            item["value"] = .integer(Int64((key * 7_919) % objects))
+            item["note"] = .string("n")
+        }
+        processing.append(milliseconds { context.processPendingChanges() })
+        saving.append(milliseconds { try! context.save() })
+    }
+    precondition(list.fetchedObjectIDs.count == objects + chunks * chunk, "the list holds every item")
+    print(
+        "list objects=\(objects) chunk=\(chunk) chunks=\(chunks) process median=\(format(median(processing))) ms"
+            + " save median=\(format(median(saving))) ms batches=\(counter.batches) changes=\(counter.changes)")
 case "fanout":
     let queries = arguments.count > 1 ? Int(arguments[1]) ?? 10_000 : 10_000
     let runs = arguments.count > 2 ? Int(arguments[2]) ?? 5 : 5

@@ -5,16 +5,23 @@
 // the longest gap between ticks minus the period.
 //
 //   swift run -c release --package-path Benchmarks StallBenchmarks [runs] [count] [chunk]
+//
+// `live` first: a live list of `count` records (a fetched-results controller on the view
+// context) while `count` more are imported (chunks of 5,000 by default), beside the same
+// import with no list (LiveListImport.swift).
+//
+//   swift run -c release --package-path Benchmarks StallBenchmarks live [runs] [count] [chunk] [pause]
 import BenchmarkSupport
 import Dispatch
 import Foundation
 import Strata
 
-let arguments = CommandLine.arguments.dropFirst().map { Int($0) }
+let liveList = CommandLine.arguments.dropFirst().first == "live"
+let arguments = CommandLine.arguments.dropFirst(liveList ? 2 : 1).map { Int($0) }
 let runs = (arguments.first ?? nil) ?? 5
 let count = (arguments.dropFirst().first ?? nil) ?? 100_000
-let chunk = (arguments.dropFirst(2).first ?? nil) ?? 1_000
-let records = Array(Workload(count: count).records)
+let chunk = (arguments.dropFirst(2).first ?? nil) ?? (liveList ? 5_000 : 1_000)
+let records = liveList ? [] : Array(Workload(count: count).records)
 let directory = NSTemporaryDirectory() + "strata-stall-bench-\(getpid())"
 
 /// One row: every run's stall and import time.
@@ -28,6 +35,12 @@ struct StallRow {
 Thread.detachNewThread {
     try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
+    if liveList {
+        let pause = (arguments.dropFirst(3).first ?? nil) ?? 0
+        runLiveListBenchmark(runs: runs, count: count, chunk: chunk, pause: pause, directory: directory)
+        try? FileManager.default.removeItem(atPath: directory)
+        exit(0)
+    }
     var rows: [StallRow] = [StallRow(name: "idle (nothing running)")]
     for shape in ImportShape.allCases { rows.append(StallRow(name: "Strata SQLite, \(shape.rawValue)")) }
     rows.append(StallRow(name: "raw SQLite"))

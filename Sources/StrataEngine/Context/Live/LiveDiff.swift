@@ -90,8 +90,9 @@ public struct LiveDiff: Sendable, Hashable {
     }
 
     /// The diff from `old` to `new` (each without duplicates), with the objects of `changed`
-    /// that are in both reported as updated, and the IDs of `old` that `renaming` maps to new
-    /// ones reported as renamed (and compared under their new IDs).
+    /// that are in both reported as updated, and the temporary IDs of `old` that `renaming`
+    /// maps to permanent ones reported as renamed (and compared under their new IDs; other IDs
+    /// in `renaming` are ignored).
     ///
     /// Complexity: O(n log n) in the length of the results.
     public init(
@@ -101,12 +102,14 @@ public struct LiveDiff: Sendable, Hashable {
         self.init()
         var old = old
         if !renaming.isEmpty {
-            for index in old.indices {
+            // Only temporary IDs are renamed: the others are not looked up.
+            for index in old.indices where old[index].isTemporary {
                 guard let renamed = renaming[old[index]] else { continue }
                 self.renamed.append(Rename(previousID: old[index], objectID: renamed, index: index))
                 old[index] = renamed
             }
         }
+        if inOneWalk(from: old, to: new, updating: changed) { return }
         var oldIndex: [ObjectID: Int] = [:]
         oldIndex.reserveCapacity(old.count)
         for (index, id) in old.enumerated() { oldIndex[id] = index }
@@ -134,6 +137,34 @@ public struct LiveDiff: Sendable, Hashable {
             }
             if changed.contains(id) { updated.append(Change(objectID: id, index: pair.newIndex)) }
         }
+    }
+
+    /// Fills the diff from `old` to `new` in one walk of both, when one is the other with
+    /// objects added (or removed) and nothing moved: what saves of new objects and deletions do
+    /// to a long result. Returns `false`, leaving the diff empty, when that is not the case.
+    ///
+    /// Complexity: O(n) comparisons of IDs, no hashing (but of `changed`, when it is not empty).
+    private mutating func inOneWalk(from old: [ObjectID], to new: [ObjectID], updating changed: Set<ObjectID>) -> Bool {
+        // The shorter one is a subsequence of the longer: IDs are unique, so matching each of
+        // its IDs to the first equal one ahead finds it, or shows that it is not.
+        let (short, long) = old.count <= new.count ? (old, new) : (new, old)
+        var matched = 0
+        var extra: [Change] = []
+        var updated: [Change] = []
+        for (index, id) in long.enumerated() {
+            if matched < short.count && short[matched] == id {
+                if !changed.isEmpty && changed.contains(id) {
+                    updated.append(Change(objectID: id, index: old.count <= new.count ? index : matched))
+                }
+                matched += 1
+            } else {
+                extra.append(Change(objectID: id, index: index))
+            }
+        }
+        guard matched == short.count else { return false }
+        if old.count <= new.count { inserted = extra } else { deleted = extra }
+        self.updated = updated
+        return true
     }
 
     /// The positions in `values` of one longest strictly increasing subsequence.

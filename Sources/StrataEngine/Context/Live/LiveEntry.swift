@@ -78,4 +78,40 @@ struct LiveOrder {
         merged.append(contentsOf: incoming[j...])
         return merged
     }
+
+    /// Removes from `entries` (ordered) those whose IDs are in `removed` and puts `added` in
+    /// place, in the array itself: a long result that gains a few thousand objects moves its
+    /// entries once, from the back, instead of being copied into a new array.
+    ///
+    /// Complexity: O(n) moves and, with removals, O(n) hashes; O(k log k) to order `added`.
+    func merge(_ entries: inout [LiveEntry], removing removed: [LiveEntry], adding added: [LiveEntry]) {
+        if !removed.isEmpty {
+            let gone = Set(removed.map(\.objectID))
+            entries.removeAll { gone.contains($0.objectID) }
+        }
+        guard !added.isEmpty else { return }
+        if added.count <= 16 {
+            for entry in added { entries.insert(entry, at: insertionIndex(of: entry, in: entries)) }
+            return
+        }
+        let incoming = added.sorted(by: precedes)
+        var kept = entries.count - 1
+        entries.append(contentsOf: incoming)
+        // From the back: the larger of the last kept entry and the last incoming one goes to
+        // the end of what is left; kept entries move by swapping (the slot they leave holds an
+        // incoming entry's copy or one already moved, overwritten later).
+        var next = incoming.count - 1
+        var write = entries.count - 1
+        while next >= 0 {
+            if kept >= 0 && precedes(incoming[next], entries[kept]) {
+                entries.swapAt(kept, write)
+                kept -= 1
+            } else {
+                entries[write] = incoming[next]
+                next -= 1
+            }
+            write -= 1
+        }
+        assert(isOrdered(entries), "a live query's entries are out of order after a merge")
+    }
 }

@@ -145,6 +145,16 @@ final class LiveSubscription {
             }
         }
         guard !removed.isEmpty || !added.isEmpty else { return outcome }
+        if request.limit == nil {
+            // No window to check first: the entries change in place.
+            order.merge(&entries, removing: removed, adding: added)
+            for entry in removed { members[entry.objectID] = nil }
+            for entry in added { members[entry.objectID] = entry }
+            for entry in removed where members[entry.objectID] == nil { outcome.left.append(entry.objectID) }
+            for entry in added { outcome.joined.append(entry.objectID) }
+            outcome.updated = outcome.updated.filter { members[$0] != nil }
+            return outcome
+        }
         var merged = order.merging(entries, removing: removed, adding: added)
         var dropped: [LiveEntry] = []
         if let limit = request.limit {
@@ -178,17 +188,34 @@ final class LiveSubscription {
 
     /// Replaces member IDs by their new ones (temporary IDs that became permanent); returns
     /// whether any was a member.
+    ///
+    /// Complexity: O(n) to find them; a renamed entry that leaves its place (ties are ordered
+    /// by ID, and a permanent ID sorts apart from a temporary one) is put back by one merge,
+    /// O(n + k log k), not a sort of the whole result.
     func rename(_ renamed: [ObjectID: ObjectID]) -> Bool {
-        var found = false
-        for index in entries.indices {
+        var renamedIndexes: [Int] = []
+        // Only temporary IDs are renamed: the others are not looked up.
+        for index in entries.indices where entries[index].objectID.isTemporary {
             guard let new = renamed[entries[index].objectID] else { continue }
             members[entries[index].objectID] = nil
             entries[index].objectID = new
             members[new] = entries[index]
-            found = true
+            renamedIndexes.append(index)
         }
-        if found && !order.isOrdered(entries) { entries.sort(by: order.precedes) }
-        return found
+        guard !renamedIndexes.isEmpty else { return false }
+        // Only renamed entries changed: the result is in order when each is with its neighbours.
+        let misplaced = renamedIndexes.filter { index in
+            (index > 0 && !order.precedes(entries[index - 1], entries[index]))
+                || (index + 1 < entries.count && !order.precedes(entries[index], entries[index + 1]))
+        }
+        if !misplaced.isEmpty {
+            let moving = renamedIndexes.map { entries[$0] }
+            let leaving = Set(renamedIndexes)
+            let staying = entries.indices.filter { !leaving.contains($0) }.map { entries[$0] }
+            entries = order.merging(staying, removing: [], adding: moving)
+        }
+        assert(order.isOrdered(entries), "a live query's entries are out of order after renaming")
+        return true
     }
 
     /// Hands the current state to the sink when it differs from the last one handed out, or
