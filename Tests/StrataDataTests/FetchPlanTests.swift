@@ -113,6 +113,21 @@ import Testing
         }
     }
 
+    @Test func aDescriptorWhosePredicateChangesFetchesWithTheNewOne() throws {
+        try Self.withTrips(.memory) { (container) throws in
+            let context = ModelContext(container)
+            var descriptor = FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "Trip 1" })
+            #expect(try context.fetch(descriptor).map(\.name) == ["Trip 1"])
+            let name = "Trip 2"
+            descriptor.predicate = #Predicate { $0.name == name }
+            #expect(try context.fetch(descriptor).map(\.name) == ["Trip 2"])
+            descriptor.predicate = #Predicate { $0.destination == name }
+            #expect(try context.fetch(descriptor).isEmpty)
+            descriptor.predicate = nil
+            #expect(try context.fetch(descriptor).count == Self.names.count)
+        }
+    }
+
     @Test func anUntranslatablePredicateFailsEveryTime() throws {
         try Self.withTrips(.memory) { (container) throws in
             let context = ModelContext(container)

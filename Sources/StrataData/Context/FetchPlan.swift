@@ -46,18 +46,15 @@ final class FetchPlan {
         self.request = request
     }
 
-    /// The request for a descriptor of this plan's shape whose predicate has `expression` (as
-    /// read from a predicate of `root`), or nil when the predicate does not have the plan's
-    /// shape.
-    func request(expression: (any StandardPredicateExpression<Bool>)?, root: PredicateExpressions.VariableID?)
-        -> FetchRequest?
-    {
+    /// The request for a descriptor of this plan's shape whose predicate has these parts (nil
+    /// for none), or nil when the predicate does not have the plan's shape.
+    func request(predicate parts: PredicateParts?) -> FetchRequest? {
         switch predicate {
         case .none:
-            return expression == nil ? request : nil
+            return parts == nil ? request : nil
         case .kept(let reader, let key, let constantCount):
-            guard let expression, let root,
-                let constants = reader.constants(of: expression, root: root, ifItsKeyIs: key),
+            guard let parts,
+                let constants = reader.constants(of: parts.expression, root: parts.root, ifItsKeyIs: key),
                 constants.count == constantCount, let template = request.predicate
             else { return nil }
             var request = request
@@ -97,20 +94,16 @@ final class FetchPlans {
     init() {}
 
     /// The request of a kept plan for a descriptor of `modelType` with these sorts and a
-    /// predicate whose expression is `expression` (nil for none) on the variable `root`, or nil
-    /// when no plan fits.
+    /// predicate of these parts (nil for none), or nil when no plan fits.
     @usableFromInline
-    func request(
-        modelType: ObjectIdentifier, expression: (any StandardPredicateExpression<Bool>)?,
-        root: PredicateExpressions.VariableID?, sortKeys: [FetchSortKey]
-    ) -> FetchRequest? {
+    func request(modelType: ObjectIdentifier, predicate: PredicateParts?, sortKeys: [FetchSortKey]) -> FetchRequest? {
         let expressionType: ObjectIdentifier? =
-            if let expression { ObjectIdentifier(type(of: expression)) } else { nil }
+            if let predicate { ObjectIdentifier(type(of: predicate.expression)) } else { nil }
         for plan in plans
         where plan.modelType == modelType && plan.predicate.expressionType == expressionType
             && plan.sortKeys == sortKeys
         {
-            if let request = plan.request(expression: expression, root: root) { return request }
+            if let request = plan.request(predicate: predicate) { return request }
         }
         return nil
     }

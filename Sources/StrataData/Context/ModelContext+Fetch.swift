@@ -41,8 +41,7 @@ extension ModelContext {
         for sort in descriptor.sortBy { sortKeys.append(FetchSortKey(sort)) }
         var request =
             try fetchPlans.request(
-                modelType: ObjectIdentifier(T.self), expression: descriptor.predicate?.expression,
-                root: descriptor.predicate?.variable.key, sortKeys: sortKeys)
+                modelType: ObjectIdentifier(T.self), predicate: descriptor.predicateParts, sortKeys: sortKeys)
             ?? makeFetchPlan(for: descriptor, sortKeys: sortKeys)
         request.limit = descriptor.fetchLimit
         request.offset = descriptor.fetchOffset ?? 0
