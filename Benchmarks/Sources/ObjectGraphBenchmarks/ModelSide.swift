@@ -3,19 +3,23 @@ import Foundation
 import ObjectGraphWorkload
 import StrataData
 
-/// StrataData: `ModelContainer` on a store URL, and a new `ModelContext` per workload:
-/// `insert`, `fetch(FetchDescriptor)` (by `#Predicate` on the key for lookups and updates),
-/// `model(for:)` by identifier, properties, `delete`, `save`.
+/// A bulk job as a StrataData user writes one: a model actor, whose context of its own is on the
+/// container's coordinator and whose work runs on that context's queue.
+@ModelActor actor ModelBulkJob {
+    /// `body`'s value, run on the actor's context.
+    func run<T: Sendable>(_ body: @Sendable (ModelContext) throws -> T) throws -> T { try body(modelContext) }
+}
+
+/// StrataData: `ModelContainer` on a store URL, and each workload in a new `@ModelActor` (a new
+/// `ModelContext` on the container's coordinator, the work on its queue): `insert`,
+/// `fetch(FetchDescriptor)` (by `#Predicate` on the key for lookups and updates),
+/// `model(for:)` by identifier, properties, `delete`, `save`. The `byname` side runs on the same
+/// stack: `performBackgroundTask` of a two-tier container, a new context on the coordinator.
 struct StrataModelSide: Side {
     let scheme: String
     var name: String { "StrataData @Model" }
 
     func run(_ input: RunInput, directory: String) async throws -> (RunTimes, Int) {
-        // Synchronous from here on: each context stays on the thread that made it.
-        try runSynchronously(input, directory: directory)
-    }
-
-    private func runSynchronously(_ input: RunInput, directory: String) throws -> (RunTimes, Int) {
         let url: URL
         switch scheme {
         case "sqlite": url = URL(fileURLWithPath: "\(directory)/model.store")
@@ -26,36 +30,39 @@ struct StrataModelSide: Side {
         let records = input.records
         var times: RunTimes = []
         var sum = 0
-        func timed(_ body: (ModelContext) throws -> Int) throws {
-            let context = ModelContext(container)
-            var value = 0
-            times.append(try milliseconds { value = try body(context) })
+        func timed(_ body: @escaping @Sendable (ModelContext) throws -> Int) async throws {
+            let (ms, value) = try await asyncMilliseconds {
+                try await ModelBulkJob(modelContainer: container).run(body)
+            }
+            times.append(ms)
             sum &+= value
         }
-        try timed { context in
+        try await timed { context in
             for r in records { context.insert(ModelRecord(r)) }
             try context.save()
             return 0
         }
-        let ids = try identifiers(container, count: records.count)
-        try timed { context in
+        let ids = try await ModelBulkJob(modelContainer: container).run { context in
+            try Self.identifiers(context, count: records.count)
+        }
+        try await timed { context in
             var sum = 0
             for record in try context.fetch(FetchDescriptor<ModelRecord>()) { sum &+= record.touched }
             return sum
         }
         let lookupIDs = input.lookupIDs
-        try timed { context in
+        try await timed { context in
             var sum = 0
             for id in lookupIDs { sum &+= (context.model(for: ids[Int(id - 1)]) as! ModelRecord).touched }
             return sum
         }
-        try timed { context in
+        try await timed { context in
             var sum = 0
             for id in lookupIDs { sum &+= try context.fetch(Self.byKey(keyOf(id)))[0].touched }
             return sum
         }
         let updateIDs = input.updateIDs
-        try timed { context in
+        try await timed { context in
             for id in updateIDs {
                 let record = try context.fetch(Self.byKey(keyOf(id)))[0]
                 record.i1 += 1
@@ -66,12 +73,14 @@ struct StrataModelSide: Side {
             return 0
         }
         let deleteIDs = input.deleteIDs
-        try timed { context in
+        try await timed { context in
             for id in deleteIDs { context.delete(context.model(for: ids[Int(id - 1)]) as! ModelRecord) }
             try context.save()
             return 0
         }
-        let remaining = try ModelContext(container).fetchCount(FetchDescriptor<ModelRecord>())
+        let remaining = try await ModelBulkJob(modelContainer: container).run { context in
+            try context.fetchCount(FetchDescriptor<ModelRecord>())
+        }
         precondition(remaining == records.count - deleteIDs.count)
         return (times, sum)
     }
@@ -83,8 +92,8 @@ struct StrataModelSide: Side {
     }
 
     /// The identifiers of the records, indexed by workload ID - 1 (untimed), as `objectIDs` does.
-    private func identifiers(_ container: ModelContainer, count: Int) throws -> [PersistentIdentifier] {
-        let sorted = try ModelContext(container).fetchIdentifiers(
+    private static func identifiers(_ context: ModelContext, count: Int) throws -> [PersistentIdentifier] {
+        let sorted = try context.fetchIdentifiers(
             FetchDescriptor<ModelRecord>(sortBy: [SortDescriptor(\.key)]))
         precondition(sorted.count == count)
         var ids = [PersistentIdentifier?](repeating: nil, count: count)

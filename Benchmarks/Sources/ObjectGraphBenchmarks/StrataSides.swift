@@ -73,13 +73,14 @@ func storeOptions(_ store: String) -> [String: String] {
     return options
 }
 
-/// A container on one store, loaded, as the documentation shows (default three-tier stack).
-func loadedContainer(_ url: StoreURL, model: Model, options: [String: String] = [:]) async throws
-    -> PersistentContainer
-{
+/// A container on one store, loaded, as the documentation shows (by default the three-tier
+/// stack).
+func loadedContainer(
+    _ url: StoreURL, model: Model, options: [String: String] = [:], stack: ContainerStackStyle = .threeTier
+) async throws -> PersistentContainer {
     let container = PersistentContainer(
         name: "Bench", model: model, storeDescriptions: [StoreDescription(url: url, options: options)],
-        environment: [:])
+        stack: stack, environment: [:])
     try await container.loadPersistentStores()
     return container
 }
@@ -169,7 +170,10 @@ struct StrataTypedSide: Side {
 }
 
 /// Strata by attribute name: `insert("Record")`, `set(_:for:)`, `value(for:as:)`, fetch
-/// requests with a predicate on the key, each workload in one `performBackgroundTask`.
+/// requests with a predicate on the key, each workload in one `performBackgroundTask` of a
+/// two-tier container: a new context on the coordinator, whose save writes the store, the stack
+/// of the `model` side's `@ModelActor` (a `ModelContainer` has no writer context), so that the
+/// two sides' ratio is the model layer's.
 struct StrataByNameSide: Side {
     let scheme: String
     var name: String { "Strata by name" }
@@ -190,7 +194,7 @@ struct StrataByNameSide: Side {
     func run(_ input: RunInput, directory: String) async throws -> (RunTimes, Int) {
         let container = try await loadedContainer(
             storeURL(scheme: scheme, directory: directory, name: "byname"), model: recordModel,
-            options: storeOptions(scheme))
+            options: storeOptions(scheme), stack: .twoTier)
         let records = input.records
         var times: RunTimes = []
         var sum = 0

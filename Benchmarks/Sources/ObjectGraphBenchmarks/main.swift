@@ -1,6 +1,8 @@
 // The object graph against what a user would pick instead: Strata's typed objects and access by
-// name (through PersistentContainer and background contexts), GRDB's Codable records and its
-// statement API, and the raw SQLite C API, alternating in one process, on fresh files each run.
+// name (through PersistentContainer and background contexts: typed under the writer of a
+// three-tier stack, by name on the coordinator of a two-tier one, the stack of the `model` side's
+// `@ModelActor`), GRDB's Codable records and its statement API, and the raw SQLite C API,
+// alternating in one process, on fresh files each run.
 //
 //   swift run -c release --package-path Benchmarks ObjectGraphBenchmarks \
 //       [--runs 5] [--count 100000] [--updates 10000] [--store sqlite[,lmdb,memory,lmdb?durability=full]] [--sides ...]

@@ -10,7 +10,9 @@ import Foundation
 /// ```
 public struct FetchDescriptor<T: PersistentModel> {
     /// Which models; `nil` for all of them.
-    public var predicate: Predicate<T>?
+    public var predicate: Predicate<T>? {
+        didSet { predicateParts = PredicateParts(predicate) }
+    }
     /// The order of the results.
     public var sortBy: [SortDescriptor<T>]
     /// At most this many results.
@@ -24,8 +26,15 @@ public struct FetchDescriptor<T: PersistentModel> {
     /// Relationships whose models are fetched with the results.
     public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T>]
 
+    /// The predicate's expression and input, as a fetch reads them: read once here, because
+    /// each read of `predicate` copies it through the runtime's value witnesses (its input is a
+    /// parameter pack).
+    @usableFromInline private(set) var predicateParts: PredicateParts?
+
     /// A descriptor of the models matching `predicate`, ordered by `sortBy`.
+    @inlinable
     public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {
+        predicateParts = PredicateParts(predicate)
         self.predicate = predicate
         self.sortBy = sortBy
         self.fetchLimit = nil
@@ -33,5 +42,19 @@ public struct FetchDescriptor<T: PersistentModel> {
         self.includePendingChanges = true
         self.propertiesToFetch = []
         self.relationshipKeyPathsForPrefetching = []
+    }
+}
+
+/// What a fetch reads of a descriptor's `#Predicate`: its expression and its input variable.
+@usableFromInline
+struct PredicateParts {
+    @usableFromInline let expression: any StandardPredicateExpression<Bool>
+    @usableFromInline let root: PredicateExpressions.VariableID
+
+    @inlinable
+    init?<T>(_ predicate: Predicate<T>?) {
+        guard let predicate else { return nil }
+        expression = predicate.expression
+        root = predicate.variable.key
     }
 }

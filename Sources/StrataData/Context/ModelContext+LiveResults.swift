@@ -95,7 +95,6 @@ extension ModelContext {
     ///
     /// - Throws: ``StrataError`` for a descriptor that does not translate, or a store failure.
     public func liveResults<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> ModelLiveResults {
-        let plan = try FetchPlan(descriptor, keyPaths: container.keyPaths)
-        return ModelLiveResults(base: try objectContext.liveResults(for: plan.request))
+        ModelLiveResults(base: try objectContext.liveResults(for: fetchRequest(for: descriptor)))
     }
 }

@@ -24,6 +24,8 @@ public final class ModelContext {
     /// others).
     public var autosaveEnabled = false
     private var autosaveScheduled = false
+    /// The requests of the fetch descriptors the context fetched, kept per descriptor shape.
+    @usableFromInline let fetchPlans = FetchPlans()
 
     /// A new context on `container`'s stores.
     public convenience init(_ container: ModelContainer) {

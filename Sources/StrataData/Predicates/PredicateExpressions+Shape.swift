@@ -9,7 +9,7 @@ extension PredicateExpressions.Variable: PredicateShapeOperand {
 extension PredicateExpressions.KeyPath: PredicateShapeOperand where Root: PredicateShapeOperand {
     func appendShape(to shape: inout PredicateShape) {
         root.appendShape(to: &shape)
-        shape.key.parts.append(.keyPath(keyPath))
+        shape.record(.keyPath(keyPath))
     }
 }
 
@@ -62,7 +62,7 @@ where LHS: PredicateShapeOperand, RHS: PredicateShapeOperand {
         case .greaterThan: code = 3
         case .greaterThanOrEqual: code = 4
         }
-        shape.key.parts.append(.code(code))
+        shape.record(.code(code))
         lhs.appendShape(to: &shape)
         rhs.appendShape(to: &shape)
     }

@@ -24,35 +24,72 @@ struct PredicateShape {
         case code(Int)
     }
 
-    /// The key of the translation.
+    /// The key of the translation (empty parts when the shape is matched against a known key,
+    /// see ``init(expressionType:root:matching:)``).
     var key: Key
     /// The constants, as operands, in the order the tree is walked (left before right).
     var constants: [ObjectPredicate.Operand] = []
     /// Whether the constants may not stand in for another predicate's (a constant that changes
     /// the translation's form, such as the empty string `localizedStandardContains` never finds).
     var isVetoed = false
-    /// The variables in the order they are bound (the predicate's input first).
-    private var variables: [PredicateExpressions.VariableID]
+    /// The predicate's input, variable number 0.
+    private let root: PredicateExpressions.VariableID
+    /// The variables bound by optional chains, in the order they are bound (numbers 1 and up).
+    private var bound: [PredicateExpressions.VariableID] = []
+    /// The parts expected, when the walk compares the parts with a known key instead of
+    /// recording them.
+    private let expected: [Part]?
+    /// How many of the expected parts the walk has met, or nil after a part that differs.
+    private var matchedParts: Int? = 0
 
-    /// The shape of a predicate whose input is `root`, before its expression is walked.
-    init<Root>(expressionType: Any.Type, root: PredicateExpressions.Variable<Root>) {
+    /// The shape of a predicate whose input is the variable `root`, before its expression is
+    /// walked.
+    init(expressionType: Any.Type, root: PredicateExpressions.VariableID) {
         key = Key(expressionType: ObjectIdentifier(expressionType))
-        variables = [root.key]
+        self.root = root
+        expected = nil
+    }
+
+    /// A walk that compares the parts of a predicate whose input is the variable `root` with
+    /// `key`'s, in order, and reads only the constants: ``matchesExpectedKey`` says whether the
+    /// shape's key is `key`, and ``key`` is left without parts.
+    init(root: PredicateExpressions.VariableID, matching key: Key) {
+        self.key = Key(expressionType: key.expressionType)
+        self.root = root
+        expected = key.parts
+    }
+
+    /// Whether the walk met exactly the parts of the key it was to match.
+    var matchesExpectedKey: Bool { expected != nil && matchedParts == expected?.count }
+
+    /// Records one part of the key (or compares it with the part expected next).
+    mutating func record(_ part: Part) {
+        guard let expected else {
+            key.parts.append(part)
+            return
+        }
+        if let matched = matchedParts, matched < expected.count, expected[matched] == part {
+            matchedParts = matched + 1
+        } else {
+            matchedParts = nil
+        }
     }
 
     /// Records that `variable` is bound from here on (by an optional chain).
     mutating func bind<T>(_ variable: PredicateExpressions.Variable<T>) {
-        variables.append(variable.key)
-        key.parts.append(.code(-variables.count))
+        bound.append(variable.key)
+        record(.code(-(bound.count + 1)))
     }
 
     /// Records a use of `variable`: its number, or a veto when it is not bound.
     mutating func use<T>(_ variable: PredicateExpressions.Variable<T>) {
-        guard let number = variables.firstIndex(of: variable.key) else {
+        if variable.key == root {
+            record(.code(0))
+        } else if let index = bound.firstIndex(of: variable.key) {
+            record(.code(index + 1))
+        } else {
             isVetoed = true
-            return
         }
-        key.parts.append(.code(number))
     }
 }
 
@@ -72,6 +109,49 @@ protocol PredicateShapeOperand: PredicateExpression {
 protocol PredicateShapeCondition: PredicateExpression<Bool> {
     /// Appends this expression's parts and constants to `shape`, children left to right.
     func appendShape(to shape: inout PredicateShape)
+}
+
+extension PredicateShapeCondition {
+    /// The shape of a predicate whose expression is `expression` and whose input is `root`, or
+    /// nil when the expression is not of this type or its shape is vetoed.
+    static func shape(
+        of expression: any StandardPredicateExpression<Bool>, root: PredicateExpressions.VariableID
+    ) -> PredicateShape? {
+        var shape = PredicateShape(expressionType: Self.self, root: root)
+        guard walk(expression, into: &shape), !shape.isVetoed else { return nil }
+        return shape
+    }
+
+    /// The constants of a predicate whose expression is `expression` and whose input is
+    /// `root`, when its shape's key is `key`; nil otherwise.
+    static func constants(
+        of expression: any StandardPredicateExpression<Bool>, root: PredicateExpressions.VariableID,
+        ifItsKeyIs key: PredicateShape.Key
+    ) -> [ObjectPredicate.Operand]? {
+        var shape = PredicateShape(root: root, matching: key)
+        guard walk(expression, into: &shape), !shape.isVetoed, shape.matchesExpectedKey else { return nil }
+        return shape.constants
+    }
+
+    /// Walks `expression` into `shape` when it is of this type, and says whether it was.
+    ///
+    /// Called on the expression's type found once (`type(of: expression) as? any
+    /// PredicateShapeCondition.Type`), it compares the types' identities instead of asking the
+    /// runtime to cast: the cast (with the metadata of `Self?` it needs) cost about as much
+    /// again as the walk of `$0.key == key`.
+    private static func walk(
+        _ expression: any StandardPredicateExpression<Bool>, into shape: inout PredicateShape
+    ) -> Bool {
+        func open<Expression: StandardPredicateExpression<Bool>>(_ expression: Expression) -> Bool {
+            guard Expression.self == Self.self else { return false }
+            withUnsafePointer(to: expression) { pointer in
+                // The types are the same, so the pointee is a `Self`.
+                UnsafeRawPointer(pointer).assumingMemoryBound(to: Self.self).pointee.appendShape(to: &shape)
+            }
+            return true
+        }
+        return open(expression)
+    }
 }
 
 /// A type of constant whose operand is known without the translator: the operand

@@ -30,6 +30,7 @@ package final class PredicateTranslationCache: @unchecked Sendable {
         /// each shape with it (its key paths first by identity) instead of hashing the shape.
         var last: (key: PredicateShape.Key, entry: Entry)?
         var fullTranslations = 0
+        var requests = 0
 
         /// The entry of `key`, if any.
         mutating func entry(for key: PredicateShape.Key) -> Entry? {
@@ -63,16 +64,34 @@ package final class PredicateTranslationCache: @unchecked Sendable {
     /// How many predicates were translated in full (not from a kept shape): for tests.
     package var fullTranslationCount: Int { entries.withLock { $0.fullTranslations } }
 
+    /// How many predicates the cache was asked for, translated in full or not: for tests.
+    package var requestCount: Int { entries.withLock { $0.requests } }
+
     /// The translation of `predicate`, as ``objectPredicate(_:naming:isIdentifier:objectID:)``
     /// gives it.
     package func objectPredicate<Model>(for predicate: Predicate<Model>) throws -> ObjectPredicate {
-        guard let shape = Self.shape(of: predicate) else { return try translate(predicate) }
-        let entry = entries.withLock { $0.entry(for: shape.key) }
+        try translation(of: predicate).predicate
+    }
+
+    /// The translation of `predicate`, and its shape when the translation of every predicate of
+    /// that shape is this one with the shape's constants filled in
+    /// (``ObjectPredicate/replacingConstantOperands(with:)``).
+    func translation<Model>(of predicate: Predicate<Model>) throws -> (
+        predicate: ObjectPredicate, kept: PredicateShape?
+    ) {
+        guard let shape = Self.shape(of: predicate) else {
+            entries.withLock { $0.requests += 1 }
+            return (try translate(predicate), nil)
+        }
+        let entry = entries.withLock { entries in
+            entries.requests += 1
+            return entries.entry(for: shape.key)
+        }
         switch entry {
         case .template(let template, let constantCount) where constantCount == shape.constants.count:
-            return template.replacingConstantOperands(with: shape.constants)
+            return (template.replacingConstantOperands(with: shape.constants), shape)
         case .template, .translatedEachTime:
-            return try translate(predicate)
+            return (try translate(predicate), nil)
         case nil:
             let translated = try translate(predicate)
             let keeps = translated.constantOperands == shape.constants && shape.key.parts.allSatisfy(namesAStep)
@@ -83,16 +102,14 @@ package final class PredicateTranslationCache: @unchecked Sendable {
                 entries.byShape[shape.key] = entry
                 entries.last = (shape.key, entry)
             }
-            return translated
+            return (translated, keeps ? shape : nil)
         }
     }
 
     /// The shape of `predicate`, or nil when it has none a translation can be kept for.
     private static func shape<Model>(of predicate: Predicate<Model>) -> PredicateShape? {
-        guard let condition = predicate.expression as? any PredicateShapeCondition else { return nil }
-        var shape = PredicateShape(expressionType: type(of: condition), root: predicate.variable)
-        condition.appendShape(to: &shape)
-        return shape.isVetoed ? nil : shape
+        guard let condition = type(of: predicate.expression) as? any PredicateShapeCondition.Type else { return nil }
+        return condition.shape(of: predicate.expression, root: predicate.variable.key)
     }
 
     /// Whether `part` is a key path step the translation names (a stored property or the
