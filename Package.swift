@@ -254,7 +254,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "strata-change-probe",
-            dependencies: ["Strata", "StrataTestSupport"],
+            dependencies: ["Strata", "StrataTestSupport", "StrataRandomGraph"],
             path: "Probes/strata-change-probe",
             swiftSettings: strictSettings
         ),
@@ -272,6 +272,13 @@ let package = Package(
         ),
 
         // MARK: Tests (StrataTestSupport: generators, fixtures and helpers the test targets share)
+        // The randomized tests' model and changes, shared with strata-change-probe.
+        .target(
+            name: "StrataRandomGraph",
+            dependencies: ["StrataCore", "StrataEngine", "StrataTestSupport"],
+            path: "Tests/StrataRandomGraph",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "StrataTestSupport",
             dependencies: ["StrataCore", .product(name: "Logging", package: "swift-log")],
@@ -337,7 +344,8 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: [
-                "StrataTestSupport", "Strata", "strata", "strata-remote-probe", "strata-change-probe",
+                "StrataTestSupport", "StrataRandomGraph", "Strata", "strata", "strata-remote-probe",
+                "strata-change-probe",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/StrataTests",

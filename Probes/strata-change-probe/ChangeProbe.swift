@@ -6,7 +6,7 @@
 //       holding departments and employees), prints "ready", then reads commands from standard
 //       input, one a line:
 //
-//       step   makes one to four random changes to employees and departments (an insert, a
+//       step   makes one to four random changes (RandomGraphChanges.change: an insert, a
 //              delete, a new key, rank, name or score, another department or none, a
 //              department's new name) in a new context and saves them in one transaction;
 //              prints "saved N TOKEN": N counts the saves from 1, TOKEN is the store's last
@@ -17,6 +17,7 @@
 
 import Foundation
 import Strata
+import StrataRandomGraph
 import StrataTestSupport
 
 @main
@@ -41,7 +42,7 @@ struct ChangeProbe {
                     let context = ObjectContext(coordinator: coordinator, name: "probe")
                     context.transactionAuthor = "probe"
                     for _ in 0..<Int.random(in: 1...4, using: &random) {
-                        try change(context, nextKey: &nextKey, random: &random)
+                        try RandomGraphChanges.change(context, nextKey: &nextKey, random: &random)
                     }
                     try context.save()
                     saves += 1
@@ -66,40 +67,6 @@ struct ChangeProbe {
         request.limit = 1
         guard let top = try context.fetch(request).first, case .integer(let key) = top["key"] else { return -1 }
         return key
-    }
-
-    /// One random change in `context`, not saved.
-    static func change(_ context: ObjectContext, nextKey: inout Int64, random: inout SeededGenerator) throws {
-        let employees = try context.fetchObjectIDs(FetchRequest(entityName: "Employee"))
-        let departments = try context.fetchObjectIDs(FetchRequest(entityName: "Department"))
-        let roll = Int.random(in: 0..<100, using: &random)
-        if roll < 20 || employees.isEmpty {
-            let employee = try context.insert("Employee")
-            employee["key"] = .integer(nextKey)
-            nextKey += 1
-            employee["name"] = .string(["ann", "bob", "al", "cy", "bea"].randomElement(using: &random)!)
-            employee["rank"] = .integer(Int64.random(in: 0..<6, using: &random))
-            employee["score"] = .double(Double(Int.random(in: 0..<20, using: &random)) / 4)
-            if Bool.random(using: &random), let department = departments.randomElement(using: &random) {
-                try employee.setObject(context.object(with: department), for: "department")
-            }
-            return
-        }
-        let employee = context.object(with: employees.randomElement(using: &random)!)
-        switch roll {
-        case 20..<32: context.delete(employee)
-        case 32..<45: employee["key"] = .integer(Int64.random(in: 0..<nextKey, using: &random))
-        case 45..<62: employee["rank"] = .integer(Int64.random(in: 0..<6, using: &random))
-        case 62..<72:
-            employee["name"] = .string(["ann", "bob", "al", "cy", "bea", "zed"].randomElement(using: &random)!)
-        case 72..<80: employee["score"] = .double(Double(Int.random(in: 0..<20, using: &random)) / 4)
-        case 80..<90:
-            let department = departments.randomElement(using: &random).map { context.object(with: $0) }
-            try employee.setObject(Bool.random(using: &random) ? department : nil, for: "department")
-        default:
-            let department = context.object(with: departments.randomElement(using: &random)!)
-            department["name"] = .string("d\(Int.random(in: 0..<6, using: &random))")
-        }
     }
 
     /// Writes `line` to standard output at once (unbuffered: the test reads it as it comes).

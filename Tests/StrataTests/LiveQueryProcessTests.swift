@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataCore
+import StrataRandomGraph
 import StrataTestSupport
 import Testing
 
@@ -30,7 +31,7 @@ import Testing
             department["budget"] = .integer(Int64(index * 50))
         }
         try context.save()
-        for key in 0..<24 { try LiveQueryRandomTests.insertEmployee(context, key: Int64(key), random: &random) }
+        for key in 0..<24 { try RandomGraphChanges.insertEmployee(context, key: Int64(key), random: &random) }
         try context.save()
         try coordinator.store(for: "Employee").close()
     }

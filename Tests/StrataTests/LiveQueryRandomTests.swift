@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataCore
+import StrataRandomGraph
 import StrataTestSupport
 import Testing
 
@@ -35,49 +36,6 @@ import Testing
         let sectionKey: String?
         var iterator: LiveResults.AsyncIterator
         var seen: [ObjectID] = []
-    }
-
-    static func insertEmployee(_ context: ObjectContext, key: Int64, random: inout SeededGenerator) throws {
-        let employee = try context.insert("Employee")
-        employee["key"] = .integer(key)
-        employee["name"] = .string(["ann", "bob", "al", "cy", "bea"].randomElement(using: &random)!)
-        employee["rank"] = .integer(Int64.random(in: 0..<6, using: &random))
-        employee["score"] = .double(Double(Int.random(in: 0..<20, using: &random)) / 4)
-        let departments = try context.fetchObjectIDs(FetchRequest(entityName: "Department"))
-        if Bool.random(using: &random), let department = departments.randomElement(using: &random) {
-            try employee.setObject(context.object(with: department), for: "department")
-        }
-    }
-
-    /// One random change of an object in `context` (not saved).
-    static func change(_ context: ObjectContext, nextKey: inout Int64, random: inout SeededGenerator) throws {
-        let employees = try context.fetchObjectIDs(FetchRequest(entityName: "Employee"))
-        let departments = try context.fetchObjectIDs(FetchRequest(entityName: "Department"))
-        let roll = Int.random(in: 0..<100, using: &random)
-        if roll < 20 || employees.isEmpty {
-            try insertEmployee(context, key: nextKey, random: &random)
-            nextKey += 1
-            return
-        }
-        let employee = context.object(with: employees.randomElement(using: &random)!)
-        switch roll {
-        case 20..<32:
-            context.delete(employee)
-        case 32..<45:
-            employee["key"] = .integer(Int64.random(in: 0..<nextKey, using: &random))
-        case 45..<62:
-            employee["rank"] = .integer(Int64.random(in: 0..<6, using: &random))
-        case 62..<72:
-            employee["name"] = .string(["ann", "bob", "al", "cy", "bea", "zed"].randomElement(using: &random)!)
-        case 72..<80:
-            employee["score"] = .double(Double(Int.random(in: 0..<20, using: &random)) / 4)
-        case 80..<90:
-            let department = departments.randomElement(using: &random).map { context.object(with: $0) }
-            try employee.setObject(Bool.random(using: &random) ? department : nil, for: "department")
-        default:
-            let department = context.object(with: departments.randomElement(using: &random)!)
-            department["name"] = .string("d\(Int.random(in: 0..<6, using: &random))")
-        }
     }
 
     /// A random request for employees, with a section key path or none.
@@ -166,7 +124,7 @@ import Testing
         }
         try seeding.save()
         for _ in 0..<24 {
-            try insertEmployee(seeding, key: nextKey, random: &random)
+            try RandomGraphChanges.insertEmployee(seeding, key: nextKey, random: &random)
             nextKey += 1
         }
         try seeding.save()
@@ -189,7 +147,7 @@ import Testing
             switch roll {
             case 0..<45,
                 75..<88 where batch == nil:
-                try change(view, nextKey: &nextKey, random: &random)
+                try RandomGraphChanges.change(view, nextKey: &nextKey, random: &random)
                 view.processPendingChanges()
             case 45..<55:
                 try view.save()
@@ -197,7 +155,7 @@ import Testing
                 try worker.performAndWait {
                     worker.reset()
                     for _ in 0..<Int.random(in: 1...3, using: &random) {
-                        try change(worker, nextKey: &nextKey, random: &random)
+                        try RandomGraphChanges.change(worker, nextKey: &nextKey, random: &random)
                     }
                 }
                 let saved = Locked(ContextChanges())

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataCore
+import StrataRandomGraph
 import StrataTestSupport
 import Testing
 
@@ -26,7 +27,7 @@ import Testing
         try coordinator.addStore(BuiltInBackends.registry.open(url, model: model))
         let context = ObjectContext(coordinator: coordinator)
         var random = SeededGenerator(seed: 1)
-        for key in [0, 2, 4] { try LiveQueryRandomTests.insertEmployee(context, key: Int64(key), random: &random) }
+        for key in [0, 2, 4] { try RandomGraphChanges.insertEmployee(context, key: Int64(key), random: &random) }
         try context.save()
         return context
     }
@@ -41,7 +42,7 @@ import Testing
         #expect(first.objectIDs.count == 3)
 
         var random = SeededGenerator(seed: 2)
-        try LiveQueryRandomTests.insertEmployee(context, key: 1, random: &random)
+        try RandomGraphChanges.insertEmployee(context, key: 1, random: &random)
         context.processPendingChanges()
         let inserted = try #require(try results.nextIfReady())
         let temporary = inserted.objectIDs[1]
@@ -69,7 +70,7 @@ import Testing
         try controller.performFetch()
 
         var random = SeededGenerator(seed: 2)
-        try LiveQueryRandomTests.insertEmployee(context, key: 3, random: &random)
+        try RandomGraphChanges.insertEmployee(context, key: 3, random: &random)
         context.processPendingChanges()
         let temporary = controller.fetchedObjectIDs[2]
         #expect(recorder.changes == ["insert \(temporary) - 2"])

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataCore
+import StrataRandomGraph
 import StrataTestSupport
 import Testing
 
@@ -24,7 +25,7 @@ import Testing
         try coordinator.addStore(BuiltInBackends.registry.open(url, model: Self.model))
         var random = SeededGenerator(seed: 3)
         let seeding = ObjectContext(coordinator: coordinator)
-        for key in 0..<50 { try LiveQueryRandomTests.insertEmployee(seeding, key: Int64(key * 2), random: &random) }
+        for key in 0..<50 { try RandomGraphChanges.insertEmployee(seeding, key: Int64(key * 2), random: &random) }
         try seeding.save()
 
         let stack = ContextStack.threeTier(coordinator: coordinator)
@@ -45,7 +46,7 @@ import Testing
             try await worker.perform {
                 var random = SeededGenerator(seed: UInt64(chunk) + 10)
                 for index in 0..<40 {
-                    try LiveQueryRandomTests.insertEmployee(
+                    try RandomGraphChanges.insertEmployee(
                         worker, key: Int64(chunk * 80 + index * 2 + 1), random: &random)
                 }
                 try worker.save()

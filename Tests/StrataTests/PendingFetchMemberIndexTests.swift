@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataCore
+import StrataRandomGraph
 import StrataTestSupport
 import Testing
 
