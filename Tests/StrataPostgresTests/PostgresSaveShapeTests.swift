@@ -337,3 +337,27 @@ extension PostgresSaveShapeTests {
         for snapshot in projects { #expect(snapshot.relationships == wanted[snapshot.objectID]) }
     }
 }
+
+extension PostgresSaveShapeTests {
+    @Test func stringsThatAreStoredEscapedComeBackTheSameThroughCopyAndInsert() throws {
+        let texts = [
+            "", "plain", "a\u{0}b", "\u{0}", "\u{FFFE}first", "\u{FFFE}", "mid\u{FFFE}dle", "\u{FFFE}\u{0}\u{FFFE}",
+            "\u{FFFD}not the mark", "é\u{0}", String(repeating: "long ", count: 100) + "\u{0}",
+        ]
+        for copyRows in ["1", "1000"] {
+            let url = try PostgresTestServer.freshStoreURL()
+            defer { try? PostgresBackend().destroyStore(at: url) }
+            let store = try open(url, options: ["copyRows": copyRows, "history": "off"])
+            defer { try? store.close() }
+            let ids = try store.obtainPermanentIDs(for: "AllTypes", count: texts.count)
+            let inserts = zip(ids, texts).map { id, text in
+                var attributes = [Value](repeating: .null, count: 12)
+                attributes[6] = .string(text)
+                return Snapshot(objectID: id, version: 0, attributes: attributes, relationships: [])
+            }
+            try store.save(SaveRequest(inserts: inserts))
+            let stored = try store.snapshots(of: "AllTypes", among: nil).map { $0.attributes[6] }
+            #expect(stored == texts.map { Value.string($0) }, "copyRows=\(copyRows)")
+        }
+    }
+}

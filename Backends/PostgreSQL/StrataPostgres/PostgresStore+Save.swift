@@ -64,11 +64,17 @@ extension PostgresStore {
         ) throws -> [Group<Element>] {
             var groups: [Group<Element>] = []
             var positions: [String: Int] = [:]
+            // Requests come in runs of one entity: the run's group is found without hashing.
+            var last: Int?
             for element in elements {
                 let name = entity(element)
-                if let position = positions[name] {
+                if let last, groups[last].table.name == name {
+                    groups[last].elements.append(element)
+                } else if let position = positions[name] {
+                    last = position
                     groups[position].elements.append(element)
                 } else {
+                    last = groups.count
                     positions[name] = groups.count
                     groups.append(Group(table: try store.table(for: name), elements: [element]))
                 }
