@@ -263,3 +263,101 @@ extension PostgresSaveShapeTests {
         #expect(try store.snapshots(of: "AllTypes", among: nil).allSatisfy { $0.version == 2 })
     }
 }
+
+extension PostgresSaveShapeTests {
+    /// `employees` new employees and `projects` new projects, employee `i` a member of projects
+    /// `i % projects` and `(i + 1) % projects`; each project lists its members newest first (an
+    /// ordered relationship, so the order must come back).
+    func staffedProjects(_ store: PostgresStore, employees: Int, projects: Int) throws -> [Snapshot] {
+        let employeeIDs = try store.obtainPermanentIDs(for: "Employee", count: employees)
+        let projectIDs = try store.obtainPermanentIDs(for: "Project", count: projects)
+        var members: [[ObjectID]] = Array(repeating: [], count: projects)
+        var staff: [Snapshot] = []
+        for (index, id) in employeeIDs.enumerated() {
+            let assigned = Set([index % projects, (index + 1) % projects])
+            for project in assigned { members[project].insert(id, at: 0) }
+            staff.append(
+                Snapshot(
+                    objectID: id, version: 0, attributes: [.string("e\(index)"), .null, .double(1.7), .integer(1)],
+                    relationships: [.toOne(nil), .toMany(assigned.map { projectIDs[$0] }.sorted())]))
+        }
+        return staff
+            + projectIDs.enumerated().map { index, id in
+                Snapshot(
+                    objectID: id, version: 0, attributes: [.string("p\(index)-\(id.permanentKey)"), .null],
+                    relationships: [.toMany(members[index])])
+            }
+    }
+
+    @Test func manyToManyRowsOfManyNewObjectsGoThroughOneCopyPerJoinTable() throws {
+        let url = try PostgresTestServer.freshStoreURL()
+        defer { try? PostgresBackend().destroyStore(at: url) }
+        let store = try open(url, options: ["copyRows": "50", "history": "off"])
+        defer { try? store.close() }
+        let some = try staffedProjects(store, employees: 100, projects: 60)
+        let more = try staffedProjects(store, employees: 200, projects: 120)
+        let someCounts = try counting(store) { try store.save(SaveRequest(inserts: some)) }
+        let moreCounts = try counting(store) { try store.save(SaveRequest(inserts: more)) }
+        // The employees, the projects and the join table's rows; their positions in one statement.
+        #expect(someCounts.copies == 3)
+        #expect(someCounts == moreCounts)
+        // BEGIN, three COPYs, the projects' member positions, COMMIT.
+        #expect(someCounts.statements == 6)
+        let written = Dictionary(uniqueKeysWithValues: (some + more).map { ($0.objectID, $0.relationships) })
+        let employees = try store.snapshots(of: "Employee", among: nil)
+        let projects = try store.snapshots(of: "Project", among: nil)
+        #expect(employees.count == 300 && projects.count == 180)
+        for snapshot in employees {
+            #expect(Set(snapshot.relationships[1].targets) == Set(written[snapshot.objectID]?[1].targets ?? []))
+        }
+        for snapshot in projects {
+            #expect(snapshot.relationships == written[snapshot.objectID], "members in their order")
+        }
+    }
+
+    @Test func updatedPositionsOfManyOwnersTakeOneStatement() throws {
+        let url = try PostgresTestServer.freshStoreURL()
+        defer { try? PostgresBackend().destroyStore(at: url) }
+        let store = try open(url, options: ["history": "off"])
+        defer { try? store.close() }
+        let inserted = try staffedProjects(store, employees: 40, projects: 10)
+        try store.save(SaveRequest(inserts: inserted))
+        // Every project's members in the other order.
+        let updates = inserted.filter { $0.objectID.entityName == "Project" }.map { snapshot in
+            var reordered = snapshot
+            reordered.relationships[0] = .toMany(snapshot.relationships[0].targets.reversed())
+            return SaveRequest.Update(reordered, expectedVersion: 1)
+        }
+        let counts = try counting(store) { try store.save(SaveRequest(updates: updates)) }
+        // BEGIN, the projects' UPDATE, their members' positions, COMMIT (the join rows belong to
+        // the employees' side).
+        #expect(counts.statements == 4)
+        let projects = try store.snapshots(of: "Project", among: nil)
+        let wanted = Dictionary(uniqueKeysWithValues: updates.map { ($0.snapshot.objectID, $0.snapshot.relationships) })
+        for snapshot in projects { #expect(snapshot.relationships == wanted[snapshot.objectID]) }
+    }
+}
+
+extension PostgresSaveShapeTests {
+    @Test func stringsThatAreStoredEscapedComeBackTheSameThroughCopyAndInsert() throws {
+        let texts = [
+            "", "plain", "a\u{0}b", "\u{0}", "\u{FFFE}first", "\u{FFFE}", "mid\u{FFFE}dle", "\u{FFFE}\u{0}\u{FFFE}",
+            "\u{FFFD}not the mark", "é\u{0}", String(repeating: "long ", count: 100) + "\u{0}",
+        ]
+        for copyRows in ["1", "1000"] {
+            let url = try PostgresTestServer.freshStoreURL()
+            defer { try? PostgresBackend().destroyStore(at: url) }
+            let store = try open(url, options: ["copyRows": copyRows, "history": "off"])
+            defer { try? store.close() }
+            let ids = try store.obtainPermanentIDs(for: "AllTypes", count: texts.count)
+            let inserts = zip(ids, texts).map { id, text in
+                var attributes = [Value](repeating: .null, count: 12)
+                attributes[6] = .string(text)
+                return Snapshot(objectID: id, version: 0, attributes: attributes, relationships: [])
+            }
+            try store.save(SaveRequest(inserts: inserts))
+            let stored = try store.snapshots(of: "AllTypes", among: nil).map { $0.attributes[6] }
+            #expect(stored == texts.map { Value.string($0) }, "copyRows=\(copyRows)")
+        }
+    }
+}

@@ -69,7 +69,7 @@ struct PostgresCopyWriter {
             integer(UInt32(4))
             integer(v.bitPattern)
         case .decimal(let v): field(PostgresNumeric.binary(v))
-        case .string(let v): text(PostgresValueCoding.storedText(v))
+        case .string(let v): string(v)
         case .bool(let v):
             integer(UInt32(1))
             bytes.append(v ? 1 : 0)
@@ -82,6 +82,19 @@ struct PostgresCopyWriter {
             withUnsafeBytes(of: v.uuid) { bytes.append(contentsOf: $0) }
         case .uri(let v): text(v.absoluteString)
         }
+    }
+
+    /// A string's stored text (``PostgresValueCoding/storedText(_:)``), its bytes copied straight
+    /// from the string unless it must be escaped.
+    private mutating func string(_ value: String) {
+        var value = value
+        let written = value.withUTF8 { utf8 -> Bool in
+            guard !PostgresValueCoding.needsEscape(utf8) else { return false }
+            integer(UInt32(utf8.count))
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if !written { text(PostgresValueCoding.storedText(value)) }
     }
 
     private mutating func text(_ string: String) {

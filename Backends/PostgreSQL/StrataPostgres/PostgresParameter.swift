@@ -88,9 +88,25 @@ struct PostgresParameter: Sendable, Hashable {
 
     /// A one-dimensional `bigint[]` (for `= ANY($n)`).
     static func int64Array(_ values: [Int64]) -> PostgresParameter {
-        array(
-            of: PostgresType.int8, arrayType: PostgresType.int8Array,
-            values.map { bigEndianBytes(UInt64(bitPattern: $0)) })
+        // Written straight into one buffer (as ``array(of:arrayType:_:)`` lays it out): keys of
+        // many objects go out this way in every save and fetch by IDs.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(20 + values.count * 12)
+        func append<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+        }
+        append(UInt32(values.isEmpty ? 0 : 1))
+        append(UInt32(0))
+        append(PostgresType.int8)
+        if !values.isEmpty {
+            append(UInt32(values.count))
+            append(UInt32(1))
+        }
+        for value in values {
+            append(UInt32(8))
+            append(value)
+        }
+        return PostgresParameter(type: PostgresType.int8Array, bytes: bytes)
     }
 
     /// A one-dimensional `text[]` (for `= ANY($n)`).

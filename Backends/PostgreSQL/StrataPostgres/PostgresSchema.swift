@@ -113,8 +113,14 @@ struct PostgresJoinTable: Sendable {
     let insertRowsSQL: String
     /// Sets this side's positions of an owner's rows from the order of an array (`$1`, `$2`).
     let positionsSQL: String?
+    /// Sets this side's positions of many owners' rows at once: `$1` owners, `$2` targets,
+    /// `$3` positions, side by side.
+    let positionsManySQL: String?
     /// The `(owner, target)` pairs of an array of owners (`$1`), by owner, then in order.
     let selectTargetsSQL: String
+    /// Loads rows with binary `COPY`: `source`, `target`, then `source_position` when the
+    /// canonical side is ordered (canonical side only: its objects are `source`).
+    let copySQL: String
 
     init(layout: RelationshipLayout.JoinTableSide, ownEntity: String, destinationEntity: String, schema: String) {
         let name = layout.tableEntity + "." + layout.tableRelationship
@@ -139,9 +145,14 @@ struct PostgresJoinTable: Sendable {
         positionsSQL = positionColumn.map { column in
             "UPDATE \(qualified) AS j SET \(pq(column)) = u.p - 1 FROM unnest($2::bigint[]) WITH ORDINALITY AS u(k, p) WHERE j.\(own) = $1 AND j.\(target) = u.k"
         }
+        positionsManySQL = positionColumn.map { column in
+            "UPDATE \(qualified) AS j SET \(pq(column)) = u.p FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS u(o, k, p) WHERE j.\(own) = u.o AND j.\(target) = u.k"
+        }
         let order = (positionColumn.map { "\(pq($0)), " } ?? "") + target
         selectTargetsSQL =
             "SELECT \(own), \(target) FROM \(qualified) WHERE \(own) = ANY($1) ORDER BY \(own), \(order)"
+        let copyColumns = [pq("source"), pq("target")] + (layout.hasSourcePosition ? [pq("source_position")] : [])
+        copySQL = "COPY \(qualified) (\(copyColumns.joined(separator: ", "))) FROM STDIN (FORMAT binary)"
         guard isCanonical else {
             creationStatements = []
             return
@@ -191,7 +202,8 @@ final class PostgresEntityTable: Sendable {
     /// Position columns this table holds for ordered to-many relationships of other entities.
     let positionColumns: [String]
     /// Per ordered to-many kept by the targets' foreign key: the statement setting the targets'
-    /// positions from the order of an array of keys (`$1`).
+    /// positions, `$1` their keys and `$2` their positions, side by side (the targets of many
+    /// owners at once).
     let positionSQL: [Int: String]
     /// Per to-many relationship: the `(owner, target)` pairs of an array of owners (`$1`), by
     /// owner, then in the relationship's order.
@@ -286,7 +298,7 @@ final class PostgresEntityTable: Sendable {
             case .foreignKeyToMany(let table, let column, let position):
                 if let position {
                     positions[index] =
-                        "UPDATE \(table) AS t SET \(pq(position)) = u.p - 1 FROM unnest($1::bigint[]) WITH ORDINALITY AS u(k, p) WHERE t.\(pk) = u.k"
+                        "UPDATE \(table) AS t SET \(pq(position)) = u.p FROM unnest($1::bigint[], $2::bigint[]) AS u(k, p) WHERE t.\(pk) = u.k"
                 }
                 let order = (position.map { "\(pq($0)), " } ?? "") + pk
                 toMany[index] =

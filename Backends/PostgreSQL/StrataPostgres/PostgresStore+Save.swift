@@ -64,11 +64,17 @@ extension PostgresStore {
         ) throws -> [Group<Element>] {
             var groups: [Group<Element>] = []
             var positions: [String: Int] = [:]
+            // Requests come in runs of one entity: the run's group is found without hashing.
+            var last: Int?
             for element in elements {
                 let name = entity(element)
-                if let position = positions[name] {
+                if let last, groups[last].table.name == name {
+                    groups[last].elements.append(element)
+                } else if let position = positions[name] {
+                    last = position
                     groups[position].elements.append(element)
                 } else {
+                    last = groups.count
                     positions[name] = groups.count
                     groups.append(Group(table: try store.table(for: name), elements: [element]))
                 }
@@ -304,6 +310,50 @@ extension PostgresStore {
     ) throws {
         guard !table.toManyIndexes.isEmpty else { return }
         // Pass 1: canonical join-table rows, and their source positions.
+        if isInsert && snapshots.count >= options.copyRows {
+            try copyJoinRows(of: snapshots, table, on: connection)
+        } else {
+            try insertJoinRows(of: snapshots, table, isInsert: isInsert, on: connection)
+        }
+        // Pass 2: positions kept for the other sides, once every row exists: one statement per
+        // relationship for all the objects.
+        for index in table.toManyIndexes {
+            // The targets' positions by their keys, or (a join table) by owner and target.
+            let sql: String
+            let byOwner: Bool
+            switch table.relationshipStorage[index] {
+            case .foreignKeyToMany(_, _, _?):
+                (sql, byOwner) = (table.positionSQL[index]!, false)
+            case .joinTable(let join) where !join.isCanonical:
+                guard let many = join.positionsManySQL else { continue }
+                (sql, byOwner) = (many, true)
+            default:
+                continue
+            }
+            var owners: [Int64] = []
+            var keys: [Int64] = []
+            var positions: [Int64] = []
+            for snapshot in snapshots {
+                guard case .toMany(let targets) = snapshot.relationships[index] else { continue }
+                let owner = snapshot.objectID.permanentKey
+                for (position, target) in targets.enumerated() {
+                    owners.append(owner)
+                    keys.append(target.permanentKey)
+                    positions.append(Int64(position))
+                }
+            }
+            guard !keys.isEmpty else { continue }
+            try connection.query(
+                sql, (byOwner ? [.int64Array(owners)] : []) + [.int64Array(keys), .int64Array(positions)])
+        }
+    }
+
+    /// The canonical join-table rows of `snapshots` (and their source positions), with one
+    /// `INSERT` per object and relationship, after removing the rows of targets no longer there
+    /// (for an update).
+    private func insertJoinRows(
+        of snapshots: [Snapshot], _ table: PostgresEntityTable, isInsert: Bool, on connection: PostgresConnection
+    ) throws {
         for snapshot in snapshots {
             let owner = PostgresParameter.int64(snapshot.objectID.permanentKey)
             for index in table.toManyIndexes {
@@ -318,20 +368,34 @@ extension PostgresStore {
                 }
             }
         }
-        // Pass 2: positions kept for the other sides, once every row exists.
-        for snapshot in snapshots {
-            let owner = PostgresParameter.int64(snapshot.objectID.permanentKey)
-            for index in table.toManyIndexes {
+    }
+
+    /// The canonical join-table rows of `snapshots`, new objects (so none of their rows exists
+    /// yet), with one binary `COPY` per join table, positions of an ordered canonical side
+    /// included. A target listed twice by one object gets one row, at its first position (as
+    /// the `INSERT` of ``insertJoinRows(of:_:isInsert:on:)`` does).
+    private func copyJoinRows(of snapshots: [Snapshot], _ table: PostgresEntityTable, on connection: PostgresConnection)
+        throws
+    {
+        for index in table.toManyIndexes {
+            guard case .joinTable(let join) = table.relationshipStorage[index], join.isCanonical else { continue }
+            var rows: [(source: Int64, target: Int64, position: Int64)] = []
+            var seen = Set<Int64>()
+            for snapshot in snapshots {
                 guard case .toMany(let targets) = snapshot.relationships[index], !targets.isEmpty else { continue }
-                let keys = PostgresParameter.int64Array(targets.map(\.permanentKey))
-                switch table.relationshipStorage[index] {
-                case .foreignKeyToMany(_, _, _?):
-                    try connection.query(table.positionSQL[index]!, [keys])
-                case .joinTable(let join) where !join.isCanonical:
-                    if let positions = join.positionsSQL { try connection.query(positions, [owner, keys]) }
-                default:
-                    break
+                let source = snapshot.objectID.permanentKey
+                seen.removeAll(keepingCapacity: true)
+                for (position, target) in targets.enumerated() where seen.insert(target.permanentKey).inserted {
+                    rows.append((source, target.permanentKey, Int64(position)))
                 }
+            }
+            guard !rows.isEmpty else { continue }
+            let hasPosition = join.hasSourcePosition
+            try connection.copyIn(join.copySQL, rows: rows.count) { writer, row in
+                writer.beginRow(fields: hasPosition ? 3 : 2)
+                writer.int64(rows[row].source)
+                writer.int64(rows[row].target)
+                if hasPosition { writer.int64(rows[row].position) }
             }
         }
     }

@@ -105,11 +105,18 @@ enum PostgresValueCoding {
         }
     }
 
+    /// Whether a string of these UTF-8 bytes is stored escaped: it holds U+0000 or begins with
+    /// U+FFFE (`EF BF BE`). One `memchr` over the bytes: this runs for every string saved.
+    static func needsEscape(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = utf8.baseAddress, !utf8.isEmpty else { return false }
+        if utf8.count >= 3 && utf8[0] == 0xEF && utf8[1] == 0xBF && utf8[2] == 0xBE { return true }
+        return memchr(base, 0, utf8.count) != nil
+    }
+
     /// The text stored for `string` (escaped when it holds U+0000 or begins with U+FFFE).
     static func storedText(_ string: String) -> String {
-        let needsEscape =
-            string.utf8.contains(0) || string.unicodeScalars.first == escape
-        guard needsEscape else { return string }
+        var bytes = string
+        guard bytes.withUTF8(needsEscape) else { return string }
         var stored = String.UnicodeScalarView()
         stored.append(escape)
         for scalar in string.unicodeScalars {

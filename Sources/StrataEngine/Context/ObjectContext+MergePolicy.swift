@@ -41,9 +41,19 @@ extension ObjectContext {
     func resolveConflicts(_ conflicts: [SaveConflict]) {
         let policy = mergePolicy
         for conflict in conflicts.sorted(by: { $0.objectID < $1.objectID }) {
-            guard let object = changed[conflict.objectID] ?? registeredObject(for: conflict.objectID),
-                !object.state.isFault
-            else { continue }
+            guard let object = changed[conflict.objectID] ?? registeredObject(for: conflict.objectID) else { continue }
+            if object.state.isFault {
+                // A fault deleted without being loaded: gone where the context saves, its delete
+                // is done; else it is resolved against the stored state, as a loaded one.
+                guard object.state.isDeleted else { continue }
+                journal?.record(object)
+                guard let stored = conflict.storedSnapshot else {
+                    changed[object.objectID] = object
+                    vanished.insert(object.objectID)
+                    continue
+                }
+                object.apply(stored)
+            }
             guard let stored = conflict.storedSnapshot else {
                 vanish(object)
                 continue

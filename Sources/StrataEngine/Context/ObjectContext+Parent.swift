@@ -17,16 +17,11 @@ extension ObjectContext {
     }
 
     /// ``sourceSnapshot(for:)`` of each of `ids`, for those that exist: a root context reads
-    /// those the row cache lacks with one store request per entity, not one per object; a
-    /// child asks its parent once for all of them.
+    /// those the row cache lacks with one store request per entity, not one per object; a child
+    /// asks its parent once for them all.
     func sourceSnapshots(for ids: [ObjectID]) throws -> [ObjectID: Snapshot] {
         guard let parent else { return try coordinator.snapshots(for: ids) }
-        // One hop to the parent's queue for all of them.
-        return try parent.performAndWait {
-            var found: [ObjectID: Snapshot] = [:]
-            for id in ids { found[id] = try parent.snapshotForChild(id) }
-            return found
-        }
+        return try parent.performAndWait { try parent.snapshotsForChild(ids) }
     }
 
     /// The snapshots matching `request` where this context reads from: the stores for a root
@@ -41,6 +36,28 @@ extension ObjectContext {
     func sourceFetch(_ request: FetchRequest, fromStores: inout Bool) throws -> [Snapshot] {
         guard let parent else { return try coordinator.fetch(request).snapshots() }
         return try parent.performAndWait { try parent.resolveForChild(request, fromStores: &fromStores) }
+    }
+
+    /// This context's current state of each of `ids` that exists here, for a child: those not
+    /// loaded here read from this context's source at once.
+    private func snapshotsForChild(_ ids: [ObjectID]) throws -> [ObjectID: Snapshot] {
+        checkConfinement()
+        var found: [ObjectID: Snapshot] = [:]
+        var unloaded: [ObjectID] = []
+        for id in ids {
+            if let object = registeredObject(for: id) {
+                if object.state.isDeleted || object.state.isInvalid { continue }
+                if !object.state.isFault {
+                    found[id] = object.currentSnapshot()
+                    continue
+                }
+            }
+            unloaded.append(id)
+        }
+        if !unloaded.isEmpty {
+            for (id, snapshot) in try sourceSnapshots(for: unloaded) { found[id] = snapshot }
+        }
+        return found
     }
 
     /// This context's current state of `id`, for a child.
@@ -147,15 +164,18 @@ extension ObjectContext {
         let ids = updates.map(\.objectID) + deletes
         // The objects not loaded here are read from the source at once (a child that deletes
         // objects it never read hands over their IDs alone).
-        let sources = try sourceSnapshots(for: ids.filter { registeredObject(for: $0)?.state.isFault ?? true })
+        // Objects deleted here, loaded or not (a delete leaves a fault unloaded), are conflicts.
+        let sources = try sourceSnapshots(
+            for: ids.filter { id in
+                registeredObject(for: id).map { $0.state.isFault && !$0.state.isDeleted && !$0.state.isInvalid } ?? true
+            })
         for id in ids {
             let read = readStates[id]
+            if let object = registeredObject(for: id), object.state.isDeleted || object.state.isInvalid {
+                conflicts.append(SaveConflict(objectID: id, expectedVersion: read?.version ?? 0, storedSnapshot: nil))
+                continue
+            }
             if let object = registeredObject(for: id), !object.state.isFault {
-                guard !object.state.isDeleted, !object.state.isInvalid else {
-                    conflicts.append(
-                        SaveConflict(objectID: id, expectedVersion: read?.version ?? 0, storedSnapshot: nil))
-                    continue
-                }
                 let current = object.currentSnapshot()
                 if let read, read.attributes != current.attributes || read.relationships != current.relationships {
                     conflicts.append(SaveConflict(objectID: id, expectedVersion: read.version, storedSnapshot: current))
@@ -227,6 +247,7 @@ extension ObjectContext {
             object.relationshipValues = snapshot.relationships
             object.state.isDirty = true
         }
+        if !deletes.isEmpty { deletesNeedLoading = true }
         for id in deletes {
             guard let object = targets[id] else { continue }
             if object.state.isInserted {

@@ -58,6 +58,7 @@ extension ObjectContext {
             }
             var resolved: [ObjectID: SaveConflict] = [:]
             let saved = try saveResolvingConflicts(&resolved)
+            deletesNeedLoading = false
             removeVanishedObjects()
             pendingChanges = ContextChanges()
             /// `objects` as a set: `made`, the will-save set of `before`, when they are the same
@@ -174,7 +175,8 @@ extension ObjectContext {
         // Taken before anything can change: a later round (after a conflict) checks in full.
         let push = checkedPush
         checkedPush = nil
-        try applyDeleteRules()
+        let loadedForDeletes = deletesNeedLoading ? try loadForDeletes() : []
+        try withExtendedLifetime(loadedForDeletes) { try applyDeleteRules() }
         let live = changed.values.filter {
             !vanished.contains($0.objectID) && !$0.state.isDeleted && ($0.state.isInserted || $0.hasChangedValues)
         }
@@ -203,8 +205,11 @@ extension ObjectContext {
     private func applyDeleteRules() throws {
         // Only objects with relationships have rules to run; the rest need neither order nor a
         // visit (objects a cascade reaches join the queue as it runs).
+        // A deleted fault still unloaded no longer exists where the context saves (see
+        // ``loadForDeletes()``): the save reports it, and there is nothing to follow from it.
         var queue = changed.values.filter {
-            !$0.entity.relationships.isEmpty && $0.state.isDeleted && !vanished.contains($0.objectID)
+            !$0.entity.relationships.isEmpty && $0.state.isDeleted && !$0.state.isFault
+                && !vanished.contains($0.objectID)
         }
         guard !queue.isEmpty else { return }
         queue.sort { $0.objectID < $1.objectID }

@@ -87,6 +87,12 @@ public final class ObjectContext: @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     var lastRoute: ScopeRoute?
+    /// Whether a delete since the last successful save left a fault unloaded or has delete
+    /// rules to run: the save then loads what they need first (``loadForDeletes()``).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var deletesNeedLoading = false
     /// Backs ``mergePolicy``.
     let mergePolicyStorage = Locked(MergePolicy.error)
     /// The serial queue perform blocks run on (`DispatchQueue.main` for a main-queue context).
@@ -364,16 +370,21 @@ public final class ObjectContext: @unchecked Sendable {
         registry.reserveCapacity(registry.count + count)
     }
 
+    /// Fills the fault `object` from the snapshot its fetch kept, when nothing changed since (no
+    /// read at all); whether it did.
+    @inline(__always)
+    func fillFromCurrentKeptSnapshot(_ object: ManagedObject) -> Bool {
+        let epoch = object.state.keptSnapshotEpoch
+        return epoch != 0
+            && coordinator.keptSnapshotIsCurrent(for: object.objectID, epoch: epoch, lastRoute: &lastRoute)
+            && object.fillFromKeptSnapshot()
+    }
+
     /// Loads a fault's values: from the snapshot a fetch left it (unless something newer is
     /// known), else from the row cache or its store.
     func fireFault(_ object: ManagedObject) {
         // The common case first: a fault a fetch made, read before anything changed since.
-        let epoch = object.state.keptSnapshotEpoch
-        if epoch != 0, coordinator.keptSnapshotIsCurrent(for: object.objectID, epoch: epoch, lastRoute: &lastRoute),
-            object.fillFromKeptSnapshot()
-        {
-            return
-        }
+        if fillFromCurrentKeptSnapshot(object) { return }
         do {
             if let snapshot = try faultSnapshot(for: object) {
                 object.apply(snapshot)
@@ -479,10 +490,14 @@ public final class ObjectContext: @unchecked Sendable {
     /// Marks `object` deleted. Its delete rules run at save; an inserted object simply disappears
     /// (its relationships are nullified at once).
     ///
-    /// A fault is loaded only when something needs its values: its relationships (for the delete
-    /// rules), or the version a root context's save checks against the store. A child context
-    /// deleting a fault of an entity without relationships hands its parent the ID alone, and
-    /// the parent reads every such object at once when the child saves.
+    /// A fault is not loaded here, unless the snapshot its fetch kept is still current (which
+    /// costs no read). The save loads what its deletes need at once, with one request per entity
+    /// (see ``loadForDeletes()``): in a root context every deleted fault (its version is checked
+    /// against the store, and history may keep some of its values), in a child those whose
+    /// delete rules need their relationships (the parent reads the others when the child saves),
+    /// and the targets the delete rules reach. So deleting many faults costs a few reads, not
+    /// one per object; a fault deleted before it was read is checked at the version the save
+    /// reads.
     public func delete(_ object: ManagedObject) {
         checkConfinement()
         precondition(object.context === self, "\(object.objectID) belongs to another context")
@@ -494,7 +509,8 @@ public final class ObjectContext: @unchecked Sendable {
             noteDeleted(object.objectID)
             return
         }
-        if parent == nil || !object.entity.relationships.isEmpty { object.fulfill() }
+        if object.state.isFault { _ = fillFromCurrentKeptSnapshot(object) }
+        if object.state.isFault || !object.entity.relationships.isEmpty { deletesNeedLoading = true }
         // A fetch drops deleted objects from the store's answer; none of its slots changes.
         willChange(object, slots: 0)
         object.state.isDeleted = true
