@@ -92,4 +92,24 @@ final class Reading: ManagedObject {
         #expect(reading.celsius == 0.5)
         #expect(reading.note == "odd")
     }
+
+    /// A fetch moves each snapshot into its object, the last first: the results keep the
+    /// store's order, in a new context and in one that already holds some of the objects (which
+    /// come back as the same objects, refreshed).
+    @Test func aTypedFetchKeepsTheOrderAndTheRegisteredObjects() throws {
+        let rows = 40
+        let (writer, path) = try writer(readings: rows)
+        defer { remove(path) }
+        let sorted = [Sort("sequence", ascending: false)]
+        let fresh = ObjectContext(coordinator: writer.coordinator)
+        #expect(try fresh.fetch(Reading.self, sortedBy: sorted).map(\.sequence) == (0..<Int64(rows)).reversed())
+
+        let context = ObjectContext(coordinator: writer.coordinator)
+        let held = try context.fetch(Reading.self, where: .key("sequence") < 10)
+        let all = try context.fetch(Reading.self, sortedBy: sorted)
+        #expect(all.map(\.sequence) == (0..<Int64(rows)).reversed())
+        let heldIDs = Set(held.map(ObjectIdentifier.init))
+        #expect(all.filter { heldIDs.contains(ObjectIdentifier($0)) }.count == held.count)
+        #expect(all.map(\.station) == (0..<rows).reversed().map { "station \($0)" })
+    }
 }

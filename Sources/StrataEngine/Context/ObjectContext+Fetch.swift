@@ -7,6 +7,14 @@ extension ObjectContext {
     /// - Throws: ``StrataError`` for a request that does not fit the model (unknown entity or key,
     ///   with both named) or a store failure.
     public func fetch(_ request: FetchRequest, options: FetchOptions = FetchOptions()) throws -> FetchedResults {
+        try fetch(request, options: options, ofClass: nil).results
+    }
+
+    /// ``fetch(_:options:)``, also telling whether every object is exactly of class `type`
+    /// (`false` when `type` is `nil` or for batched results), found as the objects are made.
+    private func fetch(_ request: FetchRequest, options: FetchOptions, ofClass type: ManagedObject.Type?) throws -> (
+        results: FetchedResults, allOfClass: Bool
+    ) {
         checkConfinement()
         catchUpWithPermanentIDs()
         var request = request
@@ -21,36 +29,39 @@ extension ObjectContext {
         var snapshots = try resolve(request, options: options, fromStores: &fromStores)
         let keptEpoch = fromStores ? epoch : 0
         if let batchSize = request.batchSize, batchSize > 0 {
-            return FetchedResults(
+            let results = FetchedResults(
                 objectIDs: snapshots.map(\.objectID), objects: nil, context: self, batchSize: batchSize)
+            return (results, false)
         }
+        // Compared while each object is at hand (just made or looked up), not in a pass of its own.
+        let wanted = type.map(ObjectIdentifier.init)
+        var allOfClass = wanted != nil
         let objects = registeringFetchedObjects {
-            // The objects are made first and registered once the snapshot array is gone (the
-            // objects share its values), so the array and the grown registry never coexist: a
-            // large fetch peaks lower.
-            var objects: [ManagedObject] = []
-            objects.reserveCapacity(snapshots.count)
+            // The objects are made first and registered once the snapshots are gone (the
+            // objects share their values), so the array and the grown registry never coexist: a
+            // large fetch peaks lower. Each snapshot is moved out of the array into its object
+            // (see ``movingOut(_:make:)``): its values, cold since the store decoded them, are
+            // not touched to be retained here and released when the array goes.
             if hasNoRegisteredObjects {
                 // A context with no object yet (a new background context): every object is new,
                 // with no registry lookup per row (a store returns each object once).
-                for snapshot in snapshots {
-                    objects.append(
-                        newObject(for: snapshot, asFault: options.returnsObjectsAsFaults, keptEpoch: keptEpoch))
+                let objects = Self.movingOut(&snapshots) { _, snapshot in
+                    let object = newObject(for: snapshot, asFault: options.returnsObjectsAsFaults, keptEpoch: keptEpoch)
+                    if allOfClass && ObjectIdentifier(Swift.type(of: object)) != wanted { allOfClass = false }
+                    return object
                 }
-                snapshots = []
                 reserveRegistryCapacity(objects.count)
                 for object in objects { register(object) }
                 return objects
             }
-            var isNew: [Bool] = []
-            isNew.reserveCapacity(snapshots.count)
-            for snapshot in snapshots {
+            var isNew = [Bool](repeating: false, count: snapshots.count)
+            let objects = Self.movingOut(&snapshots) { index, snapshot in
                 let made = unregisteredObjectFor(
                     snapshot, asFault: options.returnsObjectsAsFaults, keptEpoch: keptEpoch)
-                objects.append(made.object)
-                isNew.append(made.isNew)
+                if allOfClass && ObjectIdentifier(Swift.type(of: made.object)) != wanted { allOfClass = false }
+                isNew[index] = made.isNew
+                return made.object
             }
-            snapshots = []
             reserveRegistryCapacity(objects.count)
             for index in objects.indices where isNew[index] { register(objects[index]) }
             return objects
@@ -60,22 +71,21 @@ extension ObjectContext {
                 options.relationshipKeyPathsForPrefetching, of: objects,
                 entity: try model.requireEntity(request.entityName))
         }
-        return FetchedResults(objectIDs: nil, objects: objects, context: self, batchSize: 0)
+        return (FetchedResults(objectIDs: nil, objects: objects, context: self, batchSize: 0), allOfClass)
     }
 
     /// Fetches objects of a registered subclass.
     ///
     /// Inlinable, so that the cast of each object to `T` is specialized for the caller's class
-    /// (a class check) instead of running as unspecialized generic code per object.
+    /// (a class check) instead of running as unspecialized generic code per object; when the
+    /// fetch made or found every object of exactly `T`, the array is `T`'s with no pass over it
+    /// (see ``ObjectsOfClass``).
     @inlinable
     public func fetch<T: ManagedObject>(
         _ type: T.Type, where predicate: ObjectPredicate? = nil, sortedBy sorts: [Sort] = [], limit: Int? = nil,
         options: FetchOptions = FetchOptions()
     ) throws -> [T] {
-        try fetchObjects(of: type, where: predicate, sortedBy: sorts, limit: limit, options: options).map {
-            guard let typed = $0 as? T else { typedFetchFailure($0, expected: T.self) }
-            return typed
-        }
+        try fetchObjects(of: type, where: predicate, sortedBy: sorts, limit: limit, options: options).cast(to: T.self)
     }
 
     /// The objects ``fetch(_:where:sortedBy:limit:options:)`` returns, before their cast.
@@ -83,7 +93,7 @@ extension ObjectContext {
     func fetchObjects(
         of type: ManagedObject.Type, where predicate: ObjectPredicate?, sortedBy sorts: [Sort], limit: Int?,
         options: FetchOptions
-    ) throws -> [ManagedObject] {
+    ) throws -> ObjectsOfClass {
         checkConfinement()
         let entityName: String
         if let last = lastMaker, last.type == type, last.generation == coordinator.classGeneration {
@@ -92,15 +102,10 @@ extension ObjectContext {
         } else {
             entityName = try coordinator.registeredEntityName(of: type)
         }
-        return try fetch(
-            FetchRequest(entityName: entityName, predicate: predicate, sorts: sorts, limit: limit), options: options
-        ).objects
-    }
-
-    /// Stops the program: a typed fetch returned `object`, which is not a `T`.
-    @usableFromInline
-    func typedFetchFailure<T>(_ object: ManagedObject, expected: T.Type) -> Never {
-        preconditionFailure("\(object.objectID) is not a \(T.self)")
+        let fetched = try fetch(
+            FetchRequest(entityName: entityName, predicate: predicate, sorts: sorts, limit: limit), options: options,
+            ofClass: type)
+        return ObjectsOfClass(fetched.results.objects, ofExactly: type, checked: fetched.allOfClass)
     }
 
     /// The IDs of the matching objects, in order.
@@ -297,9 +302,27 @@ extension ObjectContext {
         return made.object
     }
 
+    /// The objects `make` returns for each of `snapshots` (and its index), in order, each snapshot moved out of
+    /// the array (which is left empty) instead of copied: the last one first, so no element is
+    /// retained to be made and released again when the array goes.
+    private static func movingOut(
+        _ snapshots: inout [Snapshot], make: (Int, consuming Snapshot) -> ManagedObject
+    ) -> [ManagedObject] {
+        let count = snapshots.count
+        let objects = [ManagedObject](unsafeUninitializedCapacity: count) { buffer, initialized in
+            // Every element is initialized before `initialized` is set: `make` does not throw.
+            for index in stride(from: count - 1, through: 0, by: -1) {
+                (buffer.baseAddress! + index).initialize(to: make(index, snapshots.removeLast()))
+            }
+            initialized = count
+        }
+        snapshots = []
+        return objects
+    }
+
     /// ``objectFor(_:asFault:keptEpoch:)`` without registering a new object: `isNew` says the
     /// caller must.
-    private func unregisteredObjectFor(_ snapshot: Snapshot, asFault: Bool, keptEpoch: UInt64) -> (
+    private func unregisteredObjectFor(_ snapshot: consuming Snapshot, asFault: Bool, keptEpoch: UInt64) -> (
         object: ManagedObject, isNew: Bool
     ) {
         if let object = registeredObject(for: snapshot.objectID) {
@@ -317,7 +340,7 @@ extension ObjectContext {
 
     /// A new, unregistered object for `snapshot`: filled, or a fault (that keeps `snapshot`
     /// when `keptEpoch` is not 0).
-    private func newObject(for snapshot: Snapshot, asFault: Bool, keptEpoch: UInt64) -> ManagedObject {
+    private func newObject(for snapshot: consuming Snapshot, asFault: Bool, keptEpoch: UInt64) -> ManagedObject {
         let object = makeObject(entity: entityFor(snapshot.objectID), id: snapshot.objectID)
         if !asFault {
             object.apply(snapshot)

@@ -253,7 +253,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// Fills the object from `snapshot` and clears its changes.
-    func apply(_ snapshot: Snapshot) {
+    func apply(_ snapshot: consuming Snapshot) {
         attributeValues = snapshot.attributes
         relationshipValues = snapshot.relationships
         original = snapshot
@@ -276,7 +276,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Makes the object a fault that holds `snapshot`, read by a fetch begun at coordinator
     /// epoch `epoch`: filling it needs no store round trip while nothing newer is known.
-    func keep(_ snapshot: Snapshot, epoch: UInt64) {
+    ///
+    /// Takes `snapshot` over: a fetch moves each one it read into its object, with no copy of
+    /// its values.
+    func keep(_ snapshot: consuming Snapshot, epoch: UInt64) {
         original = snapshot
         state.isFault = true
         state.keptSnapshotEpoch = epoch
