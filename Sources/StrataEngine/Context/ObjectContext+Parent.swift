@@ -290,7 +290,11 @@ extension ObjectContext {
     private func mergeParentPush(_ changes: ContextChanges) {
         defer { permanentIDsInTransit.withLock { $0.endMerge() } }
         catchUpWithPermanentIDs()
-        try? mergeChanges(fromContextDidSave: changes.renaming { permanentID(for: $0) })
+        // One look under the lock; most merges run before the parent saves, with nothing to rename.
+        let transit = permanentIDsInTransit.withLock { $0 }
+        let renamed =
+            transit.isEmpty ? changes : changes.renaming { $0.isTemporary ? transit.permanentID(for: $0) : nil }
+        try? mergeChanges(fromContextDidSave: renamed)
     }
 
     /// The permanent ID the parent gave the temporary `id` lately (handed down or adopted

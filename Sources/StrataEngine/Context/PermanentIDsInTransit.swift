@@ -11,10 +11,9 @@ struct PermanentIDsInTransit: Sendable {
     /// How many merges of a parent's pushes (``ObjectContext/automaticallyMergesChangesFromParent``)
     /// are queued on the context and not finished.
     private(set) var mergesInFlight = 0
-    /// Mappings adopted lately: every one adopted while merges were in flight, else the last.
-    /// A merge queued before its objects' IDs became permanent names them by temporary IDs the
-    /// context may have adopted since (a read on its queue catches up with the parent), and
-    /// the context's reads of such IDs may race the parent's save: both look here.
+    /// The mappings adopted while merges were in flight: a merge queued before its objects'
+    /// IDs became permanent names them by temporary IDs the context may have adopted since (a
+    /// read on its queue catches up with the parent), and looks them up here.
     private var recentlyAdopted: [[ObjectID: ObjectID]] = []
 
     /// The number of the last mapping to arrive, or `nil` when none is in transit.
@@ -30,20 +29,20 @@ struct PermanentIDsInTransit: Sendable {
     /// Counts a merge queued on the context.
     mutating func beginMerge() { mergesInFlight += 1 }
 
-    /// Ends a merge counted by ``beginMerge()``; with the last, only the last mapping adopted
-    /// is kept.
+    /// Ends a merge counted by ``beginMerge()``; the mappings kept for merges go with the last.
     mutating func endMerge() {
         assert(mergesInFlight > 0, "more merges ended than began")
         mergesInFlight -= 1
-        if mergesInFlight == 0 && recentlyAdopted.count > 1 {
-            recentlyAdopted = [recentlyAdopted[recentlyAdopted.count - 1]]
-        }
+        if mergesInFlight == 0 { recentlyAdopted = [] }
     }
 
-    /// Notes that `mapping` was adopted (see ``recentlyAdopted``).
+    /// Notes that `mapping` was adopted (kept while merges are in flight).
     mutating func noteAdopted(_ mapping: [ObjectID: ObjectID]) {
-        if mergesInFlight > 0 { recentlyAdopted.append(mapping) } else { recentlyAdopted = [mapping] }
+        if mergesInFlight > 0 { recentlyAdopted.append(mapping) }
     }
+
+    /// Whether no mapping is in transit or kept.
+    var isEmpty: Bool { mappings.isEmpty && recentlyAdopted.isEmpty }
 
     /// The permanent ID of the temporary `id`, from a mapping in transit or adopted lately.
     func permanentID(for id: ObjectID) -> ObjectID? {
