@@ -36,6 +36,7 @@ extension ObjectContext {
             object.context = nil
             merged.deleted.insert(id)
         }
+        if !changes.deleted.isEmpty { forgetDeletedTargets(changes.deleted) }
         for id in changes.updated.sorted() {
             guard let object = registeredObject(for: id), !object.state.isFault, !object.state.isInvalid else {
                 continue
@@ -46,5 +47,31 @@ extension ObjectContext {
         logMerge(of: changes, merged: merged)
         liveRegistry?.apply(changes, in: self)
         if !merged.isEmpty { post(ObjectContext.objectsDidChangeNotification, merged) }
+    }
+
+    /// Takes the objects another context's save deleted out of the relationships of this
+    /// context's changed objects, which would otherwise keep them through their unsaved edits
+    /// (and a merge policy that keeps those) and fail their save: as the saved state already
+    /// does for every other object.
+    private func forgetDeletedTargets(_ deleted: Set<ObjectID>) {
+        for object in changed.values where !object.state.isFault && !object.state.isDeleted {
+            guard object.relationshipValues.contains(where: { $0.targets.contains(where: deleted.contains) }) else {
+                continue
+            }
+            object.relationshipValues = Self.removing(deleted, from: object.relationshipValues)
+            if let original = object.original {
+                object.original?.relationships = Self.removing(deleted, from: original.relationships)
+            }
+        }
+    }
+
+    /// `values` without the targets in `ids`.
+    static func removing(_ ids: Set<ObjectID>, from values: [RelationshipValue]) -> [RelationshipValue] {
+        values.map { value in
+            switch value {
+            case .toOne(let id): return .toOne(id.flatMap { ids.contains($0) ? nil : $0 })
+            case .toMany(let targets): return .toMany(targets.filter { !ids.contains($0) })
+            }
+        }
     }
 }
