@@ -1,3 +1,4 @@
+import Foundation
 import StrataCore
 import StrataEngine
 import StrataTestSupport
@@ -47,5 +48,21 @@ package enum RandomGraphChanges {
             let department = context.object(with: departments.randomElement(using: &random)!)
             department["name"] = .string("d\(Int.random(in: 0..<6, using: &random))")
         }
+    }
+
+    /// Saves `context` on its queue and returns the changes of its did-save notification,
+    /// for merging into another context.
+    package static func saveReturningChanges(_ context: ObjectContext) throws -> ContextChanges {
+        let saved = Locked(ContextChanges())
+        let token = NotificationCenter.default.addObserver(
+            forName: ObjectContext.didSaveNotification, object: context, queue: nil
+        ) { note in
+            if let changes = note.userInfo?[ObjectContext.changesKey] as? ContextChanges {
+                saved.withLock { $0 = changes }
+            }
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        try context.performAndWait { try context.save() }
+        return saved.withLock { $0 }
     }
 }

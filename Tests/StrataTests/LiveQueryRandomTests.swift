@@ -158,17 +158,8 @@ import Testing
                         try RandomGraphChanges.change(worker, nextKey: &nextKey, random: &random)
                     }
                 }
-                let saved = Locked(ContextChanges())
-                let token = NotificationCenter.default.addObserver(
-                    forName: ObjectContext.didSaveNotification, object: worker, queue: nil
-                ) { note in
-                    if let changes = note.userInfo?[ObjectContext.changesKey] as? ContextChanges {
-                        saved.withLock { $0 = changes }
-                    }
-                }
-                try worker.performAndWait { try worker.save() }
-                NotificationCenter.default.removeObserver(token)
-                try view.mergeChanges(fromContextDidSave: saved.withLock { $0 })
+                let saved = try RandomGraphChanges.saveReturningChanges(worker)
+                try view.mergeChanges(fromContextDidSave: saved)
             case 75..<83:
                 let rank = Int64.random(in: 0..<6, using: &random)
                 let updated = try batch!.batchUpdate(

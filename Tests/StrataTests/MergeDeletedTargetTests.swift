@@ -34,18 +34,9 @@ import Testing
 
         let worker = ObjectContext(coordinator: coordinator, name: "worker")
         worker.delete(worker.object(with: employees[0]))
-        let saved = Locked(ContextChanges())
-        let token = NotificationCenter.default.addObserver(
-            forName: ObjectContext.didSaveNotification, object: worker, queue: nil
-        ) { note in
-            if let changes = note.userInfo?[ObjectContext.changesKey] as? ContextChanges {
-                saved.withLock { $0 = changes }
-            }
-        }
-        try worker.save()
-        NotificationCenter.default.removeObserver(token)
+        let saved = try RandomGraphChanges.saveReturningChanges(worker)
 
-        try view.mergeChanges(fromContextDidSave: saved.withLock { $0 })
+        try view.mergeChanges(fromContextDidSave: saved)
         #expect(try loaded.objects(for: "employees").map(\.objectID) == [employees[1]], "\(scheme)")
         try view.save()
         let fresh = ObjectContext(coordinator: coordinator)
