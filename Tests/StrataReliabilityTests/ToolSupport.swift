@@ -21,8 +21,11 @@ enum Tool {
 
     /// A copy of the example model that another user can read (the repository may sit in a
     /// directory only its owner can enter, as a fresh `mktemp -d` clone does), made once in the
-    /// tests' temporary folder.
-    static func readableModelCopy() throws -> String {
+    /// tests' temporary folder. Tests run in parallel, so the copy is made once per process
+    /// (a static constant's initializer runs exactly once), never by two tests at the same time.
+    static func readableModelCopy() throws -> String { try readableModel.get() }
+
+    private static let readableModel = Result { () throws -> String in
         let copy = TemporaryDirectory.root + "/readable-model/" + Repository.companyModelDirectory.lastPathComponent
         let manager = FileManager.default
         if !manager.fileExists(atPath: copy) {
