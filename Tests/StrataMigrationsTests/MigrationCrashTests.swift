@@ -54,16 +54,26 @@ import Testing
             var killedMidway = 0
             var killedBeforeStart = 0
             var versionsSeen: [String: Int] = [:]
+            // On a loaded machine the calibrated start-up can come out longer than the whole
+            // run; the window then still spans from start-up to just past it. The window follows
+            // the runs: a kill that came before the migration began moves its start later, a run
+            // that finished before its kill moves its end earlier, so that one slow or fast
+            // calibration cannot make every kill miss the migration.
+            var earliest = startup * 0.8
+            var latest = max(duration * 1.05, startup * 1.2)
+            let narrowest = 0.002
             for run in 0..<Self.runs {
                 let url = kind.url(in: root.appendingPathComponent("run\(run)"), name: "store")
                 try copyStore(template, to: url, kind: kind, registry: registry, model: versions.versions[0])
-                // On a loaded machine the calibrated start-up can come out longer than the whole
-                // run; the window then still spans from start-up to just past it.
-                let earliest = startup * 0.8
-                let latest = max(duration * 1.05, startup * 1.2)
                 let delay = Double.random(in: earliest...latest, using: &generator)
                 let result = try runProbe(probe, url, command: "migrate", batch: Self.batch(kind), killAfter: delay)
-                if result.status == nil { if result.started { killedMidway += 1 } else { killedBeforeStart += 1 } }
+                switch (result.status, result.started) {
+                case (nil, true): killedMidway += 1
+                case (nil, false):
+                    killedBeforeStart += 1
+                    earliest = min(delay, latest - narrowest)
+                case (.some, _): latest = max(delay, earliest + narrowest)
+                }
                 let metadata = try #require(try registry.backend(for: url.scheme).metadata(at: url))
                 let version = try #require(
                     versions.version(withHash: metadata.modelVersionHash),
