@@ -38,8 +38,8 @@ public final class StoreCoordinator: Sendable {
     private let classGenerations = Atomic<Int>(0)
     /// See ``storeReadCount``.
     private let storeReads = Atomic<Int>(0)
-    /// See ``writeGeneration``.
-    private let writes = Atomic<UInt64>(0)
+    /// See ``writeGeneration``; moved on by every write (saves, batch operations).
+    let writes = Atomic<UInt64>(0)
     /// See ``previousStateCount``.
     let previousStatesGiven = Atomic<Int>(0)
     /// The history tokens of this coordinator's own saves that a remote-change watcher has not
