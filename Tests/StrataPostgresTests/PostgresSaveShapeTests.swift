@@ -67,6 +67,40 @@ struct PostgresSaveShapeTests {
         return delta
     }
 
+    /// A batch delete of an entity with no relationships, nothing pointing to it and a predicate
+    /// SQL decides is one `DELETE ... RETURNING` (and, with history on, the history's lock and
+    /// row): no locking select first. It deletes what the predicate matches, records each delete
+    /// in the history, and a predicate SQL cannot decide takes the general path with the same
+    /// answer.
+    @Test(arguments: ["on", "off"])
+    func aBatchDeleteOfAnEntityNothingRefersToIsOneStatement(_ history: String) throws {
+        let url = try PostgresTestServer.freshStoreURL()
+        defer { try? PostgresBackend().destroyStore(at: url) }
+        let store = try open(url, options: ["history": history])
+        defer { try? store.close() }
+        let objects = try allTypes(store, 40)
+        try store.save(SaveRequest(inserts: objects))
+        let small = try ObjectPredicate(format: "i16 < %@", 10)
+        let expected = objects.filter { if case .integer(let i) = $0.attributes[0] { i < 10 } else { false } }
+        var result = BatchResult(objectIDs: [])
+        let counts = try counting(store) { result = try store.batchDelete(entityName: "AllTypes", predicate: small) }
+        #expect(result.objectIDs == expected.map(\.objectID).sorted())
+        // BEGIN, the DELETE, (the history's lock and row,) COMMIT.
+        #expect(counts.statements == (history == "on" ? 5 : 3))
+        #expect(try store.snapshots(of: "AllTypes", among: nil).count == 30)
+        if history == "on" {
+            let deletes = try store.fetchHistory(HistoryRequest()).flatMap(\.changes).filter { $0.kind == .delete }
+            #expect(Set(deletes.map(\.objectID)) == Set(result.objectIDs))
+        }
+        // A regular expression on a folded string: decided in memory, on the general path.
+        let folded = try ObjectPredicate(format: "str MATCHES[c] %@", "S1.*")
+        let matching = objects.dropFirst(10).filter {
+            if case .string(let text) = $0.attributes[6] { text.lowercased().hasPrefix("s1") } else { false }
+        }
+        let general = try store.batchDelete(entityName: "AllTypes", predicate: folded)
+        #expect(general.objectIDs == matching.map(\.objectID).sorted())
+    }
+
     @Test func insertsFromTheThresholdOnGoThroughOneCopyAndReadBackTheSame() throws {
         let url = try PostgresTestServer.freshStoreURL()
         defer { try? PostgresBackend().destroyStore(at: url) }

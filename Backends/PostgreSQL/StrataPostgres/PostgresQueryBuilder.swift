@@ -151,6 +151,19 @@ struct PostgresQueryBuilder {
         return PostgresQuery(sql: sql, parameters: parameters, answer: .exact, dictionaryColumns: dictionaryColumns)
     }
 
+    /// The condition on `table`, aliased `t0`, that holds exactly for the rows `predicate`
+    /// matches (`TRUE` for none), for a statement that changes them in place: `nil` when SQL
+    /// cannot decide the predicate, or needs a join to (a to-one key path).
+    mutating func exactCondition(_ predicate: ObjectPredicate?, table: PostgresEntityTable) -> String? {
+        guard let predicate else { return "TRUE" }
+        guard predicate.depth() <= ObjectPredicate.maximumDepth else { return nil }
+        let scope = Scope(table: table, alias: "t0")
+        guard let condition = try? translate(predicate, in: scope), condition.isDecided, scope.joins.isEmpty else {
+            return nil
+        }
+        return condition.sql
+    }
+
     /// The ORDER BY terms of `sort`: the evaluator's order (null first ascending, last
     /// descending; NaN before every number), then by the column.
     private mutating func sortTerms(_ sort: Sort, in scope: Scope) throws -> [String] {

@@ -16,6 +16,7 @@ extension PostgresStore: BatchOperating {
         let table = try self.table(for: entityName)
         try requireWritable("delete in a batch")
         return try batchTransaction { connection in
+            if let deleted = try deleteInOneStatement(table, predicate: predicate, on: connection) { return deleted }
             let keys = try batchKeys(table, predicate: predicate, on: connection)
             guard !keys.isEmpty else { return BatchResult(objectIDs: []) }
             let batch = PostgresParameter.int64Array(keys)
@@ -114,6 +115,33 @@ extension PostgresStore: BatchOperating {
             let scope = ObjectID.Scope(entityName: table.name, storeIdentifier: identifier)
             return BatchResult(objectIDs: (0..<updated.rowCount).map { updated.int64($0, 0) }.sorted().map(scope.id))
         }
+    }
+
+    /// Deletes the rows `predicate` matches with one `DELETE ... WHERE predicate RETURNING` when
+    /// nothing else needs them first: the entity has no relationships and none points to it (no
+    /// references to empty, no join rows), history keeps no values of its deleted objects, and
+    /// SQL decides the predicate on the table alone (no join; the server then checks it again on
+    /// a row a concurrent save changed, as the locking select of the general path does). Returns
+    /// `nil` when the general path is needed.
+    private func deleteInOneStatement(
+        _ table: PostgresEntityTable, predicate: ObjectPredicate?, on connection: PostgresConnection
+    ) throws -> BatchResult? {
+        guard table.entity.relationships.isEmpty,
+            !schema.orderedTables.contains(where: { other in
+                other.entity.relationships.contains { $0.destination == table.name }
+            }),
+            !(recordsHistory && HistoryChangeRecorder(model: model).needsStateOfDeleted(table.name))
+        else { return nil }
+        var builder = PostgresQueryBuilder(schema: schema, storeIdentifier: identifier)
+        guard let condition = builder.exactCondition(predicate, table: table) else { return nil }
+        let deleted = try connection.query(
+            "DELETE FROM \(table.qualified) AS t0 WHERE \(condition) RETURNING t0.\(pq("_pk"))", builder.parameters)
+        let keys = (0..<deleted.rowCount).map { deleted.int64($0, 0) }.sorted()
+        if recordsHistory, !keys.isEmpty {
+            try recordBatchDelete(BatchDeleteHistory(deletedKeys: keys), table: table, on: connection)
+        }
+        let scope = ObjectID.Scope(entityName: table.name, storeIdentifier: identifier)
+        return BatchResult(objectIDs: keys.map(scope.id))
     }
 
     /// Runs `body` in one write transaction, reporting a unique constraint as a save does.
