@@ -10,15 +10,20 @@ struct GraphRuns {
     let input: GraphInput
     /// The sides to run (`strata`, `fluent`): both but for debugging one.
     let sides: Set<String>
+    /// Whether Strata's delete workload is one coordinator batch delete of the IDs (as Fluent's
+    /// is one `DELETE`) instead of deleting the objects in a context and saving.
+    var batchDelete = false
 
     func run() async throws {
-        let sides: [any GraphSide] = [StrataGraphSide(server: server), FluentGraphSide(server: server)].filter {
+        let strata = StrataGraphSide(server: server, batchDelete: batchDelete)
+        let sides: [any GraphSide] = [strata, FluentGraphSide(server: server)].filter {
             self.sides.contains($0.name == "Fluent" ? "fluent" : "strata")
         }
         print(
             "PostgreSQL object graph: \(input.records.count) records, \(input.lookupIDs.count) lookups, "
                 + "\(input.updateIDs.count) updates, \(input.deleteIDs.count) deletes, \(runs) runs, "
-                + "Strata typed vs Fluent; load average \(loadAverage())")
+                + "Strata typed vs Fluent; Strata's delete \(batchDelete ? "a coordinator batch delete" : "through a context"); "
+                + "load average \(loadAverage())")
         /// times[side][run][workload]
         var times = [[[Double]]](repeating: [], count: sides.count)
         for run in 0..<runs {

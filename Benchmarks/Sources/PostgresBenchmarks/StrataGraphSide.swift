@@ -50,9 +50,11 @@ func loadedContainer(_ url: String) async throws -> PersistentContainer {
 
 /// Strata with typed objects: `insert(Item.self)`, `fetch(Item.self, where:limit:)`,
 /// `existingObject(with:)`, properties, `delete`, each workload in one `performBackgroundTask`
-/// (a new background context, saved to the store before the call returns).
+/// (a new background context, saved to the store before the call returns). With
+/// `batchDelete`, the delete workload is one `coordinator.batchDelete(ids)` instead.
 struct StrataGraphSide: GraphSide {
     let server: BenchmarkServer
+    var batchDelete = false
     var name: String { "Strata typed" }
 
     func run(_ input: GraphInput, schema: String) async throws -> [Double] {
@@ -111,10 +113,17 @@ struct StrataGraphSide: GraphSide {
         let (afterUpdate, _) = try await storeChecksum(container)
         check("Strata update", afterUpdate == input.afterUpdate, "checksum \(afterUpdate)")
         let deleteIDs = input.deleteIDs
-        _ = try await timed { context in
-            for id in deleteIDs { context.delete(context.object(with: ids[Int(id - 1)])) }
-            try context.save()
-            return 0
+        if batchDelete {
+            let doomed = deleteIDs.map { ids[Int($0 - 1)] }
+            let (ms, result) = try await asyncMilliseconds { try container.coordinator.batchDelete(doomed) }
+            times.append(ms)
+            check("Strata batch delete", result.objectIDs.count == doomed.count, "\(result.objectIDs.count) deleted")
+        } else {
+            _ = try await timed { context in
+                for id in deleteIDs { context.delete(context.object(with: ids[Int(id - 1)])) }
+                try context.save()
+                return 0
+            }
         }
         let (afterDelete, remaining) = try await storeChecksum(container)
         check(

@@ -7,8 +7,9 @@
 //       `history=off` opens the store without persistent history, `previous` gives each W4
 //       update the state it is based on, as the engine does.
 //   PostgresBenchmarks graph [--runs 3] [--count 100000] [--lookups 100000] [--updates 10000]
-//       [--sides strata,fluent]
-//       the object graph (typed objects) vs Fluent with fluent-postgres-driver (target: faster).
+//       [--sides strata,fluent] [--delete context|batch]
+//       the object graph (typed objects) vs Fluent with fluent-postgres-driver (target: faster);
+//       `--delete batch` makes Strata's delete one coordinator batch delete of the IDs.
 //   PostgresBenchmarks concurrent [--runs 3] [--count 10000] [--workers 64] [--connections 8]
 //       [--seconds 10] [--stack three|two] [--sides strata,fluent]
 //       short read-modify-save transactions from concurrent contexts: saves/s, p50 and p99 latency.
@@ -31,7 +32,10 @@ case "graph":
         workload: workload, lookups: Int(option("lookups") ?? "") ?? workload.lookupKeys.count,
         updates: Int(option("updates") ?? "") ?? workload.updateKeys.count)
     let sides = Set((option("sides") ?? "strata,fluent").split(separator: ",").map(String.init))
-    try await GraphRuns(server: server, runs: Int(option("runs") ?? "") ?? 3, input: input, sides: sides).run()
+    try await GraphRuns(
+        server: server, runs: Int(option("runs") ?? "") ?? 3, input: input, sides: sides,
+        batchDelete: option("delete") == "batch"
+    ).run()
 case "concurrent":
     let count = Int(option("count") ?? "") ?? 10_000
     let runs = ConcurrentRuns(
