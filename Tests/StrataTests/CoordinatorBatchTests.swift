@@ -18,12 +18,13 @@ import Testing
     /// row cache holds every row.
     struct Fixture {
         let coordinator: StoreCoordinator
+        let url: StoreURL
         let directory = TemporaryDirectory()
         var departments: [ObjectID] = []
         var employees: [ObjectID] = []
 
         init(_ scheme: String) throws {
-            let url =
+            url =
                 scheme == "postgres"
                 ? try PostgresTestServer.freshStoreURL()
                 : StoreURL(scheme: scheme, location: scheme == "memory" ? "" : directory.file("batch.\(scheme)"))
@@ -148,5 +149,41 @@ import Testing
         #expect(try fixture.keys(of: fixture.departments[0]) == [], "\(scheme)")
         #expect(try fixture.keys(of: fixture.departments[1]) == [], "\(scheme)")
         #expect(try fixture.coordinator.batchDelete(entityName: "Employee").objectIDs == [], "\(scheme)")
+    }
+
+    /// What the container test keeps between hops to the view context's queue (touched only there).
+    final class Held: @unchecked Sendable {
+        var department: ManagedObject?
+    }
+
+    /// A container whose view context merges remote changes hears of a batch delete made through
+    /// its own coordinator as of another process's save: a department the view context holds
+    /// loses the deleted employees without a refetch.
+    @Test(arguments: ["sqlite", "lmdb", "xml"] + (PostgresTestServer.shouldRun ? ["postgres"] : []))
+    func aViewContextMergingRemoteChangesHearsOfABatch(_ scheme: String) async throws {
+        let fixture = try Fixture(scheme)
+        try fixture.coordinator.store(for: "Employee").close()
+        let container = PersistentContainer(
+            name: "batch", model: Self.model, storeDescriptions: [StoreDescription(url: fixture.url)],
+            environment: [:])
+        container.remoteChangePollInterval = .milliseconds(1)
+        container.viewContext.automaticallyMergesRemoteChanges = true
+        try await container.loadPersistentStores()
+        defer { try? container.closeStores() }
+        let view = container.viewContext
+        let held = Held()
+        let departmentID = fixture.departments[0]
+        let before = try await view.perform {
+            held.department = view.object(with: departmentID)
+            return try held.department!.objects(for: "employees").count
+        }
+        #expect(before == 3)
+        try container.coordinator.batchDelete([fixture.employees[0], fixture.employees[1]])
+        var after = before
+        for _ in 0..<500 where after != 1 {
+            try await Task.sleep(for: .milliseconds(10))
+            after = try await view.perform { try held.department!.objects(for: "employees").count }
+        }
+        #expect(after == 1, "\(scheme): the view context merged the batch")
     }
 }
