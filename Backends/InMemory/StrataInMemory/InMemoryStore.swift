@@ -385,16 +385,7 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
             for entity in model.entities where entity.relationships.contains(where: { $0.destination == entityName }) {
                 guard let table = state.tables[entity.name] else { continue }
                 for snapshot in table.orderedSnapshots() {
-                    var changed = snapshot
-                    for (i, relationship) in entity.relationships.enumerated()
-                    where relationship.destination == entityName {
-                        switch snapshot.relationships[i] {
-                        case .toOne(let target?) where gone.contains(target): changed.relationships[i] = .toOne(nil)
-                        case .toMany(let targets) where targets.contains(where: gone.contains):
-                            changed.relationships[i] = .toMany(targets.filter { !gone.contains($0) })
-                        default: break
-                        }
-                    }
+                    var changed = snapshot.droppingTargets(gone, of: entityName, in: entity)
                     if changed != snapshot {
                         changed.version += 1
                         state.tables[entity.name]?.update(changed, key: changed.objectID.primaryKey!)
@@ -413,26 +404,7 @@ public final class InMemoryStore: PersistentStore, BatchOperating, SnapshotServi
     {
         try checkWritable()
         let entity = try model.requireEntity(entityName)
-        var assignments: [(Int, Value)] = []
-        for (name, value) in values.sorted(by: { $0.key < $1.key }) {
-            guard let index = entity.attributeIndex(named: name) else {
-                throw StrataError(
-                    .unknownKey, "'\(entityName)' has no attribute '\(name)'",
-                    location: ["entity": entityName, "key": name])
-            }
-            let attribute = entity.attributes[index]
-            if value.isNull && !attribute.isOptional {
-                throw StrataError(
-                    .missingValue, "'\(entityName).\(name)' is required and cannot be set to nil",
-                    location: ["entity": entityName, "key": name])
-            }
-            guard value.fits(attribute.type) else {
-                throw StrataError(
-                    .typeMismatch, "'\(entityName).\(name)' is a \(attribute.type.rawValue) and cannot hold \(value)",
-                    location: ["entity": entityName, "key": name])
-            }
-            assignments.append((index, value))
-        }
+        let assignments = try entity.batchAssignments(values)
         let targets = try fetch(FetchRequest(entityName: entityName, predicate: predicate, resultType: .objectIDs))
             .objectIDs()
         storage.state.withLock { state in

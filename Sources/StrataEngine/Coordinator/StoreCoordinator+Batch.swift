@@ -84,7 +84,7 @@ extension StoreCoordinator {
         throws -> BatchResult
     {
         let store = try self.store(for: entityName)
-        let assignments = try StoreProtocolBatch.assignments(values, of: try model.requireEntity(entityName))
+        let assignments = try model.requireEntity(entityName).batchAssignments(values)
         let result = try withSavesHeld(to: store) {
             defer { writes.add(1, ordering: .releasing) }
             if let batch = store.capability((any BatchOperating).self) {

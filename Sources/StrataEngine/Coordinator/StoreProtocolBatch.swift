@@ -10,27 +10,6 @@ struct StoreProtocolBatch {
     /// How many times a batch is read and saved before a conflict is given to the caller.
     static let attempts = 5
 
-    /// The indexes and values of `values` on `entity`, checked as a batch update needs them.
-    static func assignments(_ values: [String: Value], of entity: Entity) throws -> [(index: Int, value: Value)] {
-        try values.sorted { $0.key < $1.key }.map { name, value in
-            let location = ["entity": entity.name, "key": name]
-            guard let index = entity.attributeIndex(named: name) else {
-                throw StrataError(.unknownKey, "'\(entity.name)' has no attribute '\(name)'", location: location)
-            }
-            let attribute = entity.attributes[index]
-            if value.isNull && !attribute.isOptional {
-                throw StrataError(
-                    .missingValue, "'\(entity.name).\(name)' is required and cannot be set to nil", location: location)
-            }
-            guard value.fits(attribute.type) else {
-                throw StrataError(
-                    .typeMismatch, "'\(entity.name).\(name)' is a \(attribute.type.rawValue) and cannot hold \(value)",
-                    location: location)
-            }
-            return (index, value)
-        }
-    }
-
     /// Deletes the objects of `entityName` that `predicate` matches, and empties the
     /// relationships of other objects (of this store) that refer to them.
     func delete(_ entityName: String, where predicate: ObjectPredicate?) throws -> BatchResult {
@@ -43,16 +22,7 @@ struct StoreProtocolBatch {
             for entity in model.entities where entity.relationships.contains(where: { $0.destination == entityName }) {
                 for snapshot in try store.snapshots(of: entity.name, among: nil) where !gone.contains(snapshot.objectID)
                 {
-                    var changed = snapshot
-                    for (index, relationship) in entity.relationships.enumerated()
-                    where relationship.destination == entityName {
-                        switch snapshot.relationships[index] {
-                        case .toOne(let target?) where gone.contains(target): changed.relationships[index] = .toOne(nil)
-                        case .toMany(let targets) where targets.contains(where: gone.contains):
-                            changed.relationships[index] = .toMany(targets.filter { !gone.contains($0) })
-                        default: break
-                        }
-                    }
+                    let changed = snapshot.droppingTargets(gone, of: entityName, in: entity)
                     if changed != snapshot {
                         request.updates.append(.init(changed, expectedVersion: snapshot.version, previous: snapshot))
                     }
