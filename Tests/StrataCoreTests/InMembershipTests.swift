@@ -127,4 +127,67 @@ import Testing
         let objects = ObjectPredicate.comparison(.init(.evaluatedObject, .in, .list([.constant(.integer(1))])))
         #expect(throws: StrataError.self) { try evaluator.evaluate(objects, on: thing) }
     }
+
+    static let graph = try! Model(entities: [
+        Entity(
+            "Node", attributes: [Attribute("n", .integer64, isOptional: true)],
+            relationships: [
+                Relationship("owner", to: "Node", inverse: "owned"),
+                Relationship("owned", to: "Node", inverse: "owner", toMany: true),
+            ])
+    ])
+
+    /// `count` nodes (keys 1 to `count`), each owned by a random node or by none.
+    static func nodes(_ g: inout Generator, _ count: Int) -> [Snapshot] {
+        let ids = (1...count).map { ObjectID(entityName: "Node", storeIdentifier: "s", primaryKey: Int64($0)) }
+        return ids.map { id in
+            let owner = g.next(4) == 0 ? nil : ids[g.next(count)]
+            return Snapshot(
+                objectID: id, version: 1, attributes: [g.next(5) == 0 ? .null : .integer(Int64(g.next(9)))],
+                relationships: [.toOne(owner), .toMany([])])
+        }
+    }
+
+    /// `SELF IN {...}` and `owner IN {...}` over object IDs (and `NULL`) are answered from a set
+    /// of the objects: what comparing with every element answers (an object matches an equal
+    /// object, `NULL` only `NULL`), built once, with work per object that does not grow with the
+    /// list. A value against a list of objects stays an error, as element by element.
+    @Test func listsOfObjectsAreAnsweredFromASetOfTheObjects() throws {
+        var g = Generator(state: 11)
+        let nodes = Self.nodes(&g, 300)
+        for round in 0..<30 {
+            let members = Set((0..<g.next(40)).map { _ in nodes[g.next(nodes.count)].objectID })
+            let withNull = round % 3 == 0
+            let list = members.map { ObjectPredicate.Operand.objectID($0) } + (withNull ? [.constant(.null)] : [])
+            let evaluator = PredicateEvaluator(model: Self.graph) { _ in nil }
+            for node in nodes {
+                let isSelf = ObjectPredicate.comparison(.init(.evaluatedObject, .in, .list(list)))
+                #expect(try evaluator.evaluate(isSelf, on: node) == members.contains(node.objectID))
+                let owner = node.relationships[0].targets.first
+                let byOwner = ObjectPredicate.comparison(.init(.keyPath("owner"), .in, .list(list)))
+                #expect(try evaluator.evaluate(byOwner, on: node) == (owner.map(members.contains) ?? withNull))
+            }
+            #expect(evaluator.membershipSetBuilds == 1, "one set per list and fetch, shared by both predicates")
+        }
+        var lookupsPerObject: [Int] = []
+        for length in [10, 10_000] {
+            let list = (1...length).map {
+                ObjectPredicate.Operand.objectID(
+                    ObjectID(entityName: "Node", storeIdentifier: "s", primaryKey: Int64($0)))
+            }
+            let evaluator = PredicateEvaluator(model: Self.graph) { _ in nil }
+            for node in nodes {
+                _ = try evaluator.evaluate(
+                    ObjectPredicate.comparison(.init(.evaluatedObject, .in, .list(list))), on: node)
+            }
+            #expect(evaluator.membershipSetBuilds == 1)
+            lookupsPerObject.append(evaluator.membershipLookups / nodes.count)
+        }
+        #expect(lookupsPerObject == [1, 1])
+        let valued = try #require(nodes.first { !$0.attributes[0].isNull })
+        let evaluator = PredicateEvaluator(model: Self.graph) { _ in nil }
+        let valueInObjects = ObjectPredicate.comparison(
+            .init(.keyPath("n"), .in, .list([.objectID(nodes[0].objectID), .constant(.null)])))
+        #expect(throws: StrataError.self) { try evaluator.evaluate(valueInObjects, on: valued) }
+    }
 }

@@ -15,6 +15,9 @@ struct MembershipSet {
     private var allDoubles = Set<Double>()
     /// Strings (folded when the list has options) and every other non-numeric kind.
     private var others = Set<Value>()
+    /// The objects of a list of objects (and `NULL`s), such as `SELF IN %@` with object IDs;
+    /// `nil` for a list of constants.
+    private(set) var objects: Set<ObjectID>?
     private let options: ObjectPredicate.Options
 
     /// The set of `values`, compared with `options`.
@@ -38,6 +41,17 @@ struct MembershipSet {
             }
         }
     }
+
+    /// The set of a list of objects and `NULL`s: an object is a member when it is in `objects`,
+    /// `NULL` when the list holds one.
+    init(objects: some Sequence<ObjectID>, containsNull: Bool) {
+        self.options = []
+        self.objects = Set(objects)
+        self.containsNull = containsNull
+    }
+
+    /// Whether the list holds `NULL`.
+    var holdsNull: Bool { containsNull }
 
     /// Whether `value` equals some element of the list.
     func contains(_ value: Value) -> Bool {
@@ -72,8 +86,9 @@ final class MembershipSets {
     /// The most lists kept; a predicate rarely has more.
     private static let capacity = 16
 
-    /// The set of `list` with `options`, or `nil` when an element is not a constant (it then
-    /// depends on the object, or is an object ID, and the list is compared element by element).
+    /// The set of `list` with `options`: of its constants, or of its objects when it holds only
+    /// object IDs and `NULL`s; `nil` otherwise (an element then depends on the object, and the
+    /// list is compared element by element).
     func set(for list: [ObjectPredicate.Operand], options: ObjectPredicate.Options) -> MembershipSet? {
         for entry in entries where entry.options == options && Self.sameStorage(entry.list, list) {
             lookups += 1
@@ -88,12 +103,27 @@ final class MembershipSets {
             }
             values?.append(value)
         }
-        let built = values.map { MembershipSet($0, options: options) }
+        let built = values.map { MembershipSet($0, options: options) } ?? Self.objectSet(of: list)
         if built != nil { builds += 1 }
         lookups += 1
         if entries.count >= Self.capacity { entries.removeFirst() }
         entries.append((list, options, built))
         return built
+    }
+
+    /// The set of `list` when it holds only objects and `NULL`s (with at least one object).
+    private static func objectSet(of list: [ObjectPredicate.Operand]) -> MembershipSet? {
+        var objects: [ObjectID] = []
+        objects.reserveCapacity(list.count)
+        var containsNull = false
+        for operand in list {
+            switch operand {
+            case .objectID(let id): objects.append(id)
+            case .constant(.null): containsNull = true
+            default: return nil
+            }
+        }
+        return objects.isEmpty ? nil : MembershipSet(objects: objects, containsNull: containsNull)
     }
 
     private static func sameStorage(_ a: [ObjectPredicate.Operand], _ b: [ObjectPredicate.Operand]) -> Bool {

@@ -96,15 +96,22 @@ public struct PredicateEvaluator {
         }
     }
 
-    /// `c`, an `IN` over a list of constants, answered from the list's membership set: the same
-    /// answers (and errors) as comparing with every element.
+    /// `c`, an `IN` over a list of constants or of objects, answered from the list's membership
+    /// set: the same answers (and errors) as comparing with every element.
     private func evaluate(_ c: ObjectPredicate.Comparison, on snapshot: Snapshot, in set: MembershipSet) throws
         -> Bool
     {
         let lhs = try evaluate(c.lhs, on: snapshot)
         func isMember(_ item: Item) throws -> Bool {
-            if case .value(let value) = item { return set.contains(value) }
-            return try compare(item, .in, evaluate(c.rhs, on: snapshot), c.options)
+            switch (item, set.objects) {
+            case (.value(let value), nil): return set.contains(value)
+            case (.object(let id), let objects?): return objects.contains(id)
+            case (.value(.null), .some): return set.holdsNull
+            default:
+                // An object against constants, a value against objects: compared one by one,
+                // for the same answer or error.
+                return try compare(item, .in, evaluate(c.rhs, on: snapshot), c.options)
+            }
         }
         switch c.modifier {
         case .direct:
