@@ -102,15 +102,17 @@ func objectIDs(_ container: PersistentContainer, entityName: String, count: Int)
 /// Strata with typed objects: `insert(Item.self)`, `fetch(Item.self, where:limit:)`,
 /// `existingObject(with:)`, properties, `delete`, each workload in one
 /// `performBackgroundTask` (a new background context, saved into the writer, which saves to the
-/// store before the call returns).
+/// store before the call returns). With `stack: .twoTier` (side `typed-2tier`), the same on a
+/// context straight on the coordinator, the stack of the `byname` and `model` sides.
 struct StrataTypedSide: Side {
     let scheme: String
-    var name: String { "Strata typed" }
+    var stack: ContainerStackStyle = .threeTier
+    var name: String { stack == .threeTier ? "Strata typed" : "Strata typed 2-tier" }
 
     func run(_ input: RunInput, directory: String) async throws -> (RunTimes, Int) {
         let container = try await loadedContainer(
             storeURL(scheme: scheme, directory: directory, name: "typed"), model: itemModel,
-            options: storeOptions(scheme))
+            options: storeOptions(scheme), stack: stack)
         let records = input.records
         var times: RunTimes = []
         var sum = 0

@@ -6,7 +6,8 @@
 //
 //   swift run -c release --package-path Benchmarks ObjectGraphBenchmarks \
 //       [--runs 5] [--count 100000] [--updates 10000] [--store sqlite[,lmdb,memory,lmdb?durability=full]] [--sides ...]
-//   (sides: raw, grdb, grdb-statements, typed, byname, model; model is StrataData's @Model)
+//   (sides: raw, grdb, grdb-statements, typed, typed-2tier, byname, model; model is StrataData's @Model;
+//   typed-2tier is typed on a context straight on the coordinator)
 //   swift run -c release --package-path Benchmarks ObjectGraphBenchmarks scale [--counts 10000,100000,1000000]
 //
 // See Benchmarks/README.md ("Typed objects against GRDB and the raw C API").
@@ -49,9 +50,10 @@ for name in sideNames {
     case "grdb": sides.append(GRDBCodableSide())
     case "grdb-statements": sides.append(GRDBStatementSide())
     case "typed": sides += stores.map { StrataTypedSide(scheme: $0) }
+    case "typed-2tier": sides += stores.map { StrataTypedSide(scheme: $0, stack: .twoTier) }
     case "byname": sides += stores.map { StrataByNameSide(scheme: $0) }
     case "model": sides += stores.map { StrataModelSide(scheme: $0) }
-    default: fatalError("unknown side \(name): raw, grdb, grdb-statements, typed, byname, model")
+    default: fatalError("unknown side \(name): raw, grdb, grdb-statements, typed, typed-2tier, byname, model")
     }
 }
 func label(_ side: any Side) -> String {

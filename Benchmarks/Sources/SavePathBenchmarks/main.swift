@@ -6,15 +6,19 @@
 // saves both levels. Prints, for each task, the time of its work, of the background context's
 // save and of the writer's save.
 //
-//   SavePathBenchmarks [count] [loop|batch|insert|insert-typed] [directory] [history=on|off]
+//   SavePathBenchmarks [count] [loop|batch|insert|insert-typed|fetch-typed[-2tier]] [directory] [history=on|off]
 //
 // `loop` fetches each object of the update and delete tasks by key, one fetch per object (the
 // user's loop); `batch` fetches them with one `key IN {...}` fetch per 500 keys, so that the
 // fetches' evaluation of pending changes does not hide the save path; `insert` runs the insert
 // task alone (the instructions of one object's insert and save through both levels);
 // `insert-typed` runs it with typed `@Managed` objects (`context.insert(Item.self)` and property
-// sets, as ObjectGraphBenchmarks' typed side does). `history=off` opens the store without
-// persistent history (on by default), to compare what recording it costs each save.
+// sets, as ObjectGraphBenchmarks' typed side does); `fetch-typed` runs it, then fetches every
+// object in a new background context and reads each. A `-2tier` suffix (`insert-typed-2tier`,
+// `fetch-typed-2tier`) runs each task in a context straight on the coordinator instead, whose
+// save writes the store (a two-tier container's background context): the difference is what
+// the writer costs. `history=off` opens the store without persistent history (on by default),
+// to compare what recording it costs each save.
 import BenchmarkSupport
 import Foundation
 import Strata
@@ -22,8 +26,12 @@ import Strata
 let arguments = Array(CommandLine.arguments.dropFirst())
 let count = arguments.first.flatMap { Int($0) } ?? 20_000
 let batch = arguments.count > 1 && arguments[1] == "batch"
-let typed = arguments.count > 1 && arguments[1] == "insert-typed"
-let insertOnly = arguments.count > 1 && (arguments[1] == "insert" || typed)
+let mode = arguments.count > 1 ? arguments[1] : "loop"
+/// Each task in a context on the coordinator, not under the writer.
+let twoTier = mode.hasSuffix("-2tier")
+let fetchesAll = mode.hasPrefix("fetch-typed")
+let typed = mode.hasPrefix("insert-typed") || fetchesAll
+let insertOnly = mode == "insert" || typed
 let directory = arguments.count > 2 && !arguments[2].hasPrefix("history=") ? arguments[2] : NSTemporaryDirectory()
 /// The store URL's query: the `history=on|off` argument, when given.
 let storeQuery =
@@ -87,7 +95,10 @@ let view = ObjectContext(parent: writer, name: "view")
 func task(_ name: String, _ body: (ObjectContext) throws -> Void) {
     var times: [Double] = []
     func background() {
-        let context = ObjectContext(parent: writer, name: "background")
+        let context =
+            twoTier
+            ? ObjectContext(coordinator: coordinator, name: "background")
+            : ObjectContext(parent: writer, name: "background")
         try! context.performAndWait {
             times.append(try milliseconds { try body(context) })
             times.append(try milliseconds { try context.save() })
@@ -146,6 +157,13 @@ task("insert \(count)") { context in
         try object.set(r.s1, for: "s1")
         try object.set(r.s2, for: "s2")
         try object.set(r.s3, for: "s3")
+    }
+}
+if fetchesAll {
+    task("fetch all \(count)") { context in
+        var sum = 0
+        for item in try context.fetch(Item.self) { sum &+= Int(item.key &+ item.i1) &+ item.s3.utf8.count }
+        precondition(sum != 0)
     }
 }
 if insertOnly {

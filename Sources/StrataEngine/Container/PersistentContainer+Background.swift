@@ -42,10 +42,20 @@ extension PersistentContainer {
     public func performBackgroundTask<T: Sendable>(_ block: @escaping @Sendable (ObjectContext) throws -> T)
         async throws -> T
     {
-        let context = newBackgroundContext()
-        let value = try await context.perform { try block(context) }
+        let value = try await runInNewBackgroundContext(block)
         if stackStyle == .threeTier { try await saveRootContext() }
         return value
+    }
+
+    /// Runs `block` on a new background context's queue and lets the context go: when the
+    /// writer saves next, the context is gone, and the writer's save has no child to tell the
+    /// permanent IDs of the objects it pushed (renaming every one of them in a context no one
+    /// can reach any more).
+    private func runInNewBackgroundContext<T: Sendable>(_ block: @escaping @Sendable (ObjectContext) throws -> T)
+        async throws -> T
+    {
+        let context = newBackgroundContext()
+        return try await context.perform { try block(context) }
     }
 
     /// Saves the root context, the one attached to the coordinator, on its own queue: the writer

@@ -59,7 +59,11 @@ extension ObjectContext {
         request.resultType = .snapshots
         request.batchSize = nil
         let registry = liveRegistry ?? LiveRegistry()
-        liveRegistry = registry
+        if liveRegistry == nil {
+            liveRegistry = registry
+            // From now on every write must note an update for the live queries.
+            SaveActivity.requireContext(forChangesIn: self)
+        }
         return try registry.add(in: self) { key in
             LiveSubscription(key: key, request: request, sectionKeyPath: sectionPath, entity: entity, sink: sink)
         }

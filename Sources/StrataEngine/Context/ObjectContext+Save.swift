@@ -49,37 +49,36 @@ extension ObjectContext {
                 updated: Set(pending.updated.map(\.objectID)), deleted: Set(pending.deleted.map(\.objectID))),
             sets: willSaveSets)
         // While the journal exists, every change must reach it (see ``ManagedObject/set(_:for:)``).
-        try SaveActivity.counting {
-            journal = Journal(changedBefore: changed)
+        journal = Journal(changedBefore: changed)
+        SaveActivity.requireContext(forChangesIn: self)
+        vanished = []
+        defer {
+            journal = nil
             vanished = []
-            defer {
-                journal = nil
-                vanished = []
-            }
-            var resolved: [ObjectID: SaveConflict] = [:]
-            let saved = try saveResolvingConflicts(&resolved)
-            deletesNeedLoading = false
-            removeVanishedObjects()
-            pendingChanges = ContextChanges()
-            /// `objects` as a set: `made`, the will-save set of `before`, when they are the same
-            /// objects in the same order (the usual case), which costs no hashing.
-            func asSet(_ objects: [ManagedObject], reusing made: Set<ManagedObject>, of before: [ManagedObject])
-                -> Set<ManagedObject>
-            {
-                ObjectContext.areSameObjects(objects, before) ? made : Set(objects)
-            }
-            post(
-                ObjectContext.didSaveNotification, saved.changes,
-                sets: ObjectSets(
-                    inserted: asSet(saved.objects.inserted, reusing: willSaveSets.inserted, of: pending.inserted),
-                    updated: asSet(saved.objects.updated, reusing: willSaveSets.updated, of: pending.updated),
-                    deleted: asSet(saved.objects.deleted, reusing: willSaveSets.deleted, of: pending.deleted)),
-                resolvedConflicts: resolved.values.sorted { $0.objectID < $1.objectID })
-            if let liveRegistry {
-                liveRegistry.flushRenames(in: self)
-                // A merge policy may have given objects the stored state: match them again.
-                if !resolved.isEmpty { liveRegistry.apply(saved.changes, in: self) }
-            }
+        }
+        var resolved: [ObjectID: SaveConflict] = [:]
+        let saved = try saveResolvingConflicts(&resolved)
+        deletesNeedLoading = false
+        removeVanishedObjects()
+        pendingChanges = ContextChanges()
+        /// `objects` as a set: `made`, the will-save set of `before`, when they are the same
+        /// objects in the same order (the usual case), which costs no hashing.
+        func asSet(_ objects: [ManagedObject], reusing made: Set<ManagedObject>, of before: [ManagedObject])
+            -> Set<ManagedObject>
+        {
+            ObjectContext.areSameObjects(objects, before) ? made : Set(objects)
+        }
+        post(
+            ObjectContext.didSaveNotification, saved.changes,
+            sets: ObjectSets(
+                inserted: asSet(saved.objects.inserted, reusing: willSaveSets.inserted, of: pending.inserted),
+                updated: asSet(saved.objects.updated, reusing: willSaveSets.updated, of: pending.updated),
+                deleted: asSet(saved.objects.deleted, reusing: willSaveSets.deleted, of: pending.deleted)),
+            resolvedConflicts: resolved.values.sorted { $0.objectID < $1.objectID })
+        if let liveRegistry {
+            liveRegistry.flushRenames(in: self)
+            // A merge policy may have given objects the stored state: match them again.
+            if !resolved.isEmpty { liveRegistry.apply(saved.changes, in: self) }
         }
     }
 

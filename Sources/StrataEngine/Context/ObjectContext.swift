@@ -407,6 +407,7 @@ public final class ObjectContext: @unchecked Sendable {
     func willChange(_ object: ManagedObject, slots: UInt64 = ChangeSet.allSlots) {
         noteChangeForChildren()
         journal?.record(object)
+        object.state.writesNeedContext = needsEveryWrite
         // An inserted object's later changes are news only to live queries (it stays inserted
         // for everybody else until its save).
         if !object.state.isDeleted && (!object.state.isInserted || liveRegistry != nil) {
@@ -414,6 +415,10 @@ public final class ObjectContext: @unchecked Sendable {
         }
         changed.add(object, changing: slots)
     }
+
+    /// Whether every write to this context's changed objects must reach it: a save is under way
+    /// (its journal hears of every change) or live queries observe it (see ``SaveActivity``).
+    var needsEveryWrite: Bool { journal != nil || liveRegistry != nil }
 
     /// Tells the row cache that what this context answers its children may have changed, when
     /// it has had any (see ``RowCache/recordUnsavedChange()``).
@@ -550,50 +555,35 @@ public final class ObjectContext: @unchecked Sendable {
     }
 }
 
-/// Whether a save is under way anywhere in the process. A save keeps a journal of every change
-/// made during it (observers of its notifications may make some); while no save is under way,
-/// a change to an object already changed since its last save needs nothing from its context,
-/// so ``ManagedObject/set(_:for:)`` does not load the object's weak reference to it. That is
-/// 11.6% of the instructions of inserting and saving objects by attribute name on SQLite
-/// (Benchmarks/README.md, "Engine complexity that pays").
+/// Which writes may skip their object's context. A save keeps a journal of every change made
+/// during it (observers of its notifications may make some), and live queries must hear of every
+/// write to the context they observe; otherwise a change to an object already changed since its
+/// last save needs nothing from its context, so ``ManagedObject/set(_:for:)`` does not load the
+/// object's weak reference to it. That is 11.6% of the instructions of inserting and saving
+/// objects by attribute name on SQLite (Benchmarks/README.md, "Engine complexity that pays").
 ///
-/// Invariants, checked in debug builds: the count never goes below zero, and while it is zero
-/// no context has a journal and every changed object is in its context's change set
-/// (``checkContextNotNeeded(by:)``, where the write relies on it).
+/// Local to each context: an object's state carries whether its context needs every write
+/// (``ManagedObject/State/writesNeedContext``), set as the object joins the change set or is
+/// written through the context, and on every member of the change set when the context begins
+/// a save or gets its first live query. A save or a live query in one context leaves the writes
+/// of every other context on the fast path.
+///
+/// Invariant, checked in debug builds: an object whose flag is clear, written without its
+/// context, is in its context's change set, and that context is neither saving nor observed
+/// (``checkContextNotNeeded(by:)``).
 enum SaveActivity {
-    /// How many saves are under way in the process.
-    private static let count = Atomic<Int>(0)
-
-    /// Whether no save is under way anywhere in the process, and no live query observes a
-    /// context. Relaxed: only a save of the object's own context matters, and that runs on the
-    /// writing thread; a live query is made on its context's queue too.
-    static var isIdle: Bool { count.load(ordering: .relaxed) == 0 }
-
-    /// Counts a context observed by live queries, whose every write must note an update (so
-    /// its objects-did-change hears of each one): from its first live query to its last.
-    static func beginObserving() { count.add(1, ordering: .relaxed) }
-
-    /// Ends what ``beginObserving()`` began.
-    static func endObserving() {
-        let remaining = count.subtract(1, ordering: .relaxed).newValue
-        assert(remaining >= 0, "more observations ended than began")
-    }
-
-    /// Counts a save under way for as long as `body` runs.
-    static func counting<T>(_ body: () throws -> T) rethrows -> T {
-        count.add(1, ordering: .relaxed)
-        defer {
-            let remaining = count.subtract(1, ordering: .relaxed).newValue
-            assert(remaining >= 0, "more saves ended than began")
-        }
-        return try body()
+    /// Flags every member of `context`'s change set as needing the context for every write: the
+    /// context begins a save, or its first live query. Members joining later are flagged as they
+    /// join (``ObjectContext/willChange(_:slots:)``).
+    static func requireContext(forChangesIn context: ObjectContext) {
+        for object in context.changed.values { object.state.writesNeedContext = true }
     }
 
     /// Debug builds: stops the program if a write to `object` that skips its context would
-    /// lose something (its context is saving, or does not track the object).
+    /// lose something (its context is saving or observed, or does not track the object).
     static func checkContextNotNeeded(by object: ManagedObject) {
         assert(
-            object.context.map { $0.journal == nil && $0.changed[object.objectID] === object } ?? true,
+            object.context.map { !$0.needsEveryWrite && $0.changed[object.objectID] === object } ?? true,
             "\(object.objectID) was written without its context while the context needed to see it")
     }
 }

@@ -83,13 +83,12 @@ extension ManagedObject {
         let state = self.state
         let slot = ChangeSet.slot(ofAttribute: index)
         // An object already changed since its last save is in its context's change set, which
-        // marks it invalid if the context goes away: unless a save is under way somewhere (its
-        // journal must hear of every change) or this attribute is the first of the object's to
-        // change (the change set keeps which ones did, for fetches), the write needs nothing
-        // from the context, so the weak reference to it is not loaded.
-        if state.isDirty && state.changedSlots & slot != 0 && !state.isFault && !state.isInvalid && !state.isDeleted
-            && SaveActivity.isIdle
-        {
+        // marks it invalid if the context goes away: unless its context is saving (its journal
+        // must hear of every change) or observed by live queries (flagged in the object's own
+        // state, see ``SaveActivity``), or this attribute is the first of the object's to change
+        // (the change set keeps which ones did, for fetches), the write needs nothing from the
+        // context, so the weak reference to it is not loaded.
+        if state.isWritableWithoutContext && state.changedSlots & slot != 0 {
             SaveActivity.checkContextNotNeeded(by: self)
             attributeValues[index] = newValue
             return
@@ -104,6 +103,7 @@ extension ManagedObject {
         }
         attributeValues[index] = newValue
         self.state.isDirty = true
+        self.state.writesNeedContext = context.needsEveryWrite
     }
 
     func attributeIndex(_ key: String) throws -> Int {

@@ -105,7 +105,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     package var slots: PropertySlots?
 
     /// The object's flags and bookkeeping, in 16 bytes: the kept snapshot's epoch shares a word
-    /// with the six flags, so that an object of an entity without a subclass is a 120-byte
+    /// with the seven flags, so that an object of an entity without a subclass is a 120-byte
     /// instance, which the allocator serves from 128-byte blocks instead of 144-byte ones (a
     /// fetch of 1,000,000 objects peaks 16 MB lower; Benchmarks/README.md, "Engine complexity
     /// that pays").
@@ -125,6 +125,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         private static let dirty: UInt64 = 1 << 59
         private static let invalid: UInt64 = 1 << 60
         private static let detached: UInt64 = 1 << 61
+        private static let writesNeedContext: UInt64 = 1 << 62
 
         /// For a fault a fetch made: the coordinator's row cache epoch when the
         /// fetch began, the fault's snapshot being kept in `original`; 0 when it holds none.
@@ -162,6 +163,21 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         var isDetached: Bool {
             get { word & Self.detached != 0 }
             set { set(Self.detached, newValue) }
+        }
+
+        /// Whether a write to the object must go through its context even when the attribute
+        /// changed already since the object's last save: its context was saving (a journal
+        /// hears of every change) or observed by live queries when the object last joined the
+        /// change set or was written, or when that began (see ``SaveActivity``).
+        var writesNeedContext: Bool {
+            get { word & Self.writesNeedContext != 0 }
+            set { set(Self.writesNeedContext, newValue) }
+        }
+        /// Whether a write to an attribute among `changedSlots` needs nothing from the context:
+        /// the object is dirty, loaded, valid, not deleted, and its context neither saving nor
+        /// observed. One comparison of the flags.
+        var isWritableWithoutContext: Bool {
+            word & (Self.fault | Self.deleted | Self.dirty | Self.invalid | Self.writesNeedContext) == Self.dirty
         }
 
         private mutating func set(_ flag: UInt64, _ on: Bool) {

@@ -51,7 +51,6 @@ final class LiveRegistry {
         nextKey += 1
         let subscription = make(nextKey)
         let snapshots = try subscription.load(from: context)
-        if subscriptions.isEmpty { SaveActivity.beginObserving() }
         subscriptions[subscription.key] = subscription
         let entity = subscription.request.entityName
         switch subscription.reach {
@@ -89,7 +88,6 @@ final class LiveRegistry {
     /// Removes the subscription `key` (its sequence or controller went away).
     func remove(_ key: Int) {
         guard let subscription = subscriptions.removeValue(forKey: key) else { return }
-        if subscriptions.isEmpty { SaveActivity.endObserving() }
         let entity = subscription.request.entityName
         switch subscription.reach {
         case .local:
@@ -116,7 +114,6 @@ final class LiveRegistry {
     /// Ends every subscription (the context went away).
     func finishAll() {
         for subscription in subscriptions.values { subscription.sink.finish(throwing: nil) }
-        if !subscriptions.isEmpty { SaveActivity.endObserving() }
         subscriptions = [:]
     }
 
