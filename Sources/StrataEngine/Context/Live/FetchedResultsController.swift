@@ -60,6 +60,9 @@ public final class FetchedResultsController {
     private var sink: ControllerSink?
     /// IDs of ``fetchedObjectIDs`` that changed since it was set (old to new).
     fileprivate var renamed: [ObjectID: ObjectID] = [:]
+    /// Positions of the results that went through the general diff (matching by hash and a
+    /// longest increasing run) since the first fetch: what a change cost beyond one walk.
+    package private(set) var generallyDiffedPositions = 0
 
     /// A controller for `fetchRequest` on `context`; call ``performFetch()`` to start it.
     public init(fetchRequest: FetchRequest, context: ObjectContext, sectionKeyPath: String? = nil) {
@@ -89,7 +92,9 @@ public final class FetchedResultsController {
     fileprivate func receive(_ state: LiveState, updated: Set<ObjectID>) {
         let isFirst = sink?.hasReceived != true
         sink?.hasReceived = true
-        let diff = LiveDiff(from: fetchedObjectIDs, to: state.objectIDs, updating: updated, renaming: renamed)
+        let diff = LiveDiff(
+            from: fetchedObjectIDs, to: state.objectIDs, updating: updated, renaming: renamed,
+            generallyDiffed: &generallyDiffedPositions)
         renamed = [:]
         fetchedObjectIDs = state.objectIDs
         sections = state.sections
@@ -111,9 +116,16 @@ public final class FetchedResultsController {
         // new ID, unless it was reported as updated already.
         if !diff.renamed.isEmpty {
             let reported = Set(diff.updated.map(\.objectID))
-            let renamed = Set(diff.renamed.map(\.objectID)).subtracting(reported)
-            for (index, id) in state.objectIDs.enumerated() where renamed.contains(id) {
-                delegate.controller(self, didChange: id, at: nil, for: .update, newIndex: index)
+            if diff.inserted.isEmpty && diff.deleted.isEmpty && diff.moved.isEmpty {
+                // Every row kept its place: a renamed row is where it was, no walk of the rows.
+                for rename in diff.renamed where !reported.contains(rename.objectID) {
+                    delegate.controller(self, didChange: rename.objectID, at: nil, for: .update, newIndex: rename.index)
+                }
+            } else {
+                let renamed = Set(diff.renamed.map(\.objectID)).subtracting(reported)
+                for (index, id) in state.objectIDs.enumerated() where renamed.contains(id) {
+                    delegate.controller(self, didChange: id, at: nil, for: .update, newIndex: index)
+                }
             }
         }
         delegate.controllerDidChangeContent(self)

@@ -24,6 +24,27 @@ struct LiveOrder {
         return a.objectID < b.objectID
     }
 
+    /// Whether `a` and `b` have equal sort values (their order is then their IDs').
+    func ties(_ a: LiveEntry, _ b: LiveEntry) -> Bool {
+        for (index, sort) in sorts.enumerated()
+        where ValueComparison.sortOrder(a.sortKeys[index], b.sortKeys[index], options: sort.options) != 0 {
+            return false
+        }
+        return true
+    }
+
+    /// The positions around `index` in `entries` (ordered but for IDs) whose entries tie with
+    /// the one at `index`.
+    ///
+    /// Complexity: O(t) comparisons for t ties.
+    func ties(of index: Int, in entries: [LiveEntry]) -> Range<Int> {
+        var low = index
+        while low > 0 && ties(entries[low - 1], entries[index]) { low -= 1 }
+        var high = index + 1
+        while high < entries.count && ties(entries[high], entries[index]) { high += 1 }
+        return low..<high
+    }
+
     /// The first position in `entries` (ordered) whose entry does not come before `entry`.
     ///
     /// Complexity: O(log n) comparisons.

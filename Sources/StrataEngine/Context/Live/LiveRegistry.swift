@@ -158,7 +158,10 @@ final class LiveRegistry {
                 refetching.insert(key)
                 continue
             }
-            if subscription.rename(renamed) { subscription.deliver(updated: []) }
+            let reordered = subscription.reorderedByRenames
+            let count = subscription.rename(renamed)
+            statistics.entriesReorderedByRenames += subscription.reorderedByRenames - reordered
+            if count > 0 { subscription.deliver(updated: []) }
         }
         refetch(refetching, in: context)
     }
