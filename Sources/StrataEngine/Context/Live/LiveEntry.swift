@@ -104,7 +104,9 @@ struct LiveOrder {
     /// place, in the array itself: a long result that gains a few thousand objects moves its
     /// entries once, from the back, instead of being copied into a new array.
     ///
-    /// Complexity: O(n) moves and, with removals, O(n) hashes; O(k log k) to order `added`.
+    /// Complexity: O(n) moves and, with removals, O(n) hashes; O(k log k) to order `added`, and
+    /// O(k log(n/k)) comparisons to place it (each place is found by galloping back from the
+    /// one after it, not by comparing every entry passed).
     func merge(_ entries: inout [LiveEntry], removing removed: [LiveEntry], adding added: [LiveEntry]) {
         if !removed.isEmpty {
             let gone = Set(removed.map(\.objectID))
@@ -116,23 +118,43 @@ struct LiveOrder {
             return
         }
         let incoming = added.sorted(by: precedes)
-        var kept = entries.count - 1
+        // From the back: the kept entries in `entries[..<kept]` that come after the last incoming
+        // entry not placed yet move to the end of what is left, by swapping (the slot they leave
+        // holds an incoming entry's copy or one already moved, overwritten later), then it goes
+        // before them.
+        var kept = entries.count
         entries.append(contentsOf: incoming)
-        // From the back: the larger of the last kept entry and the last incoming one goes to
-        // the end of what is left; kept entries move by swapping (the slot they leave holds an
-        // incoming entry's copy or one already moved, overwritten later).
-        var next = incoming.count - 1
-        var write = entries.count - 1
-        while next >= 0 {
-            if kept >= 0 && precedes(incoming[next], entries[kept]) {
-                entries.swapAt(kept, write)
+        var write = entries.count
+        for next in incoming.indices.reversed() {
+            let place = gallopingPlace(of: incoming[next], in: entries, before: kept)
+            while kept > place {
                 kept -= 1
-            } else {
-                entries[write] = incoming[next]
-                next -= 1
+                write -= 1
+                entries.swapAt(kept, write)
             }
             write -= 1
+            entries[write] = incoming[next]
         }
         assert(isOrdered(entries), "a live query's entries are out of order after a merge")
+    }
+
+    /// The first position in `entries[..<end]` (ordered) whose entry comes after `entry`: found
+    /// by stepping back from `end` by doubling steps, then by binary search within the last step.
+    ///
+    /// Complexity: O(log d) comparisons, for d entries between that position and `end`.
+    private func gallopingPlace(of entry: LiveEntry, in entries: [LiveEntry], before end: Int) -> Int {
+        var high = end
+        var step = 1
+        while high - step >= 0 && precedes(entry, entries[high - step]) {
+            high -= step
+            step *= 2
+        }
+        // entries[high...] come after `entry`; entries[..<(high - step + 1)] do not.
+        var low = Swift.max(high - step + 1, 0)
+        while low < high {
+            let middle = (low + high) / 2
+            if precedes(entry, entries[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
     }
 }
