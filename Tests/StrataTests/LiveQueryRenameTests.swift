@@ -124,5 +124,12 @@ import Testing
         #expect(putBack >= 2 * tied.count && putBack <= 3 * tied.count, "\(putBack) entries put back in order")
         #expect(recorder.changes.filter { $0.hasPrefix("move") }.count == tied.count)
         #expect(recorder.changes.allSatisfy { $0.hasPrefix("move") || $0.hasPrefix("update") })
+        // Each renamed row is updated at its new position.
+        let updates = recorder.changes.filter { $0.hasPrefix("update") }
+        #expect(updates.count == tied.count)
+        for update in updates {
+            let index = try #require(update.split(separator: " ").last.flatMap { Int($0) })
+            #expect(update == "update \(controller.fetchedObjectIDs[index]) - \(index)")
+        }
     }
 }
