@@ -13,24 +13,40 @@ struct LiveEntry {
 /// The order of a live query's entries: the request's sorts, ties by object ID (the order of
 /// every fetch).
 struct LiveOrder {
-    let sorts: [Sort]
+    /// Per sort, whether smaller values come first and how strings compare: what comparisons
+    /// read, without copying the sorts' key paths on each.
+    private let directions: [(ascending: Bool, options: ObjectPredicate.Options)]
+
+    /// The order of `sorts`, ties by object ID.
+    init(sorts: [Sort]) {
+        directions = sorts.map { ($0.ascending, $0.options) }
+    }
 
     /// Whether `a` comes before `b`.
     func precedes(_ a: LiveEntry, _ b: LiveEntry) -> Bool {
-        for (index, sort) in sorts.enumerated() {
-            let order = ValueComparison.sortOrder(a.sortKeys[index], b.sortKeys[index], options: sort.options)
-            if order != 0 { return sort.ascending ? order < 0 : order > 0 }
+        for index in directions.indices {
+            let direction = directions[index]
+            let order = Self.sortOrder(a.sortKeys[index], b.sortKeys[index], options: direction.options)
+            if order != 0 { return direction.ascending ? order < 0 : order > 0 }
         }
         return a.objectID < b.objectID
     }
 
     /// Whether `a` and `b` have equal sort values (their order is then their IDs').
     func ties(_ a: LiveEntry, _ b: LiveEntry) -> Bool {
-        for (index, sort) in sorts.enumerated()
-        where ValueComparison.sortOrder(a.sortKeys[index], b.sortKeys[index], options: sort.options) != 0 {
+        for index in directions.indices
+        where Self.sortOrder(a.sortKeys[index], b.sortKeys[index], options: directions[index].options) != 0 {
             return false
         }
         return true
+    }
+
+    /// ``ValueComparison/sortOrder(_:_:options:)``, with two integers (the usual sort value)
+    /// compared at once, as it compares them.
+    @inline(__always)
+    private static func sortOrder(_ a: Value, _ b: Value, options: ObjectPredicate.Options) -> Int {
+        if case .integer(let x) = a, case .integer(let y) = b { return x < y ? -1 : (x > y ? 1 : 0) }
+        return ValueComparison.sortOrder(a, b, options: options)
     }
 
     /// The positions around `index` in `entries` (ordered but for IDs) whose entries tie with
@@ -124,16 +140,20 @@ struct LiveOrder {
         // before them.
         var kept = entries.count
         entries.append(contentsOf: incoming)
-        var write = entries.count
-        for next in incoming.indices.reversed() {
-            let place = gallopingPlace(of: incoming[next], in: entries, before: kept)
-            while kept > place {
-                kept -= 1
+        // In the array's buffer: reading an entry to compare it and swapping two entries then
+        // copy nothing (an array's elements would be copied out, their sort values retained).
+        entries.withUnsafeMutableBufferPointer { entries in
+            var write = entries.count
+            for next in incoming.indices.reversed() {
+                let place = gallopingPlace(of: incoming[next], in: UnsafeBufferPointer(entries), before: kept)
+                while kept > place {
+                    kept -= 1
+                    write -= 1
+                    entries.swapAt(kept, write)
+                }
                 write -= 1
-                entries.swapAt(kept, write)
+                entries[write] = incoming[next]
             }
-            write -= 1
-            entries[write] = incoming[next]
         }
         assert(isOrdered(entries), "a live query's entries are out of order after a merge")
     }
@@ -142,7 +162,8 @@ struct LiveOrder {
     /// by stepping back from `end` by doubling steps, then by binary search within the last step.
     ///
     /// Complexity: O(log d) comparisons, for d entries between that position and `end`.
-    private func gallopingPlace(of entry: LiveEntry, in entries: [LiveEntry], before end: Int) -> Int {
+    private func gallopingPlace(of entry: LiveEntry, in entries: UnsafeBufferPointer<LiveEntry>, before end: Int) -> Int
+    {
         var high = end
         var step = 1
         while high - step >= 0 && precedes(entry, entries[high - step]) {
