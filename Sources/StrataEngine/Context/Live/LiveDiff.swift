@@ -144,35 +144,53 @@ public struct LiveDiff: Sendable, Hashable {
     private mutating func diffGenerally(
         from old: ArraySlice<ObjectID>, to new: ArraySlice<ObjectID>, updating changed: Set<ObjectID>
     ) {
-        var oldIndex: [ObjectID: Int] = [:]
-        oldIndex.reserveCapacity(old.count)
-        for index in old.indices { oldIndex[old[index]] = index }
-        var kept = Set<ObjectID>(minimumCapacity: Swift.min(old.count, new.count))
         // The old positions of the objects in both, in new order: those on a longest increasing
         // run stay where they are relative to each other; the others moved.
         var common: [(newIndex: Int, oldIndex: Int)] = []
         common.reserveCapacity(Swift.min(old.count, new.count))
-        for index in new.indices {
-            let id = new[index]
-            if let previous = oldIndex[id] {
-                common.append((index, previous))
-                kept.insert(id)
-            } else {
-                inserted.append(Change(objectID: id, index: index))
+        if old.count <= Self.searchedLength && new.count <= Self.searchedLength {
+            // A short stretch (renamed objects among their ties): a search costs less than
+            // hashing.
+            for index in new.indices {
+                if let previous = old.firstIndex(of: new[index]) {
+                    common.append((index, previous))
+                } else {
+                    inserted.append(Change(objectID: new[index], index: index))
+                }
             }
-        }
-        for index in old.indices where !kept.contains(old[index]) {
-            deleted.append(Change(objectID: old[index], index: index))
+            for index in old.indices where !new.contains(old[index]) {
+                deleted.append(Change(objectID: old[index], index: index))
+            }
+        } else {
+            var oldIndex: [ObjectID: Int] = [:]
+            oldIndex.reserveCapacity(old.count)
+            for index in old.indices { oldIndex[old[index]] = index }
+            var kept = Set<ObjectID>(minimumCapacity: Swift.min(old.count, new.count))
+            for index in new.indices {
+                let id = new[index]
+                if let previous = oldIndex[id] {
+                    common.append((index, previous))
+                    kept.insert(id)
+                } else {
+                    inserted.append(Change(objectID: id, index: index))
+                }
+            }
+            for index in old.indices where !kept.contains(old[index]) {
+                deleted.append(Change(objectID: old[index], index: index))
+            }
         }
         let staying = Self.longestIncreasingRun(common.map(\.oldIndex))
         for (position, pair) in common.enumerated() {
             let id = new[pair.newIndex]
-            if !staying.contains(position) {
+            if !staying[position] {
                 moved.append(Move(objectID: id, from: pair.oldIndex, to: pair.newIndex))
             }
             if changed.contains(id) { updated.append(Change(objectID: id, index: pair.newIndex)) }
         }
     }
+
+    /// The length up to which ``diffGenerally(from:to:updating:)`` searches instead of hashing.
+    private static let searchedLength = 16
 
     /// When `new` is `old` with objects reordered only within stretches (each stretch holds the
     /// same objects in both), those stretches, in order; `nil` when it is not (objects joined or
@@ -238,10 +256,10 @@ public struct LiveDiff: Sendable, Hashable {
         return true
     }
 
-    /// The positions in `values` of one longest strictly increasing subsequence.
+    /// Whether each position of `values` is on one longest strictly increasing subsequence.
     ///
     /// Complexity: O(n log n).
-    private static func longestIncreasingRun(_ values: [Int]) -> Set<Int> {
+    private static func longestIncreasingRun(_ values: [Int]) -> [Bool] {
         guard !values.isEmpty else { return [] }
         // tails[k]: the position of the smallest last value of an increasing run of length k + 1.
         var tails: [Int] = []
@@ -256,10 +274,10 @@ public struct LiveDiff: Sendable, Hashable {
             if low > 0 { previous[position] = tails[low - 1] }
             if low == tails.count { tails.append(position) } else { tails[low] = position }
         }
-        var run = Set<Int>(minimumCapacity: tails.count)
+        var run = [Bool](repeating: false, count: values.count)
         var position = tails[tails.count - 1]
         while position >= 0 {
-            run.insert(position)
+            run[position] = true
             position = previous[position]
         }
         return run
