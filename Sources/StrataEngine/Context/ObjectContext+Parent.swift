@@ -291,7 +291,7 @@ extension ObjectContext {
         }
     }
 
-    /// Merges a save a sibling pushed into the parent (see ``announceToChildren(_:from:)``),
+    /// Merges a save a sibling pushed into the parent (see ``announceToChildren(_:states:from:)``),
     /// naming its objects by the permanent IDs this context knows by now: the parent may have
     /// saved, and this context adopted the new IDs, between the push and this merge.
     ///
