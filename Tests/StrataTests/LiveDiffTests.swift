@@ -62,4 +62,63 @@ import Testing
         #expect(diff.deleted.isEmpty && diff.moved.isEmpty)
         #expect(diff.applied(to: old) == new)
     }
+
+    /// A result reordered only within short stretches (renamed objects changing places among
+    /// their ties) is diffed stretch by stretch: the general algorithm sees those alone.
+    @Test func reorderingsWithinStretchesAreDiffedThereAlone() {
+        let old = (0..<10_000).map { Self.id($0) }
+        var new = old
+        let swapped = stride(from: 5, to: 10_000, by: 500).map { $0 }
+        for index in swapped { new.swapAt(index, index + 1) }
+        // A stretch of three: the first goes last.
+        new[9_990...9_992] = [old[9_991], old[9_992], old[9_990]]
+        var generallyDiffed = 0
+        let diff = LiveDiff(
+            from: old, to: new, updating: [Self.id(6), Self.id(7_000)], renaming: [:],
+            generallyDiffed: &generallyDiffed)
+        #expect(generallyDiffed == 2 * swapped.count + 3)
+        #expect(diff.moved.count == swapped.count + 1)
+        #expect(diff.inserted.isEmpty && diff.deleted.isEmpty)
+        #expect(
+            diff.updated == [
+                LiveDiff.Change(objectID: Self.id(6), index: 5), .init(objectID: Self.id(7_000), index: 7_000),
+            ])
+        #expect(diff.moved.map(\.to) == diff.moved.map(\.to).sorted())
+        #expect(diff.applied(to: old) == new)
+    }
+
+    /// Random reorderings within random stretches, with renames: the diff turns the old result
+    /// into the new one with the fewest moves (one less than each stretch's length when each
+    /// stretch is rotated by one).
+    @Test(arguments: 0..<50)
+    func rotatedStretchesTakeOneMoveEach(seed: Int) {
+        var random = SeededGenerator(seed: UInt64(seed))
+        let count = Int.random(in: 1..<300, using: &random)
+        var old = (0..<count).map { Self.id($0) }
+        var new = old
+        var rotated = 0
+        var start = 0
+        while start < count {
+            let length = Int.random(in: 1..<6, using: &random)
+            let end = Swift.min(start + length, count)
+            if end - start > 1 && Bool.random(using: &random) {
+                new[start..<end] = new[(start + 1)..<end] + [new[start]]
+                rotated += 1
+            }
+            start = end
+        }
+        var renaming: [ObjectID: ObjectID] = [:]
+        for index in old.indices where Int.random(in: 0..<4, using: &random) == 0 {
+            let temporary = ObjectID.temporary(entityName: "Item")
+            renaming[temporary] = old[index]
+            old[index] = temporary
+        }
+        let updated = Set(new.filter { _ in Int.random(in: 0..<5, using: &random) == 0 })
+        let diff = LiveDiff(from: old, to: new, updating: updated, renaming: renaming)
+        #expect(diff.applied(to: old) == new, "seed \(seed)")
+        #expect(diff.moved.count == rotated, "seed \(seed)")
+        #expect(diff.renamed.count == renaming.count)
+        #expect(Set(diff.updated.map(\.objectID)) == updated)
+        #expect(diff.updated.map(\.index) == diff.updated.map(\.index).sorted())
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataCore
+import StrataEngine
 import StrataRandomGraph
 import StrataTestSupport
 import Testing
@@ -30,6 +31,15 @@ import Testing
         for key in [0, 2, 4] { try RandomGraphChanges.insertEmployee(context, key: Int64(key), random: &random) }
         try context.save()
         return context
+    }
+
+    /// Inserts an employee of key `key` into `context`, with the other attributes at fixed values.
+    static func insertEmployee(_ context: ObjectContext, key: Int64) throws {
+        let employee = try context.insert("Employee")
+        employee["key"] = .integer(key)
+        employee["name"] = .string("ann")
+        employee["rank"] = .integer(0)
+        employee["score"] = .double(0)
     }
 
     @Test(arguments: ["memory", "sqlite", "lmdb"])
@@ -80,5 +90,46 @@ import Testing
         let permanent = controller.fetchedObjectIDs[2]
         #expect(!permanent.isTemporary)
         #expect(recorder.changes == ["update \(permanent) - 2"])
+    }
+
+    /// Saved inserts that tie with saved objects in the sort change places among their ties
+    /// alone (ties are ordered by ID, and a permanent ID sorts apart from a temporary one): the
+    /// result is put back in order and diffed there, not as a whole.
+    @Test(arguments: ["memory", "sqlite"])
+    func renamesAmongTiesTouchTheTiesAlone(_ scheme: String) throws {
+        let directory = TemporaryDirectory()
+        let context = try Self.seeded(scheme, in: directory)
+        for key in 0..<2_000 { try Self.insertEmployee(context, key: Int64(key)) }
+        try context.save()
+        let request = FetchRequest(entityName: "Employee", sorts: [Sort("key")])
+        let controller = FetchedResultsController(fetchRequest: request, context: context)
+        let recorder = Recorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        let tied = Array(stride(from: 0, to: 2_000, by: 20))
+        for key in tied { try Self.insertEmployee(context, key: Int64(key)) }
+        context.processPendingChanges()
+        #expect(controller.fetchedObjectIDs.count == 2_003 + tied.count)
+        let diffed = controller.generallyDiffedPositions
+        let reordered = context.liveQueryStatistics.entriesReorderedByRenames
+        recorder.changes = []
+
+        try context.save()
+        #expect(controller.fetchedObjectIDs == (try context.fetchObjectIDs(request)))
+        #expect(controller.fetchedObjectIDs.allSatisfy { !$0.isTemporary })
+        // Each saved insert ties with one or two saved objects (three for key 0, 2 and 4).
+        let generally = controller.generallyDiffedPositions - diffed
+        #expect(generally >= 2 * tied.count && generally <= 3 * tied.count, "\(generally) positions diffed generally")
+        let putBack = context.liveQueryStatistics.entriesReorderedByRenames - reordered
+        #expect(putBack >= 2 * tied.count && putBack <= 3 * tied.count, "\(putBack) entries put back in order")
+        #expect(recorder.changes.filter { $0.hasPrefix("move") }.count == tied.count)
+        #expect(recorder.changes.allSatisfy { $0.hasPrefix("move") || $0.hasPrefix("update") })
+        // Each renamed row is updated at its new position.
+        let updates = recorder.changes.filter { $0.hasPrefix("update") }
+        #expect(updates.count == tied.count)
+        for update in updates {
+            let index = try #require(update.split(separator: " ").last.flatMap { Int($0) })
+            #expect(update == "update \(controller.fetchedObjectIDs[index]) - \(index)")
+        }
     }
 }

@@ -62,4 +62,49 @@ import Testing
         #expect(listed == fetched, "\(scheme), \(chunks) chunk(s): the controller lists \(listed.count)")
         #expect(streamed == fetched, "\(scheme), \(chunks) chunk(s): the sequence lists \(streamed.count)")
     }
+
+    /// A context that merges its sibling's saves takes the pushed objects' states with the
+    /// push: its merge does not read them from the parent, so a parent busy on its queue
+    /// (writing to the store) does not hold the merge, and the live list, up.
+    @Test func aMergeDoesNotWaitForTheParentsQueue() throws {
+        let coordinator = StoreCoordinator(model: Self.model)
+        try coordinator.addStore(
+            BuiltInBackends.registry.open(StoreURL(scheme: "memory", location: ""), model: Self.model))
+        let seeding = ObjectContext(coordinator: coordinator)
+        for key in 0..<20 { try LiveQueryRenameTests.insertEmployee(seeding, key: Int64(key * 2)) }
+        try seeding.save()
+        let writer = ObjectContext(coordinator: coordinator, name: "writer")
+        let view = ObjectContext(parent: writer, name: "view")
+        view.automaticallyMergesChangesFromParent = true
+        let worker = ObjectContext(parent: writer, name: "import")
+        let request = FetchRequest(entityName: "Employee", sorts: [Sort("key")])
+        let holder = Holder()
+        try view.performAndWait {
+            let controller = FetchedResultsController(fetchRequest: request, context: view)
+            try controller.performFetch()
+            holder.controller = controller
+        }
+        // The view's queue is held while the worker saves, so that its merge runs only once
+        // the writer's queue is busy.
+        let viewGate = DispatchSemaphore(value: 0)
+        let writerGate = DispatchSemaphore(value: 0)
+        view.perform { viewGate.wait() }
+        try worker.performAndWait {
+            for key in 0..<10 { try LiveQueryRenameTests.insertEmployee(worker, key: Int64(key * 2 + 1)) }
+            try worker.save()
+        }
+        writer.perform { writerGate.wait() }
+        viewGate.signal()
+        let merged = DispatchSemaphore(value: 0)
+        view.perform { merged.signal() }
+        let mergedWhileTheWriterWasBusy = merged.wait(timeout: .now() + 10) == .success
+        writerGate.signal()
+        if !mergedWhileTheWriterWasBusy { merged.wait() }
+        #expect(mergedWhileTheWriterWasBusy, "the merge waited for the writer's queue")
+        let (listed, fetched) = try view.performAndWait {
+            (holder.controller?.fetchedObjectIDs ?? [], try view.fetchObjectIDs(request))
+        }
+        #expect(listed.count == 30)
+        #expect(listed == fetched)
+    }
 }

@@ -25,6 +25,13 @@ extension ObjectContext {
     /// - Throws: a ``StrataError`` when a store fails to read an updated object; objects
     ///   refreshed before it stay refreshed.
     public func mergeChanges(fromContextDidSave changes: ContextChanges) throws {
+        try mergeChanges(fromContextDidSave: changes, parentStates: [:])
+    }
+
+    /// ``mergeChanges(fromContextDidSave:)`` of a save pushed into this context's parent, with
+    /// `parentStates`, the parent's states of (some of) the changed objects, which live queries
+    /// then take instead of reading them from the parent.
+    func mergeChanges(fromContextDidSave changes: ContextChanges, parentStates: [ObjectID: Snapshot]) throws {
         checkConfinement()
         coordinator.rowCache.remove(changes.updated)
         var merged = ContextChanges()
@@ -45,7 +52,7 @@ extension ObjectContext {
             merged.updated.insert(id)
         }
         logMerge(of: changes, merged: merged)
-        liveRegistry?.apply(changes, in: self)
+        liveRegistry?.apply(changes, in: self, knownStates: parentStates)
         if !merged.isEmpty { post(ObjectContext.objectsDidChangeNotification, merged) }
     }
 

@@ -93,7 +93,7 @@ extension ObjectContext {
                 try parent.absorb(
                     inserts: inserts, updates: updates, deletes: deletes, readStates: readStates, checkedAt: generation)
                 parent.pushedOrigin = origin
-                parent.announceToChildren(saved, from: self)
+                parent.announceToChildren(saved, states: inserts + updates, from: self)
             }
         } catch var error as StrataError where error.code == .conflict {
             error.conflicts = error.conflicts.map(describeConflict)
@@ -126,14 +126,21 @@ extension ObjectContext {
     }
 
     /// Has every child that ``automaticallyMergesChangesFromParent`` merge a save that `source`
-    /// pushed into this context, on the child's queue.
-    private func announceToChildren(_ changes: ContextChanges, from source: ObjectContext) {
+    /// pushed into this context, on the child's queue. `states` are the pushed objects' states,
+    /// this context's current ones: handed along, they spare each child's merge a read from
+    /// this context, which would wait for this context's queue (behind its save to the store).
+    private func announceToChildren(_ changes: ContextChanges, states: [Snapshot], from source: ObjectContext) {
         let siblings = children.withLock { list in list.compactMap(\.context) }.filter {
             $0 !== source && $0.automaticallyMergesChangesFromParent
         }
+        guard !siblings.isEmpty else { return }
+        var byID: [ObjectID: Snapshot] = [:]
+        byID.reserveCapacity(states.count)
+        for state in states { byID[state.objectID] = state }
+        let pushed = byID
         for sibling in siblings {
             sibling.permanentIDsInTransit.withLock { $0.beginMerge() }
-            sibling.perform { sibling.mergeParentPush(changes) }
+            sibling.perform { sibling.mergeParentPush(changes, states: pushed) }
         }
     }
 
@@ -284,17 +291,41 @@ extension ObjectContext {
         }
     }
 
-    /// Merges a save a sibling pushed into the parent (see ``announceToChildren(_:from:)``),
+    /// Merges a save a sibling pushed into the parent (see ``announceToChildren(_:states:from:)``),
     /// naming its objects by the permanent IDs this context knows by now: the parent may have
     /// saved, and this context adopted the new IDs, between the push and this merge.
-    private func mergeParentPush(_ changes: ContextChanges) {
+    ///
+    /// `states` are the pushed objects' states in the parent at the push, which the merge takes
+    /// instead of reading them from the parent (see ``announceToChildren(_:states:from:)``).
+    private func mergeParentPush(_ changes: ContextChanges, states: [ObjectID: Snapshot]) {
         defer { permanentIDsInTransit.withLock { $0.endMerge() } }
         catchUpWithPermanentIDs()
         // One look under the lock; most merges run before the parent saves, with nothing to rename.
         let transit = permanentIDsInTransit.withLock { $0 }
-        let renamed =
-            transit.isEmpty ? changes : changes.renaming { $0.isTemporary ? transit.permanentID(for: $0) : nil }
-        try? mergeChanges(fromContextDidSave: renamed)
+        guard !transit.isEmpty else {
+            try? mergeChanges(fromContextDidSave: changes, parentStates: states)
+            return
+        }
+        let newID = { (id: ObjectID) in id.isTemporary ? transit.permanentID(for: id) : nil }
+        try? mergeChanges(fromContextDidSave: changes.renaming(newID), parentStates: Self.renaming(states, newID))
+    }
+
+    /// `states` under the permanent IDs `newID` gives their objects. A state that names another
+    /// object by a temporary ID `newID` renames is left out (it is read from the parent again).
+    private static func renaming(_ states: [ObjectID: Snapshot], _ newID: (ObjectID) -> ObjectID?) -> [ObjectID:
+        Snapshot]
+    {
+        var renamed: [ObjectID: Snapshot] = [:]
+        renamed.reserveCapacity(states.count)
+        for var state in states.values {
+            let namesRenamed = state.relationships.contains { value in
+                value.targets.contains { newID($0) != nil }
+            }
+            guard !namesRenamed else { continue }
+            if let new = newID(state.objectID) { state.objectID = new }
+            renamed[state.objectID] = state
+        }
+        return renamed
     }
 
     /// The permanent ID the parent gave the temporary `id` lately (handed down or adopted

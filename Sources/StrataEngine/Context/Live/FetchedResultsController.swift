@@ -60,6 +60,9 @@ public final class FetchedResultsController {
     private var sink: ControllerSink?
     /// IDs of ``fetchedObjectIDs`` that changed since it was set (old to new).
     fileprivate var renamed: [ObjectID: ObjectID] = [:]
+    /// Positions of the results that went through the general diff (matching by hash and a
+    /// longest increasing run) since the first fetch: what a change cost beyond one walk.
+    package private(set) var generallyDiffedPositions = 0
 
     /// A controller for `fetchRequest` on `context`; call ``performFetch()`` to start it.
     public init(fetchRequest: FetchRequest, context: ObjectContext, sectionKeyPath: String? = nil) {
@@ -89,7 +92,9 @@ public final class FetchedResultsController {
     fileprivate func receive(_ state: LiveState, updated: Set<ObjectID>) {
         let isFirst = sink?.hasReceived != true
         sink?.hasReceived = true
-        let diff = LiveDiff(from: fetchedObjectIDs, to: state.objectIDs, updating: updated, renaming: renamed)
+        let diff = LiveDiff(
+            from: fetchedObjectIDs, to: state.objectIDs, updating: updated, renaming: renamed,
+            generallyDiffed: &generallyDiffedPositions)
         renamed = [:]
         fetchedObjectIDs = state.objectIDs
         sections = state.sections
@@ -111,12 +116,46 @@ public final class FetchedResultsController {
         // new ID, unless it was reported as updated already.
         if !diff.renamed.isEmpty {
             let reported = Set(diff.updated.map(\.objectID))
-            let renamed = Set(diff.renamed.map(\.objectID)).subtracting(reported)
-            for (index, id) in state.objectIDs.enumerated() where renamed.contains(id) {
+            for (index, id) in Self.positions(of: diff.renamed, in: state.objectIDs, after: diff)
+            where !reported.contains(id) {
                 delegate.controller(self, didChange: id, at: nil, for: .update, newIndex: index)
             }
         }
         delegate.controllerDidChangeContent(self)
+    }
+
+    /// The positions in `objectIDs`, the new result of `diff`, of the objects `renamed` names,
+    /// by increasing position. When no row joined or left, rows were only reordered, and a row
+    /// is at its old position or near it (among its ties): it is looked for there, and only one
+    /// not found nearby costs a walk of the result.
+    private static func positions(of renamed: [LiveDiff.Rename], in objectIDs: [ObjectID], after diff: LiveDiff)
+        -> [(index: Int, objectID: ObjectID)]
+    {
+        var found: [(index: Int, objectID: ObjectID)] = []
+        var missing = Set<ObjectID>()
+        let reordered = diff.inserted.isEmpty && diff.deleted.isEmpty
+        for rename in renamed {
+            let nearby = reordered ? nearbyIndex(of: rename.objectID, around: rename.index, in: objectIDs) : nil
+            if let nearby { found.append((nearby, rename.objectID)) } else { missing.insert(rename.objectID) }
+        }
+        if !missing.isEmpty {
+            for (index, id) in objectIDs.enumerated() where missing.contains(id) { found.append((index, id)) }
+        }
+        found.sort { $0.index < $1.index }
+        return found
+    }
+
+    /// The position of `id` in `objectIDs` within 64 of `index`, looking outwards from it.
+    private static func nearbyIndex(of id: ObjectID, around index: Int, in objectIDs: [ObjectID]) -> Int? {
+        for distance in 0...64 {
+            if index + distance < objectIDs.count, objectIDs[index + distance] == id { return index + distance }
+            if distance > 0, index - distance >= 0, index - distance < objectIDs.count,
+                objectIDs[index - distance] == id
+            {
+                return index - distance
+            }
+        }
+        return nil
     }
 
     /// Stops observing (the subscription leaves the context at once when called on its queue).

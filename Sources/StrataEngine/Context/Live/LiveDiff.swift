@@ -94,10 +94,21 @@ public struct LiveDiff: Sendable, Hashable {
     /// maps to permanent ones reported as renamed (and compared under their new IDs; other IDs
     /// in `renaming` are ignored).
     ///
-    /// Complexity: O(n log n) in the length of the results.
+    /// Complexity: O(n) when objects were only added or removed, or only reordered within short
+    /// stretches (renamed objects that changed places among their ties); O(n log n) otherwise.
     public init(
         from old: [ObjectID], to new: [ObjectID], updating changed: Set<ObjectID> = [],
         renaming: [ObjectID: ObjectID] = [:]
+    ) {
+        var generallyDiffed = 0
+        self.init(from: old, to: new, updating: changed, renaming: renaming, generallyDiffed: &generallyDiffed)
+    }
+
+    /// ``init(from:to:updating:renaming:)``, adding to `generallyDiffed` the positions that
+    /// went through the general algorithm (hashing and a longest increasing run).
+    package init(
+        from old: [ObjectID], to new: [ObjectID], updating changed: Set<ObjectID>, renaming: [ObjectID: ObjectID],
+        generallyDiffed: inout Int
     ) {
         self.init()
         var old = old
@@ -110,33 +121,111 @@ public struct LiveDiff: Sendable, Hashable {
             }
         }
         if inOneWalk(from: old, to: new, updating: changed) { return }
-        var oldIndex: [ObjectID: Int] = [:]
-        oldIndex.reserveCapacity(old.count)
-        for (index, id) in old.enumerated() { oldIndex[id] = index }
-        var kept = Set<ObjectID>(minimumCapacity: Swift.min(old.count, new.count))
+        if let windows = Self.reorderedWindows(from: old, to: new) {
+            for window in windows {
+                generallyDiffed += window.count
+                diffGenerally(from: old[window], to: new[window], updating: [])
+            }
+            if !changed.isEmpty {
+                for (index, id) in new.enumerated() where changed.contains(id) {
+                    updated.append(Change(objectID: id, index: index))
+                }
+            }
+            return
+        }
+        generallyDiffed += Swift.max(old.count, new.count)
+        diffGenerally(from: old[...], to: new[...], updating: changed)
+    }
+
+    /// Fills the diff from `old` to `new`, slices of whole results at the same positions (their
+    /// indexes are the results'), by matching IDs and keeping one longest increasing run.
+    ///
+    /// Complexity: O(n log n) in the length of the slices.
+    private mutating func diffGenerally(
+        from old: ArraySlice<ObjectID>, to new: ArraySlice<ObjectID>, updating changed: Set<ObjectID>
+    ) {
         // The old positions of the objects in both, in new order: those on a longest increasing
         // run stay where they are relative to each other; the others moved.
         var common: [(newIndex: Int, oldIndex: Int)] = []
         common.reserveCapacity(Swift.min(old.count, new.count))
-        for (index, id) in new.enumerated() {
-            if let previous = oldIndex[id] {
-                common.append((index, previous))
-                kept.insert(id)
-            } else {
-                inserted.append(Change(objectID: id, index: index))
+        if old.count <= Self.searchedLength && new.count <= Self.searchedLength {
+            // A short stretch (renamed objects among their ties): a search costs less than
+            // hashing.
+            for index in new.indices {
+                if let previous = old.firstIndex(of: new[index]) {
+                    common.append((index, previous))
+                } else {
+                    inserted.append(Change(objectID: new[index], index: index))
+                }
             }
-        }
-        for (index, id) in old.enumerated() where !kept.contains(id) {
-            deleted.append(Change(objectID: id, index: index))
+            for index in old.indices where !new.contains(old[index]) {
+                deleted.append(Change(objectID: old[index], index: index))
+            }
+        } else {
+            var oldIndex: [ObjectID: Int] = [:]
+            oldIndex.reserveCapacity(old.count)
+            for index in old.indices { oldIndex[old[index]] = index }
+            var kept = Set<ObjectID>(minimumCapacity: Swift.min(old.count, new.count))
+            for index in new.indices {
+                let id = new[index]
+                if let previous = oldIndex[id] {
+                    common.append((index, previous))
+                    kept.insert(id)
+                } else {
+                    inserted.append(Change(objectID: id, index: index))
+                }
+            }
+            for index in old.indices where !kept.contains(old[index]) {
+                deleted.append(Change(objectID: old[index], index: index))
+            }
         }
         let staying = Self.longestIncreasingRun(common.map(\.oldIndex))
         for (position, pair) in common.enumerated() {
             let id = new[pair.newIndex]
-            if !staying.contains(position) {
+            if !staying[position] {
                 moved.append(Move(objectID: id, from: pair.oldIndex, to: pair.newIndex))
             }
             if changed.contains(id) { updated.append(Change(objectID: id, index: pair.newIndex)) }
         }
+    }
+
+    /// The length up to which ``diffGenerally(from:to:updating:)`` searches instead of hashing.
+    private static let searchedLength = 16
+
+    /// When `new` is `old` with objects reordered only within stretches (each stretch holds the
+    /// same objects in both), those stretches, in order; `nil` when it is not (objects joined or
+    /// left). What renaming does to a sorted result: a renamed object changes places among the
+    /// objects it ties with, ordered by ID.
+    ///
+    /// Complexity: O(n) comparisons of IDs; hashes only of the IDs within stretches.
+    private static func reorderedWindows(from old: [ObjectID], to new: [ObjectID]) -> [Range<Int>]? {
+        guard old.count == new.count else { return nil }
+        var windows: [Range<Int>] = []
+        // Within a stretch: how many more times each ID was seen in `old` than in `new`, and how
+        // many IDs are not even; the stretch ends where every ID is.
+        var balance: [ObjectID: Int] = [:]
+        var uneven = 0
+        var start: Int?
+        func count(_ id: ObjectID, _ step: Int) {
+            let before = balance[id, default: 0]
+            let after = before + step
+            if before == 0 { uneven += 1 }
+            if after == 0 { uneven -= 1 }
+            balance[id] = after == 0 ? nil : after
+        }
+        for index in old.indices {
+            if start == nil {
+                if old[index] == new[index] { continue }
+                start = index
+            }
+            count(old[index], 1)
+            count(new[index], -1)
+            if uneven == 0, let first = start {
+                windows.append(first..<(index + 1))
+                start = nil
+            }
+        }
+        return start == nil ? windows : nil
     }
 
     /// Fills the diff from `old` to `new` in one walk of both, when one is the other with
@@ -167,10 +256,10 @@ public struct LiveDiff: Sendable, Hashable {
         return true
     }
 
-    /// The positions in `values` of one longest strictly increasing subsequence.
+    /// Whether each position of `values` is on one longest strictly increasing subsequence.
     ///
     /// Complexity: O(n log n).
-    private static func longestIncreasingRun(_ values: [Int]) -> Set<Int> {
+    private static func longestIncreasingRun(_ values: [Int]) -> [Bool] {
         guard !values.isEmpty else { return [] }
         // tails[k]: the position of the smallest last value of an increasing run of length k + 1.
         var tails: [Int] = []
@@ -185,10 +274,10 @@ public struct LiveDiff: Sendable, Hashable {
             if low > 0 { previous[position] = tails[low - 1] }
             if low == tails.count { tails.append(position) } else { tails[low] = position }
         }
-        var run = Set<Int>(minimumCapacity: tails.count)
+        var run = [Bool](repeating: false, count: values.count)
         var position = tails[tails.count - 1]
         while position >= 0 {
-            run.insert(position)
+            run[position] = true
             position = previous[position]
         }
         return run

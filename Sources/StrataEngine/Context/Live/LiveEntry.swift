@@ -13,15 +13,52 @@ struct LiveEntry {
 /// The order of a live query's entries: the request's sorts, ties by object ID (the order of
 /// every fetch).
 struct LiveOrder {
-    let sorts: [Sort]
+    /// Per sort, whether smaller values come first and how strings compare: what comparisons
+    /// read, without copying the sorts' key paths on each.
+    private let directions: [(ascending: Bool, options: ObjectPredicate.Options)]
+
+    /// The order of `sorts`, ties by object ID.
+    init(sorts: [Sort]) {
+        directions = sorts.map { ($0.ascending, $0.options) }
+    }
 
     /// Whether `a` comes before `b`.
     func precedes(_ a: LiveEntry, _ b: LiveEntry) -> Bool {
-        for (index, sort) in sorts.enumerated() {
-            let order = ValueComparison.sortOrder(a.sortKeys[index], b.sortKeys[index], options: sort.options)
-            if order != 0 { return sort.ascending ? order < 0 : order > 0 }
+        for index in directions.indices {
+            let direction = directions[index]
+            let order = Self.sortOrder(a.sortKeys[index], b.sortKeys[index], options: direction.options)
+            if order != 0 { return direction.ascending ? order < 0 : order > 0 }
         }
         return a.objectID < b.objectID
+    }
+
+    /// Whether `a` and `b` have equal sort values (their order is then their IDs').
+    func ties(_ a: LiveEntry, _ b: LiveEntry) -> Bool {
+        for index in directions.indices
+        where Self.sortOrder(a.sortKeys[index], b.sortKeys[index], options: directions[index].options) != 0 {
+            return false
+        }
+        return true
+    }
+
+    /// ``ValueComparison/sortOrder(_:_:options:)``, with two integers (the usual sort value)
+    /// compared at once, as it compares them.
+    @inline(__always)
+    private static func sortOrder(_ a: Value, _ b: Value, options: ObjectPredicate.Options) -> Int {
+        if case .integer(let x) = a, case .integer(let y) = b { return x < y ? -1 : (x > y ? 1 : 0) }
+        return ValueComparison.sortOrder(a, b, options: options)
+    }
+
+    /// The positions around `index` in `entries` (ordered but for IDs) whose entries tie with
+    /// the one at `index`.
+    ///
+    /// Complexity: O(t) comparisons for t ties.
+    func ties(of index: Int, in entries: [LiveEntry]) -> Range<Int> {
+        var low = index
+        while low > 0 && ties(entries[low - 1], entries[index]) { low -= 1 }
+        var high = index + 1
+        while high < entries.count && ties(entries[high], entries[index]) { high += 1 }
+        return low..<high
     }
 
     /// The first position in `entries` (ordered) whose entry does not come before `entry`.
@@ -83,7 +120,9 @@ struct LiveOrder {
     /// place, in the array itself: a long result that gains a few thousand objects moves its
     /// entries once, from the back, instead of being copied into a new array.
     ///
-    /// Complexity: O(n) moves and, with removals, O(n) hashes; O(k log k) to order `added`.
+    /// Complexity: O(n) moves and, with removals, O(n) hashes; O(k log k) to order `added`, and
+    /// O(k log(n/k)) comparisons to place it (each place is found by galloping back from the
+    /// one after it, not by comparing every entry passed).
     func merge(_ entries: inout [LiveEntry], removing removed: [LiveEntry], adding added: [LiveEntry]) {
         if !removed.isEmpty {
             let gone = Set(removed.map(\.objectID))
@@ -95,23 +134,48 @@ struct LiveOrder {
             return
         }
         let incoming = added.sorted(by: precedes)
-        var kept = entries.count - 1
+        // From the back: the kept entries in `entries[..<kept]` that come after the last incoming
+        // entry not placed yet move to the end of what is left, by swapping (the slot they leave
+        // holds an incoming entry's copy or one already moved, overwritten later), then it goes
+        // before them.
+        var kept = entries.count
         entries.append(contentsOf: incoming)
-        // From the back: the larger of the last kept entry and the last incoming one goes to
-        // the end of what is left; kept entries move by swapping (the slot they leave holds an
-        // incoming entry's copy or one already moved, overwritten later).
-        var next = incoming.count - 1
-        var write = entries.count - 1
-        while next >= 0 {
-            if kept >= 0 && precedes(incoming[next], entries[kept]) {
-                entries.swapAt(kept, write)
-                kept -= 1
-            } else {
+        // In the array's buffer: reading an entry to compare it and swapping two entries then
+        // copy nothing (an array's elements would be copied out, their sort values retained).
+        entries.withUnsafeMutableBufferPointer { entries in
+            var write = entries.count
+            for next in incoming.indices.reversed() {
+                let place = gallopingPlace(of: incoming[next], in: UnsafeBufferPointer(entries), before: kept)
+                while kept > place {
+                    kept -= 1
+                    write -= 1
+                    entries.swapAt(kept, write)
+                }
+                write -= 1
                 entries[write] = incoming[next]
-                next -= 1
             }
-            write -= 1
         }
         assert(isOrdered(entries), "a live query's entries are out of order after a merge")
+    }
+
+    /// The first position in `entries[..<end]` (ordered) whose entry comes after `entry`: found
+    /// by stepping back from `end` by doubling steps, then by binary search within the last step.
+    ///
+    /// Complexity: O(log d) comparisons, for d entries between that position and `end`.
+    private func gallopingPlace(of entry: LiveEntry, in entries: UnsafeBufferPointer<LiveEntry>, before end: Int) -> Int
+    {
+        var high = end
+        var step = 1
+        while high - step >= 0 && precedes(entry, entries[high - step]) {
+            high -= step
+            step *= 2
+        }
+        // entries[high...] come after `entry`; entries[..<(high - step + 1)] do not.
+        var low = Swift.max(high - step + 1, 0)
+        while low < high {
+            let middle = (low + high) / 2
+            if precedes(entry, entries[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
     }
 }

@@ -155,7 +155,10 @@ final class LiveRegistry {
                 refetching.insert(key)
                 continue
             }
-            if subscription.rename(renamed) { subscription.deliver(updated: []) }
+            let reordered = subscription.reorderedByRenames
+            let count = subscription.rename(renamed)
+            statistics.entriesReorderedByRenames += subscription.reorderedByRenames - reordered
+            if count > 0 { subscription.deliver(updated: []) }
         }
         refetch(refetching, in: context)
     }
@@ -168,8 +171,10 @@ final class LiveRegistry {
 
     /// Brings every query up to date with `changes`. The slots an updated member changed are
     /// those in which it differs from its state when last matched; any other changed object may
-    /// have changed any slot.
-    func apply(_ changes: ContextChanges, in context: ObjectContext) {
+    /// have changed any slot. `knownStates` are current states of changed objects the context
+    /// has not loaded, when the caller has them (else they are read where the context reads
+    /// from).
+    func apply(_ changes: ContextChanges, in context: ObjectContext, knownStates: [ObjectID: Snapshot] = [:]) {
         guard !subscriptions.isEmpty, !changes.isEmpty else { return }
         flushRenames(in: context)
         var refetching = refetchingOnAny
@@ -189,7 +194,7 @@ final class LiveRegistry {
             guard let index = indexes[entity] else { continue }
             let current: [ObjectID: Snapshot?]
             do {
-                current = try currentSnapshots(of: ids, in: context)
+                current = try currentSnapshots(of: ids, in: context, known: knownStates)
             } catch {
                 refetching.formUnion(index.all)
                 continue
@@ -257,10 +262,11 @@ final class LiveRegistry {
         refetch(refetching, in: context, updating: changes.updated)
     }
 
-    /// The current state of each of `ids` in `context`: its own object when loaded, else where
-    /// the context reads from (one request per entity); `nil` for one deleted or gone.
+    /// The current state of each of `ids` in `context`: its own object when loaded, else the
+    /// state in `known`, else where the context reads from (one request per entity); `nil` for
+    /// one deleted or gone.
     private func currentSnapshots(
-        of ids: [(id: ObjectID, isDeleted: Bool)], in context: ObjectContext
+        of ids: [(id: ObjectID, isDeleted: Bool)], in context: ObjectContext, known: [ObjectID: Snapshot]
     ) throws -> [ObjectID: Snapshot?] {
         var found: [ObjectID: Snapshot?] = [:]
         found.reserveCapacity(ids.count)
@@ -275,6 +281,10 @@ final class LiveRegistry {
                     found[id] = object.currentSnapshot()
                     continue
                 }
+            }
+            if let state = known[id] {
+                found[id] = state
+                continue
             }
             missing.append(id)
         }

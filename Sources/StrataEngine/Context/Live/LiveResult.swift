@@ -52,6 +52,9 @@ public struct LiveQueryStatistics: Sendable, Hashable {
     /// Changed objects reported as updated to a query that contains them without being matched
     /// again (the change touched nothing the query reads).
     public var membershipUpdates = 0
+    /// Entries put back in order among the entries they tie with after their temporary IDs
+    /// became permanent (the rest of each result kept its order without being touched).
+    package var entriesReorderedByRenames = 0
 
     /// Statistics with every count at zero.
     public init() {}

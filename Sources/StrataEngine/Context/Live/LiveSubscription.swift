@@ -187,12 +187,13 @@ final class LiveSubscription {
     var renamingNeedsRefetch: Bool { windowMayHaveMore }
 
     /// Replaces member IDs by their new ones (temporary IDs that became permanent); returns
-    /// whether any was a member.
+    /// how many members were renamed.
     ///
-    /// Complexity: O(n) to find them; a renamed entry that leaves its place (ties are ordered
-    /// by ID, and a permanent ID sorts apart from a temporary one) is put back by one merge,
-    /// O(n + k log k), not a sort of the whole result.
-    func rename(_ renamed: [ObjectID: ObjectID]) -> Bool {
+    /// Complexity: O(n) to find them. A renamed entry keeps its sort values, so it can only
+    /// leave its place among the entries it ties with (ties are ordered by ID, and a permanent
+    /// ID sorts apart from a temporary one): each such run of ties is put back in order, in
+    /// O(t log t) for t ties, and the rest of the result is not touched.
+    func rename(_ renamed: [ObjectID: ObjectID]) -> Int {
         var renamedIndexes: [Int] = []
         // Only temporary IDs are renamed: the others are not looked up.
         for index in entries.indices where entries[index].objectID.isTemporary {
@@ -202,21 +203,24 @@ final class LiveSubscription {
             members[new] = entries[index]
             renamedIndexes.append(index)
         }
-        guard !renamedIndexes.isEmpty else { return false }
         // Only renamed entries changed: the result is in order when each is with its neighbours.
-        let misplaced = renamedIndexes.filter { index in
-            (index > 0 && !order.precedes(entries[index - 1], entries[index]))
-                || (index + 1 < entries.count && !order.precedes(entries[index], entries[index + 1]))
-        }
-        if !misplaced.isEmpty {
-            let moving = renamedIndexes.map { entries[$0] }
-            let leaving = Set(renamedIndexes)
-            let staying = entries.indices.filter { !leaving.contains($0) }.map { entries[$0] }
-            entries = order.merging(staying, removing: [], adding: moving)
+        var orderedThrough = 0
+        for index in renamedIndexes where index >= orderedThrough {
+            guard
+                (index > 0 && !order.precedes(entries[index - 1], entries[index]))
+                    || (index + 1 < entries.count && !order.precedes(entries[index], entries[index + 1]))
+            else { continue }
+            let ties = order.ties(of: index, in: entries)
+            entries[ties].sort(by: order.precedes)
+            reorderedByRenames += ties.count
+            orderedThrough = ties.upperBound
         }
         assert(order.isOrdered(entries), "a live query's entries are out of order after renaming")
-        return true
+        return renamedIndexes.count
     }
+
+    /// Entries put back in order among their ties after renames, since the subscription began.
+    private(set) var reorderedByRenames = 0
 
     /// Hands the current state to the sink when it differs from the last one handed out, or
     /// when members were updated.
