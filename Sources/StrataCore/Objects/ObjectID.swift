@@ -170,8 +170,10 @@ extension ObjectID {
 }
 
 extension ObjectID: Comparable {
-    /// Orders by entity name, then store, then permanent key (temporary IDs last, by UUID bytes).
-    /// This is the tie-break order of every fetch. IDs of one scope compare by key alone.
+    /// Orders by entity name, then store identifier, then key. A temporary ID has no store
+    /// identifier, so it comes before the permanent IDs of its entity (temporary IDs among
+    /// themselves by prefix, then counter). This is the tie-break order of every fetch. IDs of
+    /// one scope compare by key alone.
     public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
         if lhs.scope == rhs.scope {
             return lhs.scope.temporaryPrefix == nil
