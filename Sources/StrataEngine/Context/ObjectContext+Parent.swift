@@ -93,7 +93,7 @@ extension ObjectContext {
                 try parent.absorb(
                     inserts: inserts, updates: updates, deletes: deletes, readStates: readStates, checkedAt: generation)
                 parent.pushedOrigin = origin
-                parent.announceToChildren(saved, states: inserts + updates, from: self)
+                parent.announceToChildren(saved, states: [inserts, updates], from: self)
             }
         } catch var error as StrataError where error.code == .conflict {
             error.conflicts = error.conflicts.map(describeConflict)
@@ -126,17 +126,18 @@ extension ObjectContext {
     }
 
     /// Has every child that ``automaticallyMergesChangesFromParent`` merge a save that `source`
-    /// pushed into this context, on the child's queue. `states` are the pushed objects' states,
-    /// this context's current ones: handed along, they spare each child's merge a read from
-    /// this context, which would wait for this context's queue (behind its save to the store).
-    private func announceToChildren(_ changes: ContextChanges, states: [Snapshot], from source: ObjectContext) {
+    /// pushed into this context, on the child's queue. `states` are the pushed objects' states
+    /// (the inserts' and the updates'), this context's current ones: handed along, they spare
+    /// each child's merge a read from this context, which would wait for this context's queue
+    /// (behind its save to the store). Indexed only when some child merges.
+    private func announceToChildren(_ changes: ContextChanges, states: [[Snapshot]], from source: ObjectContext) {
         let siblings = children.withLock { list in list.compactMap(\.context) }.filter {
             $0 !== source && $0.automaticallyMergesChangesFromParent
         }
         guard !siblings.isEmpty else { return }
         var byID: [ObjectID: Snapshot] = [:]
-        byID.reserveCapacity(states.count)
-        for state in states { byID[state.objectID] = state }
+        byID.reserveCapacity(states.reduce(0) { $0 + $1.count })
+        for part in states { for state in part { byID[state.objectID] = state } }
         let pushed = byID
         for sibling in siblings {
             sibling.permanentIDsInTransit.withLock { $0.beginMerge() }
