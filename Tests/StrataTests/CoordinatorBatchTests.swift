@@ -66,7 +66,12 @@ import Testing
     func aBatchDeleteByIDsDeletesThemAndEmptiesTheirReferences(_ scheme: String) throws {
         let fixture = try Fixture(scheme)
         let before = try #require(try fixture.coordinator.snapshot(for: fixture.departments[0])).version
-        let result = try fixture.coordinator.batchDelete([fixture.employees[1], fixture.employees[0]])
+        // Named twice, and beside an ID of another store (of a store this coordinator does not
+        // have): each deleted once, the foreign one passed over.
+        let foreign = ObjectID(entityName: "Employee", storeIdentifier: "ANOTHER-STORE", primaryKey: 1)
+        let result = try fixture.coordinator.batchDelete([
+            fixture.employees[1], fixture.employees[0], fixture.employees[1], foreign,
+        ])
         #expect(result.objectIDs == [fixture.employees[0], fixture.employees[1]].sorted(), "\(scheme)")
 
         let context = ObjectContext(coordinator: fixture.coordinator)
