@@ -309,6 +309,9 @@ extension ObjectContext {
         _ snapshots: inout [Snapshot], make: (Int, consuming Snapshot) -> ManagedObject
     ) -> [ManagedObject] {
         let count = snapshots.count
+        // An empty result is the shared empty array: the initializer below would write its count
+        // (0 over 0) into that one global storage, a data race with every other empty fetch.
+        guard count > 0 else { return [] }
         let objects = [ManagedObject](unsafeUninitializedCapacity: count) { buffer, initialized in
             // Every element is initialized before `initialized` is set: `make` does not throw.
             for index in stride(from: count - 1, through: 0, by: -1) {
