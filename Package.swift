@@ -46,10 +46,12 @@ let package = Package(
         // MARK: Vocabulary
         .target(
             name: "StrataCore",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: ["CStrataFiles", .product(name: "Logging", package: "swift-log")],
             path: "Sources/StrataCore",
             swiftSettings: strictSettings
         ),
+        // Calls the C library has and Swift's modules do not declare (an atomic swap of two paths).
+        .systemLibrary(name: "CStrataFiles", path: "Sources/CStrataFiles"),
 
         // MARK: Migrations (planning, inference, stages, the streaming executor)
         .target(

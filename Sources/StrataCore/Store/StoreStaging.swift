@@ -1,3 +1,4 @@
+import CStrataFiles
 import Foundation
 
 /// A new store built at a staging location beside the store at a URL, then put in its place in
@@ -126,7 +127,19 @@ package struct StoreStaging {
                 location: ["url": url.description, "staging": staging.description])
         }
         if isDirectory.boolValue {
-            if FileManager.default.fileExists(atPath: url.location) { try backend.destroyStore(at: url) }
+            // A directory cannot be renamed over a full one: swap the two in one step where the
+            // system can, so that a process killed meanwhile leaves the old store or the new one
+            // in place, never neither; the old one, now at the staging location, goes after.
+            if FileManager.default.fileExists(atPath: url.location) {
+                if strata_exchange_paths(staging.location, url.location) == 0 {
+                    // The new store is in place: a failure to remove the old one must not report
+                    // the replacement as failed; the next staging at this place removes it.
+                    try? removeStaging()
+                    Self.syncDirectory(of: url.location)
+                    return
+                }
+                try backend.destroyStore(at: url)
+            }
         } else {
             try checkNoJournal()
         }
@@ -137,13 +150,17 @@ package struct StoreStaging {
                 "cannot rename \(staging.location) to \(url.location): \(String(cString: strerror(code))); the new store is at \(staging.location)",
                 location: ["path": url.location, "staging": staging.description])
         }
-        let directory = URL(fileURLWithPath: url.location).deletingLastPathComponent().path
-        let fd = open(directory, O_RDONLY)
+        Self.syncDirectory(of: url.location)
+        Self.removeSidecars(of: staging.location)
+    }
+
+    /// Flushes the directory holding `path`, so that a rename in it survives a crash.
+    private static func syncDirectory(of path: String) {
+        let fd = open(URL(fileURLWithPath: path).deletingLastPathComponent().path, O_RDONLY)
         if fd >= 0 {
             _ = fsync(fd)
             close(fd)
         }
-        Self.removeSidecars(of: staging.location)
     }
 
     /// Removes files beside `path` whose name starts with its name (lock files a backend made).
