@@ -7,16 +7,17 @@ import Testing
 /// the value it stands for (entity name, store identifier, key): equality, hashing, order, URIs,
 /// whichever way and on whichever thread it was made.
 @Suite struct ObjectIDScopeTests {
-    /// The fields an ID stands for, compared as the IDs once were: entity, store, then key
-    /// (permanent keys before temporary ones, temporary ones by UUID bytes).
+    /// The fields an ID stands for, in the documented order: entity; then permanent IDs, by store
+    /// and key; then temporary ones, by UUID bytes (so a new object sorts after every saved
+    /// object of its entity, whichever store holds them).
     struct Reference: Comparable {
         let entityName: String, storeIdentifier: String, key: ObjectID.Key
         init(_ id: ObjectID) { (entityName, storeIdentifier, key) = (id.entityName, id.storeIdentifier, id.key) }
         static func < (l: Reference, r: Reference) -> Bool {
             if l.entityName != r.entityName { return l.entityName < r.entityName }
-            if l.storeIdentifier != r.storeIdentifier { return l.storeIdentifier < r.storeIdentifier }
             switch (l.key, r.key) {
-            case (.permanent(let a), .permanent(let b)): return a < b
+            case (.permanent(let a), .permanent(let b)):
+                return l.storeIdentifier != r.storeIdentifier ? l.storeIdentifier < r.storeIdentifier : a < b
             case (.permanent, .temporary): return true
             case (.temporary, .permanent): return false
             case (.temporary(let a), .temporary(let b)):

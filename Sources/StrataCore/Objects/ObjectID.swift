@@ -72,6 +72,14 @@ public struct ObjectID: Sendable, Hashable {
         scope.temporaryPrefix == nil ? Int64(bitPattern: bits) : nil
     }
 
+    /// The counter of a temporary ID, which orders the temporary IDs of one scope (one entity,
+    /// made in one process) as they were made; no check beyond a debug build's.
+    @inline(__always)
+    package var temporaryCounter: UInt64 {
+        assert(isTemporary, "\(self) is permanent")
+        return bits
+    }
+
     /// The primary key of an ID known to be permanent (a store's ID): no check beyond a debug
     /// build's.
     @inline(__always)
@@ -170,10 +178,12 @@ extension ObjectID {
 }
 
 extension ObjectID: Comparable {
-    /// Orders by entity name, then store identifier, then key. A temporary ID has no store
-    /// identifier, so it comes before the permanent IDs of its entity (temporary IDs among
-    /// themselves by prefix, then counter). This is the tie-break order of every fetch. IDs of
-    /// one scope compare by key alone.
+    /// Orders by entity name; within an entity, permanent IDs first, by store identifier, then
+    /// key; then temporary IDs, by prefix, then counter (so in the order this process made
+    /// them). A new object therefore sorts after every saved object of its entity: it joins an
+    /// unordered to-many at the end and ties in a fetch's sort after the saved objects, and its
+    /// permanent ID, the store's next key, usually keeps that place. This is the tie-break order
+    /// of every fetch. IDs of one scope compare by key alone.
     public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
         if lhs.scope == rhs.scope {
             return lhs.scope.temporaryPrefix == nil
@@ -182,9 +192,10 @@ extension ObjectID: Comparable {
         let left = ScopeTable.shared.entry(lhs.scope.index).pointee
         let right = ScopeTable.shared.entry(rhs.scope.index).pointee
         if left.entityName != right.entityName { return left.entityName < right.entityName }
-        if left.storeIdentifier != right.storeIdentifier { return left.storeIdentifier < right.storeIdentifier }
         switch (left.temporaryPrefix, right.temporaryPrefix) {
-        case (nil, nil): return Int64(bitPattern: lhs.bits) < Int64(bitPattern: rhs.bits)
+        case (nil, nil):
+            if left.storeIdentifier != right.storeIdentifier { return left.storeIdentifier < right.storeIdentifier }
+            return Int64(bitPattern: lhs.bits) < Int64(bitPattern: rhs.bits)
         case (nil, _?): return true
         case (_?, nil): return false
         case (let a?, let b?): return a != b ? a < b : lhs.bits < rhs.bits

@@ -271,6 +271,9 @@ extension ObjectContext {
         for object in live {
             if object.state.isInserted { inserted.append(object) } else { updated.append(object) }
         }
+        // Listed as the will-save notification listed them, so the did-save one reuses its set.
+        let insertedAsListed = inserted
+        inserted = Self.inCreationOrder(inserted)
         let newIDs = try permanentIDs(for: inserted)
         // A temporary → permanent map is needed only to rewrite relationship targets and to tell
         // child contexts; a plain insert of unrelated objects goes by position.
@@ -361,7 +364,63 @@ extension ObjectContext {
         return SavedChanges(
             changes: ContextChanges(
                 inserted: insertedIDs, updated: updatedIDs, deleted: Set(request.deletes.map(\.objectID))),
-            objects: ChangedObjects(inserted: inserted, updated: updated))
+            objects: ChangedObjects(inserted: insertedAsListed, updated: updated))
+    }
+
+    /// `inserted` in the order this process made them: those with a permanent ID already
+    /// first, then the temporary ones by their counters. Keys then go out in that order (see
+    /// ``permanentIDs(for:)``), so a new object's permanent ID sorts where its temporary one did
+    /// among its entity's new objects, and after the saved ones: ties in fetches and live
+    /// results, and unordered to-many relationships, keep their order across the save; and the
+    /// save request lists inserts by ascending key, the order stores append fastest in.
+    ///
+    /// Complexity: O(n) when the counters span at most a few times the objects' number (what
+    /// one context made; a change set holds them in hash order); a sort, O(n log n), otherwise,
+    /// or when temporary IDs of another process share counters with this one's.
+    static func inCreationOrder(_ inserted: [ManagedObject]) -> [ManagedObject] {
+        guard inserted.count > 1 else { return inserted }
+        // Each object's counter (UInt64.max when its ID is permanent), asking whether an ID is
+        // temporary once per run of one scope.
+        var counters: [UInt64] = []
+        counters.reserveCapacity(inserted.count)
+        var lastScope: ObjectID.Scope?
+        var lastIsTemporary = false
+        var low = UInt64.max
+        var high = UInt64.min
+        for object in inserted {
+            let id = object.objectID
+            if id.scope != lastScope {
+                lastScope = id.scope
+                lastIsTemporary = id.isTemporary
+            }
+            guard lastIsTemporary else {
+                counters.append(.max)
+                continue
+            }
+            let counter = id.temporaryCounter
+            counters.append(counter)
+            low = min(low, counter)
+            high = max(high, counter)
+        }
+        if counters.indices.dropFirst().allSatisfy({ counters[$0 - 1] < counters[$0] }) { return inserted }
+        let permanent = inserted.indices.filter { counters[$0] == .max }.map { inserted[$0] }
+        let temporary = inserted.count - permanent.count
+        if low <= high, high - low < UInt64(temporary) * 4 + 64 {
+            var slots = [Int](repeating: -1, count: Int(high - low) + 1)
+            var collided = false
+            for (index, counter) in counters.enumerated() where counter != .max {
+                collided = collided || slots[Int(counter - low)] >= 0
+                slots[Int(counter - low)] = index
+            }
+            if !collided {
+                var ordered = permanent
+                ordered.reserveCapacity(inserted.count)
+                for index in slots where index >= 0 { ordered.append(inserted[index]) }
+                return ordered
+            }
+        }
+        // Temporary IDs of another process among this one's: by ID (entity, process, counter).
+        return permanent + inserted.filter { $0.objectID.isTemporary }.sorted { $0.objectID < $1.objectID }
     }
 
     /// The permanent ID of each of `objects`, in order: its own when it has one (given early by
@@ -392,7 +451,7 @@ extension ObjectContext {
             if groups[name] != nil { merged.insert(name) }
             groups[name, default: []].append(contentsOf: positions)
         }
-        // Keys go out in the objects' order within each entity, as they always did.
+        // Keys go out in the objects' order within each entity.
         for name in merged { groups[name]?.sort() }
         for (entityName, positions) in groups {
             let ids = try coordinator.obtainPermanentIDs(for: entityName, count: positions.count)
