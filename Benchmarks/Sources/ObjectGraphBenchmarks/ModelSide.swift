@@ -13,7 +13,8 @@ import StrataData
 /// StrataData: `ModelContainer` on a store URL, and each workload in a new `@ModelActor` (a new
 /// `ModelContext` on the container's coordinator, the work on its queue): `insert`,
 /// `fetch(FetchDescriptor)` (by `#Predicate` on the key for lookups and updates),
-/// `model(for:)` by identifier, properties, `delete`, `save`. The `byname` side runs on the same
+/// `model(for:)` by identifier, properties, `delete`, `save`, timed with the context's end
+/// (``ContextEnd``), as the other Strata sides are. The `byname` side runs on the same
 /// stack: `performBackgroundTask` of a two-tier container, a new context on the coordinator.
 struct StrataModelSide: Side {
     let scheme: String
@@ -31,8 +32,14 @@ struct StrataModelSide: Side {
         var times: RunTimes = []
         var sum = 0
         func timed(_ body: @escaping @Sendable (ModelContext) throws -> Int) async throws {
+            let end = ContextEnd<ModelContext>()
             let (ms, value) = try await asyncMilliseconds {
-                try await ModelBulkJob(modelContainer: container).run(body)
+                let value = try await ModelBulkJob(modelContainer: container).run { context in
+                    end.keep(context)
+                    return try body(context)
+                }
+                await end.end()
+                return value
             }
             times.append(ms)
             sum &+= value

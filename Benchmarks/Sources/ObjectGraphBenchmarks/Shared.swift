@@ -46,3 +46,24 @@ func loadAverage() -> String {
     _ = getloadavg(&loads, 3)
     return loads.map { format($0) }.joined(separator: ", ")
 }
+
+/// A context a timed workload used, kept so that the workload's timing ends it: the context's
+/// end (its registry and every object it made released) is work of the workload, and without
+/// this it runs on whichever thread lets go of the context last, often the context's queue after
+/// the awaiting task has resumed and stopped the clock.
+final class ContextEnd<Context: AnyObject>: @unchecked Sendable {
+    // @unchecked: `context` is set once inside the workload's block, then read by the awaiting
+    // task only after that block returned.
+    private var context: Context?
+
+    /// Keeps `context` (call it from the workload's block).
+    func keep(_ context: Context) { self.context = context }
+
+    /// Waits until this is the context's last holder (the queue that ran the block let go of
+    /// it), then lets it go here, ending it on the caller's thread.
+    func end() async {
+        guard context != nil else { return }
+        while !isKnownUniquelyReferenced(&context) { await Task.yield() }
+        context = nil
+    }
+}

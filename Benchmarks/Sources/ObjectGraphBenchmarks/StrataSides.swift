@@ -99,10 +99,26 @@ func objectIDs(_ container: PersistentContainer, entityName: String, count: Int)
     return ids.map { $0! }
 }
 
+extension PersistentContainer {
+    /// Milliseconds taken by `performBackgroundTask(body)` and the end of its context (see
+    /// ``ContextEnd``), and the block's value.
+    func timedBackgroundTask(_ body: @escaping @Sendable (ObjectContext) throws -> Int) async throws -> (Double, Int) {
+        let end = ContextEnd<ObjectContext>()
+        return try await asyncMilliseconds {
+            let value = try await performBackgroundTask { context in
+                end.keep(context)
+                return try body(context)
+            }
+            await end.end()
+            return value
+        }
+    }
+}
+
 /// Strata with typed objects: `insert(Item.self)`, `fetch(Item.self, where:limit:)`,
 /// `existingObject(with:)`, properties, `delete`, each workload in one
 /// `performBackgroundTask` (a new background context, saved into the writer, which saves to the
-/// store before the call returns). With `stack: .twoTier` (side `typed-2tier`), the same on a
+/// store before the call returns), timed with the context's end (``ContextEnd``). With `stack: .twoTier` (side `typed-2tier`), the same on a
 /// context straight on the coordinator, the stack of the `byname` and `model` sides.
 struct StrataTypedSide: Side {
     let scheme: String
@@ -116,19 +132,17 @@ struct StrataTypedSide: Side {
         let records = input.records
         var times: RunTimes = []
         var sum = 0
-        times.append(
-            try await asyncMilliseconds {
-                try await container.performBackgroundTask { context in
-                    for r in records { context.insert(Item.self).fill(r) }
-                    try context.save()
-                }
-            }.0)
-        let ids = try await objectIDs(container, entityName: "Item", count: records.count)
         func timed(_ body: @escaping @Sendable (ObjectContext) throws -> Int) async throws {
-            let (ms, value) = try await asyncMilliseconds { try await container.performBackgroundTask(body) }
+            let (ms, value) = try await container.timedBackgroundTask(body)
             times.append(ms)
             sum &+= value
         }
+        try await timed { context in
+            for r in records { context.insert(Item.self).fill(r) }
+            try context.save()
+            return 0
+        }
+        let ids = try await objectIDs(container, entityName: "Item", count: records.count)
         try await timed { context in
             var sum = 0
             for item in try context.fetch(Item.self) { sum &+= item.touched }
@@ -200,31 +214,29 @@ struct StrataByNameSide: Side {
         let records = input.records
         var times: RunTimes = []
         var sum = 0
-        times.append(
-            try await asyncMilliseconds {
-                try await container.performBackgroundTask { context in
-                    for r in records {
-                        let object = try context.insert("Record")
-                        try object.set(keyOf(r.id), for: "key")
-                        try object.set(r.i1, for: "i1")
-                        try object.set(r.i2, for: "i2")
-                        try object.set(r.i3, for: "i3")
-                        try object.set(r.d1, for: "d1")
-                        try object.set(r.d2, for: "d2")
-                        try object.set(r.d3, for: "d3")
-                        try object.set(r.s1, for: "s1")
-                        try object.set(r.s2, for: "s2")
-                        try object.set(r.s3, for: "s3")
-                    }
-                    try context.save()
-                }
-            }.0)
-        let ids = try await objectIDs(container, entityName: "Record", count: records.count)
         func timed(_ body: @escaping @Sendable (ObjectContext) throws -> Int) async throws {
-            let (ms, value) = try await asyncMilliseconds { try await container.performBackgroundTask(body) }
+            let (ms, value) = try await container.timedBackgroundTask(body)
             times.append(ms)
             sum &+= value
         }
+        try await timed { context in
+            for r in records {
+                let object = try context.insert("Record")
+                try object.set(keyOf(r.id), for: "key")
+                try object.set(r.i1, for: "i1")
+                try object.set(r.i2, for: "i2")
+                try object.set(r.i3, for: "i3")
+                try object.set(r.d1, for: "d1")
+                try object.set(r.d2, for: "d2")
+                try object.set(r.d3, for: "d3")
+                try object.set(r.s1, for: "s1")
+                try object.set(r.s2, for: "s2")
+                try object.set(r.s3, for: "s3")
+            }
+            try context.save()
+            return 0
+        }
+        let ids = try await objectIDs(container, entityName: "Record", count: records.count)
         try await timed { context in
             var sum = 0
             for object in try context.fetch(FetchRequest(entityName: "Record")) { sum &+= try Self.touched(object) }
