@@ -138,4 +138,72 @@ struct PostgresConnectionTests {
         #expect(again != pid)
         #expect(pool.connectionsOpened == 2)
     }
+
+    @Test func aPipelineAnswersInOrderInOneRoundTripAndStopsAtTheFirstFailure() throws {
+        let connection = try connect()
+        defer { connection.close() }
+        let (statements, roundTrips) = (connection.statementsSinceCheckout, connection.roundTripsSinceCheckout)
+        let results = try connection.pipeline([
+            PostgresStatement(sql: "SELECT $1::int8", parameters: [.int64(1)]),
+            PostgresStatement(sql: "SELECT x FROM generate_series(1, $1::int8) AS x", parameters: [.int64(300)]),
+        ])
+        #expect(results.map(\.rowCount) == [1, 300])
+        #expect(results[0].int64(0, 0) == 1)
+        #expect(connection.statementsSinceCheckout - statements == 2)
+        #expect(connection.roundTripsSinceCheckout - roundTrips == 1)
+        // Each statement is prepared before the first runs: a table they use must exist before.
+        try connection.execute("CREATE TEMP TABLE pipelined (x int8)")
+        try connection.execute("BEGIN")
+        let error = #expect(throws: StrataError.self) {
+            try connection.pipeline([
+                PostgresStatement(sql: "INSERT INTO pipelined VALUES ($1)", parameters: [.int64(1)]),
+                PostgresStatement(sql: "SELECT 1 / $1::int8", parameters: [.int64(0)]),
+                PostgresStatement(sql: "INSERT INTO pipelined VALUES ($1)", parameters: [.int64(2)]),
+                PostgresStatement(sql: "COMMIT"),
+            ])
+        }
+        #expect(error?.location["sqlstate"] == "22012")
+        // The statements after the failure did not run: the transaction is failed, not committed.
+        #expect(connection.isInTransaction)
+        connection.rollbackQuietly()
+        #expect(try connection.query("SELECT count(*) FROM pipelined").int64(0, 0) == 0)
+        #expect(try connection.pipeline([PostgresStatement(sql: "SELECT 2::int8")])[0].int64(0, 0) == 2)
+    }
+
+    @Test func aTransactionSendsItsBeginWithItsFirstStatementAndMayCommitInItsLast() throws {
+        let url = try PostgresTestServer.requireURL()
+        let pool = PostgresConnectionPool(settings: try PostgresConnectionSettings(url), maximumConnections: 1)
+        defer { pool.close() }
+        let value = try pool.inTransaction { connection in
+            try connection.pipeline([
+                PostgresStatement(sql: "SELECT 7::int8"), PostgresStatement(sql: "COMMIT"),
+            ])[0].int64(0, 0)
+        }
+        #expect(value == 7)
+        // BEGIN, SELECT and COMMIT in one round trip; nothing committed after it.
+        #expect(pool.statementCounts.statements == 3)
+        #expect(pool.statementCounts.roundTrips == 1)
+        let isolation = try pool.inTransaction("BEGIN ISOLATION LEVEL REPEATABLE READ") { connection in
+            try connection.query("SELECT current_setting('transaction_isolation')").string(0, 0)
+        }
+        #expect(isolation == "repeatable read", "the SELECT ran in the transaction the BEGIN opened")
+        // BEGIN and SELECT, then COMMIT.
+        #expect(pool.statementCounts.statements == 6)
+        #expect(pool.statementCounts.roundTrips == 3)
+        try pool.inTransaction { _ in }
+        #expect(pool.statementCounts.statements == 6, "an empty transaction sends nothing")
+    }
+
+    @Test func poolRetriesATransactionWhoseFirstRoundTripFoundTheConnectionDropped() throws {
+        let url = try PostgresTestServer.requireURL()
+        let pool = PostgresConnectionPool(settings: try PostgresConnectionSettings(url), maximumConnections: 1)
+        defer { pool.close() }
+        let pid = try pool.withConnection { Int64($0.backendPID) }
+        let killer = try connect()
+        defer { killer.close() }
+        try killer.query("SELECT pg_terminate_backend($1::int4)", [.int32(Int32(pid))])
+        usleep(100_000)
+        let again = try pool.inTransaction { try $0.query("SELECT pg_backend_pid()").int64(0, 0) }
+        #expect(again != pid)
+    }
 }

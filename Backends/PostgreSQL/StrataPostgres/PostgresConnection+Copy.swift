@@ -15,8 +15,13 @@ extension PostgresConnection {
     /// - Throws: the mapped error of the `COPY` (``PostgresErrorMapping``), or `writeRow`'s.
     @discardableResult
     func copyIn(_ sql: String, rows: Int, _ writeRow: (inout PostgresCopyWriter, Int) throws -> Void) throws -> Int {
+        if let begin = pendingBegin {
+            _ = endPendingBegin()
+            try execute(begin)
+        }
         statementsSinceCheckout += 1
         copiesSinceCheckout += 1
+        roundTripsSinceCheckout += 2
         let start = PQexec(handle, sql)
         guard let start, PQresultStatus(start) == PGRES_COPY_IN else {
             defer { if let start { PQclear(start) } }

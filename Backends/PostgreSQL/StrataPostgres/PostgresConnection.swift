@@ -17,6 +17,13 @@ final class PostgresConnection: @unchecked Sendable {
     var statementsSinceCheckout = 0
     /// How many of those statements were a `COPY` (``copyIn(_:rows:_:)``).
     var copiesSinceCheckout = 0
+    /// How many times since the checkout the connection sent statements and waited for their
+    /// answer: one per statement, one per ``pipeline(_:)`` whatever its length, two per `COPY`
+    /// (a statement's first preparation is not counted).
+    var roundTripsSinceCheckout = 0
+    /// The `BEGIN` of a transaction not yet sent: it goes with the next statement, in the same
+    /// round trip (``begin(_:)``).
+    private(set) var pendingBegin: String?
 
     private struct PreparedKey: Hashable {
         let sql: String
@@ -77,12 +84,32 @@ final class PostgresConnection: @unchecked Sendable {
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
 
+    /// Opens a transaction with `sql` (a `BEGIN`), sent with the next statement in one round trip
+    /// rather than on its own; ``endPendingBegin()`` drops it when no statement followed.
+    func begin(_ sql: String) {
+        assert(pendingBegin == nil, "a transaction is already pending")
+        pendingBegin = sql
+    }
+
+    /// Drops a ``begin(_:)`` no statement followed; `true` when there was one (no transaction
+    /// was opened: there is nothing to commit or roll back).
+    func endPendingBegin() -> Bool {
+        defer { pendingBegin = nil }
+        return pendingBegin != nil
+    }
+
     /// Runs `sql` (one or more statements separated by semicolons, no parameters) with the simple
     /// query protocol: DDL, BEGIN, COMMIT, SET.
     ///
     /// - Throws: the mapped error of the first statement that fails.
     func execute(_ sql: String) throws {
+        if let begin = pendingBegin {
+            pendingBegin = nil
+            statementsSinceCheckout += 1
+            return try execute(begin + "; " + sql)
+        }
         statementsSinceCheckout += 1
+        roundTripsSinceCheckout += 1
         guard PQsendQuery(handle, sql) == 1 else {
             throw PostgresErrorMapping.error(
                 result: nil, connection: handle, endpoint: settings.endpoint, action: "sending a statement", sql: sql)
@@ -110,34 +137,127 @@ final class PostgresConnection: @unchecked Sendable {
     /// - Throws: the mapped error (``PostgresErrorMapping``).
     @discardableResult
     func query(_ sql: String, _ parameters: [PostgresParameter] = []) throws -> PostgresResult {
+        if pendingBegin != nil { return try pipeline([PostgresStatement(sql: sql, parameters: parameters)])[0] }
         statementsSinceCheckout += 1
-        let types = parameters.map(\.type)
-        let key = PreparedKey(sql: sql, types: types)
-        let name: String
-        if let known = prepared[key] {
-            name = known
-        } else {
-            if prepared.count >= Self.statementCacheLimit {
-                try execute("DEALLOCATE ALL")
-                prepared.removeAll(keepingCapacity: true)
-            }
-            nextStatement += 1
-            name = "strata_\(nextStatement)"
-            let result = types.withUnsafeBufferPointer { types in
-                PQprepare(handle, name, sql, Int32(parameters.count), types.baseAddress)
-            }
-            try check(result, PGRES_COMMAND_OK, action: "preparing a statement", sql: sql)
-            prepared[key] = name
-        }
+        roundTripsSinceCheckout += 1
+        let name = try preparedName(sql, types: parameters.map(\.type))
         return try run(sql: sql, parameters) { values, lengths, formats in
             PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 1)
         }
     }
 
+    /// The name of the prepared form of `sql` with parameters of `types`, preparing it first
+    /// (one round trip) when the connection has not yet.
+    private func preparedName(_ sql: String, types: [UInt32]) throws -> String {
+        let key = PreparedKey(sql: sql, types: types)
+        if let known = prepared[key] { return known }
+        if prepared.count >= Self.statementCacheLimit {
+            try execute("DEALLOCATE ALL")
+            prepared.removeAll(keepingCapacity: true)
+        }
+        nextStatement += 1
+        let name = "strata_\(nextStatement)"
+        let result = types.withUnsafeBufferPointer { types in
+            PQprepare(handle, name, sql, Int32(types.count), types.baseAddress)
+        }
+        try check(result, PGRES_COMMAND_OK, action: "preparing a statement", sql: sql)
+        prepared[key] = name
+        return name
+    }
+
+    /// Runs `statements` in one round trip (libpq's pipeline mode), each prepared as
+    /// ``query(_:_:)`` prepares it (after a pending ``begin(_:)``), and returns their results in
+    /// order. The server runs them one
+    /// after another, each starting once the one before ended, as if they had been sent one by
+    /// one; only the waiting between them goes. When one fails the later ones do not run and its
+    /// error is thrown (a transaction it was in is then failed, as after any failed statement).
+    ///
+    /// Every statement is prepared before the first runs, so the tables they use must exist
+    /// before the pipeline. The results are read after the last statement is sent: only the
+    /// last one may return many rows.
+    ///
+    /// - Throws: the mapped error of the first statement that fails (``PostgresErrorMapping``).
+    @discardableResult
+    func pipeline(_ statements: [PostgresStatement]) throws -> [PostgresResult] {
+        if let begin = pendingBegin {
+            pendingBegin = nil
+            return Array(try pipeline([PostgresStatement(sql: begin)] + statements).dropFirst())
+        }
+        if prepared.count + statements.count > Self.statementCacheLimit {
+            // Not in the middle of preparing them: that would drop the ones prepared before.
+            try execute("DEALLOCATE ALL")
+            prepared.removeAll(keepingCapacity: true)
+        }
+        let names = try statements.map { statement in
+            try preparedName(statement.sql, types: statement.parameters.map(\.type))
+        }
+        statementsSinceCheckout += statements.count
+        roundTripsSinceCheckout += 1
+        guard PQenterPipelineMode(handle) == 1 else {
+            throw PostgresErrorMapping.error(
+                result: nil, connection: handle, endpoint: settings.endpoint, action: "entering pipeline mode")
+        }
+        var sent = 0
+        for (statement, name) in zip(statements, names) {
+            let accepted = withBound(statement.parameters) { values, lengths, formats in
+                PQsendQueryPrepared(handle, name, Int32(statement.parameters.count), values, lengths, formats, 1)
+            }
+            guard accepted == 1 else { break }
+            sent += 1
+        }
+        var failure: StrataError?
+        if sent < statements.count {
+            failure = PostgresErrorMapping.error(
+                result: nil, connection: handle, endpoint: settings.endpoint, action: "sending a statement",
+                sql: statements[sent].sql)
+        }
+        var results: [PostgresResult] = []
+        if PQpipelineSync(handle) == 1 {
+            for index in 0..<sent {
+                // Each statement's results end with a null one.
+                while let result = PQgetResult(handle) {
+                    let status = PQresultStatus(result)
+                    if status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK {
+                        results.append(PostgresResult(result))
+                        continue
+                    }
+                    if failure == nil, status != PGRES_PIPELINE_ABORTED {
+                        failure = PostgresErrorMapping.error(
+                            result: result, connection: handle, endpoint: settings.endpoint,
+                            action: "running a statement", sql: statements[index].sql)
+                    }
+                    PQclear(result)
+                }
+            }
+            // Then the end of the pipeline.
+            while let result = PQgetResult(handle) {
+                let status = PQresultStatus(result)
+                PQclear(result)
+                if status == PGRES_PIPELINE_SYNC { break }
+            }
+        } else if failure == nil {
+            failure = PostgresErrorMapping.error(
+                result: nil, connection: handle, endpoint: settings.endpoint, action: "sending a pipeline")
+        }
+        PQexitPipelineMode(handle)
+        if let failure { throw failure }
+        if isBroken || results.count != statements.count {
+            throw PostgresErrorMapping.error(
+                result: nil, connection: handle, endpoint: settings.endpoint, action: "running a pipeline",
+                sql: statements.last?.sql)
+        }
+        return results
+    }
+
     /// Runs one statement without preparing it (SQL that varies with every call).
     @discardableResult
     func queryOnce(_ sql: String, _ parameters: [PostgresParameter] = []) throws -> PostgresResult {
+        if let begin = pendingBegin {
+            pendingBegin = nil
+            try execute(begin)
+        }
         statementsSinceCheckout += 1
+        roundTripsSinceCheckout += 1
         let types = parameters.map(\.type)
         return try run(sql: sql, parameters) { values, lengths, formats in
             types.withUnsafeBufferPointer { types in
@@ -150,6 +270,27 @@ final class PostgresConnection: @unchecked Sendable {
         sql: String, _ parameters: [PostgresParameter],
         _ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) -> OpaquePointer?
     ) throws -> PostgresResult {
+        let result = withBound(parameters, body)
+        guard let result else {
+            throw PostgresErrorMapping.error(
+                result: nil, connection: handle, endpoint: settings.endpoint, action: "running a statement", sql: sql)
+        }
+        let status = PQresultStatus(result)
+        guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
+            defer { PQclear(result) }
+            throw PostgresErrorMapping.error(
+                result: result, connection: handle, endpoint: settings.endpoint, action: "running a statement", sql: sql
+            )
+        }
+        return PostgresResult(result)
+    }
+
+    /// Calls `body` with libpq's arrays of `parameters`: the values' pointers, their lengths and
+    /// formats, valid during the call.
+    private func withBound<R>(
+        _ parameters: [PostgresParameter],
+        _ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) -> R
+    ) -> R {
         let lengths = parameters.map { Int32($0.bytes?.count ?? 0) }
         let formats = parameters.map(\.format)
         // One buffer holds every value; the pointers point into it.
@@ -165,7 +306,7 @@ final class PostgresConnection: @unchecked Sendable {
                 offsets.append(nil)
             }
         }
-        let result = storage.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+        return storage.withUnsafeBufferPointer { buffer in
             let base = UnsafeRawPointer(buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!)
             let values: [UnsafePointer<CChar>?] = offsets.map { offset in
                 offset.map { (base + $0).assumingMemoryBound(to: CChar.self) }
@@ -178,18 +319,6 @@ final class PostgresConnection: @unchecked Sendable {
                 }
             }
         }
-        guard let result else {
-            throw PostgresErrorMapping.error(
-                result: nil, connection: handle, endpoint: settings.endpoint, action: "running a statement", sql: sql)
-        }
-        let status = PQresultStatus(result)
-        guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
-            defer { PQclear(result) }
-            throw PostgresErrorMapping.error(
-                result: result, connection: handle, endpoint: settings.endpoint, action: "running a statement", sql: sql
-            )
-        }
-        return PostgresResult(result)
     }
 
     private func check(_ result: OpaquePointer?, _ expected: ExecStatusType, action: String, sql: String) throws {
@@ -202,6 +331,7 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Rolls back an open transaction, ignoring failures (the connection may be gone).
     func rollbackQuietly() {
+        pendingBegin = nil
         guard !isBroken, isInTransaction else { return }
         try? execute("ROLLBACK")
     }

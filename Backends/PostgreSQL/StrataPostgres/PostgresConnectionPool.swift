@@ -66,7 +66,7 @@ final class PostgresConnectionPool: Sendable {
             checkIn(connection)
             return result
         } catch let error as StrataError
-            where reused && error.code == .serverUnavailable && connection.statementsSinceCheckout <= 1
+            where reused && error.code == .serverUnavailable && connection.roundTripsSinceCheckout <= 1
         {
             connection.close()
             dropIdle()
@@ -85,10 +85,12 @@ final class PostgresConnectionPool: Sendable {
         }
     }
 
-    /// Runs `body` in one transaction (BEGIN ... COMMIT) and runs it again, up to
+    /// Runs `body` in one transaction (BEGIN ... COMMIT; the `BEGIN` goes with the first
+    /// statement of `body`, in one round trip) and runs it again, up to
     /// ``transactionAttempts`` times in all, when PostgreSQL aborts it for a serialization failure
     /// or a deadlock; then its error is `storeBusy`. `body` must be safe to run again: it sees a
-    /// rolled-back database each time.
+    /// rolled-back database each time. `body` may end the transaction with a `COMMIT` of its own
+    /// (sent in one round trip with its last statements): nothing is committed after it then.
     ///
     /// - Throws: what `body` or the commit throws, after a ROLLBACK.
     func inTransaction<T>(_ begin: String = "BEGIN", _ body: (PostgresConnection) throws -> T) throws -> T {
@@ -97,10 +99,12 @@ final class PostgresConnectionPool: Sendable {
             attempt += 1
             do {
                 return try withConnection { connection in
-                    try connection.execute(begin)
+                    connection.begin(begin)
                     do {
                         let result = try body(connection)
-                        try connection.execute("COMMIT")
+                        if !connection.endPendingBegin(), connection.isInTransaction {
+                            try connection.execute("COMMIT")
+                        }
                         return result
                     } catch {
                         connection.rollbackQuietly()
@@ -136,11 +140,13 @@ final class PostgresConnectionPool: Sendable {
         if let idle, !idle.isBroken {
             idle.statementsSinceCheckout = 0
             idle.copiesSinceCheckout = 0
+            idle.roundTripsSinceCheckout = 0
             return (idle, true)
         }
         idle?.close()
         let connection = try PostgresConnection(settings: settings)
         connection.statementsSinceCheckout = 0
+        connection.roundTripsSinceCheckout = 0
         state.withLock { $0.opened += 1 }
         return (connection, false)
     }
@@ -149,6 +155,7 @@ final class PostgresConnectionPool: Sendable {
         counts.withLock {
             $0.statements += connection.statementsSinceCheckout
             $0.copies += connection.copiesSinceCheckout
+            $0.roundTrips += connection.roundTripsSinceCheckout
         }
         if connection.isBroken {
             connection.close()
@@ -179,6 +186,9 @@ package struct PostgresStatementCounts: Sendable, Equatable {
     package var statements = 0
     /// The `COPY ... FROM STDIN` among them.
     package var copies = 0
+    /// How many times the store sent statements and waited for their answer: one per statement
+    /// but for those sent together in one pipeline, two per `COPY`.
+    package var roundTrips = 0
 
     package init() {}
 }

@@ -47,24 +47,32 @@ enum PostgresHistoryTable {
     /// inside the save's transaction, under the history lock, and notifies in the same statement
     /// (its `RETURNING`); returns the sequence it got. Two statements: the lock must be taken
     /// before the statement that reads the last sequence starts, so that its snapshot sees every
-    /// append committed before.
+    /// append committed before (one statement taking the lock in a subquery would read the last
+    /// sequence in a snapshot taken before it waited). Both go in one round trip (a pipeline),
+    /// and with `committing` the transaction's `COMMIT` too, so the lock is held for one round
+    /// trip at most.
     static func append(
         _ record: [UInt8], timestamp: Date, author: String?, contextName: String?, changeCount: Int,
-        storeIdentifier: String, schema: PostgresSchema, on connection: PostgresConnection
+        storeIdentifier: String, schema: PostgresSchema, committing: Bool, on connection: PostgresConnection
     ) throws -> Int64 {
-        try connection.query("SELECT pg_advisory_xact_lock($1)", [.int64(lockKey(schema: schema.name))])
-        let result = try connection.query(
-            "INSERT INTO \(schema.qualified(name)) (\(pq("sequence")), \(pq("timestamp")), \(pq("author")), \(pq("context_name")), \(pq("change_count")), \(pq("record"))) VALUES (coalesce(\(lastSequenceExpression(schema)), 0) + 1, $1, $2, $3, $4, $5) RETURNING \(pq("sequence")), pg_notify($6, $7 || ' ' || \(pq("sequence"))::text)",
-            [
-                .timestamp(timestamp),
-                author.map { .text($0) } ?? .null(),
-                contextName.map { .text($0) } ?? .null(),
-                .int32(Int32(clamping: changeCount)),
-                .bytea(record),
-                .text(notificationChannel),
-                .text(storeIdentifier),
-            ])
-        return result.int64(0, 0)
+        let insert =
+            "INSERT INTO \(schema.qualified(name)) (\(pq("sequence")), \(pq("timestamp")), \(pq("author")), \(pq("context_name")), \(pq("change_count")), \(pq("record"))) VALUES (coalesce(\(lastSequenceExpression(schema)), 0) + 1, $1, $2, $3, $4, $5) RETURNING \(pq("sequence")), pg_notify($6, $7 || ' ' || \(pq("sequence"))::text)"
+        let values: [PostgresParameter] = [
+            .timestamp(timestamp),
+            author.map { .text($0) } ?? .null(),
+            contextName.map { .text($0) } ?? .null(),
+            .int32(Int32(clamping: changeCount)),
+            .bytea(record),
+            .text(notificationChannel),
+            .text(storeIdentifier),
+        ]
+        var statements = [
+            PostgresStatement(
+                sql: "SELECT pg_advisory_xact_lock($1)", parameters: [.int64(lockKey(schema: schema.name))]),
+            PostgresStatement(sql: insert, parameters: values),
+        ]
+        if committing { statements.append(PostgresStatement(sql: "COMMIT")) }
+        return try connection.pipeline(statements)[1].int64(0, 0)
     }
 
     /// The last sequence recorded (kept or pruned), or `nil` before the first.

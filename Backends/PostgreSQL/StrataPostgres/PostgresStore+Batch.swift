@@ -110,7 +110,7 @@ extension PostgresStore: BatchOperating {
                     for assignment in assignments { new.attributes[assignment.index] = assignment.value }
                     return SaveRequest.Update(new, expectedVersion: old.version, previous: old)
                 }
-                _ = try appendHistory(for: request, storedStates: [:], on: connection)
+                _ = try appendHistory(for: request, storedStates: [:], committing: true, on: connection)
             }
             let scope = ObjectID.Scope(entityName: table.name, storeIdentifier: identifier)
             return BatchResult(objectIDs: (0..<updated.rowCount).map { updated.int64($0, 0) }.sorted().map(scope.id))

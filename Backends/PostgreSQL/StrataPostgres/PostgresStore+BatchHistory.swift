@@ -37,7 +37,8 @@ extension PostgresStore {
         return history
     }
 
-    /// Records a batch delete from `table`, reading the neighbours' new state.
+    /// Records a batch delete from `table`, reading the neighbours' new state, as the last
+    /// statements of its transaction: it commits with the history's row.
     func recordBatchDelete(
         _ history: BatchDeleteHistory?, table: PostgresEntityTable, on connection: PostgresConnection
     )
@@ -59,7 +60,7 @@ extension PostgresStore {
         }
         let scope = ObjectID.Scope(entityName: table.name, storeIdentifier: identifier)
         request.deletes += history.deletedKeys.map { SaveRequest.Delete(scope.id(primaryKey: $0), expectedVersion: 0) }
-        _ = try appendHistory(for: request, storedStates: [:], on: connection)
+        _ = try appendHistory(for: request, storedStates: [:], committing: true, on: connection)
     }
 
     /// The keys of the objects, by entity, that hold a relationship to an object among `keys` of

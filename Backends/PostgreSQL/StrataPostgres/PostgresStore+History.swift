@@ -127,8 +127,14 @@ extension PostgresStore: HistoryRecording {
     /// Appends the transaction of `request` (whose version checks passed) to the history, then
     /// prunes what the options no longer keep; returns the transaction's token. Records nothing
     /// (and returns `nil`) for a save that changes no object.
+    ///
+    /// `committing`: the caller runs nothing after it in the transaction, so the transaction may
+    /// commit in the same round trip as the history's lock and row (it does unless automatic
+    /// pruning follows the append; ``PostgresConnectionPool/inTransaction(_:_:)`` then commits
+    /// nothing more).
     func appendHistory(
-        for request: SaveRequest, storedStates: [ObjectID: Snapshot], on connection: PostgresConnection
+        for request: SaveRequest, storedStates: [ObjectID: Snapshot], committing: Bool = false,
+        on connection: PostgresConnection
     ) throws -> HistoryToken? {
         guard !(request.inserts.isEmpty && request.updates.isEmpty && request.deletes.isEmpty) else { return nil }
         let timestamp = Date()
@@ -136,7 +142,8 @@ extension PostgresStore: HistoryRecording {
             for: request, timestamp: timestamp, storedState: { storedStates[$0] })
         let sequence = try PostgresHistoryTable.append(
             record, timestamp: timestamp, author: request.transactionAuthor, contextName: request.contextName,
-            changeCount: changeCount, storeIdentifier: identifier, schema: schema, on: connection)
+            changeCount: changeCount, storeIdentifier: identifier, schema: schema,
+            committing: committing && !options.history.prunesAutomatically, on: connection)
         if options.history.prunesAutomatically { try pruneAutomatically(on: connection) }
         return HistoryToken(storeIdentifier: identifier, sequence: sequence)
     }

@@ -32,7 +32,8 @@ extension PostgresStore {
                 var storedStates = recordsHistory ? try storedStatesForHistory(of: request, on: connection) : [:]
                 var result = try apply(request, plan: plan, storedStates: &storedStates, on: connection)
                 if recordsHistory {
-                    result.historyToken = try appendHistory(for: request, storedStates: storedStates, on: connection)
+                    result.historyToken = try appendHistory(
+                        for: request, storedStates: storedStates, committing: true, on: connection)
                 }
                 return result
             }

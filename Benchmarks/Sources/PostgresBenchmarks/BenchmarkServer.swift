@@ -33,9 +33,10 @@ struct BenchmarkServer: Sendable {
         return String(base[..<scheme.upperBound]) + "..." + String(base[at...])
     }
 
-    /// A Strata store URL on `schema`, opening at most `pool` connections when given.
-    func storeURL(schema: String, pool: Int? = nil) -> String {
-        var options = connectionOptions + ["schema=\(schema)"]
+    /// A Strata store URL on `schema`, opening at most `pool` connections when given, with the
+    /// store options `storeOptions` (`history=off`; they reach the store, never libpq).
+    func storeURL(schema: String, pool: Int? = nil, storeOptions: [String] = []) -> String {
+        var options = connectionOptions + ["schema=\(schema)"] + storeOptions
         if let pool { options.append("pool=\(pool)") }
         return base + "?" + options.joined(separator: "&")
     }

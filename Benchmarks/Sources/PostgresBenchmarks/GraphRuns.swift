@@ -13,16 +13,20 @@ struct GraphRuns {
     /// Whether Strata's delete workload is one coordinator batch delete of the IDs (as Fluent's
     /// is one `DELETE`) instead of deleting the objects in a context and saving.
     var batchDelete = false
+    /// Whether Strata's store records persistent history (the default; `--history off` makes
+    /// the like-for-like comparison, as Fluent keeps none).
+    var history = true
 
     func run() async throws {
-        let strata = StrataGraphSide(server: server, batchDelete: batchDelete)
+        let strata = StrataGraphSide(server: server, batchDelete: batchDelete, history: history)
         let sides: [any GraphSide] = [strata, FluentGraphSide(server: server)].filter {
             self.sides.contains($0.name == "Fluent" ? "fluent" : "strata")
         }
         print(
             "PostgreSQL object graph: \(input.records.count) records, \(input.lookupIDs.count) lookups, "
                 + "\(input.updateIDs.count) updates, \(input.deleteIDs.count) deletes, \(runs) runs, "
-                + "Strata typed vs Fluent; Strata's delete \(batchDelete ? "a coordinator batch delete" : "through a context"); "
+                + "Strata typed vs Fluent; Strata's delete \(batchDelete ? "a coordinator batch delete" : "through a context"), "
+                + "history \(history ? "on" : "off"); "
                 + "load average \(loadAverage())")
         /// times[side][run][workload]
         var times = [[[Double]]](repeating: [], count: sides.count)

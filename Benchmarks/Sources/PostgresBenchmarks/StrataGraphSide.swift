@@ -51,14 +51,18 @@ func loadedContainer(_ url: String) async throws -> PersistentContainer {
 /// Strata with typed objects: `insert(Item.self)`, `fetch(Item.self, where:limit:)`,
 /// `existingObject(with:)`, properties, `delete`, each workload in one `performBackgroundTask`
 /// (a new background context, saved to the store before the call returns). With
-/// `batchDelete`, the delete workload is one `coordinator.batchDelete(ids)` instead.
+/// `batchDelete`, the delete workload is one `coordinator.batchDelete(ids)` instead; without
+/// `history`, the store records no persistent history (as Fluent keeps none).
 struct StrataGraphSide: GraphSide {
     let server: BenchmarkServer
     var batchDelete = false
+    /// Whether the store records persistent history (the default; Fluent keeps none).
+    var history = true
     var name: String { "Strata typed" }
 
     func run(_ input: GraphInput, schema: String) async throws -> [Double] {
-        let container = try await loadedContainer(server.storeURL(schema: schema))
+        let container = try await loadedContainer(
+            server.storeURL(schema: schema, storeOptions: history ? [] : ["history=off"]))
         let records = input.records
         var times: [Double] = []
         times.append(

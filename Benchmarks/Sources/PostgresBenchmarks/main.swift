@@ -7,9 +7,10 @@
 //       `history=off` opens the store without persistent history, `previous` gives each W4
 //       update the state it is based on, as the engine does.
 //   PostgresBenchmarks graph [--runs 3] [--count 100000] [--lookups 100000] [--updates 10000]
-//       [--sides strata,fluent] [--delete context|batch]
+//       [--sides strata,fluent] [--delete context|batch] [--history on|off]
 //       the object graph (typed objects) vs Fluent with fluent-postgres-driver (target: faster);
-//       `--delete batch` makes Strata's delete one coordinator batch delete of the IDs.
+//       `--delete batch` makes Strata's delete one coordinator batch delete of the IDs;
+//       `--history off` opens Strata's store without persistent history (Fluent keeps none).
 //   PostgresBenchmarks concurrent [--runs 3] [--count 10000] [--workers 64] [--connections 8]
 //       [--seconds 10] [--stack three|two] [--sides strata,fluent]
 //       short read-modify-save transactions from concurrent contexts: saves/s, p50 and p99 latency.
@@ -34,7 +35,7 @@ case "graph":
     let sides = Set((option("sides") ?? "strata,fluent").split(separator: ",").map(String.init))
     try await GraphRuns(
         server: server, runs: Int(option("runs") ?? "") ?? 3, input: input, sides: sides,
-        batchDelete: option("delete") == "batch"
+        batchDelete: option("delete") == "batch", history: option("history") != "off"
     ).run()
 case "concurrent":
     let count = Int(option("count") ?? "") ?? 10_000

@@ -1,3 +1,4 @@
+import Dispatch
 import StrataCore
 import Synchronization
 
@@ -104,11 +105,12 @@ package final class RowCache: Sendable {
             newer.rows[id] = snapshot
         }
 
-        /// Removes `ids` and remembers them as removed now.
-        mutating func remove(_ ids: some Sequence<ObjectID>, capacity: Int) {
+        /// Removes `ids` and remembers them as removed now; the snapshots removed go to
+        /// `released`, to be let go of outside the lock (``RowCache/release(_:)``).
+        mutating func remove(_ ids: some Sequence<ObjectID>, capacity: Int, into released: inout [Snapshot]) {
             for id in ids {
-                newer.rows.removeValue(forKey: id)
-                older.rows.removeValue(forKey: id)
+                if let snapshot = newer.rows.removeValue(forKey: id) { released.append(snapshot) }
+                if let snapshot = older.rows.removeValue(forKey: id) { released.append(snapshot) }
                 if removed.count >= capacity {
                     unseenThrough = max(unseenThrough, epoch)
                     removed.removeAll(keepingCapacity: true)
@@ -184,8 +186,9 @@ package final class RowCache: Sendable {
     /// ``capacity``; see ``savedSnapshotsToCache(of:)``). The cache then forgets everything it
     /// held, as caching them would have, and remembers that snapshots this save wrote are unseen.
     package func recordSave(written: some Sequence<Snapshot>, deleted: some Sequence<ObjectID>, omitted: Int = 0) {
+        var released: [Snapshot] = []
         state.withLock { state in
-            state.remove(deleted, capacity: capacity)
+            state.remove(deleted, capacity: capacity, into: &released)
             if omitted > 0 {
                 state.rotate(capacity: capacity)
                 state.rotate(capacity: capacity)
@@ -199,6 +202,7 @@ package final class RowCache: Sendable {
             savedSnapshotsGiven.add(given, ordering: .relaxed)
             advance(&state)
         }
+        Self.release(consume released)
     }
 
     /// How many written snapshots saves have given the cache so far; for tests that pin a save
@@ -222,10 +226,24 @@ package final class RowCache: Sendable {
 
     /// Forgets `ids` (their stores may hold newer states) and moves the epoch on.
     package func remove(_ ids: some Sequence<ObjectID>) {
+        var released: [Snapshot] = []
         state.withLock { state in
-            state.remove(ids, capacity: capacity)
+            state.remove(ids, capacity: capacity, into: &released)
             advance(&state)
         }
+        Self.release(consume released)
+    }
+
+    /// From how many removed snapshots on ``release(_:)`` frees them on a background queue.
+    static let backgroundReleaseCount = 1_000
+
+    /// Lets go of snapshots removed from the cache (nothing reads them any more): on the
+    /// caller's thread when few, else on a background queue, so that the caller of a removal of
+    /// many (a batch delete of 10,000 objects) does not wait for their memory to be freed.
+    private static func release(_ snapshots: consuming [Snapshot]) {
+        guard snapshots.count >= backgroundReleaseCount else { return }
+        let held = consume snapshots
+        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(held) {} }
     }
 
     /// Forgets every snapshot whose ID `shouldRemove` accepts, and every snapshot kept by the
