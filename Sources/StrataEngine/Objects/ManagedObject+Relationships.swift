@@ -105,16 +105,54 @@ extension ManagedObject {
         setTargets(newIDs, at: index)
     }
 
-    /// Adds `target` to the to-many relationship `key` (at the end when ordered).
+    /// Adds `target` to the to-many relationship `key` (at the end when ordered), keeping its
+    /// inverse in step; nothing changes when it is there already.
+    ///
+    /// Complexity: O(log n) for an unordered relationship of n targets, plus the shift of the
+    /// IDs after its place (none for a new object, which sorts after saved ones); O(n) for an
+    /// ordered one. The other targets are not loaded.
     public func add(_ target: ManagedObject, to key: String) throws {
-        let current = try objects(for: key)
-        guard !current.contains(target) else { return }
-        try setObjects(current + [target], for: key)
+        checkConfinement()
+        let (index, relationship) = try toManyRelationshipIndex(key)
+        try checkWritable()
+        try checkTarget(target, of: relationship)
+        fulfill()
+        guard !holds(target.objectID, at: index, ordered: relationship.isOrdered) else { return }
+        target.link(objectID, intoInverseOf: relationship)
+        insertTarget(target.objectID, at: index, ordered: relationship.isOrdered)
     }
 
-    /// Removes `target` from the to-many relationship `key`.
+    /// Removes `target` from the to-many relationship `key`, keeping its inverse in step;
+    /// nothing changes when it is not there.
+    ///
+    /// Complexity: as ``add(_:to:)``.
     public func remove(_ target: ManagedObject, from key: String) throws {
-        try setObjects(try objects(for: key).filter { $0 !== target }, for: key)
+        checkConfinement()
+        let (index, relationship) = try toManyRelationshipIndex(key)
+        try checkWritable()
+        fulfill()
+        guard holds(target.objectID, at: index, ordered: relationship.isOrdered) else { return }
+        target.unlink(objectID, fromInverseOf: relationship)
+        removeTarget(target.objectID, at: index, ordered: relationship.isOrdered)
+    }
+
+    /// The index of the to-many relationship `key`.
+    private func toManyRelationshipIndex(_ key: String) throws -> (Int, Relationship) {
+        let (index, relationship) = try relationshipIndex(key)
+        guard relationship.isToMany else {
+            throw StrataError(
+                .typeMismatch, "'\(entity.name).\(key)' is to-one; use setObject(_:for:)",
+                location: ["entity": entity.name, "key": key])
+        }
+        return (index, relationship)
+    }
+
+    /// Whether the to-many relationship at `index` holds `id`: by binary search when unordered.
+    private func holds(_ id: ObjectID, at index: Int, ordered: Bool) -> Bool {
+        let ids = relationshipValues[index].targets
+        if ordered { return ids.contains(id) }
+        let position = ids.sortedInsertionPoint(of: id)
+        return position < ids.count && ids[position] == id
     }
 
     func relationshipIndex(_ key: String) throws -> (Int, Relationship) {
