@@ -9,8 +9,9 @@
 #
 # `check` compares the current list with api/public-api.txt as the last release tag (the newest
 # tag named like 0.1.0) holds it: a line of the release missing now is a removed or changed public
-# symbol, which breaks programs built against that release. It skips, saying so, when the clone has
-# no release tag or the tag has no list. To break the API on purpose, copy the reported lines into
+# symbol, which breaks programs built against that release. A clone without tags compares with the
+# api/public-api.txt it holds, which only a release rewrites. It skips, saying so, when there is no
+# list to compare with. To break the API on purpose, copy the reported lines into
 # api/accepted-breaks.txt in the same commit and say what changed in CHANGELOG.md; at the next
 # release, run `make api-update`, commit the new list and empty api/accepted-breaks.txt before
 # tagging. Symbols added since the release are reported, not refused. API_RELEASE_LIST=FILE
@@ -87,8 +88,13 @@ check)
   if [ -n "${API_RELEASE_LIST:-}" ]; then
     tag="in $API_RELEASE_LIST"
     sort "$API_RELEASE_LIST" > "$work/release"
+  elif [ -z "$tag" ] && [ -f "$list_file" ]; then
+    # A clone without tags (CI clones the branch alone): the list as the last release recorded it
+    # (written only at a release, see above).
+    tag="recorded in $list_file"
+    sort "$list_file" > "$work/release"
   elif [ -z "$tag" ]; then
-    echo "api-check: skipped: this clone has no release tag (such as 0.1.0) to compare the public API with"
+    echo "api-check: skipped: this clone has no release tag (such as 0.1.0) nor $list_file to compare the public API with"
     exit 0
   elif ! git cat-file -e "$tag:$list_file" 2>/dev/null; then
     echo "api-check: skipped: release $tag has no $list_file to compare the public API with"
