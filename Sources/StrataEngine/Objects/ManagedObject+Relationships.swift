@@ -74,13 +74,7 @@ extension ManagedObject {
     /// Replaces the targets of the to-many relationship `key`, keeping every inverse in step.
     public func setObjects(_ targets: [ManagedObject], for key: String) throws {
         checkConfinement()
-        let (index, relationship) = try relationshipIndex(key)
-        guard relationship.isToMany else {
-            throw StrataError(
-                .typeMismatch, "'\(entity.name).\(key)' is to-one; use setObject(_:for:)",
-                location: ["entity": entity.name, "key": key])
-        }
-        try setObjects(targets, atRelationshipIndex: index)
+        try setObjects(targets, atRelationshipIndex: try toManyRelationshipIndex(key).0)
     }
 
     /// Replaces the targets of the to-many relationship at `index` of the entity: what
@@ -136,7 +130,7 @@ extension ManagedObject {
         removeTarget(target.objectID, at: index, ordered: relationship.isOrdered)
     }
 
-    /// The index of the to-many relationship `key`.
+    /// The index of the to-many relationship `key`; a to-one `key` is a typed error.
     private func toManyRelationshipIndex(_ key: String) throws -> (Int, Relationship) {
         let (index, relationship) = try relationshipIndex(key)
         guard relationship.isToMany else {
