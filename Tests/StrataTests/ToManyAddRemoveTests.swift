@@ -16,7 +16,7 @@ import Testing
     @Test(arguments: schemes)
     func addAndRemoveChangeTheRelationshipInPlaceWithTheirInverses(_ scheme: String) throws {
         let directory = TemporaryDirectory()
-        let url = StoreURL(scheme: scheme, location: scheme == "memory" ? "" : directory.file("add.\(scheme)"))
+        let url = directory.storeURL(scheme, name: "add")
         let coordinator = StoreCoordinator(model: Self.model)
         try coordinator.addStore(BuiltInBackends.registry.open(url, model: Self.model))
         let setup = ObjectContext(coordinator: coordinator)

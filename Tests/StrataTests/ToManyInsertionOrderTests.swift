@@ -17,9 +17,7 @@ import Testing
     func newObjectsJoinASavedToManyAtTheEndInTheOrderTheyWereMade(_ scheme: String) throws {
         let directory = TemporaryDirectory()
         let url =
-            scheme == "postgres"
-            ? try PostgresTestServer.freshStoreURL()
-            : StoreURL(scheme: scheme, location: scheme == "memory" ? "" : directory.file("order.\(scheme)"))
+            scheme == "postgres" ? try PostgresTestServer.freshStoreURL() : directory.storeURL(scheme, name: "order")
         let coordinator = StoreCoordinator(model: Self.model)
         try coordinator.addStore(BuiltInBackends.registry.open(url, model: Self.model))
         let setup = ObjectContext(coordinator: coordinator)
