@@ -18,10 +18,13 @@ public struct ObjectID: Sendable, Hashable {
         case temporary(UUID)
     }
 
-    /// The entity and store (or temporary prefix) the ID belongs to; see ``Scope``.
-    public let scope: Scope
+    // The key's bits come first: an ID is then 12 bytes (its stride stays 16), and a type that
+    // stores one may put a 4-byte field in the rest (``ManagedObject`` does).
+
     /// The primary key's bit pattern (permanent), or the second half of the UUID (temporary).
     let bits: UInt64
+    /// The entity and store (or temporary prefix) the ID belongs to; see ``Scope``.
+    public let scope: Scope
 
     @inline(__always)
     init(scope: Scope, bits: UInt64) {

@@ -5,7 +5,7 @@ extension ObjectID {
     /// identifier (for temporary IDs, the entity's name and the 64-bit prefix of their UUIDs).
     ///
     /// An ``ObjectID`` holds its scope as a 32-bit number and its key as 64 bits, so an ID is a
-    /// plain 16-byte value: copying one costs no reference counting, comparing two is two
+    /// plain value of 12 bytes (a stride of 16): copying one costs no reference counting, comparing two is two
     /// integer comparisons, and hashing one is one word. The names behind a scope are kept once,
     /// in a process-wide table that only grows (a few dozen bytes per entity and store ever
     /// seen in the process).

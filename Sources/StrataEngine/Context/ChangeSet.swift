@@ -4,7 +4,7 @@ import StrataCore
 /// strongly, with what a fetch needs to know of them at a glance: how many of each entity there
 /// are, and which of their properties may differ from where the context reads from.
 ///
-/// Each member carries the *slots* it may have changed (``ManagedObject/State/changedSlots``),
+/// Each member carries the *slots* it may have changed (``ManagedObject/changedSlots``),
 /// one bit per attribute plus one for all relationships and one for "not in the store at all"
 /// (inserted); the change set keeps the union of its members' slots per entity. A fetch whose
 /// predicate and sorts read none of an entity's changed slots can take the store's answer for
@@ -37,11 +37,11 @@ struct ChangeSet {
 
     struct EntitySummary {
         var members = 0
-        var slots: UInt64 = 0
+        var slots: Slots = 0
         /// The slots of the attributes with a member index. Members' own slots leave them out, so
         /// that every write of one reaches ``ChangeSet/add(_:changing:)`` (which files the member
         /// again); they count as changed for every member.
-        var indexedSlots: UInt64 = 0
+        var indexedSlots: Slots = 0
     }
 
     /// The members of one entity by the current value of one attribute, for fetches that look
@@ -59,28 +59,32 @@ struct ChangeSet {
 
     // MARK: Slots
 
+    /// A set of slots, a bit each. 32 bits, so that a managed object keeps its own in the 4
+    /// bytes its ID leaves free (see ``ManagedObject/changedSlots``).
+    typealias Slots = UInt32
     /// Every slot: an object changed in ways nobody described.
-    static let allSlots = UInt64.max
+    static let allSlots = Slots.max
     /// The slot of an object that is not in the store (inserted): every fetch reads it.
-    static let insertedSlot: UInt64 = 1 << 63
+    static let insertedSlot: Slots = 1 << 31
     /// The slot of every relationship.
-    static let relationshipSlot: UInt64 = 1 << 62
-    /// How many attributes have a slot of their own; the later ones share the last one.
-    static let attributeSlotCount = 62
+    static let relationshipSlot: Slots = 1 << 30
+    /// How many attributes have a slot of their own; the later ones share the last one (a
+    /// change to one of them counts as a change to all of them, which only costs precision).
+    static let attributeSlotCount = 30
 
     /// The slot of the attribute at `index`.
     @inline(__always)
-    static func slot(ofAttribute index: Int) -> UInt64 {
-        1 &<< UInt64(truncatingIfNeeded: index < attributeSlotCount ? index : attributeSlotCount - 1)
+    static func slot(ofAttribute index: Int) -> Slots {
+        1 &<< Slots(truncatingIfNeeded: index < attributeSlotCount ? index : attributeSlotCount - 1)
     }
 
     /// The slots in which `new` differs from `old` (attribute and relationship values).
     static func slots(
         changingAttributes old: [Value], _ oldRelationships: [RelationshipValue], to new: [Value],
         _ newRelationships: [RelationshipValue]
-    ) -> UInt64 {
+    ) -> Slots {
         guard old.count == new.count, oldRelationships.count == newRelationships.count else { return allSlots }
-        var slots: UInt64 = 0
+        var slots: Slots = 0
         for index in old.indices where old[index] != new[index] { slots |= slot(ofAttribute: index) }
         if oldRelationships != newRelationships { slots |= relationshipSlot }
         return slots
@@ -107,7 +111,7 @@ struct ChangeSet {
     }
 
     /// Adds `object` (or keeps it) as a member that may have changed `slots` too.
-    mutating func add(_ object: ManagedObject, changing slots: UInt64) {
+    mutating func add(_ object: ManagedObject, changing slots: Slots) {
         let previous = objects.updateValue(object, forKey: object.objectID)
         let isSame = previous === object
         let name = object.entity.name
@@ -115,9 +119,17 @@ struct ChangeSet {
         // One access to the summary (an import adds every object through here).
         var unfiled = Self.note(
             object, changing: slots, isSame: isSame, isNew: previous == nil, in: &summaries[position])
-        // Indexed attributes have slots of their own: a slot's bit is its attribute's position.
+        // An indexed attribute's slot bit is its position, except that the attributes from
+        // the last attribute slot on share it: a write to any of them files the member again in
+        // the index of each of them.
         while unfiled != 0 {
-            memberIndexes[name]?[unfiled.trailingZeroBitCount]?.unfiled.append(object)
+            let bit = unfiled.trailingZeroBitCount
+            if bit == Self.attributeSlotCount - 1 {
+                let sharing = memberIndexes[name].map { $0.keys.filter { $0 >= bit } } ?? []
+                for attribute in sharing { memberIndexes[name]?[attribute]?.unfiled.append(object) }
+            } else {
+                memberIndexes[name]?[bit]?.unfiled.append(object)
+            }
             unfiled &= unfiled - 1
         }
     }
@@ -127,11 +139,11 @@ struct ChangeSet {
     /// slots whose index must file it again.
     @inline(__always)
     private static func note(
-        _ object: ManagedObject, changing slots: UInt64, isSame: Bool, isNew: Bool, in summary: inout EntitySummary
-    ) -> UInt64 {
+        _ object: ManagedObject, changing slots: Slots, isSame: Bool, isNew: Bool, in summary: inout EntitySummary
+    ) -> Slots {
         let indexed = summary.indexedSlots
-        let own = isSame ? object.state.changedSlots | slots & ~indexed : slots & ~indexed
-        object.state.changedSlots = own
+        let own = isSame ? object.changedSlots | slots & ~indexed : slots & ~indexed
+        object.changedSlots = own
         if isNew { summary.members += 1 }
         summary.slots |= own
         return isSame ? slots & indexed : indexed
@@ -186,7 +198,7 @@ struct ChangeSet {
     mutating func restore(_ before: ChangeSet) {
         let evaluations = self.evaluations
         // Members whose slots left out an attribute indexed since `before` get it back.
-        var dropped: [String: UInt64] = [:]
+        var dropped: [String: Slots] = [:]
         for (name, position) in positions {
             let lost = summaries[position].indexedSlots & ~before.indexedSlots(of: name)
             if lost != 0 { dropped[name] = lost }
@@ -196,7 +208,7 @@ struct ChangeSet {
         guard !dropped.isEmpty else { return }
         for object in objects.values {
             guard let lost = dropped[object.entity.name] else { continue }
-            object.state.changedSlots |= lost
+            object.changedSlots |= lost
             summaries[summaryPosition(for: object.entity.name)].slots |= lost
         }
     }
@@ -207,28 +219,29 @@ struct ChangeSet {
     func count(of entityName: String) -> Int { summary(of: entityName).members }
 
     /// The union of the changed slots of the members of the entity named `entityName`.
-    func slots(of entityName: String) -> UInt64 { summary(of: entityName).slots }
+    func slots(of entityName: String) -> Slots { summary(of: entityName).slots }
 
     /// The slots of the attributes of the entity named `entityName` that have a member index:
     /// they count as changed for every member (see ``EntitySummary/indexedSlots``).
-    func indexedSlots(of entityName: String) -> UInt64 { summary(of: entityName).indexedSlots }
+    func indexedSlots(of entityName: String) -> Slots { summary(of: entityName).indexedSlots }
 
     /// Every member of the entity named `entityName` whose attribute `lookup.attribute` holds
     /// one of `lookup.values` (and a few that may not), through the entity's member index for
     /// the attribute, built at the first call; `nil` when the entity has fewer members than
-    /// ``memberIndexThreshold`` and no index yet, or the attribute shares its slot.
+    /// ``memberIndexThreshold`` and no index yet.
     ///
     /// Complexity: O(members filed since the last call + members returned); O(members) to build.
     mutating func members(of entityName: String, matching lookup: EqualityLookup) -> [ManagedObject]? {
         let attribute = lookup.attribute
-        guard attribute < Self.attributeSlotCount - 1, self.summary(of: entityName).members > 0 else { return nil }
+        guard self.summary(of: entityName).members > 0 else { return nil }
         let position = summaryPosition(for: entityName)
         let slot = Self.slot(ofAttribute: attribute)
-        if summaries[position].indexedSlots & slot == 0 {
+        // Attributes that share the last slot each have an index of their own under it.
+        if memberIndexes[entityName]?[attribute] == nil {
             guard summaries[position].members >= Self.memberIndexThreshold else { return nil }
             var index = MemberIndex()
             for object in objects.values where object.entity.name == entityName {
-                object.state.changedSlots &= ~slot
+                object.changedSlots &= ~slot
                 index.unfiled.append(object)
             }
             summaries[position].indexedSlots |= slot
@@ -245,18 +258,18 @@ struct ChangeSet {
         var expected: [String: EntitySummary] = [:]
         for object in objects.values {
             precondition(
-                !object.state.isInserted || object.state.changedSlots & Self.insertedSlot != 0,
+                !object.state.isInserted || object.changedSlots & Self.insertedSlot != 0,
                 "change set: \(object.objectID) is inserted but not marked so")
             if !object.state.isInserted, !object.state.isFault, let original = object.original {
                 let differing = Self.slots(
                     changingAttributes: original.attributes, original.relationships, to: object.attributeValues,
                     object.relationshipValues)
                 precondition(
-                    differing & ~(object.state.changedSlots | indexedSlots(of: object.entity.name)) == 0,
+                    differing & ~(object.changedSlots | indexedSlots(of: object.entity.name)) == 0,
                     "change set: \(object.objectID) has changes outside its changed slots")
             }
             expected[object.entity.name, default: EntitySummary()].members += 1
-            expected[object.entity.name, default: EntitySummary()].slots |= object.state.changedSlots
+            expected[object.entity.name, default: EntitySummary()].slots |= object.changedSlots
         }
         precondition(
             expected.mapValues(\.members) == positions.mapValues { summaries[$0].members }.filter { $0.value > 0 },

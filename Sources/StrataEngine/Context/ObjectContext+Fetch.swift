@@ -259,7 +259,7 @@ extension ObjectContext {
             let wanted = request.objectIDs.map(Set.init)
             func consider(_ object: ManagedObject) {
                 guard !object.state.isDeleted,
-                    object.state.isInserted || (object.state.changedSlots | indexed) & slots != 0,
+                    object.state.isInserted || (object.changedSlots | indexed) & slots != 0,
                     candidates[object.objectID] == nil
                 else { return }
                 if let wanted, !wanted.contains(object.objectID) { return }

@@ -316,7 +316,7 @@ public final class ObjectContext: @unchecked Sendable {
         registry[object.objectID] = object
         liveRegistry?.noteRename(from: old, to: object.objectID)
         if inChangeSet, changed.removeValue(forKey: old) != nil {
-            changed.add(object, changing: object.state.changedSlots)
+            changed.add(object, changing: object.changedSlots)
         }
         if !pendingChanges.inserted.isEmpty, pendingChanges.inserted.remove(old) != nil {
             pendingChanges.inserted.insert(object.objectID)
@@ -404,7 +404,7 @@ public final class ObjectContext: @unchecked Sendable {
     /// Records that `object` is about to change `slots` (see ``ChangeSet``; all of them unless
     /// said otherwise): keeps it alive until saved, and remembers its state while a save is in
     /// progress so a failed save can be undone.
-    func willChange(_ object: ManagedObject, slots: UInt64 = ChangeSet.allSlots) {
+    func willChange(_ object: ManagedObject, slots: ChangeSet.Slots = ChangeSet.allSlots) {
         noteChangeForChildren()
         journal?.record(object)
         object.state.writesNeedContext = needsEveryWrite

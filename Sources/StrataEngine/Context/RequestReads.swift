@@ -5,7 +5,7 @@ import StrataCore
 struct RequestReads {
     /// The slots the predicate and sorts read, plus ``ChangeSet/insertedSlot`` (a new object
     /// can match any request).
-    private(set) var slots: UInt64 = ChangeSet.insertedSlot
+    private(set) var slots: ChangeSet.Slots = ChangeSet.insertedSlot
     /// Whether a key path goes through a relationship to another object (or names something
     /// the entity does not have): then a change to an object of another entity can change the
     /// answer.

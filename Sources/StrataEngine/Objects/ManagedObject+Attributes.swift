@@ -88,7 +88,7 @@ extension ManagedObject {
         // state, see ``SaveActivity``), or this attribute is the first of the object's to change
         // (the change set keeps which ones did, for fetches), the write needs nothing from the
         // context, so the weak reference to it is not loaded.
-        if state.isWritableWithoutContext && state.changedSlots & slot != 0 {
+        if state.isWritableWithoutContext && changedSlots & slot != 0 {
             SaveActivity.checkContextNotNeeded(by: self)
             attributeValues[index] = newValue
             return
@@ -98,7 +98,7 @@ extension ManagedObject {
         if attributeValues[index] == newValue { return }
         // A dirty object is already tracked, with this attribute among its changes once it was
         // written; only a save in progress, or live queries, need to hear of every change.
-        if !state.isDirty || state.changedSlots & slot == 0 || context.journal != nil || context.liveRegistry != nil {
+        if !state.isDirty || changedSlots & slot == 0 || context.journal != nil || context.liveRegistry != nil {
             context.willChange(self, slots: slot)
         }
         attributeValues[index] = newValue

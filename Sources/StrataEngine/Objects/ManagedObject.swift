@@ -44,6 +44,18 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         @exclusivity(unchecked)
     #endif
     public internal(set) var objectID: ObjectID
+    /// While the object is in its context's change set: the slots it may have changed since it
+    /// entered (see ``ChangeSet``).
+    ///
+    /// Declared right after ``objectID``, whose 12 bytes leave 4 of its 16 free: that is where
+    /// these 32 bits go, so that an object of an entity without a subclass is a 104-byte
+    /// instance, served from the allocator's 112-byte blocks instead of 128-byte ones (a fetch of
+    /// 1,000,000 objects peaks 16 MB lower; Benchmarks/README.md, "An object in 112 bytes").
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    @usableFromInline
+    var changedSlots: UInt32 = 0
     /// The context the object belongs to (`nil` once the context forgot it).
     #if !DEBUG
         @exclusivity(unchecked)
@@ -61,8 +73,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The last state read from or written to the store; `nil` for an inserted object.
     ///
     /// Kept as its parts, under the object's own ``objectID`` (a snapshot's ID is always the
-    /// object's): 24 bytes instead of 40, so that with ``State`` an object of an entity without a
-    /// subclass is a 104-byte instance, served from the allocator's 112-byte blocks.
+    /// object's): 24 bytes instead of 40 (see ``changedSlots`` for the object's size).
     var original: Snapshot? {
         get {
             guard let attributes = originalAttributes else { return nil }
@@ -104,19 +115,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @usableFromInline
     package var slots: PropertySlots?
 
-    /// The object's flags and bookkeeping, in 16 bytes: the kept snapshot's epoch shares a word
-    /// with the seven flags, so that an object of an entity without a subclass is a 120-byte
-    /// instance, which the allocator serves from 128-byte blocks instead of 144-byte ones (a
-    /// fetch of 1,000,000 objects peaks 16 MB lower; Benchmarks/README.md, "Engine complexity
-    /// that pays").
+    /// The object's flags and the kept snapshot's epoch, in one word (8 bytes where they took
+    /// 16: a fetch of 1,000,000 objects peaks 16 MB lower; Benchmarks/README.md, "Engine
+    /// complexity that pays"; see ``changedSlots`` for the object's size).
     @usableFromInline
     struct State {
         /// The epoch in the low 56 bits (2^56 saves are out of reach), the flags above it.
         @usableFromInline
         private(set) var word: UInt64 = 0
-        /// While the object is in its context's change set: the slots it may have changed
-        /// since it entered (see ``ChangeSet``).
-        var changedSlots: UInt64 = 0
 
         private static let epochMask: UInt64 = (1 << 56) - 1
         private static let fault: UInt64 = 1 << 56

@@ -35,7 +35,7 @@ final class LiveRegistry {
         /// Attribute position to value to queries.
         var byValue: [Int: [Value: Set<Int>]] = [:]
         /// Attribute position to the slots its value-indexed queries read.
-        var valueSlots: [Int: UInt64] = [:]
+        var valueSlots: [Int: ChangeSet.Slots] = [:]
         var all: Set<Int> = []
         /// The queries in ``bySlot``.
         var unvalued: Set<Int> = []

@@ -20,7 +20,7 @@ final class LiveSubscription {
     let order: LiveOrder
     let sectionKeyPath: PropertyPath?
     /// The slots the predicate, sorts and section key path read (``ChangeSet`` slots).
-    let slots: UInt64
+    let slots: ChangeSet.Slots
     let reach: Reach
     /// The values one attribute must hold for an object to match, when the predicate says so.
     let equalityLookup: EqualityLookup?
