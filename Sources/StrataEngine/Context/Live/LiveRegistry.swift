@@ -13,11 +13,10 @@ final class LiveRegistry {
     private var subscriptions: [Int: LiveSubscription] = [:]
     /// Per entity, its queries decided locally, by slot.
     private var indexes: [String: EntityIndex] = [:]
-    /// The queries each object is a member of (locally decided queries only).
-    private var memberships: [ObjectID: [Int]] = [:]
-    /// The state each member was last matched in: a later change of it is compared with this to
-    /// know which slots (properties) it changed.
-    private var lastSeen: [ObjectID: Snapshot] = [:]
+    /// The queries each object is a member of (locally decided queries only), with the state it
+    /// was last matched in. One table for both: a merge that grows a long list grows one table,
+    /// and each object is hashed once for both.
+    private var memberships: [ObjectID: Membership] = [:]
     /// Queries that run again on any change of one entity, or of any.
     private var refetchingOnEntity: [String: Set<Int>] = [:]
     private var refetchingOnAny: Set<Int> = []
@@ -47,6 +46,14 @@ final class LiveRegistry {
         var all: Set<Int> = []
         /// The queries in ``bySlot``.
         var unvalued: Set<Int> = []
+    }
+
+    /// The locally decided queries an object is a member of, and the state it was last matched
+    /// in: a later change of it is compared with this to know which slots (properties) it
+    /// changed.
+    private struct Membership {
+        var keys: [Int] = []
+        var lastSeen: Snapshot?
     }
 
     var isEmpty: Bool { subscriptions.isEmpty }
@@ -80,8 +87,8 @@ final class LiveRegistry {
             }
             indexes[entity] = index
             for snapshot in snapshots {
-                memberships[snapshot.objectID, default: []].append(subscription.key)
-                lastSeen[snapshot.objectID] = snapshot
+                memberships[snapshot.objectID, default: Membership()].keys.append(subscription.key)
+                memberships[snapshot.objectID]?.lastSeen = snapshot
             }
         case .entityRefetch:
             refetchingOnEntity[entity, default: []].insert(subscription.key)
@@ -144,11 +151,12 @@ final class LiveRegistry {
     }
 
     private func removeMembership(of id: ObjectID, in key: Int) {
-        guard var keys = memberships[id] else { return }
-        if let position = keys.firstIndex(of: key) { keys.swapAt(position, keys.count - 1) }
-        if keys.last == key { keys.removeLast() }
-        memberships[id] = keys.isEmpty ? nil : keys
-        if keys.isEmpty { lastSeen[id] = nil }
+        guard var membership = memberships[id] else { return }
+        if let position = membership.keys.firstIndex(of: key) {
+            membership.keys.swapAt(position, membership.keys.count - 1)
+        }
+        if membership.keys.last == key { membership.keys.removeLast() }
+        memberships[id] = membership.keys.isEmpty ? nil : membership
     }
 
     // MARK: Changes
@@ -166,10 +174,9 @@ final class LiveRegistry {
         self.renamed = [:]
         var touched: Set<Int> = []
         for (old, new) in renamed {
-            guard let keys = memberships.removeValue(forKey: old) else { continue }
-            memberships[new] = keys
-            lastSeen[new] = lastSeen.removeValue(forKey: old)
-            touched.formUnion(keys)
+            guard let membership = memberships.removeValue(forKey: old) else { continue }
+            memberships[new] = membership
+            touched.formUnion(membership.keys)
         }
         // Queries that refetch hold temporary IDs too: run them again.
         var refetching = Set(refetchingOnAny).union(refetchingOnEntity.values.joined())
@@ -249,10 +256,11 @@ final class LiveRegistry {
                 let snapshot = isDeleted ? nil : current[listed] ?? nil
                 // Under its permanent ID when it got one while this context was reading it.
                 let id = snapshot?.objectID ?? listed
-                let memberOf = memberships[id] ?? []
+                let membership = memberships[id]
+                let memberOf = membership?.keys ?? []
                 var reading: Set<Int> = []
                 var slots = ChangeSet.allSlots
-                if let snapshot, let old = lastSeen[id], !changes.inserted.contains(listed) {
+                if let snapshot, let old = membership?.lastSeen, !changes.inserted.contains(listed) {
                     slots = ChangeSet.slots(
                         changingAttributes: old.attributes, old.relationships, to: snapshot.attributes,
                         snapshot.relationships)
@@ -303,14 +311,13 @@ final class LiveRegistry {
                 }
                 for id in outcome.left { removeMembership(of: id, in: key) }
                 memberships.reserveCapacity(memberships.count + outcome.joined.count)
-                for id in outcome.joined { memberships[id, default: []].append(key) }
+                for id in outcome.joined { memberships[id, default: Membership()].keys.append(key) }
                 subscription.deliver(updated: outcome.updated)
             } catch {
                 refetching.insert(key)
             }
         }
-        lastSeen.reserveCapacity(lastSeen.count + seen.count)
-        for (id, snapshot) in seen where memberships[id] != nil { lastSeen[id] = snapshot }
+        for (id, snapshot) in seen { memberships[id]?.lastSeen = snapshot }
         refetch(refetching, in: context, updating: changes.updated)
     }
 
@@ -421,8 +428,10 @@ final class LiveRegistry {
             if subscription.reach == .local {
                 for id in before where subscription.members[id] == nil { removeMembership(of: id, in: key) }
                 for snapshot in snapshots {
-                    if !before.contains(snapshot.objectID) { memberships[snapshot.objectID, default: []].append(key) }
-                    lastSeen[snapshot.objectID] = snapshot
+                    if !before.contains(snapshot.objectID) {
+                        memberships[snapshot.objectID, default: Membership()].keys.append(key)
+                    }
+                    memberships[snapshot.objectID]?.lastSeen = snapshot
                 }
             }
             subscription.deliver(updated: changed.filter { subscription.members[$0] != nil })
