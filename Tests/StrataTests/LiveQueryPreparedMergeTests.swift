@@ -65,6 +65,41 @@ import Testing
         #expect(comparisons <= bound, "\(comparisons) comparisons to place \(imported) entries among \(listed)")
     }
 
+    /// A list's tables are sized where it is loaded: merges that grow it up to twice its size
+    /// never rehash them on the view's queue; past that, one merge does, then has room again.
+    @Test func aListGrowsToTwiceItsSizeWithoutRehashingInAMerge() throws {
+        let listed = 300
+        let (_, view, worker) = try Self.stack(employees: listed)
+        let request = FetchRequest(entityName: "Employee", sorts: [Sort("key")])
+        let holder = LiveQueryStackTests.Holder()
+        try view.performAndWait {
+            let controller = FetchedResultsController(fetchRequest: request, context: view)
+            try controller.performFetch()
+            holder.controller = controller
+        }
+        func importChunk(_ chunk: Int, size: Int) throws -> LiveQueryStatistics {
+            try worker.performAndWait {
+                for index in 0..<size {
+                    try LiveQueryRenameTests.insertEmployee(worker, key: Int64(2 * (chunk * size + index) + 1))
+                }
+                try worker.save()
+            }
+            return try view.performAndWait {
+                let fetched = try view.fetchObjectIDs(request)
+                #expect(holder.controller?.fetchedObjectIDs == fetched)
+                return view.liveQueryStatistics
+            }
+        }
+        for chunk in 0..<6 {
+            let statistics = try importChunk(chunk, size: listed / 6)
+            #expect(statistics.tablesGrownInMerges == 0, "after \(chunk + 1) chunks")
+        }
+        // Twice as many as loaded, and more: the tables grow once, in one merge, for both.
+        let statistics = try importChunk(6, size: listed)
+        #expect(statistics.tablesGrownInMerges == 2)
+        view.performAndWait { holder.controller = nil }
+    }
+
     /// Saves of the worker interleaved at random with what the view does between a save's
     /// preparation and its merge (loads and edits the pushed objects, adds and ends live
     /// queries, rolls back, resets) and with the writer's saves (which rename the objects): every

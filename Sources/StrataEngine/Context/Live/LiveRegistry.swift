@@ -86,6 +86,7 @@ final class LiveRegistry {
                 }
             }
             indexes[entity] = index
+            memberships.reserveHeadroom(adding: snapshots.count)
             for snapshot in snapshots {
                 memberships[snapshot.objectID, default: Membership()].keys.append(subscription.key)
                 memberships[snapshot.objectID]?.lastSeen = snapshot
@@ -305,12 +306,13 @@ final class LiveRegistry {
                 statistics.localDecisions += outcome.evaluated
                 statistics.membershipUpdates += outcome.membershipUpdates
                 statistics.mergeComparisons += outcome.comparisons
+                statistics.tablesGrownInMerges += outcome.tablesGrown
                 if outcome.needsRefetch {
                     refetching.insert(key)
                     continue
                 }
                 for id in outcome.left { removeMembership(of: id, in: key) }
-                memberships.reserveCapacity(memberships.count + outcome.joined.count)
+                if memberships.reserveHeadroom(adding: outcome.joined.count) { statistics.tablesGrownInMerges += 1 }
                 for id in outcome.joined { memberships[id, default: Membership()].keys.append(key) }
                 subscription.deliver(updated: outcome.updated)
             } catch {
@@ -427,6 +429,7 @@ final class LiveRegistry {
             statistics.refetches += 1
             if subscription.reach == .local {
                 for id in before where subscription.members[id] == nil { removeMembership(of: id, in: key) }
+                memberships.reserveHeadroom(adding: snapshots.count)
                 for snapshot in snapshots {
                     if !before.contains(snapshot.objectID) {
                         memberships[snapshot.objectID, default: Membership()].keys.append(key)

@@ -68,6 +68,9 @@ public struct LiveQueryStatistics: Sendable, Hashable {
     /// Comparisons of entries made on the context's queue to place new entries in results
     /// (sorting `k` unordered entries counted as `k log2 k`).
     package var mergeComparisons = 0
+    /// Tables of members that grew, rehashing every entry, while the context merged changes
+    /// (rather than where a result was loaded).
+    package var tablesGrownInMerges = 0
 
     /// Statistics with every count at zero.
     public init() {}

@@ -78,7 +78,9 @@ final class LiveSubscription {
         // keeps the answer's order as it is.
         if reach == .local, !order.isOrdered(loaded) { loaded.sort(by: order.precedes) }
         entries = loaded
-        members = Dictionary(uniqueKeysWithValues: loaded.map { ($0.objectID, $0) })
+        members = [:]
+        members.reserveHeadroom(adding: loaded.count)
+        for entry in loaded { members[entry.objectID] = entry }
         windowMayHaveMore = request.limit.map { loaded.count >= $0 } ?? false
         return snapshots
     }
@@ -101,6 +103,8 @@ final class LiveSubscription {
         var membershipUpdates = 0
         /// Comparisons of entries made to place the new ones (see ``LiveOrder/merge``).
         var comparisons = 0
+        /// Tables that grew (rehashing every entry) to take the new members.
+        var tablesGrown = 0
         /// Entries that left and joined (for the registry's membership index).
         var left: [ObjectID] = []
         var joined: [ObjectID] = []
@@ -150,7 +154,7 @@ final class LiveSubscription {
             order.merge(
                 &entries, removing: removed, adding: added, addingOrdered: prepared, comparisons: &outcome.comparisons)
             for entry in removed { members[entry.objectID] = nil }
-            members.reserveCapacity(members.count + added.count + prepared.count)
+            if members.reserveHeadroom(adding: added.count + prepared.count) { outcome.tablesGrown += 1 }
             for entry in added { members[entry.objectID] = entry }
             for entry in prepared { members[entry.objectID] = entry }
             for entry in removed where members[entry.objectID] == nil { outcome.left.append(entry.objectID) }
