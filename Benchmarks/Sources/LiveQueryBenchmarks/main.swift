@@ -4,6 +4,7 @@
 //   swift build -c release --package-path Benchmarks --product LiveQueryBenchmarks
 //   Benchmarks/.build/release/LiveQueryBenchmarks save [objects] [queries] [changed] [runs] [sorted|unread]
 //   Benchmarks/.build/release/LiveQueryBenchmarks fanout [queries] [runs] [unrelated|same]
+//   Benchmarks/.build/release/LiveQueryBenchmarks merge [objects] [chunk] [chunks]
 //
 // `save`: `objects` items in `queries` groups, one live query per group (`group == i`, sorted by
 // `value`), each a fetched-results controller whose delegate counts the changes; one save that
@@ -16,6 +17,12 @@
 // one change of one item: of a property none of them reads (`unrelated`), or of the `group`
 // they all read (`same`). Prints the time of processing that change with the queries and
 // without them, and how many queries matched the item again.
+//
+// `merge`: the view context of a three-level stack (writer, view and worker on a memory store)
+// lists every item sorted by `value` while the worker saves `chunks` chunks of `chunk` new
+// items, the writer saving after each; the view merges each save (its queue held until the
+// save is announced, so that each merge is timed alone). Prints the median merge, the changed
+// objects matched without a refetch and the refetches.
 
 import BenchmarkSupport
 import Foundation
@@ -45,6 +52,12 @@ final class Counter: FetchedResultsControllerDelegate {
         for type: FetchedResultsChangeType, newIndex: Int?
     ) { changes += 1 }
     func controllerDidChangeContent(_ controller: FetchedResultsController) { batches += 1 }
+}
+
+/// The view context's list and its delegate, touched only on the view context's queue.
+final class ListHolder: @unchecked Sendable {
+    var list: FetchedResultsController?
+    let counter = Counter()
 }
 
 /// A context on a new memory store with `count` items in `groups` groups.
@@ -107,6 +120,49 @@ case "list":
     print(
         "list objects=\(objects) chunk=\(chunk) chunks=\(chunks) process median=\(format(median(processing))) ms"
             + " save median=\(format(median(saving))) ms batches=\(counter.batches) changes=\(counter.changes)")
+case "merge":
+    let objects = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
+    let chunk = arguments.count > 2 ? Int(arguments[2]) ?? 5_000 : 5_000
+    let chunks = arguments.count > 3 ? Int(arguments[3]) ?? 4 : 4
+    let writer = try populated(objects, groups: 1)
+    let view = ObjectContext(parent: writer, name: "view")
+    view.automaticallyMergesChangesFromParent = true
+    let worker = ObjectContext(parent: writer, name: "import")
+    let holder = ListHolder()
+    try view.performAndWait {
+        let list = FetchedResultsController(
+            fetchRequest: FetchRequest(entityName: "Item", sorts: [Sort("value")]), context: view)
+        list.delegate = holder.counter
+        try list.performFetch()
+        holder.list = list
+    }
+    var merging: [Double] = []
+    for index in 0..<chunks {
+        let gate = DispatchSemaphore(value: 0)
+        view.perform { gate.wait() }
+        try worker.performAndWait {
+            for key in 0..<chunk {
+                let item = try worker.insert("Item")
+                item["key"] = .integer(Int64(objects + index * chunk + key))
+                item["group"] = 0
+                item["value"] = .integer(Int64((key * 7_919) % objects))
+                item["note"] = .string("n")
+            }
+            try worker.save()
+        }
+        gate.signal()
+        merging.append(milliseconds { view.performAndWait {} })
+        try writer.performAndWait { try writer.save() }
+    }
+    let (listed, statistics) = view.performAndWait {
+        (holder.list?.fetchedObjectIDs.count ?? 0, view.liveQueryStatistics)
+    }
+    let counter = view.performAndWait { (batches: holder.counter.batches, changes: holder.counter.changes) }
+    precondition(listed == objects + chunks * chunk, "the list holds every item")
+    print(
+        "merge objects=\(objects) chunk=\(chunk) chunks=\(chunks) merge median=\(format(median(merging))) ms"
+            + " matched=\(statistics.localDecisions) refetches=\(statistics.refetches) batches=\(counter.batches) changes=\(counter.changes)"
+    )
 case "fanout":
     let queries = arguments.count > 1 ? Int(arguments[1]) ?? 10_000 : 10_000
     let runs = arguments.count > 2 ? Int(arguments[2]) ?? 5 : 5

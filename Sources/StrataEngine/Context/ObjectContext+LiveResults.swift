@@ -58,7 +58,7 @@ extension ObjectContext {
         let sectionPath = try sectionKeyPath.map { try validatedSectionKeyPath($0, of: entity) }
         request.resultType = .snapshots
         request.batchSize = nil
-        let registry = liveRegistry ?? LiveRegistry()
+        let registry = liveRegistry ?? LiveRegistry(publishingTo: liveMergePlan)
         if liveRegistry == nil {
             liveRegistry = registry
             // From now on every write must note an update for the live queries.

@@ -30,8 +30,12 @@ extension ObjectContext {
 
     /// ``mergeChanges(fromContextDidSave:)`` of a save pushed into this context's parent, with
     /// `parentStates`, the parent's states of (some of) the changed objects, which live queries
-    /// then take instead of reading them from the parent.
-    func mergeChanges(fromContextDidSave changes: ContextChanges, parentStates: [ObjectID: Snapshot]) throws {
+    /// then take instead of reading them from the parent, and `prepared`, the live queries'
+    /// decisions for the inserted objects made from those states before the merge.
+    func mergeChanges(
+        fromContextDidSave changes: ContextChanges, parentStates: [ObjectID: Snapshot],
+        prepared: PreparedLiveMerge? = nil
+    ) throws {
         checkConfinement()
         coordinator.rowCache.remove(changes.updated)
         var merged = ContextChanges()
@@ -52,7 +56,7 @@ extension ObjectContext {
             merged.updated.insert(id)
         }
         logMerge(of: changes, merged: merged)
-        liveRegistry?.apply(changes, in: self, knownStates: parentStates)
+        liveRegistry?.apply(changes, in: self, knownStates: parentStates, prepared: prepared)
         if !merged.isEmpty { post(ObjectContext.objectsDidChangeNotification, merged) }
     }
 

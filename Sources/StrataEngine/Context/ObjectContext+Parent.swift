@@ -140,8 +140,14 @@ extension ObjectContext {
         for part in states { for state in part { byID[state.objectID] = state } }
         let pushed = byID
         for sibling in siblings {
+            // The sibling's live queries' share of the merge that needs only the pushed states,
+            // done here rather than on the sibling's queue (the main queue, for a view context).
+            let plan = sibling.liveMergePlan.withLock { $0 }
+            let prepared =
+                plan.queries.isEmpty || changes.inserted.isEmpty
+                ? nil : PreparedLiveMerge(plan: plan, inserted: changes.inserted, states: pushed, model: sibling.model)
             sibling.permanentIDsInTransit.withLock { $0.beginMerge() }
-            sibling.perform { sibling.mergeParentPush(changes, states: pushed) }
+            sibling.perform { sibling.mergeParentPush(changes, states: pushed, prepared: prepared) }
         }
     }
 
@@ -297,16 +303,21 @@ extension ObjectContext {
     /// saved, and this context adopted the new IDs, between the push and this merge.
     ///
     /// `states` are the pushed objects' states in the parent at the push, which the merge takes
-    /// instead of reading them from the parent (see ``announceToChildren(_:states:from:)``).
-    private func mergeParentPush(_ changes: ContextChanges, states: [ObjectID: Snapshot]) {
+    /// instead of reading them from the parent (see ``announceToChildren(_:states:from:)``), and
+    /// `prepared` the live queries' decisions made from them there.
+    private func mergeParentPush(
+        _ changes: ContextChanges, states: [ObjectID: Snapshot], prepared: PreparedLiveMerge?
+    ) {
         defer { permanentIDsInTransit.withLock { $0.endMerge() } }
         catchUpWithPermanentIDs()
         // One look under the lock; most merges run before the parent saves, with nothing to rename.
         let transit = permanentIDsInTransit.withLock { $0 }
         guard !transit.isEmpty else {
-            try? mergeChanges(fromContextDidSave: changes, parentStates: states)
+            try? mergeChanges(fromContextDidSave: changes, parentStates: states, prepared: prepared)
             return
         }
+        // Objects named by the IDs the preparation read are renamed: it no longer answers.
+        if prepared != nil { liveRegistry?.notePreparationRenamed() }
         let newID = { (id: ObjectID) in id.isTemporary ? transit.permanentID(for: id) : nil }
         try? mergeChanges(fromContextDidSave: changes.renaming(newID), parentStates: Self.renaming(states, newID))
     }

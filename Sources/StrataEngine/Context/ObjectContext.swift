@@ -104,6 +104,8 @@ public final class ObjectContext: @unchecked Sendable {
     /// The live queries observing this context (see ``liveResults(for:sectionKeyPath:)``);
     /// `nil` until the first. Confined to the context's queue.
     var liveRegistry: LiveRegistry?
+    /// What the live queries read, for a parent preparing a pushed save's merge off this queue.
+    let liveMergePlan = Locked(LiveMergePlan())
 
     /// The context this one saves into, for a child context; `nil` for a context attached to
     /// the coordinator (the only kind that reads and writes stores).

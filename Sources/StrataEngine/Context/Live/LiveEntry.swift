@@ -2,12 +2,22 @@ import StrataCore
 
 /// One member of a live query's result: its ID with the values it is ordered and sectioned by,
 /// kept so that a changed object finds its place by binary search, with no refetch.
-struct LiveEntry {
+struct LiveEntry: Sendable {
     var objectID: ObjectID
     /// The values of the request's sorts, in order.
     var sortKeys: [Value]
     /// The value of the section key path (``Value/null`` without one).
     var section: Value
+}
+
+extension LiveEntry {
+    /// The entry of `snapshot` in a query ordered by `sorts` and sectioned by `sectionKeyPath`.
+    init(of snapshot: Snapshot, sorts: [Sort], sectionKeyPath: PropertyPath?, evaluator: PredicateEvaluator) throws {
+        self.init(
+            objectID: snapshot.objectID,
+            sortKeys: try sorts.map { try evaluator.value(at: $0.keyPath, of: snapshot) },
+            section: try sectionKeyPath.map { try evaluator.value(at: $0, of: snapshot) } ?? .null)
+    }
 }
 
 /// The order of a live query's entries: the request's sorts, ties by object ID (the order of
@@ -116,24 +126,38 @@ struct LiveOrder {
         return merged
     }
 
-    /// Removes from `entries` (ordered) those whose IDs are in `removed` and puts `added` in
-    /// place, in the array itself: a long result that gains a few thousand objects moves its
-    /// entries once, from the back, instead of being copied into a new array.
+    /// Removes from `entries` (ordered) those whose IDs are in `removed` and puts `added` and
+    /// `ordered` (already in this order) in place, in the array itself: a long result that gains
+    /// a few thousand objects moves its entries once, from the back, instead of being copied into
+    /// a new array. Adds to `comparisons` the comparisons made to place the new entries.
     ///
     /// Complexity: O(n) moves and, with removals, O(n) hashes; O(k log k) to order `added`, and
-    /// O(k log(n/k)) comparisons to place it (each place is found by galloping back from the
-    /// one after it, not by comparing every entry passed).
-    func merge(_ entries: inout [LiveEntry], removing removed: [LiveEntry], adding added: [LiveEntry]) {
+    /// O(k log(n/k)) comparisons to place the new entries (each place is found by galloping back
+    /// from the one after it, not by comparing every entry passed).
+    func merge(
+        _ entries: inout [LiveEntry], removing removed: [LiveEntry], adding added: [LiveEntry],
+        addingOrdered ordered: [LiveEntry] = [], comparisons: inout Int
+    ) {
         if !removed.isEmpty {
             let gone = Set(removed.map(\.objectID))
             entries.removeAll { gone.contains($0.objectID) }
         }
-        guard !added.isEmpty else { return }
-        if added.count <= 16 {
-            for entry in added { entries.insert(entry, at: insertionIndex(of: entry, in: entries)) }
+        guard !added.isEmpty || !ordered.isEmpty else { return }
+        if added.count + ordered.count <= 16 {
+            for entry in added + ordered {
+                entries.insert(entry, at: insertionIndex(of: entry, in: entries))
+                comparisons += Int.bitWidth - entries.count.leadingZeroBitCount
+            }
             return
         }
-        let incoming = added.sorted(by: precedes)
+        let incoming: [LiveEntry]
+        if added.isEmpty {
+            incoming = ordered
+        } else {
+            let sorted = added.sorted(by: precedes)
+            comparisons += sorted.count * (Int.bitWidth - sorted.count.leadingZeroBitCount)
+            incoming = ordered.isEmpty ? sorted : merging(runs: sorted, ordered, comparisons: &comparisons)
+        }
         // From the back: the kept entries in `entries[..<kept]` that come after the last incoming
         // entry not placed yet move to the end of what is left, by swapping (the slot they leave
         // holds an incoming entry's copy or one already moved, overwritten later), then it goes
@@ -145,7 +169,8 @@ struct LiveOrder {
         entries.withUnsafeMutableBufferPointer { entries in
             var write = entries.count
             for next in incoming.indices.reversed() {
-                let place = gallopingPlace(of: incoming[next], in: UnsafeBufferPointer(entries), before: kept)
+                let place = gallopingPlace(
+                    of: incoming[next], in: UnsafeBufferPointer(entries), before: kept, comparisons: &comparisons)
                 while kept > place {
                     kept -= 1
                     write -= 1
@@ -158,21 +183,49 @@ struct LiveOrder {
         assert(isOrdered(entries), "a live query's entries are out of order after a merge")
     }
 
+    /// The entries of `a` and `b` (each ordered, no ID in both), in order.
+    ///
+    /// Complexity: O(a + b) comparisons.
+    private func merging(runs a: [LiveEntry], _ b: [LiveEntry], comparisons: inout Int) -> [LiveEntry] {
+        var merged: [LiveEntry] = []
+        merged.reserveCapacity(a.count + b.count)
+        var i = 0
+        var j = 0
+        while i < a.count, j < b.count {
+            comparisons += 1
+            if precedes(b[j], a[i]) {
+                merged.append(b[j])
+                j += 1
+            } else {
+                merged.append(a[i])
+                i += 1
+            }
+        }
+        merged.append(contentsOf: a[i...])
+        merged.append(contentsOf: b[j...])
+        return merged
+    }
+
     /// The first position in `entries[..<end]` (ordered) whose entry comes after `entry`: found
     /// by stepping back from `end` by doubling steps, then by binary search within the last step.
+    /// Adds the comparisons it made to `comparisons`.
     ///
     /// Complexity: O(log d) comparisons, for d entries between that position and `end`.
-    private func gallopingPlace(of entry: LiveEntry, in entries: UnsafeBufferPointer<LiveEntry>, before end: Int) -> Int
-    {
+    private func gallopingPlace(
+        of entry: LiveEntry, in entries: UnsafeBufferPointer<LiveEntry>, before end: Int, comparisons: inout Int
+    ) -> Int {
         var high = end
         var step = 1
         while high - step >= 0 && precedes(entry, entries[high - step]) {
+            comparisons += 1
             high -= step
             step *= 2
         }
+        comparisons += 1
         // entries[high...] come after `entry`; entries[..<(high - step + 1)] do not.
         var low = Swift.max(high - step + 1, 0)
         while low < high {
+            comparisons += 1
             let middle = (low + high) / 2
             if precedes(entry, entries[middle]) { high = middle } else { low = middle + 1 }
         }

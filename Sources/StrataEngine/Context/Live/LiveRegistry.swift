@@ -13,11 +13,10 @@ final class LiveRegistry {
     private var subscriptions: [Int: LiveSubscription] = [:]
     /// Per entity, its queries decided locally, by slot.
     private var indexes: [String: EntityIndex] = [:]
-    /// The queries each object is a member of (locally decided queries only).
-    private var memberships: [ObjectID: [Int]] = [:]
-    /// The state each member was last matched in: a later change of it is compared with this to
-    /// know which slots (properties) it changed.
-    private var lastSeen: [ObjectID: Snapshot] = [:]
+    /// The queries each object is a member of (locally decided queries only), with the state it
+    /// was last matched in. One table for both: a merge that grows a long list grows one table,
+    /// and each object is hashed once for both.
+    private var memberships: [ObjectID: Membership] = [:]
     /// Queries that run again on any change of one entity, or of any.
     private var refetchingOnEntity: [String: Set<Int>] = [:]
     private var refetchingOnAny: Set<Int> = []
@@ -25,6 +24,14 @@ final class LiveRegistry {
     private var renamed: [ObjectID: ObjectID] = [:]
     private var nextKey = 0
     private(set) var statistics = LiveQueryStatistics()
+    /// Where the locally decided queries are published for merges prepared off the queue.
+    private let plan: Locked<LiveMergePlan>
+    /// The generation of the plan published last.
+    private var planGeneration: UInt64 = 0
+
+    init(publishingTo plan: Locked<LiveMergePlan>) {
+        self.plan = plan
+    }
 
     /// The queries of one entity: those whose predicate requires an attribute to equal a
     /// constant (`key == 7`, or ANDed with it) by that attribute's value, the others by the slots
@@ -39,6 +46,14 @@ final class LiveRegistry {
         var all: Set<Int> = []
         /// The queries in ``bySlot``.
         var unvalued: Set<Int> = []
+    }
+
+    /// The locally decided queries an object is a member of, and the state it was last matched
+    /// in: a later change of it is compared with this to know which slots (properties) it
+    /// changed.
+    private struct Membership {
+        var keys: [Int] = []
+        var lastSeen: Snapshot?
     }
 
     var isEmpty: Bool { subscriptions.isEmpty }
@@ -71,9 +86,10 @@ final class LiveRegistry {
                 }
             }
             indexes[entity] = index
+            memberships.reserveHeadroom(adding: snapshots.count)
             for snapshot in snapshots {
-                memberships[snapshot.objectID, default: []].append(subscription.key)
-                lastSeen[snapshot.objectID] = snapshot
+                memberships[snapshot.objectID, default: Membership()].keys.append(subscription.key)
+                memberships[snapshot.objectID]?.lastSeen = snapshot
             }
         case .entityRefetch:
             refetchingOnEntity[entity, default: []].insert(subscription.key)
@@ -81,6 +97,7 @@ final class LiveRegistry {
             refetchingOnAny.insert(subscription.key)
         }
         statistics.subscriptions = subscriptions.count
+        if subscription.reach == .local { publishPlan() }
         subscription.deliver(updated: [])
         return subscription.key
     }
@@ -109,20 +126,38 @@ final class LiveRegistry {
             refetchingOnAny.remove(key)
         }
         statistics.subscriptions = subscriptions.count
+        if subscription.reach == .local { publishPlan() }
+    }
+
+    /// Publishes the locally decided queries, under a new generation: a merge prepared from
+    /// the plan before is stale from now on.
+    private func publishPlan() {
+        planGeneration += 1
+        let published = LiveMergePlan(
+            generation: planGeneration,
+            queries: subscriptions.values.filter { $0.reach == .local }.map { subscription in
+                LiveMergePlan.Query(
+                    key: subscription.key, entityName: subscription.request.entityName,
+                    predicate: subscription.request.predicate, sorts: subscription.request.sorts,
+                    sectionKeyPath: subscription.sectionKeyPath)
+            })
+        plan.withLock { $0 = published }
     }
 
     /// Ends every subscription (the context went away).
     func finishAll() {
         for subscription in subscriptions.values { subscription.sink.finish(throwing: nil) }
         subscriptions = [:]
+        publishPlan()
     }
 
     private func removeMembership(of id: ObjectID, in key: Int) {
-        guard var keys = memberships[id] else { return }
-        if let position = keys.firstIndex(of: key) { keys.swapAt(position, keys.count - 1) }
-        if keys.last == key { keys.removeLast() }
-        memberships[id] = keys.isEmpty ? nil : keys
-        if keys.isEmpty { lastSeen[id] = nil }
+        guard var membership = memberships[id] else { return }
+        if let position = membership.keys.firstIndex(of: key) {
+            membership.keys.swapAt(position, membership.keys.count - 1)
+        }
+        if membership.keys.last == key { membership.keys.removeLast() }
+        memberships[id] = membership.keys.isEmpty ? nil : membership
     }
 
     // MARK: Changes
@@ -140,10 +175,9 @@ final class LiveRegistry {
         self.renamed = [:]
         var touched: Set<Int> = []
         for (old, new) in renamed {
-            guard let keys = memberships.removeValue(forKey: old) else { continue }
-            memberships[new] = keys
-            lastSeen[new] = lastSeen.removeValue(forKey: old)
-            touched.formUnion(keys)
+            guard let membership = memberships.removeValue(forKey: old) else { continue }
+            memberships[new] = membership
+            touched.formUnion(membership.keys)
         }
         // Queries that refetch hold temporary IDs too: run them again.
         var refetching = Set(refetchingOnAny).union(refetchingOnEntity.values.joined())
@@ -174,11 +208,26 @@ final class LiveRegistry {
     /// have changed any slot. `knownStates` are current states of changed objects the context
     /// has not loaded, when the caller has them (else they are read where the context reads
     /// from).
-    func apply(_ changes: ContextChanges, in context: ObjectContext, knownStates: [ObjectID: Snapshot] = [:]) {
+    ///
+    /// With `prepared` (made from `knownStates` off the queue), the inserted objects it decided
+    /// for join their queries as it says, in one merge of its ordered runs: each that the
+    /// context holds loaded or lists already, and every object when the queries changed since
+    /// the preparation, is decided here instead.
+    func apply(
+        _ changes: ContextChanges, in context: ObjectContext, knownStates: [ObjectID: Snapshot] = [:],
+        prepared: PreparedLiveMerge? = nil
+    ) {
         guard !subscriptions.isEmpty, !changes.isEmpty else { return }
         flushRenames(in: context)
+        var prepared = prepared
+        if let stale = prepared, stale.generation != planGeneration {
+            // The queries changed since: their runs may miss one, or hold one that went away.
+            statistics.preparedMergeFallbacks += 1
+            prepared = nil
+        }
         var refetching = refetchingOnAny
         var perSubscription: [Int: [LiveSubscription.Change]] = [:]
+        var preparedRuns: [Int: [LiveEntry]] = [:]
         var byEntity: [String: [(id: ObjectID, isDeleted: Bool)]] = [:]
         var seen: [(id: ObjectID, snapshot: Snapshot?)] = []
         // An ID may be listed twice (an object written while it was being inserted): once each.
@@ -189,9 +238,14 @@ final class LiveRegistry {
             byEntity[id.entityName, default: []].append((id, false))
         }
         for id in changes.deleted { byEntity[id.entityName, default: []].append((id, true)) }
-        for (entity, ids) in byEntity {
+        for (entity, listed) in byEntity {
             if let keys = refetchingOnEntity[entity] { refetching.formUnion(keys) }
             guard let index = indexes[entity] else { continue }
+            var ids = listed
+            if let prepared, prepared.entities.contains(entity) {
+                ids = takePrepared(
+                    from: listed, of: index, prepared, changes: changes, in: context, runs: &preparedRuns, seen: &seen)
+            }
             let current: [ObjectID: Snapshot?]
             do {
                 current = try currentSnapshots(of: ids, in: context, known: knownStates)
@@ -203,10 +257,11 @@ final class LiveRegistry {
                 let snapshot = isDeleted ? nil : current[listed] ?? nil
                 // Under its permanent ID when it got one while this context was reading it.
                 let id = snapshot?.objectID ?? listed
-                let memberOf = memberships[id] ?? []
+                let membership = memberships[id]
+                let memberOf = membership?.keys ?? []
                 var reading: Set<Int> = []
                 var slots = ChangeSet.allSlots
-                if let snapshot, let old = lastSeen[id], !changes.inserted.contains(listed) {
+                if let snapshot, let old = membership?.lastSeen, !changes.inserted.contains(listed) {
                     slots = ChangeSet.slots(
                         changingAttributes: old.attributes, old.relationships, to: snapshot.attributes,
                         snapshot.relationships)
@@ -240,26 +295,78 @@ final class LiveRegistry {
                 }
             }
         }
+        if prepared != nil { statistics.preparedMerges += 1 }
         let evaluator = context.contextEvaluator()
-        for (key, changes) in perSubscription.sorted(by: { $0.key < $1.key }) where !refetching.contains(key) {
+        let keys = Set(perSubscription.keys).union(preparedRuns.keys).subtracting(refetching)
+        for key in keys.sorted() {
             guard let subscription = subscriptions[key] else { continue }
             do {
-                let outcome = try subscription.apply(changes, evaluator: evaluator)
+                let outcome = try subscription.apply(
+                    perSubscription[key] ?? [], prepared: preparedRuns[key] ?? [], evaluator: evaluator)
                 statistics.localDecisions += outcome.evaluated
                 statistics.membershipUpdates += outcome.membershipUpdates
+                statistics.mergeComparisons += outcome.comparisons
+                statistics.tablesGrownInMerges += outcome.tablesGrown
                 if outcome.needsRefetch {
                     refetching.insert(key)
                     continue
                 }
                 for id in outcome.left { removeMembership(of: id, in: key) }
-                for id in outcome.joined { memberships[id, default: []].append(key) }
+                if memberships.reserveHeadroom(adding: outcome.joined.count) { statistics.tablesGrownInMerges += 1 }
+                for id in outcome.joined { memberships[id, default: Membership()].keys.append(key) }
                 subscription.deliver(updated: outcome.updated)
             } catch {
                 refetching.insert(key)
             }
         }
-        for (id, snapshot) in seen where memberships[id] != nil { lastSeen[id] = snapshot }
+        for (id, snapshot) in seen { memberships[id]?.lastSeen = snapshot }
         refetch(refetching, in: context, updating: changes.updated)
+    }
+
+    /// Notes a prepared merge not used because the merge renamed the objects it read.
+    func notePreparationRenamed() {
+        statistics.preparedMergeFallbacks += 1
+    }
+
+    /// Takes from `listed` (changed objects of the entity of `index`) the inserted objects
+    /// `prepared` decided for, and adds its runs for them to `runs`, by query; returns the
+    /// objects left to decide here. An inserted object is decided here when the merge does not
+    /// take its state from the push (the context holds it loaded, deleted or invalid) or a
+    /// query lists it already (a refetch since the push saw it).
+    private func takePrepared(
+        from listed: [(id: ObjectID, isDeleted: Bool)], of index: EntityIndex, _ prepared: PreparedLiveMerge,
+        changes: ContextChanges, in context: ObjectContext, runs: inout [Int: [LiveEntry]],
+        seen: inout [(id: ObjectID, snapshot: Snapshot?)]
+    ) -> [(id: ObjectID, isDeleted: Bool)] {
+        var left: [(id: ObjectID, isDeleted: Bool)] = []
+        var decidedHere: Set<ObjectID> = []
+        var taken = 0
+        seen.reserveCapacity(seen.count + listed.count)
+        for (id, isDeleted) in listed {
+            guard !isDeleted, changes.inserted.contains(id), let state = prepared.states[id], state.objectID == id
+            else {
+                left.append((id, isDeleted))
+                continue
+            }
+            let object = context.registeredObject(for: id)
+            let takesPushedState =
+                object.map { $0.state.isFault && !$0.state.isDeleted && !$0.state.isInvalid } ?? true
+            guard takesPushedState, memberships[id] == nil else {
+                decidedHere.insert(id)
+                left.append((id, isDeleted))
+                continue
+            }
+            seen.append((id, state))
+            taken += 1
+        }
+        statistics.preparedDecisions += taken
+        statistics.preparedObjectFallbacks += decidedHere.count
+        statistics.localDecisions += taken * index.all.count
+        for key in index.all {
+            guard let run = prepared.runs[key], !run.isEmpty else { continue }
+            runs[key] = decidedHere.isEmpty ? run : run.filter { !decidedHere.contains($0.objectID) }
+        }
+        return left
     }
 
     /// The current state of each of `ids` in `context`: its own object when loaded, else the
@@ -322,9 +429,12 @@ final class LiveRegistry {
             statistics.refetches += 1
             if subscription.reach == .local {
                 for id in before where subscription.members[id] == nil { removeMembership(of: id, in: key) }
+                memberships.reserveHeadroom(adding: snapshots.count)
                 for snapshot in snapshots {
-                    if !before.contains(snapshot.objectID) { memberships[snapshot.objectID, default: []].append(key) }
-                    lastSeen[snapshot.objectID] = snapshot
+                    if !before.contains(snapshot.objectID) {
+                        memberships[snapshot.objectID, default: Membership()].keys.append(key)
+                    }
+                    memberships[snapshot.objectID]?.lastSeen = snapshot
                 }
             }
             subscription.deliver(updated: changed.filter { subscription.members[$0] != nil })

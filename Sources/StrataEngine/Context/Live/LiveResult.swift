@@ -55,6 +55,22 @@ public struct LiveQueryStatistics: Sendable, Hashable {
     /// Entries put back in order among the entries they tie with after their temporary IDs
     /// became permanent (the rest of each result kept its order without being touched).
     package var entriesReorderedByRenames = 0
+    /// Merged saves whose inserted objects were matched, and their entries built and ordered,
+    /// before the merge, off the context's queue.
+    package var preparedMerges = 0
+    /// Merged saves prepared for queries that changed before the merge: decided on the queue.
+    package var preparedMergeFallbacks = 0
+    /// Inserted objects whose membership the preparation decided.
+    package var preparedDecisions = 0
+    /// Prepared inserted objects decided on the queue after all: the context held them
+    /// loaded, or a query listed them already.
+    package var preparedObjectFallbacks = 0
+    /// Comparisons of entries made on the context's queue to place new entries in results
+    /// (sorting `k` unordered entries counted as `k log2 k`).
+    package var mergeComparisons = 0
+    /// Tables of members that grew, rehashing every entry, while the context merged changes
+    /// (rather than where a result was loaded).
+    package var tablesGrownInMerges = 0
 
     /// Statistics with every count at zero.
     public init() {}

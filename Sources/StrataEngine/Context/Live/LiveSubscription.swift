@@ -63,10 +63,7 @@ final class LiveSubscription {
 
     /// The entry of `snapshot` (which matches the predicate).
     func entry(for snapshot: Snapshot, evaluator: PredicateEvaluator) throws -> LiveEntry {
-        LiveEntry(
-            objectID: snapshot.objectID,
-            sortKeys: try request.sorts.map { try evaluator.value(at: $0.keyPath, of: snapshot) },
-            section: try sectionKeyPath.map { try evaluator.value(at: $0, of: snapshot) } ?? .null)
+        try LiveEntry(of: snapshot, sorts: request.sorts, sectionKeyPath: sectionKeyPath, evaluator: evaluator)
     }
 
     /// Runs the query against `context` (pending changes included) and takes its answer;
@@ -81,7 +78,9 @@ final class LiveSubscription {
         // keeps the answer's order as it is.
         if reach == .local, !order.isOrdered(loaded) { loaded.sort(by: order.precedes) }
         entries = loaded
-        members = Dictionary(uniqueKeysWithValues: loaded.map { ($0.objectID, $0) })
+        members = [:]
+        members.reserveHeadroom(adding: loaded.count)
+        for entry in loaded { members[entry.objectID] = entry }
         windowMayHaveMore = request.limit.map { loaded.count >= $0 } ?? false
         return snapshots
     }
@@ -102,14 +101,19 @@ final class LiveSubscription {
         var updated: Set<ObjectID> = []
         var evaluated = 0
         var membershipUpdates = 0
+        /// Comparisons of entries made to place the new ones (see ``LiveOrder/merge``).
+        var comparisons = 0
+        /// Tables that grew (rehashing every entry) to take the new members.
+        var tablesGrown = 0
         /// Entries that left and joined (for the registry's membership index).
         var left: [ObjectID] = []
         var joined: [ObjectID] = []
     }
 
-    /// Applies `changes` to the result without a refetch, unless one is needed (then
+    /// Applies `changes` and the `prepared` entries (of objects that match and are not members,
+    /// in this query's order) to the result without a refetch, unless one is needed (then
     /// ``Outcome/needsRefetch`` is set and the result is left as it was).
-    func apply(_ changes: [Change], evaluator: PredicateEvaluator) throws -> Outcome {
+    func apply(_ changes: [Change], prepared: [LiveEntry] = [], evaluator: PredicateEvaluator) throws -> Outcome {
         var outcome = Outcome()
         var removed: [LiveEntry] = []
         var added: [LiveEntry] = []
@@ -144,17 +148,24 @@ final class LiveSubscription {
                 continue
             }
         }
-        guard !removed.isEmpty || !added.isEmpty else { return outcome }
+        guard !removed.isEmpty || !added.isEmpty || !prepared.isEmpty else { return outcome }
         if request.limit == nil {
             // No window to check first: the entries change in place.
-            order.merge(&entries, removing: removed, adding: added)
+            order.merge(
+                &entries, removing: removed, adding: added, addingOrdered: prepared, comparisons: &outcome.comparisons)
             for entry in removed { members[entry.objectID] = nil }
+            if members.reserveHeadroom(adding: added.count + prepared.count) { outcome.tablesGrown += 1 }
             for entry in added { members[entry.objectID] = entry }
+            for entry in prepared { members[entry.objectID] = entry }
             for entry in removed where members[entry.objectID] == nil { outcome.left.append(entry.objectID) }
+            outcome.joined.reserveCapacity(added.count + prepared.count)
             for entry in added { outcome.joined.append(entry.objectID) }
+            for entry in prepared { outcome.joined.append(entry.objectID) }
             outcome.updated = outcome.updated.filter { members[$0] != nil }
             return outcome
         }
+        // A window to check: the prepared entries take the general path.
+        added += prepared
         var merged = order.merging(entries, removing: removed, adding: added)
         var dropped: [LiveEntry] = []
         if let limit = request.limit {
