@@ -48,6 +48,13 @@ extension ObjectContext {
         return liveRegistry?.statistics ?? LiveQueryStatistics()
     }
 
+    /// How many of this context's live queries the membership index lists `id` in (each query
+    /// once, however often the object moved within it).
+    package func liveMembershipCount(of id: ObjectID) -> Int {
+        checkConfinement()
+        return liveRegistry?.membershipCount(of: id) ?? 0
+    }
+
     /// Registers a live subscription of `request` handing its states to `sink` (the first at
     /// once); returns its key.
     func subscribeLive(_ request: FetchRequest, sectionKeyPath: String?, sink: any LiveSink) throws -> Int {

@@ -151,6 +151,9 @@ final class LiveRegistry {
         publishPlan()
     }
 
+    /// How many live queries list `id` as a member, by the membership index (each once).
+    func membershipCount(of id: ObjectID) -> Int { memberships[id]?.keys.count ?? 0 }
+
     private func removeMembership(of id: ObjectID, in key: Int) {
         guard var membership = memberships[id] else { return }
         if let position = membership.keys.firstIndex(of: key) {

@@ -149,6 +149,8 @@ final class LiveSubscription {
             }
         }
         guard !removed.isEmpty || !added.isEmpty || !prepared.isEmpty else { return outcome }
+        // A member that moved is in both lists: it neither joined nor left.
+        let moved = removed.isEmpty || added.isEmpty ? [] : Set(removed.map(\.objectID))
         if request.limit == nil {
             // No window to check first: the entries change in place.
             order.merge(
@@ -159,7 +161,7 @@ final class LiveSubscription {
             for entry in prepared { members[entry.objectID] = entry }
             for entry in removed where members[entry.objectID] == nil { outcome.left.append(entry.objectID) }
             outcome.joined.reserveCapacity(added.count + prepared.count)
-            for entry in added { outcome.joined.append(entry.objectID) }
+            for entry in added where !moved.contains(entry.objectID) { outcome.joined.append(entry.objectID) }
             for entry in prepared { outcome.joined.append(entry.objectID) }
             outcome.updated = outcome.updated.filter { members[$0] != nil }
             return outcome
@@ -188,7 +190,9 @@ final class LiveSubscription {
         for entry in dropped { members[entry.objectID] = nil }
         entries = merged
         for entry in removed + dropped where members[entry.objectID] == nil { outcome.left.append(entry.objectID) }
-        for entry in added where members[entry.objectID] != nil { outcome.joined.append(entry.objectID) }
+        for entry in added where members[entry.objectID] != nil && !moved.contains(entry.objectID) {
+            outcome.joined.append(entry.objectID)
+        }
         outcome.updated = outcome.updated.filter { members[$0] != nil }
         return outcome
     }
