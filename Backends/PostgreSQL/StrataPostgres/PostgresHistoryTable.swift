@@ -10,7 +10,7 @@ import StrataCore
 /// | `author` | `text` | the saving context's `transactionAuthor`, or `NULL` |
 /// | `context_name` | `text` | the saving context's name, or `NULL` |
 /// | `change_count` | `integer` | how many objects the save changed |
-/// | `record` | `bytea` | the whole transaction (``HistoryRecordCodec``) |
+/// | `record` | `bytea`, `STORAGE EXTERNAL` | the whole transaction (``HistoryRecordCodec``), uncompressed |
 ///
 /// Sequences must commit in order across hosts, or a reader reading "after N" would miss an N-1
 /// that commits later. So a save takes a transaction-scoped advisory lock of the store
