@@ -104,6 +104,35 @@ struct PostgresSaveShapeTests {
         #expect(general.objectIDs == matching.map(\.objectID).sorted())
     }
 
+    /// A batch delete of named objects (a batch delete of IDs) with history on builds its record
+    /// while the server deletes them, in the same two round trips; when some were gone already,
+    /// the record lists only the objects the delete found.
+    @Test func aBatchDeleteOfNamedObjectsRecordsOnlyTheObjectsItDeleted() throws {
+        let url = try PostgresTestServer.freshStoreURL()
+        defer { try? PostgresBackend().destroyStore(at: url) }
+        let store = try open(url)
+        defer { try? store.close() }
+        let objects = try allTypes(store, 20)
+        try store.save(SaveRequest(inserts: objects))
+        let ids = objects.map(\.objectID)
+        func named(_ ids: [ObjectID]) -> ObjectPredicate {
+            .comparison(.init(.evaluatedObject, .in, .list(ids.map { .objectID($0) })))
+        }
+        var result = BatchResult(objectIDs: [])
+        let counts = try counting(store) {
+            result = try store.batchDelete(entityName: "AllTypes", predicate: named(Array(ids[0..<5]) + [ids[2]]))
+        }
+        #expect(result.objectIDs == Array(ids[0..<5]))
+        #expect(counts.roundTrips == 2)
+        result = try store.batchDelete(entityName: "AllTypes", predicate: named(ids[3..<8].reversed()))
+        #expect(result.objectIDs == Array(ids[5..<8]))
+        let recorded = try store.fetchHistory(HistoryRequest()).suffix(2).map {
+            $0.changes.filter { $0.kind == .delete }.map(\.objectID.primaryKey)
+        }
+        #expect(recorded == [ids[0..<5].map(\.primaryKey), ids[5..<8].map(\.primaryKey)])
+        #expect(try store.snapshots(of: "AllTypes", among: nil).count == 12)
+    }
+
     @Test func insertsFromTheThresholdOnGoThroughOneCopyAndReadBackTheSame() throws {
         let url = try PostgresTestServer.freshStoreURL()
         defer { try? PostgresBackend().destroyStore(at: url) }

@@ -232,6 +232,40 @@ struct PostgresStoreTests {
         #expect(try PostgresBackend().metadata(at: url)?.storeIdentifier == identifier)
     }
 
+    @Test func historyRecordsAreStoredUncompressedAndAnOlderStoreIsUpgradedOnOpen() throws {
+        let url = try PostgresTestServer.freshStoreURL()
+        defer { try? PostgresBackend().destroyStore(at: url) }
+        try open(url).close()
+        let connection = try catalog()
+        defer { connection.close() }
+        let history = "\(pq(schemaName(url))).\(pq("_strata_history"))"
+        func storage() throws -> String {
+            try connection.query(
+                "SELECT attstorage::text FROM pg_attribute WHERE attrelid = $1::regclass AND attname = 'record'",
+                [.text(history)]
+            ).string(0, 0)
+        }
+        #expect(try storage() == "e")
+        // A store made before the record's storage was set: PostgreSQL's default for bytea.
+        try connection.execute("ALTER TABLE \(history) ALTER COLUMN \(pq("record")) SET STORAGE EXTENDED")
+        var readOnly = StoreOptions()
+        readOnly.isReadOnly = true
+        try open(url, options: readOnly).close()
+        #expect(try storage() == "x")
+        let store = try open(url)
+        #expect(try storage() == "e")
+        // A record larger than a page is written and read back whole.
+        let ids = try ids(store, "Employee", 3_000)
+        try store.save(
+            SaveRequest(
+                inserts: try ids.map {
+                    try snapshot(store, $0, ["name": .string("e"), "height": .double(1.7), "level": .integer(1)])
+                }))
+        let recorded = try store.fetchHistory(HistoryRequest())
+        #expect(recorded.count == 1 && recorded.first?.changes.count == 3_000)
+        try store.close()
+    }
+
     @Test func destroyingAStoreDropsOnlyWhatItMade() throws {
         let url = try PostgresTestServer.freshStoreURL()
         let store = try open(url)

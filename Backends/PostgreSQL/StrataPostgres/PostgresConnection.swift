@@ -179,9 +179,20 @@ final class PostgresConnection: @unchecked Sendable {
     /// - Throws: the mapped error of the first statement that fails (``PostgresErrorMapping``).
     @discardableResult
     func pipeline(_ statements: [PostgresStatement]) throws -> [PostgresResult] {
+        try pipeline(statements, whileRunning: {}).results
+    }
+
+    /// ``pipeline(_:)``, running `work` in this thread while the server runs `statements`: they
+    /// are sent before `work` starts and their results read after it returns, so the client's
+    /// work and the server's overlap. When `work` throws, the results are still read (the
+    /// connection stays usable) and its error is thrown.
+    func pipeline<Work>(_ statements: [PostgresStatement], whileRunning work: () throws -> Work) throws -> (
+        results: [PostgresResult], work: Work
+    ) {
         if let begin = pendingBegin {
             pendingBegin = nil
-            return Array(try pipeline([PostgresStatement(sql: begin)] + statements).dropFirst())
+            let (results, done) = try pipeline([PostgresStatement(sql: begin)] + statements, whileRunning: work)
+            return (Array(results.dropFirst()), done)
         }
         if prepared.count + statements.count > Self.statementCacheLimit {
             // Not in the middle of preparing them: that would drop the ones prepared before.
@@ -212,7 +223,10 @@ final class PostgresConnection: @unchecked Sendable {
                 sql: statements[sent].sql)
         }
         var results: [PostgresResult] = []
+        var done: Result<Work, any Error>?
+        // The sync flushes what was sent: the server runs it while `work` does.
         if PQpipelineSync(handle) == 1 {
+            done = Result { try work() }
             for index in 0..<sent {
                 // Each statement's results end with a null one.
                 while let result = PQgetResult(handle) {
@@ -246,7 +260,8 @@ final class PostgresConnection: @unchecked Sendable {
                 result: nil, connection: handle, endpoint: settings.endpoint, action: "running a pipeline",
                 sql: statements.last?.sql)
         }
-        return results
+        guard let done else { preconditionFailure("a pipeline that was sent ran its work") }
+        return (results, try done.get())
     }
 
     /// Runs one statement without preparing it (SQL that varies with every call).

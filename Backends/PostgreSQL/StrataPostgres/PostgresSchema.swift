@@ -77,6 +77,7 @@ struct PostgresSchema: Sendable {
             "CREATE TABLE \(qualified(Self.metadataTable)) (\(pq("key")) text PRIMARY KEY, \(pq("value")) text NOT NULL)",
             "CREATE TABLE \(qualified(Self.sequenceTable)) (\(pq("entity")) text PRIMARY KEY, \(pq("last_key")) bigint NOT NULL)",
             PostgresHistoryTable.creationSQL(schema: self),
+            PostgresHistoryTable.recordStorageSQL(schema: self),
         ]
         for table in orderedTables { statements.append(table.createTableSQL) }
         for join in joinTables { statements += join.creationStatements }

@@ -134,14 +134,52 @@ extension PostgresStore: BatchOperating {
         else { return nil }
         var builder = PostgresQueryBuilder(schema: schema, storeIdentifier: identifier)
         guard let condition = builder.exactCondition(predicate, table: table) else { return nil }
-        let deleted = try connection.query(
-            "DELETE FROM \(table.qualified) AS t0 WHERE \(condition) RETURNING t0.\(pq("_pk"))", builder.parameters)
+        let delete = PostgresStatement(
+            sql: "DELETE FROM \(table.qualified) AS t0 WHERE \(condition) RETURNING t0.\(pq("_pk"))",
+            parameters: builder.parameters)
+        // Deleting named objects, the record of their deletes is built while the server deletes
+        // them, then appended if the delete found every one of them.
+        let (results, named) = try connection.pipeline([delete]) {
+            () throws -> (keys: [Int64], entry: HistoryEntry?)? in
+            guard recordsHistory, let keys = namedKeys(predicate, in: table) else { return nil }
+            return (keys, try batchDeleteEntry(keys: keys, table: table))
+        }
+        let deleted = results[0]
         let keys = (0..<deleted.rowCount).map { deleted.int64($0, 0) }.sorted()
         if recordsHistory, !keys.isEmpty {
-            try recordBatchDelete(BatchDeleteHistory(deletedKeys: keys), table: table, on: connection)
+            if let named, let entry = named.entry, keys == named.keys {
+                _ = try appendHistory(entry, committing: true, on: connection)
+            } else {
+                try recordBatchDelete(BatchDeleteHistory(deletedKeys: keys), table: table, on: connection)
+            }
         }
         let scope = ObjectID.Scope(entityName: table.name, storeIdentifier: identifier)
         return BatchResult(objectIDs: keys.map(scope.id))
+    }
+
+    /// The keys, in order and each once, of the objects `predicate` names when it is
+    /// `SELF IN {objects}` of `table`'s entity in this store (what a batch delete of IDs asks);
+    /// `nil` for any other predicate.
+    private func namedKeys(_ predicate: ObjectPredicate?, in table: PostgresEntityTable) -> [Int64]? {
+        guard case .comparison(let comparison) = predicate, comparison.modifier == .direct,
+            comparison.lhs == .evaluatedObject, comparison.op == .in, case .list(let elements) = comparison.rhs
+        else { return nil }
+        var keys: [Int64] = []
+        keys.reserveCapacity(elements.count)
+        for element in elements {
+            guard case .objectID(let id) = element, id.entityName == table.name, id.storeIdentifier == identifier,
+                let key = id.primaryKey
+            else { return nil }
+            keys.append(key)
+        }
+        keys.sort()
+        var unique = 0
+        for index in keys.indices where unique == 0 || keys[unique - 1] != keys[index] {
+            keys[unique] = keys[index]
+            unique += 1
+        }
+        keys.removeLast(keys.count - unique)
+        return keys
     }
 
     /// Runs `body` in one write transaction, reporting a unique constraint as a save does.

@@ -58,9 +58,23 @@ extension PostgresStore {
         request.deletes = history.objects.map {
             SaveRequest.Delete($0.objectID, expectedVersion: $0.version, previous: $0)
         }
-        let scope = ObjectID.Scope(entityName: table.name, storeIdentifier: identifier)
-        request.deletes += history.deletedKeys.map { SaveRequest.Delete(scope.id(primaryKey: $0), expectedVersion: 0) }
+        request.deletes += deletes(of: history.deletedKeys, in: table)
         _ = try appendHistory(for: request, storedStates: [:], committing: true, on: connection)
+    }
+
+    /// The history row of a batch delete of exactly `keys` (in key order) from `table`, whose
+    /// tombstones need no stored state: built before the delete ends, and appended only when it
+    /// deleted exactly these keys.
+    func batchDeleteEntry(keys: [Int64], table: PostgresEntityTable) throws -> HistoryEntry? {
+        var request = SaveRequest()
+        request.deletes = deletes(of: keys, in: table)
+        return try historyEntry(for: request, storedStates: [:])
+    }
+
+    /// Deletes of the objects `keys` of `table`, for a record that keeps none of their values.
+    private func deletes(of keys: [Int64], in table: PostgresEntityTable) -> [SaveRequest.Delete] {
+        let scope = ObjectID.Scope(entityName: table.name, storeIdentifier: identifier)
+        return keys.map { SaveRequest.Delete(scope.id(primaryKey: $0), expectedVersion: 0) }
     }
 
     /// The keys of the objects, by entity, that hold a relationship to an object among `keys` of

@@ -136,13 +136,38 @@ extension PostgresStore: HistoryRecording {
         for request: SaveRequest, storedStates: [ObjectID: Snapshot], committing: Bool = false,
         on connection: PostgresConnection
     ) throws -> HistoryToken? {
+        guard let entry = try historyEntry(for: request, storedStates: storedStates) else { return nil }
+        return try appendHistory(entry, committing: committing, on: connection)
+    }
+
+    /// One transaction's history row before it is appended: its record and what goes beside it.
+    struct HistoryEntry {
+        var record: [UInt8]
+        var timestamp: Date
+        var author: String?
+        var contextName: String?
+        var changeCount: Int
+    }
+
+    /// The history row of `request` (see ``appendHistory(for:storedStates:committing:on:)``),
+    /// built without the database; `nil` for a save that changes no object.
+    func historyEntry(for request: SaveRequest, storedStates: [ObjectID: Snapshot]) throws -> HistoryEntry? {
         guard !(request.inserts.isEmpty && request.updates.isEmpty && request.deletes.isEmpty) else { return nil }
         let timestamp = Date()
         let (record, changeCount) = try HistoryChangeRecorder(model: model).record(
             for: request, timestamp: timestamp, storedState: { storedStates[$0] })
+        return HistoryEntry(
+            record: record, timestamp: timestamp, author: request.transactionAuthor,
+            contextName: request.contextName, changeCount: changeCount)
+    }
+
+    /// Appends `entry` as ``appendHistory(for:storedStates:committing:on:)`` does.
+    func appendHistory(_ entry: HistoryEntry, committing: Bool, on connection: PostgresConnection) throws
+        -> HistoryToken
+    {
         let sequence = try PostgresHistoryTable.append(
-            record, timestamp: timestamp, author: request.transactionAuthor, contextName: request.contextName,
-            changeCount: changeCount, storeIdentifier: identifier, schema: schema,
+            entry.record, timestamp: entry.timestamp, author: entry.author, contextName: entry.contextName,
+            changeCount: entry.changeCount, storeIdentifier: identifier, schema: schema,
             committing: committing && !options.history.prunesAutomatically, on: connection)
         if options.history.prunesAutomatically { try pruneAutomatically(on: connection) }
         return HistoryToken(storeIdentifier: identifier, sequence: sequence)

@@ -39,6 +39,10 @@ extension PostgresStore {
             timeoutMilliseconds: StoreAccessLock.defaultTimeoutMilliseconds)
         if let metadata = try PostgresMetadataTable.read(schema: schemaName, on: connection, endpoint: endpoint) {
             try verify(metadata, on: connection, url: url, model: model, options: options)
+            if !options.isReadOnly {
+                try PostgresHistoryTable.upgradeRecordStorage(
+                    schema: PostgresSchema(model: model, schema: schemaName), on: connection)
+            }
             return metadata
         }
         guard options.createsIfMissing && !options.isReadOnly else {
