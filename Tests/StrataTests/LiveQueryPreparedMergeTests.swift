@@ -28,6 +28,17 @@ import Testing
         return (writer, view, ObjectContext(parent: writer, name: "import"))
     }
 
+    /// A controller over `request` on `view`, its first fetch done, kept by the holder returned.
+    static func observe(_ request: FetchRequest, in view: ObjectContext) throws -> LiveQueryStackTests.Holder {
+        let holder = LiveQueryStackTests.Holder()
+        try view.performAndWait {
+            let controller = FetchedResultsController(fetchRequest: request, context: view)
+            try controller.performFetch()
+            holder.controller = controller
+        }
+        return holder
+    }
+
     /// Merging a save of `k` new objects into a list of `n` decides them off the view's queue:
     /// the view's queue evaluates no predicate for them, sorts nothing, and places them with
     /// O(k log(n/k)) comparisons, not O(n).
@@ -36,12 +47,7 @@ import Testing
         let imported = 20
         let (_, view, worker) = try Self.stack(employees: listed)
         let request = FetchRequest(entityName: "Employee", sorts: [Sort("key")])
-        let holder = LiveQueryStackTests.Holder()
-        try view.performAndWait {
-            let controller = FetchedResultsController(fetchRequest: request, context: view)
-            try controller.performFetch()
-            holder.controller = controller
-        }
+        let holder = try Self.observe(request, in: view)
         let before = view.performAndWait { view.liveQueryStatistics }
         try worker.performAndWait {
             // Spread over the list, in an order the list does not have.
@@ -71,12 +77,7 @@ import Testing
         let listed = 300
         let (_, view, worker) = try Self.stack(employees: listed)
         let request = FetchRequest(entityName: "Employee", sorts: [Sort("key")])
-        let holder = LiveQueryStackTests.Holder()
-        try view.performAndWait {
-            let controller = FetchedResultsController(fetchRequest: request, context: view)
-            try controller.performFetch()
-            holder.controller = controller
-        }
+        let holder = try Self.observe(request, in: view)
         func importChunk(_ chunk: Int, size: Int) throws -> LiveQueryStatistics {
             try worker.performAndWait {
                 for index in 0..<size {

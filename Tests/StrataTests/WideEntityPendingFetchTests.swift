@@ -33,12 +33,11 @@ import Testing
 
     @Test(arguments: ["memory", "sqlite", "lmdb"])
     func lookupsByLateAttributesStayConstantAndSeeTheirChanges(_ scheme: String) throws {
-        let directory = TemporaryDirectory().url
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let location = scheme == "memory" ? "" : directory.appendingPathComponent("wide.\(scheme)").path
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
         let coordinator = StoreCoordinator(model: Self.model)
         try coordinator.addStore(
-            BuiltInBackends.registry.open(StoreURL(scheme: scheme, location: location), model: Self.model))
+            BuiltInBackends.registry.open(directory.storeURL(scheme, name: "wide"), model: Self.model))
         let seeding = ObjectContext(coordinator: coordinator)
         for key in 0..<Self.count {
             let object = try seeding.insert("Wide")
