@@ -65,11 +65,13 @@ import Testing
                 seen.append(transaction.token)
             }
         }
-        #expect(await eventually { seen.values.count == 2 })
+        // The reader is a task of its own: under the thread sanitizer, beside the suites that
+        // run other processes, it can wait tens of seconds for a thread of the pool.
+        #expect(await eventually(within: .seconds(180)) { seen.values.count == 2 })
         let writer = ObjectContext(coordinator: coordinator)
         try writer.insert("Note")["text"] = .string("later")
         try writer.save()
-        #expect(await eventually { seen.values.count == 3 })
+        #expect(await eventually(within: .seconds(180)) { seen.values.count == 3 })
         reader.cancel()
         try await reader.value
         #expect(seen.values.map(\.sequence) == [1, 2, 3])
