@@ -107,23 +107,8 @@ struct LiveOrder {
             entries.removeAll { gone.contains($0.objectID) }
         }
         guard !added.isEmpty else { return entries }
-        let incoming = added.sorted(by: precedes)
-        var merged: [LiveEntry] = []
-        merged.reserveCapacity(entries.count + incoming.count)
-        var i = 0
-        var j = 0
-        while i < entries.count, j < incoming.count {
-            if precedes(incoming[j], entries[i]) {
-                merged.append(incoming[j])
-                j += 1
-            } else {
-                merged.append(entries[i])
-                i += 1
-            }
-        }
-        merged.append(contentsOf: entries[i...])
-        merged.append(contentsOf: incoming[j...])
-        return merged
+        var comparisons = 0
+        return merging(runs: entries, added.sorted(by: precedes), comparisons: &comparisons)
     }
 
     /// Removes from `entries` (ordered) those whose IDs are in `removed` and puts `added` and
