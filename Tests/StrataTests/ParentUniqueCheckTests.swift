@@ -2,21 +2,6 @@ import Strata
 import StrataTestSupport
 import Testing
 
-/// A store that counts the fetches it answers.
-private final class FetchCountingStore: WrappingStore {
-    let inner: any PersistentStore
-    private let fetches = Locked(0)
-
-    init(_ inner: any PersistentStore) { self.inner = inner }
-
-    var fetchCount: Int { fetches.withLock { $0 } }
-
-    func fetch(_ request: FetchRequest) throws -> FetchResult {
-        fetches.withLock { $0 += 1 }
-        return try inner.fetch(request)
-    }
-}
-
 /// In the default three-tier stack, a background context checks the unique constraints of what
 /// it saves against the stores, and the writer then saves what it took without asking the
 /// stores the same questions again. Whenever the answer could differ (a save went through the

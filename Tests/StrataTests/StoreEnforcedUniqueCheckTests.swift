@@ -2,24 +2,6 @@ import Strata
 import StrataTestSupport
 import Testing
 
-/// A store that counts the fetches it answers and keeps the capabilities of the store inside
-/// (so a SQLite store inside stays ``UniqueConstraintEnforcing``).
-private final class FetchCountingStore: WrappingStore {
-    let inner: any PersistentStore
-    private let fetches = Locked(0)
-
-    init(_ inner: any PersistentStore) { self.inner = inner }
-
-    var fetchCount: Int { fetches.withLock { $0 } }
-
-    func fetch(_ request: FetchRequest) throws -> FetchResult {
-        fetches.withLock { $0 += 1 }
-        return try inner.fetch(request)
-    }
-
-    func capability<C>(_ type: C.Type) -> C? { inner.capability(type) }
-}
-
 /// A context on the coordinator leaves the collisions of the objects it inserts with stored
 /// objects to a store that rejects them as it writes (SQLite's unique indexes): it asks the
 /// store nothing before the write, and when the store refuses, it reports the same failures,
@@ -39,7 +21,8 @@ private final class FetchCountingStore: WrappingStore {
         let url =
             scheme == "sqlite"
             ? StoreURL(scheme: "sqlite", location: TemporaryDirectory().file("items.sqlite")) : StoreURL("memory:")!
-        let store = FetchCountingStore(try BuiltInBackends.registry.open(url, model: Self.model))
+        let store = FetchCountingStore(
+            try BuiltInBackends.registry.open(url, model: Self.model), keepingCapabilities: true)
         try coordinator.addStore(store)
         return (ObjectContext(coordinator: coordinator), store)
     }

@@ -2,21 +2,6 @@ import Strata
 import StrataTestSupport
 import Testing
 
-/// A store that counts the fetches it answers.
-private final class CountingStore: WrappingStore {
-    let inner: any PersistentStore
-    private let fetches = Locked(0)
-
-    init(_ inner: any PersistentStore) { self.inner = inner }
-
-    var fetchCount: Int { fetches.withLock { $0 } }
-
-    func fetch(_ request: FetchRequest) throws -> FetchResult {
-        fetches.withLock { $0 += 1 }
-        return try inner.fetch(request)
-    }
-}
-
 /// A store whose key values read back as another value than the one compared (as a decimal
 /// stored as a double can): each snapshot a fetch returns has its `key` offset by a half.
 private final class ShiftedKeyStore: WrappingStore {
@@ -51,18 +36,18 @@ private final class ShiftedKeyStore: WrappingStore {
                 uniqueConstraints: [["row", "number"]]),
         ])
 
-    private func context(_ scheme: String) throws -> (ObjectContext, CountingStore) {
+    private func context(_ scheme: String) throws -> (ObjectContext, FetchCountingStore) {
         let coordinator = StoreCoordinator(model: Self.model)
         let url =
             scheme == "sqlite"
             ? StoreURL(scheme: "sqlite", location: TemporaryDirectory().file("items.sqlite")) : StoreURL("memory:")!
-        let store = CountingStore(try BuiltInBackends.registry.open(url, model: Self.model))
+        let store = FetchCountingStore(try BuiltInBackends.registry.open(url, model: Self.model))
         try coordinator.addStore(store)
         return (ObjectContext(coordinator: coordinator), store)
     }
 
     /// The fetches `body` makes the store answer.
-    private func fetches(of store: CountingStore, _ body: () throws -> Void) rethrows -> Int {
+    private func fetches(of store: FetchCountingStore, _ body: () throws -> Void) rethrows -> Int {
         let before = store.fetchCount
         try body()
         return store.fetchCount - before
