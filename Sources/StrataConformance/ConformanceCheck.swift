@@ -70,6 +70,7 @@ public enum ConformanceKit {
         lifecycleChecks + crudChecks + attributeChecks + queryChecks + relationshipChecks + lockingChecks + errorChecks
         + concurrencyChecks
         + keyPreservingChecks + snapshotServingChecks + wrapperChecks + aggregateChecks + historyChecks
+        + uniqueBoundsChecks
 
     /// Runs every check and returns the failures (empty when the backend conforms).
     public static func failures(of subject: ConformanceSubject) -> [ConformanceFailure] {

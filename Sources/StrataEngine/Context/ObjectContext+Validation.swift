@@ -68,7 +68,10 @@ extension ObjectContext {
     /// one fetch per ``uniqueCheckBatchSize`` values of a constraint (an `IN` list for a
     /// single-attribute constraint, an `OR` of equalities for a compound one), so a save makes a
     /// number of fetches that grows with the new values divided by the batch size, not with the
-    /// objects saved. With `askingStoresAboutInserts: false`, inserted objects of an entity whose
+    /// objects saved. For at least ``uniqueBoundsThreshold`` values of an integer constraint on
+    /// its own, a store that finds the ends of its index cheaply (``UniqueIntegerBounds``) is
+    /// asked them first, and then only about the values between them: a first import, or keys
+    /// above every stored one, makes no fetch. With `askingStoresAboutInserts: false`, inserted objects of an entity whose
     /// store enforces unique constraints itself are checked against each other only.
     private func uniqueConstraintFailures(of objects: [ManagedObject], askingStoresAboutInserts: Bool) throws
         -> [ValidationFailure]
@@ -112,6 +115,12 @@ extension ObjectContext {
                     }
                     if storeChecksInserts && object.state.isInserted { continue }
                     checked.append((key, object))
+                }
+                if checked.count >= Self.uniqueBoundsThreshold, indexes.count == 1,
+                    entity.attributes[indexes[0]].type.integerRange != nil,
+                    let bounds = try coordinator.storedUniqueBounds(of: constraint[0], in: entityName)
+                {
+                    checked = Self.inside(bounds, checked)
                 }
                 // The store's holder of each value, first found, unless it is the object itself or
                 // this context deletes it or moved it off the value.
@@ -179,6 +188,23 @@ extension ObjectContext {
         assert(
             (try? request.validated(for: model)) != nil, "the unique check built an invalid request: \(request)")
         return request.markedValidated(for: model)
+    }
+
+    /// From how many new values of an integer constraint on its own the check first asks the
+    /// store for the ends of its index (``UniqueIntegerBounds``): two index lookups, against a
+    /// fetch per ``uniqueCheckBatchSize`` values; below it, the fetches cost less.
+    static let uniqueBoundsThreshold = 32
+
+    /// The entries of `checked` whose integer value lies within `bounds`, the least and greatest
+    /// stored values (none when `nil`): only they can collide with a stored object.
+    private static func inside<Object>(
+        _ bounds: ClosedRange<Int64>?, _ checked: [(key: ConstraintKey, object: Object)]
+    ) -> [(key: ConstraintKey, object: Object)] {
+        guard let bounds else { return [] }
+        return checked.filter { entry in
+            guard case .integer(let value) = entry.key.first else { return true }
+            return bounds.contains(value)
+        }
     }
 
     /// How many constrained values one store fetch of the unique-constraint check asks about
