@@ -28,7 +28,7 @@ import Testing
 
     @Test func debugShowsEveryStatementAndItsTimeButNoValue() throws {
         let records = try logged(at: .debug, secret: "s3cret-debug")
-        #expect(records.contains { $0.level == .debug && $0.message.hasPrefix("INSERT INTO \"Employee\"") })
+        #expect(records.contains { $0.level == .debug && $0.message.hasPrefix("INSERT OR FAIL INTO \"Employee\"") })
         #expect(records.contains { $0.level == .debug && $0.message.contains("FROM \"Employee\"") })
         #expect(records.allSatisfy { $0.metadata["ms"].flatMap(Double.init) != nil })
         #expect(

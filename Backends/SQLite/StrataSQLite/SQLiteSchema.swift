@@ -361,10 +361,15 @@ final class SQLiteEntityTable: Sendable {
         let written =
             ["_pk", "_version"] + attributeColumns + foreignKeyIndexes.map { column(entity.relationships[$0].name) }
         let rowPlaceholders = "(" + Array(repeating: "?", count: written.count).joined(separator: ", ") + ")"
-        insertSQL = "INSERT INTO \(quotedName) (\(written.map(q).joined(separator: ", "))) VALUES \(rowPlaceholders)"
+        // `OR FAIL`, not the default `ABORT`: a failed insert fails the whole save, which rolls its
+        // transaction back, so no statement needs undoing alone. Under `ABORT`, a many-row INSERT
+        // into a table with a unique or NOT NULL constraint keeps a statement journal, a copy of
+        // every page it changes, in a temporary file: about one page written for every row.
+        insertSQL =
+            "INSERT OR FAIL INTO \(quotedName) (\(written.map(q).joined(separator: ", "))) VALUES \(rowPlaceholders)"
         bulkInsertRows = max(1, min(64, 32_000 / written.count))
         bulkInsertSQL =
-            "INSERT INTO \(quotedName) (\(written.map(q).joined(separator: ", "))) VALUES "
+            "INSERT OR FAIL INTO \(quotedName) (\(written.map(q).joined(separator: ", "))) VALUES "
             + Array(repeating: rowPlaceholders, count: bulkInsertRows).joined(separator: ", ")
         let assignments = written.dropFirst().map { "\(q($0)) = ?" }
         updateSQL =
