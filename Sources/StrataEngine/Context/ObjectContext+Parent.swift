@@ -105,6 +105,8 @@ extension ObjectContext {
         // When every member of the change set was pushed (the usual case), the set is emptied
         // at once at the end instead of losing its members one by one.
         let emptiesChangeSet = live.count + deleted.count == changed.count
+        // The new objects join the registry below: make room once, not by repeated growth.
+        reserveRegistryCapacity(inserted.count)
         // Each object's saved state is the snapshot it pushed (no second copy of it).
         for (object, snapshot) in zip(inserted, inserts) {
             object.apply(snapshot)
@@ -234,6 +236,10 @@ extension ObjectContext {
             object.apply(snapshot)
             targets[snapshot.objectID] = object
         }
+        // The pushed inserts join the change set and the next notification's inserted IDs: make
+        // room once.
+        changed.reserveCapacity(forAdding: inserts.count)
+        pendingChanges.inserted.reserveCapacity(pendingChanges.inserted.count + inserts.count)
         for snapshot in inserts {
             let object: ManagedObject
             if let existing = registeredObject(for: snapshot.objectID) {
