@@ -2,17 +2,22 @@ import Strata
 import StrataTestSupport
 import Testing
 
-/// In the default three-tier stack, a background context checks the unique constraints of what
-/// it saves against the stores, and the writer then saves what it took without asking the
-/// stores the same questions again. Whenever the answer could differ (a save went through the
-/// coordinator in between, another child pushed too, the writer changed something or had
-/// changes of its own), the writer checks in full and reports every collision as before.
+/// In the default three-tier stack, a background context validates what it saves (its rules,
+/// and its unique constraints against the stores), and the writer then saves what it took
+/// without validating it again or asking the stores the same questions. Whenever the answer
+/// could differ (a save went through the coordinator in between, another child pushed too, the
+/// writer changed something or had changes of its own), the writer validates in full and
+/// reports every failure as before.
 @Suite struct ParentUniqueCheckTests {
     static let model = try! Model(
         versionIdentifier: "parent-unique-check",
         entities: [
             Entity(
-                "Item", attributes: [Attribute("key", .integer64), Attribute("note", .string, isOptional: true)],
+                "Item",
+                attributes: [
+                    Attribute("key", .integer64),
+                    Attribute("note", .string, isOptional: true, validation: AttributeValidation(maximumLength: 10)),
+                ],
                 uniqueConstraints: [["key"]])
         ])
 
@@ -125,6 +130,24 @@ import Testing
         pushed["key"] = 1
         try stack.writer.save()
         #expect(try stack.storedKeys() == [1, 5])
+    }
+
+    @Test(arguments: ["memory", "sqlite"])
+    func aRuleBrokenInTheWriterAfterThePushIsReported(_ scheme: String) throws {
+        let stack = try stack(scheme)
+        let background = ObjectContext(parent: stack.writer)
+        let item = try insertItems([1], in: background)[0]
+        item["note"] = "short"
+        try background.save()
+        let pushed = try #require(stack.writer.registeredObject(for: item.objectID))
+        pushed["note"] = "far longer than ten characters"
+        let error = #expect(throws: StrataError.self) { try stack.writer.save() }
+        #expect(error?.code == .validationFailed)
+        #expect(error?.validationFailures.map(\.property) == ["note"])
+        #expect(try stack.storedKeys() == [])
+        pushed["note"] = "short"
+        try stack.writer.save()
+        #expect(try stack.storedKeys() == [1])
     }
 
     @Test(arguments: ["memory", "sqlite"])

@@ -1,15 +1,16 @@
 import StrataCore
 
 /// A child's save that a context took in whole while it had nothing else pending, after the
-/// child had checked the unique constraints of exactly those changes against the stores, at
-/// the coordinator's write generation ``generation``.
+/// child had validated exactly those changes (their rules, and their unique constraints against
+/// the stores), at the coordinator's write generation ``generation``.
 ///
-/// The context's own unique check asks the stores the same questions about the same values,
-/// and counts the same objects as freed, while its change set is still exactly what the push
-/// left (the same members in the same states with equal values) and no save went through the
-/// coordinator since (``StoreCoordinator/writeGeneration``): it can take the child's answer.
-/// This is the default three-tier stack's insert: a background context checks, the writer
-/// saves what it pushed, and the check is not made twice.
+/// The context's own validation checks the same values against the same model, with the same
+/// objects deleted, asks the stores the same questions and counts the same objects as freed,
+/// while its change set is still exactly what the push left (the same members in the same states
+/// with equal values) and no save went through the coordinator since
+/// (``StoreCoordinator/writeGeneration``): it can take the child's answer. This is the default
+/// three-tier stack's insert: a background context validates, the writer saves what it pushed,
+/// and the validation is not made twice.
 ///
 /// Writes to the stores that bypass the coordinator (another coordinator or process) can slip
 /// in between, as they can between any check and its write: the stores enforce unique

@@ -4,14 +4,13 @@ extension ObjectContext {
     /// Every rule violation of the objects about to be saved: required values, ranges, lengths,
     /// patterns, relationship counts and unique constraints (within the context and against the
     /// store). Complexity: O(objects × properties), plus for each unique constraint one store
-    /// query per ``uniqueCheckBatchSize`` new or changed values. `checkingUniqueness: false`
-    /// leaves the unique constraints out (a child checked them already; see ``CheckedPush``).
-    /// `askingStoresAboutInserts: false` checks inserted objects against each other only, not
-    /// against the stores that enforce unique constraints themselves as they write
-    /// (``UniqueConstraintEnforcing``): their save rejects a collision, and
-    /// ``uniqueFailuresAfterRejectedSave(of:)`` then names it.
+    /// query per ``uniqueCheckBatchSize`` new or changed values (a push a child validated is not
+    /// validated again; see ``CheckedPush``). `askingStoresAboutInserts: false` checks inserted
+    /// objects against each other only, not against the stores that enforce unique constraints
+    /// themselves as they write (``UniqueConstraintEnforcing``): their save rejects a collision,
+    /// and ``uniqueFailuresAfterRejectedSave(of:)`` then names it.
     func validationFailures(
-        of objects: [ManagedObject], checkingUniqueness: Bool = true, askingStoresAboutInserts: Bool = true
+        of objects: [ManagedObject], askingStoresAboutInserts: Bool = true
     ) throws -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
         var ruled = RuledProperties(entity: nil)
@@ -35,7 +34,7 @@ extension ObjectContext {
                     ofTargetCount: targets.count, for: relationship, objectID: object.objectID)
             }
         }
-        if checkingUniqueness, objects.contains(where: { !$0.entity.uniqueConstraints.isEmpty }) {
+        if objects.contains(where: { !$0.entity.uniqueConstraints.isEmpty }) {
             let constrained = objects.filter { !$0.entity.uniqueConstraints.isEmpty }
             var unique = try uniqueConstraintFailures(
                 of: constrained, askingStoresAboutInserts: askingStoresAboutInserts)
