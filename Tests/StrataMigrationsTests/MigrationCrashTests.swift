@@ -57,8 +57,9 @@ import Testing
             // On a loaded machine the calibrated start-up can come out longer than the whole
             // run; the window then still spans from start-up to just past it. The window follows
             // the runs: a kill that came before the migration began moves its start later, a run
-            // that finished before its kill moves its end earlier, so that one slow or fast
-            // calibration cannot make every kill miss the migration.
+            // that finished before its kill moves its end earlier (and its start, once the window
+            // is at its narrowest), so that one slow or fast calibration cannot make every kill
+            // miss the migration.
             var earliest = startup * 0.8
             var latest = max(duration * 1.05, startup * 1.2)
             let narrowest = 0.002
@@ -72,7 +73,11 @@ import Testing
                 case (nil, false):
                     killedBeforeStart += 1
                     earliest = min(delay, latest - narrowest)
-                case (.some, _): latest = max(delay, earliest + narrowest)
+                case (.some, _):
+                    // Finished before its kill. Once the window is as narrow as it goes, its start
+                    // (a start-up calibrated under load) is past the migration too: move it earlier.
+                    if delay - earliest <= narrowest { earliest /= 2 }
+                    latest = max(delay, earliest + narrowest)
                 }
                 let metadata = try #require(try registry.backend(for: url.scheme).metadata(at: url))
                 let version = try #require(
