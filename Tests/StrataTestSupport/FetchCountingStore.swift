@@ -16,6 +16,13 @@ package final class FetchCountingStore: WrappingStore {
     /// The fetches answered so far.
     package var fetchCount: Int { fetches.withLock { $0 } }
 
+    /// The fetches answered while `body` ran.
+    package func fetches(_ body: () throws -> Void) rethrows -> Int {
+        let before = fetchCount
+        try body()
+        return fetchCount - before
+    }
+
     package func fetch(_ request: FetchRequest) throws -> FetchResult {
         fetches.withLock { $0 += 1 }
         return try inner.fetch(request)

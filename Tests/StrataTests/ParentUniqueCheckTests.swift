@@ -26,13 +26,6 @@ import Testing
         let writer: ObjectContext
         let store: FetchCountingStore
 
-        /// The fetches `body` makes the store answer.
-        func fetches(_ body: () throws -> Void) rethrows -> Int {
-            let before = store.fetchCount
-            try body()
-            return store.fetchCount - before
-        }
-
         func storedKeys() throws -> [Int64] {
             let reader = ObjectContext(coordinator: coordinator)
             return try reader.fetch(FetchRequest(entityName: "Item", sorts: [Sort("key")])).map {
@@ -51,15 +44,6 @@ import Testing
         return Stack(coordinator: coordinator, writer: ObjectContext(coordinator: coordinator), store: store)
     }
 
-    @discardableResult
-    private func insertItems(_ keys: some Sequence<Int64>, in context: ObjectContext) throws -> [ManagedObject] {
-        try keys.map { key in
-            let item = try context.insert("Item")
-            item["key"] = .integer(key)
-            return item
-        }
-    }
-
     private func reasons(of save: () throws -> Void) -> [String] {
         let error = #expect(throws: StrataError.self) { try save() }
         #expect(error?.code == .validationFailed)
@@ -70,14 +54,14 @@ import Testing
     func theWriterTakesTheChildsCheckOfWhatItPushed(_ scheme: String) throws {
         let stack = try stack(scheme)
         let background = ObjectContext(parent: stack.writer)
-        let items = try insertItems(0..<1_000, in: background)
-        #expect(try stack.fetches { try background.save() } > 0)
-        #expect(try stack.fetches { try stack.writer.save() } == 0)
+        let items = try background.insertItems(0..<1_000)
+        #expect(try stack.store.fetches { try background.save() } > 0)
+        #expect(try stack.store.fetches { try stack.writer.save() } == 0)
         #expect(try stack.storedKeys() == Array(0..<1_000))
         // Changed keys: the child asks, the writer does not.
         for item in items.prefix(10) { try item.set(try item.value(for: "key", as: Int64.self) + 5_000, for: "key") }
-        #expect(try stack.fetches { try background.save() } > 0)
-        #expect(try stack.fetches { try stack.writer.save() } == 0)
+        #expect(try stack.store.fetches { try background.save() } > 0)
+        #expect(try stack.store.fetches { try stack.writer.save() } == 0)
         #expect(try stack.storedKeys().suffix(10) == Array(5_000..<5_010))
     }
 
@@ -85,14 +69,14 @@ import Testing
     func aSaveThroughTheCoordinatorInBetweenMakesTheWriterCheckAgain(_ scheme: String) throws {
         let stack = try stack(scheme)
         let background = ObjectContext(parent: stack.writer)
-        try insertItems([1, 2], in: background)
+        try background.insertItems([1, 2])
         try background.save()
         // Another context of the coordinator takes key 2 first.
         let other = ObjectContext(coordinator: stack.coordinator)
-        let holder = try insertItems([2], in: other)[0]
+        let holder = try other.insertItems([2])[0]
         try other.save()
         var failures: [String] = []
-        #expect(stack.fetches { failures = reasons { try stack.writer.save() } } > 0)
+        #expect(stack.store.fetches { failures = reasons { try stack.writer.save() } } > 0)
         #expect(failures == ["2 is already used by \(holder.objectID) in the store; 'Item' requires it to be unique"])
         #expect(try stack.storedKeys() == [2])
     }
@@ -102,8 +86,8 @@ import Testing
         let stack = try stack(scheme)
         let first = ObjectContext(parent: stack.writer)
         let second = ObjectContext(parent: stack.writer)
-        try insertItems([7], in: first)
-        try insertItems([7, 8], in: second)
+        try first.insertItems([7])
+        try second.insertItems([7, 8])
         try first.save()
         try second.save()
         let failures = reasons { try stack.writer.save() }
@@ -115,10 +99,10 @@ import Testing
     @Test(arguments: ["memory", "sqlite"])
     func aChangeInTheWriterAfterThePushIsChecked(_ scheme: String) throws {
         let stack = try stack(scheme)
-        let stored = try insertItems([5], in: stack.writer)[0]
+        let stored = try stack.writer.insertItems([5])[0]
         try stack.writer.save()
         let background = ObjectContext(parent: stack.writer)
-        let item = try insertItems([1], in: background)[0]
+        let item = try background.insertItems([1])[0]
         try background.save()
         let pushed = try #require(stack.writer.registeredObject(for: item.objectID))
         pushed["key"] = 5
@@ -136,7 +120,7 @@ import Testing
     func aRuleBrokenInTheWriterAfterThePushIsReported(_ scheme: String) throws {
         let stack = try stack(scheme)
         let background = ObjectContext(parent: stack.writer)
-        let item = try insertItems([1], in: background)[0]
+        let item = try background.insertItems([1])[0]
         item["note"] = "short"
         try background.save()
         let pushed = try #require(stack.writer.registeredObject(for: item.objectID))
@@ -153,12 +137,12 @@ import Testing
     @Test(arguments: ["memory", "sqlite"])
     func aWriterWithChangesOfItsOwnChecksEverything(_ scheme: String) throws {
         let stack = try stack(scheme)
-        try insertItems([3], in: stack.writer)
+        try stack.writer.insertItems([3])
         let background = ObjectContext(parent: stack.writer)
-        try insertItems([3, 4], in: background)
+        try background.insertItems([3, 4])
         try background.save()
         var failures: [String] = []
-        #expect(stack.fetches { failures = reasons { try stack.writer.save() } } > 0)
+        #expect(stack.store.fetches { failures = reasons { try stack.writer.save() } } > 0)
         #expect(failures.count == 1)
         #expect(failures.first?.hasPrefix("3 is also used by") == true)
     }

@@ -27,21 +27,6 @@ import Testing
         return (ObjectContext(coordinator: coordinator), store)
     }
 
-    private func fetches(of store: FetchCountingStore, _ body: () throws -> Void) rethrows -> Int {
-        let before = store.fetchCount
-        try body()
-        return store.fetchCount - before
-    }
-
-    @discardableResult
-    private func insertItems(_ keys: some Sequence<Int64>, in context: ObjectContext) throws -> [ManagedObject] {
-        try keys.map { key in
-            let item = try context.insert("Item")
-            item["key"] = .integer(key)
-            return item
-        }
-    }
-
     private func storedKeys(_ context: ObjectContext) throws -> [Int64] {
         let reader = ObjectContext(coordinator: context.coordinator)
         return try reader.fetch(FetchRequest(entityName: "Item", sorts: [Sort("key")])).map {
@@ -51,23 +36,23 @@ import Testing
 
     @Test func insertsIntoAnEnforcingStoreAskItNothingBeforeTheWrite() throws {
         let (context, store) = try context("sqlite")
-        try insertItems(0..<1_000, in: context)
-        #expect(try fetches(of: store) { try context.save() } == 0)
+        try context.insertItems(0..<1_000)
+        #expect(try store.fetches { try context.save() } == 0)
         #expect(try storedKeys(context) == Array(0..<1_000))
     }
 
     @Test func aStoreWithoutTheCapabilityIsAskedFirst() throws {
         let (context, store) = try context("memory")
-        try insertItems(0..<1_000, in: context)
-        #expect(try fetches(of: store) { try context.save() } > 0)
+        try context.insertItems(0..<1_000)
+        #expect(try store.fetches { try context.save() } > 0)
     }
 
     @Test(arguments: ["memory", "sqlite"])
     func aCollisionWithAStoredObjectIsReportedAsBeforeAndNothingIsWritten(_ scheme: String) throws {
         let (context, _) = try context(scheme)
-        let stored = try insertItems([1, 2, 3], in: context)
+        let stored = try context.insertItems([1, 2, 3])
         try context.save()
-        let fresh = try insertItems([4, 2, 5], in: context)
+        let fresh = try context.insertItems([4, 2, 5])
         let error = #expect(throws: StrataError.self) { try context.save() }
         #expect(error?.code == .validationFailed)
         #expect(error?.validationFailures.map(\.objectID) == [fresh[1].objectID])
@@ -87,9 +72,9 @@ import Testing
     @Test(arguments: ["memory", "sqlite"])
     func aSaveThatFailsInMemoryStillReportsTheStoresCollisions(_ scheme: String) throws {
         let (context, _) = try context(scheme)
-        let stored = try insertItems([1], in: context)[0]
+        let stored = try context.insertItems([1])[0]
         try context.save()
-        let fresh = try insertItems([1, 7, 7], in: context)
+        let fresh = try context.insertItems([1, 7, 7])
         let error = #expect(throws: StrataError.self) { try context.save() }
         let reasons = (error?.validationFailures ?? []).map(\.reason)
         #expect(reasons.count == 2)
@@ -102,11 +87,11 @@ import Testing
     @Test(arguments: ["memory", "sqlite"])
     func aValueFreedInTheSameSaveCanBeTaken(_ scheme: String) throws {
         let (context, _) = try context(scheme)
-        let stored = try insertItems([1, 2], in: context)
+        let stored = try context.insertItems([1, 2])
         try context.save()
         context.delete(stored[0])
         stored[1]["key"] = 20
-        try insertItems([1, 2], in: context)
+        try context.insertItems([1, 2])
         try context.save()
         #expect(try storedKeys(context) == [1, 2, 20])
     }
@@ -116,7 +101,7 @@ import Testing
     @Test(arguments: [MergePolicy.error, .mergeByPropertyObjectTrump])
     func aCollisionUnderAMergePolicyIsAValidationFailureNotAConflict(_ policy: MergePolicy) throws {
         let (writer, _) = try context("sqlite")
-        let stored = try insertItems([1], in: writer)[0]
+        let stored = try writer.insertItems([1])[0]
         try writer.save()
         // Another context changes the stored object: this context's change to it is in conflict.
         let other = ObjectContext(coordinator: writer.coordinator)
@@ -124,7 +109,7 @@ import Testing
         try other.save()
         writer.mergePolicy = policy
         stored["note"] = "mine"
-        let fresh = try insertItems([1], in: writer)[0]
+        let fresh = try writer.insertItems([1])[0]
         let error = #expect(throws: StrataError.self) { try writer.save() }
         #expect(error?.code == .validationFailed)
         #expect(error?.validationFailures.map(\.objectID) == [fresh.objectID])

@@ -20,20 +20,13 @@ import Testing
         let writer: ObjectContext
         let store: FetchCountingStore
 
-        /// The fetches `body` makes the store answer.
-        func fetches(_ body: () throws -> Void) rethrows -> Int {
-            let before = store.fetchCount
-            try body()
-            return store.fetchCount - before
-        }
-
         /// A background context under the writer, as a three-tier container makes.
         func child() -> ObjectContext { ObjectContext(parent: writer) }
 
         /// Saves `keys` through a child and the writer.
-        func store(_ keys: some Sequence<Int64>) throws {
+        func saveThroughWriter(_ keys: some Sequence<Int64>) throws {
             let child = child()
-            try insertItems(keys, in: child)
+            try child.insertItems(keys)
             try child.save()
             try writer.save()
         }
@@ -54,25 +47,14 @@ import Testing
         return Stack(writer: ObjectContext(coordinator: coordinator), store: store)
     }
 
-    @discardableResult
-    private static func insertItems(_ keys: some Sequence<Int64>, in context: ObjectContext) throws
-        -> [ManagedObject]
-    {
-        try keys.map { key in
-            let item = try context.insert("Item")
-            item["key"] = .integer(key)
-            return item
-        }
-    }
-
     @Test(arguments: ["sqlite", "lmdb"])
     func newKeysOutsideTheStoredOnesAskTheStoreNothing(_ scheme: String) throws {
         let stack = try stack(scheme)
         // An empty store: a first import.
-        #expect(try stack.fetches { try stack.store(0..<200) } == 0)
+        #expect(try stack.store.fetches { try stack.saveThroughWriter(0..<200) } == 0)
         // Keys above and below every stored one.
-        #expect(try stack.fetches { try stack.store(200..<400) } == 0)
-        #expect(try stack.fetches { try stack.store(-300..<0) } == 0)
+        #expect(try stack.store.fetches { try stack.saveThroughWriter(200..<400) } == 0)
+        #expect(try stack.store.fetches { try stack.saveThroughWriter(-300..<0) } == 0)
         let reader = ObjectContext(coordinator: stack.writer.coordinator)
         #expect(try reader.count(FetchRequest(entityName: "Item")) == 700)
     }
@@ -80,12 +62,12 @@ import Testing
     @Test(arguments: ["sqlite", "lmdb", "memory"])
     func collisionsAtTheEndsAndBetweenAreReported(_ scheme: String) throws {
         let stack = try stack(scheme)
-        try stack.store([10, 20, 30])
+        try stack.saveThroughWriter([10, 20, 30])
         let child = stack.child()
         // 100 free keys around the stored ones, then the least, one between, the greatest.
         let free = Array(Int64(1_000)..<1_095) + [Int64.min, 5, 25, 31, .max]
         let taken: [Int64] = [10, 20, 30]
-        let objects = try Self.insertItems(free + taken, in: child)
+        let objects = try child.insertItems(free + taken)
         let error = #expect(throws: StrataError.self) { try child.save() }
         #expect(error?.code == .validationFailed)
         let failed = Set((error?.validationFailures ?? []).map(\.objectID))
@@ -101,9 +83,9 @@ import Testing
     @Test(arguments: ["sqlite", "lmdb"])
     func theExtremeKeysAreInsideTheirOwnBounds(_ scheme: String) throws {
         let stack = try stack(scheme)
-        try stack.store([.min, .max])
+        try stack.saveThroughWriter([.min, .max])
         let child = stack.child()
-        let objects = try Self.insertItems(Array(Int64(-50)..<50) + [.min, .max], in: child)
+        let objects = try child.insertItems(Array(Int64(-50)..<50) + [.min, .max])
         let error = #expect(throws: StrataError.self) { try child.save() }
         #expect(Set((error?.validationFailures ?? []).map(\.objectID)) == Set(objects.suffix(2).map(\.objectID)))
     }
@@ -111,7 +93,7 @@ import Testing
     @Test(arguments: ["sqlite", "lmdb"])
     func aChangedKeyMovingOntoAStoredOneIsReported(_ scheme: String) throws {
         let stack = try stack(scheme)
-        try stack.store(0..<100)
+        try stack.saveThroughWriter(0..<100)
         let child = stack.child()
         let items = try child.fetch(FetchRequest(entityName: "Item", sorts: [Sort("key")]))
         // 60 keys move above every stored one; one moves onto 99, which the last item keeps.

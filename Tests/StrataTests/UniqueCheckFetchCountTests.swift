@@ -47,50 +47,37 @@ private final class ShiftedKeyStore: WrappingStore {
     }
 
     /// The fetches `body` makes the store answer.
-    private func fetches(of store: FetchCountingStore, _ body: () throws -> Void) rethrows -> Int {
-        let before = store.fetchCount
-        try body()
-        return store.fetchCount - before
-    }
-
-    private func insertItems(_ keys: Range<Int64>, in context: ObjectContext) throws -> [ManagedObject] {
-        try keys.map { key in
-            let item = try context.insert("Item")
-            item["key"] = .integer(key)
-            return item
-        }
-    }
 
     @Test(arguments: ["memory", "sqlite"])
     func savingInsertsFetchesPerBatchNotPerObject(_ scheme: String) throws {
         let (context, store) = try context(scheme)
-        let items = try insertItems(0..<1_000, in: context)
-        #expect(try fetches(of: store) { try context.save() } <= 3)
+        let items = try context.insertItems(0..<1_000)
+        #expect(try store.fetches { try context.save() } <= 3)
         for item in items { item["note"] = "changed" }
-        #expect(try fetches(of: store) { try context.save() } == 0)
+        #expect(try store.fetches { try context.save() } == 0)
         for item in items.prefix(10) { try item.set(try item.value(for: "key", as: Int64.self) + 10_000, for: "key") }
-        #expect(try fetches(of: store) { try context.save() } == 1)
+        #expect(try store.fetches { try context.save() } == 1)
     }
 
     @Test func aChildContextAndItsParentEachFetchPerBatch() throws {
         let (writer, store) = try context("memory")
         let background = ObjectContext(parent: writer)
-        _ = try insertItems(0..<1_000, in: background)
-        #expect(try fetches(of: store) { try background.save() } <= 3)
-        #expect(try fetches(of: store) { try writer.save() } <= 3)
+        _ = try background.insertItems(0..<1_000)
+        #expect(try store.fetches { try background.save() } <= 3)
+        #expect(try store.fetches { try writer.save() } <= 3)
         #expect(try writer.count(FetchRequest(entityName: "Item")) == 1_000)
     }
 
     @Test(arguments: ["memory", "sqlite"])
     func batchedCheckReportsEveryCollisionAsBefore(_ scheme: String) throws {
         let (context, _) = try context(scheme)
-        let stored = try insertItems(0..<1_200, in: context)
+        let stored = try context.insertItems(0..<1_200)
         try context.save()
         // Over a thousand new values (several batches) with two collisions with the store and
         // one within the context, and a stored object moved to a free key.
-        let late = try insertItems(1_100..<1_101, in: context)[0]
-        let early = try insertItems(5..<6, in: context)[0]
-        let fresh = try insertItems(2_000..<3_100, in: context)
+        let late = try context.insertItems(1_100..<1_101)[0]
+        let early = try context.insertItems(5..<6)[0]
+        let fresh = try context.insertItems(2_000..<3_100)
         fresh[1]["key"] = 2_000
         stored[0]["key"] = 9_000
         let error = #expect(throws: StrataError.self) { try context.save() }
@@ -138,7 +125,7 @@ private final class ShiftedKeyStore: WrappingStore {
                 seat["number"] = .integer(number)
             }
         }
-        #expect(try fetches(of: store) { try context.save() } <= 5)
+        #expect(try store.fetches { try context.save() } <= 5)
         let taken = try context.insert("Seat")
         taken["row"] = 3
         taken["number"] = 4
