@@ -6,7 +6,8 @@ import Testing
 /// A save's INSERTs fail as a whole save does (its transaction rolls back), so none needs
 /// undoing alone: they run `OR FAIL`, and SQLite keeps no statement journal for them. Under the
 /// default `ABORT`, a many-row INSERT into a table with a unique or NOT NULL constraint copied
-/// every page it changed to a temporary file, about one page written for every row inserted.
+/// every page it changed to a temporary file: with a unique key in random order, about one page
+/// written for every row inserted.
 @Suite struct SQLiteInsertJournalTests {
     static let model = try! Model(
         versionIdentifier: "insert-journal",

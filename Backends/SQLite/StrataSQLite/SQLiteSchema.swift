@@ -364,7 +364,8 @@ final class SQLiteEntityTable: Sendable {
         // `OR FAIL`, not the default `ABORT`: a failed insert fails the whole save, which rolls its
         // transaction back, so no statement needs undoing alone. Under `ABORT`, a many-row INSERT
         // into a table with a unique or NOT NULL constraint keeps a statement journal, a copy of
-        // every page it changes, in a temporary file: about one page written for every row.
+        // every page it changes, in a temporary file: with an index whose keys arrive in random
+        // order, about one page written for every row.
         insertSQL =
             "INSERT OR FAIL INTO \(quotedName) (\(written.map(q).joined(separator: ", "))) VALUES \(rowPlaceholders)"
         bulkInsertRows = max(1, min(64, 32_000 / written.count))
