@@ -98,6 +98,7 @@ struct ChangeSet {
     /// Makes room for `count` more members at once (a child's push), instead of growing the
     /// table step by step.
     mutating func reserveCapacity(forAdding count: Int) { objects.reserveCapacity(objects.count + count) }
+
     var values: Dictionary<ObjectID, ManagedObject>.Values { objects.values }
 
     /// The member for `id`. Setting an object adds it as changed in every slot; setting `nil`

@@ -70,8 +70,9 @@ extension ObjectContext {
     /// objects saved. For at least ``uniqueBoundsThreshold`` values of an integer constraint on
     /// its own, a store that finds the ends of its index cheaply (``UniqueIntegerBounds``) is
     /// asked them first, and then only about the values between them: a first import, or keys
-    /// above every stored one, makes no fetch. With `askingStoresAboutInserts: false`, inserted objects of an entity whose
-    /// store enforces unique constraints itself are checked against each other only.
+    /// above every stored one, makes no fetch. With `askingStoresAboutInserts: false`, inserted
+    /// objects of an entity whose store enforces unique constraints itself are checked against
+    /// each other only.
     private func uniqueConstraintFailures(of objects: [ManagedObject], askingStoresAboutInserts: Bool) throws
         -> [ValidationFailure]
     {
