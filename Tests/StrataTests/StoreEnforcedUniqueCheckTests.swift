@@ -11,9 +11,7 @@ import Testing
     static let model = try! Model(
         versionIdentifier: "store-enforced-unique",
         entities: [
-            Entity(
-                "Item", attributes: [Attribute("key", .integer64), Attribute("note", .string, isOptional: true)],
-                uniqueConstraints: [["key"]])
+            .uniqueItem
         ])
 
     private func context(_ scheme: String) throws -> (ObjectContext, FetchCountingStore) {

@@ -11,9 +11,7 @@ import Testing
     static let model = try! Model(
         versionIdentifier: "unique-bounds-check",
         entities: [
-            Entity(
-                "Item", attributes: [Attribute("key", .integer64), Attribute("note", .string, isOptional: true)],
-                uniqueConstraints: [["key"]])
+            .uniqueItem
         ])
 
     private struct Stack {

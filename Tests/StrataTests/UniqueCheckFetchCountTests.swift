@@ -27,9 +27,7 @@ private final class ShiftedKeyStore: WrappingStore {
     static let model = try! Model(
         versionIdentifier: "unique-check",
         entities: [
-            Entity(
-                "Item", attributes: [Attribute("key", .integer64), Attribute("note", .string, isOptional: true)],
-                uniqueConstraints: [["key"]]),
+            .uniqueItem,
             Entity(
                 "Seat",
                 attributes: [Attribute("row", .integer64), Attribute("number", .integer64)],
