@@ -26,7 +26,7 @@ package enum JSONValueCoding {
         func mismatch(_ expected: String) -> StrataError {
             StrataError(
                 .typeMismatch,
-                "\(what()) must be \(expected) for a \(type.rawValue), found \(node.kindName)\(preview(node))")
+                "\(what()) must be \(expected) for type \(type.rawValue), found \(node.kindName)\(preview(node))")
         }
         if case .null = node { return .null }
         switch type {
