@@ -384,7 +384,7 @@ private func runProbe(_ arguments: [String], timeout: TimeInterval) throws -> Pr
     let process = Process()
     process.executableURL = try builtExecutable("strata-lmdb-probe")
     process.arguments = arguments
-    let out = Pipe()
+    let out = Pipe.closedOnExec()
     process.standardOutput = out
     process.standardError = FileHandle.nullDevice
     try process.run()

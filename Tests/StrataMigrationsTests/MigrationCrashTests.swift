@@ -125,9 +125,9 @@ import Testing
         if let password = url.password {
             process.environment = ProcessInfo.processInfo.environment.merging(["PGPASSWORD": password]) { $1 }
         }
-        let output = Pipe()
+        let output = Pipe.closedOnExec()
         process.standardOutput = output
-        let errors = Pipe()
+        let errors = Pipe.closedOnExec()
         process.standardError = errors
         try process.run()
         var status: Int32?

@@ -13,7 +13,7 @@ import StrataCore
 package final class LineReadingProgram {
     /// The child process.
     package let process = Process()
-    private let output = Pipe()
+    private let output = Pipe.closedOnExec()
     private let input: Pipe?
     private var buffer: [UInt8] = []
     private var ended = false
@@ -29,7 +29,7 @@ package final class LineReadingProgram {
         process.executableURL = executable
         process.arguments = arguments
         process.standardOutput = output
-        input = takingInput ? Pipe() : nil
+        input = takingInput ? Pipe.closedOnExec() : nil
         if let input { process.standardInput = input }
         if discardingErrors { process.standardError = FileHandle.nullDevice }
         try process.run()

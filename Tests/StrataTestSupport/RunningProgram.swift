@@ -22,9 +22,9 @@ package final class RunningProgram {
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
-        let output = Pipe()
-        let errors = Pipe()
-        let standardInput = Pipe()
+        let output = Pipe.closedOnExec()
+        let errors = Pipe.closedOnExec()
+        let standardInput = Pipe.closedOnExec()
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = input == nil ? FileHandle.nullDevice : standardInput

@@ -115,7 +115,7 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/xmllint")
         process.arguments = ["--noout", dir.file("store.xml")]
-        let errors = Pipe()
+        let errors = Pipe.closedOnExec()
         process.standardError = errors
         try process.run()
         process.waitUntilExit()
