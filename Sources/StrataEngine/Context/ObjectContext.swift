@@ -48,14 +48,15 @@ public final class ObjectContext: @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     var pendingChanges = ContextChanges()
-    /// Every object of this context by ID, held strongly; objects nobody else references are
-    /// released by ``sweepRegistry()`` (see ``register(_:)``). Strong references keep the
-    /// objects' reference counts on the runtime's fast path (a weak reference to an object moves
-    /// every retain and release of it onto a slow, side-table path).
+    /// Every object of this context by ID, held strongly, in the order they joined (see
+    /// ``ObjectRegistry``); objects nobody else references are released by ``sweepRegistry()``
+    /// (see ``register(_:)``). Strong references keep the objects' reference counts on the
+    /// runtime's fast path (a weak reference to an object moves every retain and release of it
+    /// onto a slow, side-table path).
     #if !DEBUG
         @exclusivity(unchecked)
     #endif
-    private var registry: [ObjectID: ManagedObject] = [:]
+    private var registry = ObjectRegistry()
     #if !DEBUG
         @exclusivity(unchecked)
     #endif
@@ -196,7 +197,7 @@ public final class ObjectContext: @unchecked Sendable {
     public var registeredObjects: [ManagedObject] {
         checkConfinement()
         sweepRegistry()
-        var objects = Array(registry.values)
+        var objects = registry.values
         // Objects inserted and not saved yet live in the change set only (see `insert(_:)` with an entity name).
         for object in changed.values where registry[object.objectID] == nil { objects.append(object) }
         return objects
@@ -243,7 +244,7 @@ public final class ObjectContext: @unchecked Sendable {
     /// releases the objects only it references (amortized O(1) per registration), so iterating a
     /// large batched fetch keeps a few batches, not every object.
     func register(_ object: ManagedObject) {
-        registry[object.objectID] = object
+        registry.register(object)
         if !sweepsDeferred { sweepRegistryIfDue() }
     }
 
@@ -267,27 +268,10 @@ public final class ObjectContext: @unchecked Sendable {
     /// Forgets every registered object that no one outside the registry references (nothing
     /// changed in it, no caller holding it): what a weak registry would have lost already.
     ///
-    /// When most objects go (lookups nobody keeps), the survivors are copied into a new table
-    /// instead of deleting the others one by one.
+    /// When most objects go (lookups nobody keeps), the survivors close up and the registry's
+    /// index is made anew, instead of removing the others one by one.
     func sweepRegistry() {
-        var unused: [ObjectID] = []
-        var kept: [Dictionary<ObjectID, ManagedObject>.Index] = []
-        var index = registry.values.startIndex
-        while index != registry.values.endIndex {
-            if isKnownUniquelyReferenced(&registry.values[index]) {
-                unused.append(registry.keys[index])
-            } else {
-                kept.append(index)
-            }
-            registry.values.formIndex(after: &index)
-        }
-        if unused.count > kept.count {
-            var survivors = [ObjectID: ManagedObject](minimumCapacity: max(1024, kept.count * 2))
-            for index in kept { survivors[registry.keys[index]] = registry.values[index] }
-            registry = survivors
-        } else {
-            for id in unused { registry.removeValue(forKey: id) }
-        }
+        registry.removeAll { isKnownUniquelyReferenced(&$0) }
         sweepThreshold = max(1024, registry.count * 2)
     }
 
@@ -301,21 +285,21 @@ public final class ObjectContext: @unchecked Sendable {
     /// Forgets `object`; `inChangeSet: false` leaves the change set alone (a save about to
     /// empty it).
     func unregister(_ object: ManagedObject, inChangeSet: Bool = true) {
-        registry.removeValue(forKey: object.objectID)
+        registry.remove(object, registeredAs: object.objectID)
         if inChangeSet { changed.removeValue(forKey: object.objectID) }
     }
 
     /// Registers a saved object under its ID (an object inserted in this context waits in the
     /// change set until its save; see `insert(_:)` with an entity name).
     func registerSaved(_ object: ManagedObject) {
-        registry[object.objectID] = object
+        registry.register(object)
     }
 
     /// Re-keys `object` from `old` to its current ID (after a temporary ID became permanent).
     /// `inChangeSet: false` leaves the change set alone (a save about to empty it).
     func rekey(_ object: ManagedObject, from old: ObjectID, inChangeSet: Bool = true) {
-        registry.removeValue(forKey: old)
-        registry[object.objectID] = object
+        registry.remove(object, registeredAs: old)
+        registry.register(object)
         liveRegistry?.noteRename(from: old, to: object.objectID)
         if inChangeSet, changed.removeValue(forKey: old) != nil {
             changed.add(object, changing: object.changedSlots)
@@ -369,7 +353,7 @@ public final class ObjectContext: @unchecked Sendable {
     /// Prepares the registry for `count` more objects at once (a large fetch), instead of
     /// growing it step by step.
     func reserveRegistryCapacity(_ count: Int) {
-        registry.reserveCapacity(registry.count + count)
+        registry.reserveCapacity(forAdding: count)
     }
 
     /// Fills the fault `object` from the snapshot its fetch kept, when nothing changed since (no
