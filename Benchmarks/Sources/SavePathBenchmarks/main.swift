@@ -87,8 +87,10 @@ try! coordinator.addStore(
     BuiltInBackends.registry.open(
         StoreURL(scheme: "sqlite", host: nil, location: path, query: storeQuery), model: model))
 let writer = ObjectContext(coordinator: coordinator, name: "writer")
-/// The container's view context, a child of the writer, which hears of every permanent ID.
+/// The container's view context, a child of the writer, which hears of every permanent ID and,
+/// as the container's does, merges every background context's save by itself.
 let view = ObjectContext(parent: writer, name: "view")
+view.automaticallyMergesChangesFromParent = true
 
 /// Runs `body` in a new background context under the writer, saves it, then saves the writer
 /// once the background context is gone, as `performBackgroundTask` does; prints the times.
