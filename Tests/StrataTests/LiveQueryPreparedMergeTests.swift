@@ -71,6 +71,40 @@ import Testing
         #expect(comparisons <= bound, "\(comparisons) comparisons to place \(imported) entries among \(listed)")
     }
 
+    /// A view with no live query when a sibling's save is announced merges it without the
+    /// pushed states (none are gathered for it). A query the view makes before that merge
+    /// reaches its queue reads what the merge needs from the parent, and lists what a fetch does:
+    /// the new objects, and a listed object the save moved to the end.
+    @Test func aQueryMadeBeforeAMergeWithoutStatesListsWhatAFetchDoes() throws {
+        let (_, view, worker) = try Self.stack(employees: 10)
+        let request = FetchRequest(entityName: "Employee", sorts: [Sort("key")])
+        let pushed = DispatchSemaphore(value: 0)
+        let subscribed = DispatchSemaphore(value: 0)
+        let holder = LiveQueryStackTests.Holder()
+        // Holds the view's queue, so that the merge of the save waits behind this block.
+        view.perform {
+            pushed.wait()
+            let controller = FetchedResultsController(fetchRequest: request, context: view)
+            try? controller.performFetch()
+            holder.controller = controller
+            subscribed.signal()
+        }
+        try worker.performAndWait {
+            for key in 0..<5 { try LiveQueryRenameTests.insertEmployee(worker, key: Int64(key * 2 + 1)) }
+            let first = try #require(
+                worker.fetch(FetchRequest(entityName: "Employee", sorts: [Sort("key")], limit: 1)).first)
+            first["key"] = .integer(1_000)
+            try worker.save()
+        }
+        pushed.signal()
+        subscribed.wait()
+        let (shown, fetched) = try view.performAndWait {
+            (holder.controller?.fetchedObjectIDs ?? [], try view.fetchObjectIDs(request))
+        }
+        #expect(shown.count == 15)
+        #expect(shown == fetched)
+    }
+
     /// A list's tables are sized where it is loaded: merges that grow it up to twice its size
     /// never rehash them on the view's queue; past that, one merge does, then has room again.
     @Test func aListGrowsToTwiceItsSizeWithoutRehashingInAMerge() throws {

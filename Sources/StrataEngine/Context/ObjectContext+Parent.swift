@@ -130,21 +130,25 @@ extension ObjectContext {
     /// Has every child that ``automaticallyMergesChangesFromParent`` merge a save that `source`
     /// pushed into this context, on the child's queue. `states` are the pushed objects' states
     /// (the inserts' and the updates'), this context's current ones: handed along, they spare
-    /// each child's merge a read from this context, which would wait for this context's queue
-    /// (behind its save to the store). Indexed only when some child merges.
+    /// each child's live queries a read from this context, which would wait for this context's
+    /// queue (behind its save to the store). Indexed only when some child merges and has live
+    /// queries that read them: a merge into a child without any (the usual view context of an
+    /// import) takes no states, and a query made before that merge runs reads what it needs.
     private func announceToChildren(_ changes: ContextChanges, states: [[Snapshot]], from source: ObjectContext) {
         let siblings = children.withLock { list in list.compactMap(\.context) }.filter {
             $0 !== source && $0.automaticallyMergesChangesFromParent
         }
         guard !siblings.isEmpty else { return }
+        let plans = siblings.map { sibling in sibling.liveMergePlan.withLock { $0 } }
         var byID: [ObjectID: Snapshot] = [:]
-        byID.reserveCapacity(states.reduce(0) { $0 + $1.count })
-        for part in states { for state in part { byID[state.objectID] = state } }
+        if plans.contains(where: { !$0.queries.isEmpty }) {
+            byID.reserveCapacity(states.reduce(0) { $0 + $1.count })
+            for part in states { for state in part { byID[state.objectID] = state } }
+        }
         let pushed = byID
-        for sibling in siblings {
+        for (sibling, plan) in zip(siblings, plans) {
             // The sibling's live queries' share of the merge that needs only the pushed states,
             // done here rather than on the sibling's queue (the main queue, for a view context).
-            let plan = sibling.liveMergePlan.withLock { $0 }
             let prepared =
                 plan.queries.isEmpty || changes.inserted.isEmpty
                 ? nil : PreparedLiveMerge(plan: plan, inserted: changes.inserted, states: pushed, model: sibling.model)
