@@ -93,34 +93,50 @@ extension ObjectContext {
                 // Each new value, by the first object of this context that takes it.
                 var seen: [ConstraintKey: ManagedObject] = [:]
                 var checked: [(key: ConstraintKey, object: ManagedObject)] = []
-                for object in group {
-                    let key = ConstraintKey(object.attributeValues, at: indexes)
-                    if key.hasNull { continue }
-                    if let original = object.original, !object.state.isInserted,
-                        indexes.allSatisfy({ original.attributes[$0] == object.attributeValues[$0] })
-                    {
-                        continue
-                    }
-                    if seen.isEmpty { seen.reserveCapacity(group.count) }
-                    // One hash of the key for the usual new value (a lookup and an insertion in one).
-                    if let other = seen.updateValue(object, forKey: key) {
-                        seen[key] = other
-                        failures.append(
-                            ValidationFailure(
-                                objectID: object.objectID, property: property,
-                                reason:
-                                    "\(shown(key)) is also used by \(other.objectID) in this context; '\(entityName)' requires it to be unique"
-                            ))
-                        continue
-                    }
-                    if storeChecksInserts && object.state.isInserted { continue }
-                    checked.append((key, object))
-                }
-                if checked.count >= Self.uniqueBoundsThreshold, indexes.count == 1,
-                    entity.attributes[indexes[0]].type.integerRange != nil,
-                    let bounds = try coordinator.storedUniqueBounds(of: constraint[0], in: entityName)
+                let integerIndex =
+                    indexes.count == 1 && entity.attributes[indexes[0]].type.integerRange != nil ? indexes[0] : nil
+                if let integerIndex,
+                    var distinct = Self.distinctNewIntegers(
+                        in: group, at: integerIndex, leavingInsertsToStore: storeChecksInserts)
                 {
-                    checked = Self.inside(bounds, checked)
+                    // No two objects here share a new value (the usual save): only the store can
+                    // hold one of them, and only one between its least and greatest.
+                    if distinct.count >= Self.uniqueBoundsThreshold,
+                        let bounds = try coordinator.storedUniqueBounds(of: constraint[0], in: entityName)
+                    {
+                        distinct = bounds.map { bounds in distinct.filter { bounds.contains($0.value) } } ?? []
+                    }
+                    checked = distinct.map { (ConstraintKey(single: .integer($0.value)), group[$0.position]) }
+                    for (key, object) in checked { seen[key] = object }
+                } else {
+                    for object in group {
+                        let key = ConstraintKey(object.attributeValues, at: indexes)
+                        if key.hasNull { continue }
+                        if let original = object.original, !object.state.isInserted,
+                            indexes.allSatisfy({ original.attributes[$0] == object.attributeValues[$0] })
+                        {
+                            continue
+                        }
+                        if seen.isEmpty { seen.reserveCapacity(group.count) }
+                        // One hash of the key for the usual new value (a lookup and an insertion in one).
+                        if let other = seen.updateValue(object, forKey: key) {
+                            seen[key] = other
+                            failures.append(
+                                ValidationFailure(
+                                    objectID: object.objectID, property: property,
+                                    reason:
+                                        "\(shown(key)) is also used by \(other.objectID) in this context; '\(entityName)' requires it to be unique"
+                                ))
+                            continue
+                        }
+                        if storeChecksInserts && object.state.isInserted { continue }
+                        checked.append((key, object))
+                    }
+                    if checked.count >= Self.uniqueBoundsThreshold, integerIndex != nil,
+                        let bounds = try coordinator.storedUniqueBounds(of: constraint[0], in: entityName)
+                    {
+                        checked = Self.inside(bounds, checked)
+                    }
                 }
                 // The store's holder of each value, first found, unless it is the object itself or
                 // this context deletes it or moved it off the value.
@@ -190,6 +206,39 @@ extension ObjectContext {
         return request.markedValidated(for: model)
     }
 
+    /// The new values of the integer attribute at `index` among `objects` (those of inserted
+    /// objects, and of changed ones that differ from what they were read with), each with its
+    /// object's position; inserted objects left out when `leavingInsertsToStore`. `nil` when two
+    /// objects share a new value, or one holds something other than an integer or null: the
+    /// full check then finds and reports it.
+    ///
+    /// The usual save of new keys, in one pass over the objects and an ``IntegerKeySet``, with
+    /// no constraint key made or hashed per object.
+    private static func distinctNewIntegers(
+        in objects: [ManagedObject], at index: Int, leavingInsertsToStore: Bool
+    ) -> [(value: Int64, position: Int)]? {
+        var values = IntegerKeySet(capacity: objects.count)
+        var new: [(value: Int64, position: Int)] = []
+        if !leavingInsertsToStore { new.reserveCapacity(objects.count) }
+        for (position, object) in objects.enumerated() {
+            let value: Int64
+            switch object.attributeValues[index] {
+            case .integer(let integer): value = integer
+            case .null: continue
+            default: return nil
+            }
+            if !object.state.isInserted, let original = object.original,
+                original.attributes[index] == object.attributeValues[index]
+            {
+                continue
+            }
+            guard values.insert(value) else { return nil }
+            if leavingInsertsToStore && object.state.isInserted { continue }
+            new.append((value, position))
+        }
+        return new
+    }
+
     /// From how many new values of an integer constraint on its own the check first asks the
     /// store for the ends of its index (``UniqueIntegerBounds``): two index lookups, against a
     /// fetch per ``uniqueCheckBatchSize`` values; below it, the fetches cost less.
@@ -238,6 +287,12 @@ private struct ConstraintKey: Hashable {
     init(_ values: [Value], at indexes: [Int]) {
         first = values[indexes[0]]
         rest = indexes.count == 1 ? [] : indexes.dropFirst().map { values[$0] }
+    }
+
+    /// The key of a single-attribute constraint.
+    init(single value: Value) {
+        first = value
+        rest = []
     }
 
     var hasNull: Bool { first.isNull || rest.contains(where: \.isNull) }
