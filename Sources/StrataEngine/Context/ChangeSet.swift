@@ -15,10 +15,14 @@ import StrataCore
 /// (they are reset when it enters again), and an entity's union is reset when its last member
 /// leaves. Changes that do not say which slots they touch count as touching all of them.
 ///
+/// The members are kept in the order they joined (an ``ObjectRegistry``), so that the passes a
+/// save makes over them (notifications, validation, the write) visit objects in the order they
+/// were made, which is the order they lie in memory, rather than in hash order.
+///
 /// Complexity: lookups, additions and removals are O(1) (one more hash of the entity's name).
 struct ChangeSet {
-    /// The members by ID.
-    private(set) var objects: [ObjectID: ManagedObject] = [:]
+    /// The members by ID, in the order they joined.
+    private(set) var objects = ObjectRegistry()
     /// For each entity that had members: how many it has, and the union of their changed slots
     /// (zero when it has none left), at its position in ``positions``.
     private var summaries: [EntitySummary] = []
@@ -97,9 +101,10 @@ struct ChangeSet {
 
     /// Makes room for `count` more members at once (a child's push), instead of growing the
     /// table step by step.
-    mutating func reserveCapacity(forAdding count: Int) { objects.reserveCapacity(objects.count + count) }
+    mutating func reserveCapacity(forAdding count: Int) { objects.reserveCapacity(forAdding: count) }
 
-    var values: Dictionary<ObjectID, ManagedObject>.Values { objects.values }
+    /// The members, in the order they joined.
+    var values: ObjectRegistry.Values { objects.values }
 
     /// The member for `id`. Setting an object adds it as changed in every slot; setting `nil`
     /// removes the member.
@@ -117,7 +122,7 @@ struct ChangeSet {
 
     /// Adds `object` (or keeps it) as a member that may have changed `slots` too.
     mutating func add(_ object: ManagedObject, changing slots: Slots) {
-        let previous = objects.updateValue(object, forKey: object.objectID)
+        let previous = objects.register(object)
         let isSame = previous === object
         let name = object.entity.name
         let position = summaryPosition(for: name)
@@ -158,6 +163,20 @@ struct ChangeSet {
     @discardableResult
     mutating func removeValue(forKey id: ObjectID) -> ManagedObject? {
         guard let object = objects.removeValue(forKey: id) else { return nil }
+        forget(object)
+        return object
+    }
+
+    /// Removes `object`, a member filed under `id` (the ID it had before a rename); whether it
+    /// was one.
+    mutating func removeMember(_ object: ManagedObject, filedAs id: ObjectID) -> Bool {
+        guard objects.remove(object, registeredAs: id) else { return false }
+        forget(object)
+        return true
+    }
+
+    /// Takes a removed member out of its entity's summary.
+    private mutating func forget(_ object: ManagedObject) {
         let name = object.entity.name
         let position = summaryPosition(for: name)
         if summaries[position].members <= 1 {
@@ -166,7 +185,6 @@ struct ChangeSet {
         } else {
             summaries[position].members -= 1
         }
-        return object
     }
 
     /// Removes every member.
@@ -262,6 +280,7 @@ struct ChangeSet {
     func checkInvariants() {
         var expected: [String: EntitySummary] = [:]
         for object in objects.values {
+            precondition(objects[object.objectID] === object, "change set: \(object.objectID) is not found by its ID")
             precondition(
                 !object.state.isInserted || object.changedSlots & Self.insertedSlot != 0,
                 "change set: \(object.objectID) is inserted but not marked so")
@@ -301,7 +320,7 @@ struct ChangeSet {
 extension ChangeSet.MemberIndex {
     /// Files the unfiled members still in `members` under their current values, then returns
     /// the filed members holding one of `values` at `attribute` now, and any fault.
-    mutating func lookUp(_ values: [Value], at attribute: Int, members: [ObjectID: ManagedObject]) -> [ManagedObject] {
+    mutating func lookUp(_ values: [Value], at attribute: Int, members: ObjectRegistry) -> [ManagedObject] {
         var faults: [ManagedObject] = []
         for object in unfiled where members[object.objectID] === object {
             if object.state.isFault {

@@ -197,7 +197,7 @@ public final class ObjectContext: @unchecked Sendable {
     public var registeredObjects: [ManagedObject] {
         checkConfinement()
         sweepRegistry()
-        var objects = registry.values
+        var objects = Array(registry.values)
         // Objects inserted and not saved yet live in the change set only (see `insert(_:)` with an entity name).
         for object in changed.values where registry[object.objectID] == nil { objects.append(object) }
         return objects
@@ -301,7 +301,7 @@ public final class ObjectContext: @unchecked Sendable {
         registry.remove(object, registeredAs: old)
         registry.register(object)
         liveRegistry?.noteRename(from: old, to: object.objectID)
-        if inChangeSet, changed.removeValue(forKey: old) != nil {
+        if inChangeSet, changed.removeMember(object, filedAs: old) {
             changed.add(object, changing: object.changedSlots)
         }
         if !pendingChanges.inserted.isEmpty, pendingChanges.inserted.remove(old) != nil {

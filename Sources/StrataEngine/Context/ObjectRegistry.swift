@@ -1,6 +1,7 @@
 import StrataCore
 
-/// The objects of one context, by ID, held strongly, in the order they joined.
+/// Objects by ID, held strongly, in the order they joined: a context's registry, and the members
+/// of its change set (``ChangeSet``).
 ///
 /// A compact hash table: the objects sit in one array in the order they were registered (a
 /// removed object leaves a hole there until holes outnumber objects), and an open-addressing
@@ -47,7 +48,31 @@ struct ObjectRegistry {
     var isEmpty: Bool { count == 0 }
 
     /// The registered objects, in the order they joined.
-    var values: [ManagedObject] { objects.compactMap { $0 } }
+    var values: Values { Values(objects: objects, count: count) }
+
+    /// The registered objects, in the order they joined, without a copy of them.
+    struct Values: Sequence {
+        fileprivate let objects: [ManagedObject?]
+        /// How many there are.
+        let count: Int
+
+        func makeIterator() -> Iterator { Iterator(objects: objects) }
+
+        struct Iterator: IteratorProtocol {
+            fileprivate let objects: [ManagedObject?]
+            fileprivate var position = 0
+
+            mutating func next() -> ManagedObject? {
+                while position < objects.count {
+                    defer { position += 1 }
+                    if let object = objects[position] { return object }
+                }
+                return nil
+            }
+        }
+
+        var underestimatedCount: Int { count }
+    }
 
     /// The hash bits of `id` a slot keeps.
     @inline(__always)
@@ -72,8 +97,10 @@ struct ObjectRegistry {
         }
     }
 
-    /// Registers `object` under its ID, in place of any object registered under it.
-    mutating func register(_ object: ManagedObject) {
+    /// Registers `object` under its ID, in place of any object registered under it; returns
+    /// the object it replaced (`object` itself when it was registered already).
+    @discardableResult
+    mutating func register(_ object: ManagedObject) -> ManagedObject? {
         let id = object.objectID
         if count + 1 > slots.count / 4 * 3 { resizeIndex(toHold: count + 1) }
         let bits = hashBits(of: id)
@@ -84,7 +111,7 @@ struct ObjectRegistry {
             let position = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
             if entry >> 32 == bits, let other = objects[position], other.objectID == id {
                 objects[position] = object
-                return
+                return other
             }
             slot = (slot + 1) & mask
         }
@@ -92,26 +119,37 @@ struct ObjectRegistry {
         objects.append(object)
         slots[slot] = bits << 32 | UInt64(objects.count)
         count += 1
+        return nil
+    }
+
+    /// Forgets the object registered under `id`, and returns it.
+    @discardableResult
+    mutating func removeValue(forKey id: ObjectID) -> ManagedObject? {
+        guard let object = self[id] else { return nil }
+        remove(object, registeredAs: id)
+        return object
     }
 
     /// Forgets `object`, registered under `id` (its ID now, or the one it had before a rename);
-    /// nothing when it is not registered under `id`.
-    mutating func remove(_ object: ManagedObject, registeredAs id: ObjectID) {
+    /// returns whether it was registered under `id`.
+    @discardableResult
+    mutating func remove(_ object: ManagedObject, registeredAs id: ObjectID) -> Bool {
         remove(object, registeredAs: id, closingHoles: true)
     }
 
-    private mutating func remove(_ object: ManagedObject, registeredAs id: ObjectID, closingHoles: Bool) {
-        guard count > 0 else { return }
+    @discardableResult
+    private mutating func remove(_ object: ManagedObject, registeredAs id: ObjectID, closingHoles: Bool) -> Bool {
+        guard count > 0 else { return false }
         let bits = hashBits(of: id)
         var slot = Int(truncatingIfNeeded: bits) & mask
         while true {
             let entry = slots[slot]
-            if entry == 0 { return }
+            if entry == 0 { return false }
             let position = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
             if entry >> 32 == bits, objects[position] === object {
                 removeEntry(atSlot: slot, position: position)
                 if closingHoles { closeHolesIfSparse() }
-                return
+                return true
             }
             slot = (slot + 1) & mask
         }
