@@ -330,7 +330,12 @@ public final class ObjectContext: @unchecked Sendable {
     /// (``StoreCoordinator/registerClasses(_:)`` invalidates them).
     func makeObject(entity: Entity, id: ObjectID) -> ManagedObject {
         let maker = self.maker(for: entity)
-        let object = maker.type.init(entity: maker.entity, objectID: id, context: self)
+        // The context is set after the initializer, not passed to it: an initializer takes its
+        // arguments retained, and every weak reference to a context puts its reference counts
+        // on the runtime's slow path, so passing it cost a slow retain and release per object
+        // (143 instructions of a fetched object's 1,052).
+        let object = maker.type.init(entity: maker.entity, objectID: id, context: nil)
+        object.context = self
         object.slots = maker.slots
         return object
     }
@@ -436,7 +441,12 @@ public final class ObjectContext: @unchecked Sendable {
     /// Inserts a new object made by `maker`.
     private func insert(using maker: ObjectMaker) -> ManagedObject {
         let id = ObjectID.temporary(like: maker.temporarySibling)
-        let object = maker.type.init(entity: maker.entity, objectID: id, context: self)
+        // The context is set after the initializer, not passed to it: an initializer takes its
+        // arguments retained, and every weak reference to a context puts its reference counts
+        // on the runtime's slow path, so passing it cost a slow retain and release per object
+        // (143 instructions of a fetched object's 1,052).
+        let object = maker.type.init(entity: maker.entity, objectID: id, context: nil)
+        object.context = self
         object.slots = maker.slots
         // With no defaults, a fresh array of nulls costs less than sharing the default array and
         // copying it value by value at the first change, as copy-on-write would.
