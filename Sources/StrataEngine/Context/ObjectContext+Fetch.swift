@@ -45,8 +45,15 @@ extension ObjectContext {
             if hasNoRegisteredObjects {
                 // A context with no object yet (a new background context): every object is new,
                 // with no registry lookup per row (a store returns each object once).
+                // A fetch's rows are of one entity and store: its maker is found once, not for
+                // every row (checked by the scope, one comparison a row).
+                let first: ObjectID? = snapshots.isEmpty ? nil : snapshots[0].objectID
+                let scope = first?.scope
+                let maker = first.map { self.maker(for: entityFor($0)) }
                 let objects = Self.movingOut(&snapshots) { _, snapshot in
-                    let object = newObject(for: snapshot, asFault: options.returnsObjectsAsFaults, keptEpoch: keptEpoch)
+                    let object = newObject(
+                        for: snapshot, by: snapshot.objectID.scope == scope ? maker : nil,
+                        asFault: options.returnsObjectsAsFaults, keptEpoch: keptEpoch)
                     if allOfClass && ObjectIdentifier(Swift.type(of: object)) != wanted { allOfClass = false }
                     return object
                 }
@@ -343,8 +350,12 @@ extension ObjectContext {
 
     /// A new, unregistered object for `snapshot`: filled, or a fault (that keeps `snapshot`
     /// when `keptEpoch` is not 0).
-    private func newObject(for snapshot: consuming Snapshot, asFault: Bool, keptEpoch: UInt64) -> ManagedObject {
-        let object = makeObject(entity: entityFor(snapshot.objectID), id: snapshot.objectID)
+    private func newObject(
+        for snapshot: consuming Snapshot, by maker: ObjectMaker? = nil, asFault: Bool, keptEpoch: UInt64
+    ) -> ManagedObject {
+        let object =
+            maker.map { makeObject(by: $0, id: snapshot.objectID) }
+            ?? makeObject(entity: entityFor(snapshot.objectID), id: snapshot.objectID)
         if !asFault {
             object.apply(snapshot)
         } else if keptEpoch != 0 {

@@ -329,7 +329,12 @@ public final class ObjectContext: @unchecked Sendable {
     /// of one entity, so the entity and class of the last object made are kept at hand
     /// (``StoreCoordinator/registerClasses(_:)`` invalidates them).
     func makeObject(entity: Entity, id: ObjectID) -> ManagedObject {
-        let maker = self.maker(for: entity)
+        makeObject(by: maker(for: entity), id: id)
+    }
+
+    /// A new object of `maker`'s entity and class: for a caller that makes many of one entity
+    /// and found the maker once (a fetch).
+    func makeObject(by maker: ObjectMaker, id: ObjectID) -> ManagedObject {
         // The context is set after the initializer, not passed to it: an initializer takes its
         // arguments retained, and every weak reference to a context puts its reference counts
         // on the runtime's slow path, so passing it cost a slow retain and release per object
@@ -342,7 +347,7 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// The ``ObjectMaker`` for `entity`: the last one when it is for the same entity and no
     /// class was registered since, else a new one.
-    private func maker(for entity: Entity) -> ObjectMaker {
+    func maker(for entity: Entity) -> ObjectMaker {
         let generation = coordinator.classGeneration
         if let maker = lastMaker, maker.generation == generation,
             maker.entity.isSameDeclaration(as: entity) || maker.entity.name == entity.name
