@@ -80,21 +80,28 @@ struct ObjectRegistry {
         UInt64(UInt32(truncatingIfNeeded: id._rawHashValue(seed: Self.seed)))
     }
 
-    /// The object registered under `id`, if any.
-    subscript(id: ObjectID) -> ManagedObject? {
-        guard count > 0 else { return nil }
+    /// Where `id` is in the index: the slot and position of the first entry with `id`'s hash
+    /// bits whose object `matches`, or the empty slot that ends the probe run (position `nil`).
+    /// The index must have slots.
+    @inline(__always)
+    private func find(_ id: ObjectID, where matches: (ManagedObject) -> Bool) -> (
+        slot: Int, position: Int?, bits: UInt64
+    ) {
         let bits = hashBits(of: id)
         var slot = Int(truncatingIfNeeded: bits) & mask
         while true {
             let entry = slots[slot]
-            if entry == 0 { return nil }
-            if entry >> 32 == bits, let object = objects[Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1],
-                object.objectID == id
-            {
-                return object
-            }
+            if entry == 0 { return (slot, nil, bits) }
+            let position = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+            if entry >> 32 == bits, let object = objects[position], matches(object) { return (slot, position, bits) }
             slot = (slot + 1) & mask
         }
+    }
+
+    /// The object registered under `id`, if any.
+    subscript(id: ObjectID) -> ManagedObject? {
+        guard count > 0, let position = find(id, where: { $0.objectID == id }).position else { return nil }
+        return objects[position]
     }
 
     /// Registers `object` under its ID, in place of any object registered under it; returns
@@ -103,21 +110,14 @@ struct ObjectRegistry {
     mutating func register(_ object: ManagedObject) -> ManagedObject? {
         let id = object.objectID
         if count + 1 > slots.count / 4 * 3 { resizeIndex(toHold: count + 1) }
-        let bits = hashBits(of: id)
-        var slot = Int(truncatingIfNeeded: bits) & mask
-        while true {
-            let entry = slots[slot]
-            if entry == 0 { break }
-            let position = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-            if entry >> 32 == bits, let other = objects[position], other.objectID == id {
-                objects[position] = object
-                return other
-            }
-            slot = (slot + 1) & mask
+        let found = find(id, where: { $0.objectID == id })
+        if let position = found.position {
+            defer { objects[position] = object }
+            return objects[position]
         }
         precondition(objects.count < Int(UInt32.max), "a context holds at most \(UInt32.max - 1) objects")
         objects.append(object)
-        slots[slot] = bits << 32 | UInt64(objects.count)
+        slots[found.slot] = found.bits << 32 | UInt64(objects.count)
         count += 1
         return nil
     }
@@ -140,19 +140,11 @@ struct ObjectRegistry {
     @discardableResult
     private mutating func remove(_ object: ManagedObject, registeredAs id: ObjectID, closingHoles: Bool) -> Bool {
         guard count > 0 else { return false }
-        let bits = hashBits(of: id)
-        var slot = Int(truncatingIfNeeded: bits) & mask
-        while true {
-            let entry = slots[slot]
-            if entry == 0 { return false }
-            let position = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-            if entry >> 32 == bits, objects[position] === object {
-                removeEntry(atSlot: slot, position: position)
-                if closingHoles { closeHolesIfSparse() }
-                return true
-            }
-            slot = (slot + 1) & mask
-        }
+        let found = find(id, where: { $0 === object })
+        guard let position = found.position else { return false }
+        removeEntry(atSlot: found.slot, position: position)
+        if closingHoles { closeHolesIfSparse() }
+        return true
     }
 
     /// Forgets every object, releasing them in the order they joined.
