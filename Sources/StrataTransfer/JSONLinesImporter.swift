@@ -99,11 +99,28 @@ public struct JSONLinesImporter: Sendable {
             } catch let removal {
                 error.message +=
                     "; removing the \(writer.insertedCount) objects imported before the failure failed too (\(removal)), so the store holds them"
+                throw error
             }
-            throw error
+            throw namingTheLine(of: error, input: input, source: source, store: store)
         }
         plan.counts = plan.counts.filter { $0.value > 0 }
         return Report(counts: plan.counts)
+    }
+
+    /// `error`, or, when it is a store's refusal of a unique value (another writer saved the
+    /// value after the first pass checked it), the first pass's own report of it, run again now
+    /// that the store holds that value: the line, the value and the key, where the store's
+    /// message names none of them. Called with nothing of the import left in the store.
+    private func namingTheLine(
+        of error: StrataError, input: JSONLinesInput, source: String, store: any PersistentStore
+    ) -> StrataError {
+        guard error.code == .uniqueConstraint, error.location["line"] == nil else { return error }
+        do {
+            _ = try check(input, source: source, store: store, progress: { _ in })
+        } catch let named as StrataError where named.code == .uniqueConstraint {
+            return named
+        } catch {}
+        return error
     }
 
     /// The first pass: reads and checks every line, writing nothing.

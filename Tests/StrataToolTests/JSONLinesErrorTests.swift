@@ -126,4 +126,34 @@ import Testing
             #expect(try Fixture.count(store) == 0, "\(scheme)")
         }
     }
+
+    /// Another writer saves a project's title after the first pass checked the file and before
+    /// the import writes that project: the store refuses the batch, the import takes back what
+    /// it wrote, and the error names the line and the value, as the first pass would have.
+    @Test func aValueAnotherWriterSavedDuringTheImportIsNamedByItsLine() throws {
+        let file = """
+            {"entity":"Project","ref":"p1","attributes":{"title":"Atlas"}}
+            {"entity":"Project","ref":"p2","attributes":{"title":"Borealis"}}
+            {"entity":"Project","ref":"p3","attributes":{"title":"Cygnus"}}
+            """
+        let store = try Fixture.open(storeURL("sqlite", in: TemporaryDirectory().url))
+        defer { try? store.close() }
+        var otherWriterSaved = false
+        let error = try #require(throws: StrataError.self) {
+            try JSONLinesImporter(batchSize: 1).importLines(Data(file.utf8), source: "projects.jsonl", into: store) {
+                progress in
+                guard progress.phase == JSONLinesImporter.importingPhase, !otherWriterSaved else { return }
+                otherWriterSaved = true
+                _ = try? JSONLinesImporter().importLines(
+                    Data(#"{"entity":"Project","ref":"x","attributes":{"title":"Cygnus"}}"#.utf8), into: store)
+            }
+        }
+        #expect(otherWriterSaved)
+        #expect(error.code == .uniqueConstraint)
+        #expect(
+            error.message.hasPrefix(#"line 3: "Cygnus" is already used by an object of the store"#), "\(error.message)")
+        #expect(error.location["line"] == "3" && error.location["file"] == "projects.jsonl")
+        #expect(error.message.hasSuffix("nothing was imported"))
+        #expect(try Fixture.count(store) == 1, "only the other writer's project is left")
+    }
 }
